@@ -1,0 +1,194 @@
+/* mapping.h - the translation tables between OMPT and the collector API, as X-macro lists. */
+#ifndef OMPCOLLECTOR_MAPPING_H
+#define OMPCOLLECTOR_MAPPING_H 1
+
+#include <stdint.h>
+
+#include "omp_collector_api.h"
+#include "ompt.h"
+
+/*
+ * Every OMPT callback the shim may ask for.  Each gets a bit in an
+ * oc_callback_mask; the handler for ompt_callback_NAME is
+ * on_ompt_callback_NAME.
+ */
+#define OC_OMPT_CALLBACKS(X) \
+    X(thread_begin)          \
+    X(thread_end)            \
+    X(parallel_begin)        \
+    X(parallel_end)          \
+    X(implicit_task)         \
+    X(sync_region_wait)      \
+    X(mutex_acquire)         \
+    X(mutex_acquired)        \
+    X(mutex_released)        \
+    X(nest_lock)             \
+    X(work)                  \
+    X(masked)
+
+enum oc_callback_index {
+#define OC_CALLBACK_INDEX(name) OC_CB_##name,
+    OC_OMPT_CALLBACKS(OC_CALLBACK_INDEX)
+#undef OC_CALLBACK_INDEX
+    OC_CB_COUNT
+};
+
+typedef uint32_t oc_callback_mask;
+#define OC_BIT(name) ((oc_callback_mask)1u << OC_CB_##name)
+
+/* Matches any kind/type argument of the OMPT callback. */
+#define OC_ANY_KIND (-1)
+
+/*
+ * Event sources: X(source, begin_cb, end_cb, extra_needs, kind, begin_event, end_event).
+ *   source       a name for the row (also the doc and test label)
+ *   begin_cb     the OMPT callback whose arrival starts the pair
+ *   end_cb       the OMPT callback whose arrival ends it (may equal begin_cb)
+ *   extra_needs  further callbacks the row cannot work without
+ *   kind         the sync-region, mutex or work kind the row matches
+ *   begin/end    the legacy events the row produces
+ * A legacy event is supported when at least one of its rows has every
+ * callback it needs granted by the runtime.  Several rows may produce the
+ * same event: that is how runtime versions that report one construct under
+ * different kinds (barrier_implicit vs barrier_implicit_parallel) are
+ * absorbed without version checks.
+ */
+#define OC_EVENT_SOURCES(X)                                                                  \
+    X(parallel, parallel_begin, parallel_end, 0, OC_ANY_KIND, OMP_EVENT_FORK, OMP_EVENT_JOIN) \
+    X(worker_idle, implicit_task, implicit_task, OC_BIT(thread_begin) | OC_BIT(thread_end),  \
+      OC_ANY_KIND, OMP_EVENT_THR_BEGIN_IDLE, OMP_EVENT_THR_END_IDLE)                         \
+    X(barrier_implicit, sync_region_wait, sync_region_wait, 0, OC_SYNC_BARRIER_IMPLICIT,     \
+      OMP_EVENT_THR_BEGIN_IBAR, OMP_EVENT_THR_END_IBAR)                                      \
+    X(barrier_implicit_parallel, sync_region_wait, sync_region_wait, 0,                      \
+      OC_SYNC_BARRIER_IMPLICIT_PARALLEL, OMP_EVENT_THR_BEGIN_IBAR, OMP_EVENT_THR_END_IBAR)   \
+    X(barrier_implicit_workshare, sync_region_wait, sync_region_wait, 0,                     \
+      OC_SYNC_BARRIER_IMPLICIT_WORKSHARE, OMP_EVENT_THR_BEGIN_IBAR, OMP_EVENT_THR_END_IBAR)  \
+    X(barrier_implementation, sync_region_wait, sync_region_wait, 0,                         \
+      OC_SYNC_BARRIER_IMPLEMENTATION, OMP_EVENT_THR_BEGIN_IBAR, OMP_EVENT_THR_END_IBAR)      \
+    X(barrier_explicit, sync_region_wait, sync_region_wait, 0, OC_SYNC_BARRIER_EXPLICIT,     \
+      OMP_EVENT_THR_BEGIN_EBAR, OMP_EVENT_THR_END_EBAR)                                      \
+    X(lock_wait, mutex_acquire, mutex_acquired, 0, OC_MUTEX_LOCK, OMP_EVENT_THR_BEGIN_LKWT,  \
+      OMP_EVENT_THR_END_LKWT)                                                                \
+    X(nest_lock_wait, mutex_acquire, mutex_acquired, OC_BIT(nest_lock), OC_MUTEX_NEST_LOCK,  \
+      OMP_EVENT_THR_BEGIN_LKWT, OMP_EVENT_THR_END_LKWT)                                      \
+    X(critical_wait, mutex_acquire, mutex_acquired, 0, OC_MUTEX_CRITICAL,                    \
+      OMP_EVENT_THR_BEGIN_CTWT, OMP_EVENT_THR_END_CTWT)                                      \
+    X(ordered_wait, mutex_acquire, mutex_acquired, 0, OC_MUTEX_ORDERED,                      \
+      OMP_EVENT_THR_BEGIN_ODWT, OMP_EVENT_THR_END_ODWT)                                      \
+    X(atomic_wait, mutex_acquire, mutex_acquired, 0, OC_MUTEX_ATOMIC,                        \
+      OMP_EVENT_THR_BEGIN_ATWT, OMP_EVENT_THR_END_ATWT)                                      \
+    X(masked, masked, masked, 0, OC_ANY_KIND, OMP_EVENT_THR_BEGIN_MASTER,                    \
+      OMP_EVENT_THR_END_MASTER)                                                              \
+    X(single_executor, work, work, 0, OC_WORK_SINGLE_EXECUTOR, OMP_EVENT_THR_BEGIN_SINGLE,   \
+      OMP_EVENT_THR_END_SINGLE)                                                              \
+    X(ordered_region, mutex_acquired, mutex_released, 0, OC_MUTEX_ORDERED,                   \
+      OMP_EVENT_THR_BEGIN_ORDERED, OMP_EVENT_THR_END_ORDERED)
+
+enum oc_event_source {
+#define OC_SOURCE_INDEX(source, begin_cb, end_cb, extra, kind, begin, end) OC_SRC_##source,
+    OC_EVENT_SOURCES(OC_SOURCE_INDEX)
+#undef OC_SOURCE_INDEX
+    OC_SRC_COUNT
+};
+
+/*
+ * How a thread state needs refining with what the shim saw the thread do,
+ * because the OMPT state alone is ambiguous on libomp.
+ */
+enum oc_refinement {
+    OC_REFINE_NONE,     /* the OMPT state says it all */
+    OC_REFINE_IDLE,     /* implicit-barrier wait: IDLE once the team's region ended */
+    OC_REFINE_BARRIER,  /* generic barrier wait: explicit or implicit by last barrier kind */
+    OC_REFINE_MUTEX,    /* generic lock wait: lock, critical, atomic or ordered by last acquire */
+    OC_REFINE_TASKWAIT, /* a task-wait state: legacy value chosen by configuration */
+    OC_REFINE_WORK      /* working: inside taskwait/taskgroup when the shim saw one begin */
+};
+
+/*
+ * States: X(ompt_state, legacy_state, refinement).  THR_* values in the
+ * second column are the answer when no refinement applies.
+ */
+#define OC_STATE_MAP(X)                                                                  \
+    X(OC_OMPT_STATE_WORK_SERIAL, THR_SERIAL_STATE, OC_REFINE_NONE)                       \
+    X(OC_OMPT_STATE_WORK_PARALLEL, THR_WORK_STATE, OC_REFINE_WORK)                       \
+    X(OC_OMPT_STATE_WORK_REDUCTION, THR_REDUC_STATE, OC_REFINE_NONE)                     \
+    X(OC_OMPT_STATE_WAIT_BARRIER, THR_IBAR_STATE, OC_REFINE_BARRIER)                     \
+    X(OC_OMPT_STATE_WAIT_BARRIER_IMPLICIT_PARALLEL, THR_IBAR_STATE, OC_REFINE_IDLE)      \
+    X(OC_OMPT_STATE_WAIT_BARRIER_IMPLICIT_WORKSHARE, THR_IBAR_STATE, OC_REFINE_NONE)     \
+    X(OC_OMPT_STATE_WAIT_BARRIER_IMPLICIT, THR_IBAR_STATE, OC_REFINE_IDLE)               \
+    X(OC_OMPT_STATE_WAIT_BARRIER_EXPLICIT, THR_EBAR_STATE, OC_REFINE_NONE)               \
+    X(OC_OMPT_STATE_WAIT_BARRIER_IMPLEMENTATION, THR_IBAR_STATE, OC_REFINE_NONE)         \
+    X(OC_OMPT_STATE_WAIT_BARRIER_TEAMS, THR_IBAR_STATE, OC_REFINE_NONE)                  \
+    X(OC_OMPT_STATE_WAIT_TASKWAIT, THR_EBAR_STATE, OC_REFINE_TASKWAIT)                   \
+    X(OC_OMPT_STATE_WAIT_TASKGROUP, THR_EBAR_STATE, OC_REFINE_TASKWAIT)                  \
+    X(OC_OMPT_STATE_WAIT_MUTEX, THR_LKWT_STATE, OC_REFINE_MUTEX)                         \
+    X(OC_OMPT_STATE_WAIT_LOCK, THR_LKWT_STATE, OC_REFINE_MUTEX)                          \
+    X(OC_OMPT_STATE_WAIT_CRITICAL, THR_CTWT_STATE, OC_REFINE_NONE)                       \
+    X(OC_OMPT_STATE_WAIT_ATOMIC, THR_ATWT_STATE, OC_REFINE_NONE)                         \
+    X(OC_OMPT_STATE_WAIT_ORDERED, THR_ODWT_STATE, OC_REFINE_NONE)                        \
+    X(OC_OMPT_STATE_WAIT_TARGET, THR_OVHD_STATE, OC_REFINE_NONE)                         \
+    X(OC_OMPT_STATE_WAIT_TARGET_MAP, THR_OVHD_STATE, OC_REFINE_NONE)                     \
+    X(OC_OMPT_STATE_WAIT_TARGET_UPDATE, THR_OVHD_STATE, OC_REFINE_NONE)                  \
+    X(OC_OMPT_STATE_IDLE, THR_IDLE_STATE, OC_REFINE_NONE)                                \
+    X(OC_OMPT_STATE_OVERHEAD, THR_OVHD_STATE, OC_REFINE_NONE)                            \
+    X(OC_OMPT_STATE_UNDEFINED, THR_SERIAL_STATE, OC_REFINE_NONE)
+
+/* Oracle's later numbering put task waits in a state of their own. */
+#define OC_THR_TASKWAIT_STATE_ORACLE 12
+
+/* What the shim knows about a thread beyond its OMPT state. */
+struct oc_state_context {
+    int region_ended;     /* the thread's innermost team region has ended */
+    int last_mutex_kind;  /* kind of the thread's last mutex_acquire, 0 if none */
+    int last_sync_kind;   /* kind of the thread's last barrier wait, 0 if none */
+    int in_task_wait;     /* the thread is inside taskwait/taskgroup */
+    int taskwait_state;   /* legacy answer for a task wait */
+};
+
+/* A row of OC_EVENT_SOURCES, for code that walks the table. */
+struct oc_event_source_row {
+    const char *name;
+    int begin_callback;
+    int end_callback;
+    oc_callback_mask needs;
+    int kind;
+    int begin_event;
+    int end_event;
+};
+
+/* A row of OC_STATE_MAP. */
+struct oc_state_row {
+    int ompt_state;
+    int legacy_state;
+    int refinement;
+};
+
+extern const struct oc_event_source_row oc_event_source_rows[OC_SRC_COUNT];
+extern const struct oc_state_row oc_state_rows[];
+extern const int oc_state_row_count;
+
+/* Name of an OMPT callback bit, for diagnostics and the mapping doc. */
+const char *oc_callback_name(int callback_index);
+
+/* OMPT callback id (ompt_callback_*) for a callback bit. */
+int oc_callback_ompt_id(int callback_index);
+
+/* Whether `event` is one the collector API defines (1..22). */
+int oc_event_is_known(int event);
+
+/* The OMPT callbacks every row producing `event` needs, ORed together. */
+oc_callback_mask oc_event_needs(int event);
+
+/* Whether at least one row producing `event` is fully covered by `granted`. */
+int oc_event_supported(int event, oc_callback_mask granted);
+
+/* The row that `callback_index` with `kind` begins, or -1. */
+int oc_source_begun_by(int callback_index, int kind);
+
+/* The row that `callback_index` with `kind` ends, or -1. */
+int oc_source_ended_by(int callback_index, int kind);
+
+/* Legacy thread state for an OMPT state and what the shim saw the thread do. */
+int oc_map_state(int ompt_state, const struct oc_state_context *context);
+
+#endif /* OMPCOLLECTOR_MAPPING_H */

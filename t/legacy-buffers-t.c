@@ -1,0 +1,72 @@
+/* legacy-buffers-t.c - the exact buffers existing clients send (TAU's START, 35-entry REGISTER batch, 20-byte STATE, 24-byte CURRENT_PRID) get the answers those clients rely on. */
+#include <stdint.h>
+#include <string.h>
+
+#include "lib/fake-ompt.h"
+#include "lib/tap.h"
+#include "omp_collector_api.h"
+
+#define TAU_EVENTS 35
+#define TAU_ENTRY_WORDS 7 /* 28 bytes: header, event, packed 8-byte pointer */
+
+static uint64_t prid_seen_in_fork;
+
+/* Client-style: every callback first asks CURRENT_PRID with a 24-byte entry. */
+static void tau_style_callback(OMP_COLLECTORAPI_EVENT event)
+{
+    int32_t request[7] = {24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
+    __omp_collector_api(request);
+    if (event == OMP_EVENT_FORK)
+        memcpy(&prid_seen_in_fork, &request[4], sizeof prid_seen_in_fork);
+}
+
+int main(void)
+{
+    tap_plan(11);
+    if (fake_ompt_attach() != 1)
+        tap_bail("fake runtime did not attach the shim");
+
+    int32_t start[5] = {16, OMP_REQ_START, 0, 0, 0};
+    tap_is_int(__omp_collector_api(start), 0, "TAU's START buffer returns 0");
+    tap_is_int(start[2], OMP_ERRCODE_OK, "TAU's START is accepted");
+
+    /* One batched call registering events 1..35, 28-byte packed entries, zero-filled. */
+    int32_t batch[TAU_EVENTS * TAU_ENTRY_WORDS + 1];
+    memset(batch, 0, sizeof batch);
+    void (*callback)(OMP_COLLECTORAPI_EVENT) = tau_style_callback;
+    for (int i = 0; i < TAU_EVENTS; i++) {
+        int32_t *entry = &batch[i * TAU_ENTRY_WORDS];
+        entry[0] = 28;
+        entry[1] = OMP_REQ_REGISTER;
+        entry[4] = i + 1;
+        memcpy(&entry[5], &callback, sizeof callback);
+    }
+    tap_is_int(__omp_collector_api(batch), 0, "the 35-entry REGISTER batch returns 0");
+    int known_ok = 1, extension_unknown = 1;
+    for (int i = 0; i < TAU_EVENTS; i++) {
+        int32_t ec = batch[i * TAU_ENTRY_WORDS + 2];
+        if (i + 1 <= OMP_EVENT_THR_END_ATWT)
+            known_ok &= ec == OMP_ERRCODE_OK;
+        else
+            extension_unknown &= ec == OMP_ERRCODE_UNKNOWN;
+    }
+    tap_ok(known_ok, "events 1..22 register OK with pointers only 4-byte aligned");
+    tap_ok(extension_unknown, "OpenUH task events 23..35 answer UNKNOWN");
+    tap_is_int(batch[TAU_EVENTS * TAU_ENTRY_WORDS], 0, "the terminator is left alone");
+
+    ompt_data_t region = {0};
+    fake_fire_parallel_begin(&region);
+    tap_ok(prid_seen_in_fork != 0 && prid_seen_in_fork == region.value,
+           "CURRENT_PRID inside FORK answers the new region's id");
+
+    int32_t state[6] = {20, OMP_REQ_STATE, 0, 0, 0, 0};
+    tap_is_int(__omp_collector_api(state), 0, "TAU's 20-byte STATE returns 0");
+    tap_ok(state[2] == OMP_ERRCODE_MEM_TOO_SMALL && state[3] == 12,
+           "STATE with a 4-byte mem: MEM_TOO_SMALL, rsz 12");
+    tap_is_int(state[4], THR_SERIAL_STATE, "the state word is written anyway");
+
+    int32_t prid[7] = {24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
+    __omp_collector_api(prid);
+    tap_ok(prid[2] == OMP_ERRCODE_OK && prid[3] == 8, "TAU's 24-byte CURRENT_PRID: OK, rsz 8");
+    return tap_done();
+}

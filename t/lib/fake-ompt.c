@@ -1,0 +1,209 @@
+/* fake-ompt.c - the stand-in runtime behind fake-ompt.h. */
+#include "fake-ompt.h"
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <string.h>
+
+#define FAKE_CALLBACK_SLOTS 64
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version);
+
+static _Atomic(ompt_callback_t) handlers[FAKE_CALLBACK_SLOTS];
+static int grants[FAKE_CALLBACK_SLOTS];
+static int grants_configured;
+static enum fake_discovery discovery = FAKE_DISCOVERY_ALREADY_DONE;
+static ompt_start_tool_result_t *tool;
+static ompt_data_t tool_data;
+static __thread int thread_state;
+static __thread uint64_t thread_wait_id;
+
+static void configure_default_grants(void)
+{
+    if (grants_configured)
+        return;
+    for (int i = 0; i < FAKE_CALLBACK_SLOTS; i++)
+        grants[i] = ompt_set_always;
+    grants_configured = 1;
+}
+
+/* Test-side knob over what set_callback answers. */
+void fake_ompt_grant(int ompt_callback_id, int result)
+{
+    configure_default_grants();
+    grants[ompt_callback_id] = result;
+}
+
+/* Test-side knob over the fake omp_get_max_threads. */
+void fake_ompt_set_discovery(enum fake_discovery mode)
+{
+    discovery = mode;
+}
+
+/* ompt_set_callback: records the handler unless the grant says the event never happens. */
+static ompt_set_result_t fake_set_callback(ompt_callbacks_t event, ompt_callback_t callback)
+{
+    configure_default_grants();
+    int id = (int)event;
+    if (id <= 0 || id >= FAKE_CALLBACK_SLOTS)
+        return ompt_set_error;
+    if (callback == NULL) {
+        atomic_store(&handlers[id], NULL);
+        return ompt_set_always;
+    }
+    if (grants[id] == ompt_set_error || grants[id] == ompt_set_never)
+        return (ompt_set_result_t)grants[id];
+    atomic_store(&handlers[id], callback);
+    return (ompt_set_result_t)grants[id];
+}
+
+/* ompt_get_state: whatever the test said for this thread. */
+static int fake_get_state(ompt_wait_id_t *wait_id)
+{
+    if (wait_id != NULL)
+        *wait_id = thread_wait_id;
+    return thread_state;
+}
+
+/* ompt_get_parallel_info: the fake knows no regions. */
+static int fake_get_parallel_info(int ancestor_level, ompt_data_t **parallel_data, int *team_size)
+{
+    (void)ancestor_level;
+    if (parallel_data != NULL)
+        *parallel_data = NULL;
+    if (team_size != NULL)
+        *team_size = 0;
+    return 0;
+}
+
+/* The lookup function handed to initialize. */
+static ompt_interface_fn_t fake_lookup(const char *name)
+{
+    if (strcmp(name, "ompt_set_callback") == 0)
+        return (ompt_interface_fn_t)fake_set_callback;
+    if (strcmp(name, "ompt_get_state") == 0)
+        return (ompt_interface_fn_t)fake_get_state;
+    if (strcmp(name, "ompt_get_parallel_info") == 0)
+        return (ompt_interface_fn_t)fake_get_parallel_info;
+    return NULL;
+}
+
+/* Discovery as libomp runs it. */
+int fake_ompt_attach(void)
+{
+    tool = ompt_start_tool(201811, "ompcollector fake runtime");
+    if (tool == NULL)
+        return 0;
+    return tool->initialize(fake_lookup, 0, &tool_data);
+}
+
+/* Shutdown as libomp runs it. */
+void fake_ompt_finalize(void)
+{
+    if (tool != NULL)
+        tool->finalize(&tool_data);
+}
+
+/* The shim enters the "runtime" through this when START finds it unattached. */
+int omp_get_max_threads(void)
+{
+    if (discovery == FAKE_DISCOVERY_ATTACHES && tool == NULL)
+        fake_ompt_attach();
+    return 1;
+}
+
+/* What the shim has set right now. */
+ompt_callback_t fake_ompt_handler(int ompt_callback_id)
+{
+    return atomic_load(&handlers[ompt_callback_id]);
+}
+
+/* Per-thread state for fake_get_state. */
+void fake_ompt_set_state(int state, uint64_t wait_id)
+{
+    thread_state = state;
+    thread_wait_id = wait_id;
+}
+
+#define FIRE(id, type, ...)                                          \
+    do {                                                             \
+        ompt_callback_t handler = atomic_load(&handlers[(id)]);      \
+        if (handler != NULL)                                         \
+            ((type)handler)(__VA_ARGS__);                            \
+    } while (0)
+
+/* The fire functions below mirror one OMPT callback each. */
+void fake_fire_thread_begin(int thread_type)
+{
+    static __thread ompt_data_t thread_data;
+    FIRE(ompt_callback_thread_begin, ompt_callback_thread_begin_t, (ompt_thread_t)thread_type,
+         &thread_data);
+}
+
+void fake_fire_thread_end(void)
+{
+    static __thread ompt_data_t thread_data;
+    FIRE(ompt_callback_thread_end, ompt_callback_thread_end_t, &thread_data);
+}
+
+void fake_fire_parallel_begin(ompt_data_t *parallel_data)
+{
+    static __thread ompt_data_t task_data;
+    FIRE(ompt_callback_parallel_begin, ompt_callback_parallel_begin_t, &task_data, NULL,
+         parallel_data, 4, ompt_parallel_invoker_program | ompt_parallel_team, NULL);
+}
+
+void fake_fire_parallel_end(ompt_data_t *parallel_data)
+{
+    static __thread ompt_data_t task_data;
+    FIRE(ompt_callback_parallel_end, ompt_callback_parallel_end_t, parallel_data, &task_data,
+         ompt_parallel_invoker_program | ompt_parallel_team, NULL);
+}
+
+void fake_fire_implicit_task(int endpoint, ompt_data_t *parallel_data, unsigned int index)
+{
+    static __thread ompt_data_t task_data;
+    FIRE(ompt_callback_implicit_task, ompt_callback_implicit_task_t,
+         (ompt_scope_endpoint_t)endpoint, endpoint == OC_SCOPE_BEGIN ? parallel_data : NULL,
+         &task_data, 4, index, ompt_task_implicit);
+}
+
+void fake_fire_sync_region_wait(int kind, int endpoint)
+{
+    FIRE(ompt_callback_sync_region_wait, ompt_callback_sync_region_t, (ompt_sync_region_t)kind,
+         (ompt_scope_endpoint_t)endpoint, NULL, NULL, NULL);
+}
+
+void fake_fire_mutex_acquire(int kind, uint64_t wait_id)
+{
+    FIRE(ompt_callback_mutex_acquire, ompt_callback_mutex_acquire_t, (ompt_mutex_t)kind, 0, 0,
+         wait_id, NULL);
+}
+
+void fake_fire_mutex_acquired(int kind, uint64_t wait_id)
+{
+    FIRE(ompt_callback_mutex_acquired, ompt_callback_mutex_t, (ompt_mutex_t)kind, wait_id, NULL);
+}
+
+void fake_fire_mutex_released(int kind, uint64_t wait_id)
+{
+    FIRE(ompt_callback_mutex_released, ompt_callback_mutex_t, (ompt_mutex_t)kind, wait_id, NULL);
+}
+
+void fake_fire_nest_lock(int endpoint, uint64_t wait_id)
+{
+    FIRE(ompt_callback_nest_lock, ompt_callback_nest_lock_t, (ompt_scope_endpoint_t)endpoint,
+         wait_id, NULL);
+}
+
+void fake_fire_work(int work_type, int endpoint)
+{
+    FIRE(ompt_callback_work, ompt_callback_work_t, (ompt_work_t)work_type,
+         (ompt_scope_endpoint_t)endpoint, NULL, NULL, 1, NULL);
+}
+
+void fake_fire_masked(int endpoint)
+{
+    FIRE(ompt_callback_masked, ompt_callback_masked_t, (ompt_scope_endpoint_t)endpoint, NULL,
+         NULL, NULL);
+}
