@@ -38,6 +38,7 @@ struct oc_thread {
     uint32_t idle;             /* a worker between teams */
     uint32_t is_worker;        /* a thread the runtime created for its teams */
     int32_t open_wait_source;  /* 1 + source row of an open mutex wait, 0 if none */
+    int32_t open_single_depth; /* 1 + depth of a single begun and not seen to end, 0 if none */
     uint32_t pair_generation;  /* session the open_pairs counts belong to */
     uint8_t open_pairs[OC_SRC_COUNT]; /* BEGINs tracked whose END is still owed */
     struct oc_frame frames[OC_MAX_NEST];

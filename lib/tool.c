@@ -61,6 +61,19 @@ static void close_open_wait(void)
     }
 }
 
+/*
+ * gcc-compiled code never reports the end of a single region to libomp;
+ * the single has ended by the time its thread meets the next barrier or
+ * leaves the team at the same depth, so the END is delivered then.
+ */
+static void close_open_single(void)
+{
+    if (oc_self.open_single_depth != 0 && oc_self.open_single_depth == oc_self.depth + 1) {
+        oc_self.open_single_depth = 0;
+        oc_end_pair(OC_SRC_single_executor);
+    }
+}
+
 /* A worker has left its team: it is idle until its next implicit task. */
 static void enter_idle(void)
 {
@@ -161,6 +174,7 @@ static void on_ompt_callback_implicit_task(ompt_scope_endpoint_t endpoint,
         frame->team_index = (int32_t)index;
         oc_self.depth++;
     } else if ((int)endpoint == OC_SCOPE_END && oc_self.depth > 0) {
+        close_open_single();
         oc_self.depth--;
         if (oc_self.depth == 0 && oc_self.is_worker)
             enter_idle();
@@ -195,6 +209,7 @@ static void on_ompt_callback_sync_region_wait(ompt_sync_region_t kind,
     if (!is_barrier_kind(sync_kind))
         return;
     if ((int)endpoint == OC_SCOPE_BEGIN) {
+        close_open_single();
         struct oc_frame *frame = oc_top_frame(&oc_self);
         uint32_t seq = frame != NULL ? ++frame->barrier_seq : 0;
         uint64_t region_id = frame != NULL ? frame->region_id : 0;
@@ -261,11 +276,16 @@ static void on_ompt_callback_work(ompt_work_t work_type, ompt_scope_endpoint_t e
     (void)parallel_data, (void)task_data, (void)count, (void)codeptr_ra;
     close_open_wait();
     if ((int)endpoint == OC_SCOPE_BEGIN) {
+        close_open_single();
         int source = oc_source_begun_by(OC_CB_work, (int)work_type);
+        if (source == OC_SRC_single_executor)
+            oc_self.open_single_depth = oc_self.depth + 1;
         if (source >= 0)
             oc_begin_pair(source);
     } else {
         int source = oc_source_ended_by(OC_CB_work, (int)work_type);
+        if (source == OC_SRC_single_executor)
+            oc_self.open_single_depth = 0;
         if (source >= 0)
             oc_end_pair(source);
     }

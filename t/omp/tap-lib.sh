@@ -48,7 +48,7 @@ build_workload() {
     out="$dir/$name"
     # shellcheck disable=SC2086
     if ! "$cc" -std=gnu11 -O1 -g -fopenmp ${SANITIZER_CFLAGS:-} -I"$top_srcdir/include" \
-        -o "$out" "$top_srcdir/t/omp/$source" "$top_srcdir/t/omp/collector.c" "$@" -ldl \
+        -o "$out" "$top_srcdir/t/omp/$source" "$top_srcdir/t/omp/collector.c" "$@" -ldl -latomic \
         >"$out.build.log" 2>&1; then
         echo "# building $name with $cc failed:" >&2
         sed 's/^/# /' "$out.build.log" >&2
