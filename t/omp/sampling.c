@@ -1,0 +1,243 @@
+/* sampling.c - samples STATE and CURRENT_PRID from signal handlers on every thread at 10 kHz over phases built to sit in each state. */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <omp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector.h"
+
+#define TEAM 4
+#define HOLD_US 300000
+enum phase { P_NONE, P_CRITICAL, P_LOCK, P_BARRIER, P_IMBALANCE, P_ORDERED, P_BETWEEN, P_WORK, P_COUNT };
+static const char *const phase_names[P_COUNT] = {"none", "critical", "lock", "explicit barrier",
+                                                 "imbalanced loop", "ordered", "between regions",
+                                                 "work"};
+#define ROLES (TEAM + 1) /* team threads 0..3, and the sampler-less main between regions */
+
+static _Atomic int phase;
+static __thread int role = -1; /* thread number in the team, set when a phase begins */
+static _Atomic long counts[P_COUNT][ROLES][THR_LAST_STATE + 1];
+static _Atomic long out_of_range, samples;
+static _Atomic uint64_t first_wait_id[P_COUNT][THR_LAST_STATE + 1];
+static _Atomic long wait_id_mismatch[P_COUNT][THR_LAST_STATE + 1];
+static _Atomic long nonzero_prid_when_idle;
+static _Atomic int stop_sampler;
+static int failures;
+
+static void check(int passed, const char *what)
+{
+    printf("%s - %s\n", passed ? "ok" : "not ok", what);
+    failures += !passed;
+}
+
+/* The sample: one batched STATE + CURRENT_PRID, as a profiler's SIGPROF handler sends it. */
+static void on_sample(int signo)
+{
+    (void)signo;
+    int32_t batch[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
+    int (*api)(void *) = collector_lookup();
+    api(batch);
+    int state = batch[4];
+    uint64_t wait_id, prid;
+    memcpy(&wait_id, &batch[5], sizeof wait_id);
+    memcpy(&prid, &batch[11], sizeof prid);
+    atomic_fetch_add(&samples, 1);
+    if (state < THR_OVHD_STATE || state > THR_ATWT_STATE) {
+        atomic_fetch_add(&out_of_range, 1);
+        return;
+    }
+    if ((state == THR_IDLE_STATE || state == THR_SERIAL_STATE) && prid != 0)
+        atomic_fetch_add(&nonzero_prid_when_idle, 1);
+    int p = atomic_load(&phase);
+    int r = role < 0 ? TEAM : role;
+    atomic_fetch_add(&counts[p][r][state], 1);
+    if (state >= THR_LKWT_STATE || state == THR_EBAR_STATE) {
+        uint64_t expected = 0;
+        if (!atomic_compare_exchange_strong(&first_wait_id[p][state], &expected, wait_id)
+            && expected != wait_id)
+            atomic_fetch_add(&wait_id_mismatch[p][state], 1);
+    }
+}
+
+/* Sends SIGPROF to every thread of the process every 100 us: 10 kHz per thread. */
+static void *sampler(void *unused)
+{
+    (void)unused;
+    pid_t pid = getpid(), self = (pid_t)syscall(SYS_gettid);
+    pid_t tids[64];
+    int ntids = 0;
+    struct timespec period = {0, 100000};
+    for (long round = 0; !atomic_load(&stop_sampler); round++) {
+        if (round % 100 == 0) {
+            ntids = 0;
+            DIR *dir = opendir("/proc/self/task");
+            struct dirent *entry;
+            while (dir != NULL && (entry = readdir(dir)) != NULL && ntids < 64) {
+                pid_t tid = (pid_t)atoi(entry->d_name);
+                if (tid > 0 && tid != self)
+                    tids[ntids++] = tid;
+            }
+            if (dir != NULL)
+                closedir(dir);
+        }
+        for (int i = 0; i < ntids; i++)
+            syscall(SYS_tgkill, pid, tids[i], SIGPROF);
+        nanosleep(&period, NULL);
+    }
+    return NULL;
+}
+
+static void spin_for(long microseconds)
+{
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    while ((now.tv_sec - start.tv_sec) * 1000000L + (now.tv_nsec - start.tv_nsec) / 1000 < microseconds);
+}
+
+static omp_lock_t lock;
+
+/* Each phase: thread 0 holds something for HOLD_US while the others wait for it. */
+static void run_phases(void)
+{
+#pragma omp parallel num_threads(TEAM)
+    {
+        role = omp_get_thread_num();
+#pragma omp barrier
+#pragma omp single
+        atomic_store(&phase, P_CRITICAL);
+        if (role == 0) {
+#pragma omp critical(held)
+            spin_for(HOLD_US);
+        } else {
+            spin_for(20000);
+#pragma omp critical(held)
+            spin_for(100);
+        }
+#pragma omp barrier
+#pragma omp single
+        atomic_store(&phase, P_LOCK);
+        if (role == 0) {
+            omp_set_lock(&lock);
+            spin_for(HOLD_US);
+            omp_unset_lock(&lock);
+        } else {
+            spin_for(20000);
+            omp_set_lock(&lock);
+            omp_unset_lock(&lock);
+        }
+#pragma omp barrier
+#pragma omp single
+        atomic_store(&phase, P_BARRIER);
+        if (role == 0)
+            spin_for(HOLD_US);
+#pragma omp barrier
+#pragma omp single
+        atomic_store(&phase, P_IMBALANCE);
+#pragma omp for schedule(static)
+        for (int i = 0; i < TEAM; i++)
+            spin_for(i == 0 ? HOLD_US : 1000);
+#pragma omp single
+        atomic_store(&phase, P_ORDERED);
+#pragma omp for ordered schedule(static, 1)
+        for (int i = 0; i < TEAM; i++) {
+#pragma omp ordered
+            spin_for(i == 0 ? HOLD_US : 100);
+        }
+    }
+    role = -1; /* the initial thread is back in serial code */
+    atomic_store(&phase, P_BETWEEN);
+    spin_for(HOLD_US);
+    atomic_store(&phase, P_WORK);
+#pragma omp parallel num_threads(TEAM)
+    spin_for(HOLD_US);
+    atomic_store(&phase, P_NONE);
+}
+
+static long count_in(int p, int first_role, int last_role, int state)
+{
+    long total = 0;
+    for (int r = first_role; r <= last_role; r++)
+        for (int s = 1; s <= THR_LAST_STATE; s++)
+            if (state == 0 || s == state)
+                total += atomic_load(&counts[p][r][s]);
+    return total;
+}
+
+/* At least half the waiting threads' samples in a phase read `state`, and none read `never`. */
+static void expect_state(int p, int state, int never, const char *what)
+{
+    long all = count_in(p, 1, TEAM - 1, 0), hits = count_in(p, 1, TEAM - 1, state);
+    long wrong = never != 0 ? count_in(p, 1, TEAM - 1, never) : 0;
+    printf("# %s: %ld of %ld waiting-thread samples read %d, %ld read %d\n", phase_names[p], hits,
+           all, state, wrong, never);
+    check(all > 100 && hits * 2 >= all && wrong * 10 <= hits, what);
+}
+
+int main(void)
+{
+    omp_init_lock(&lock);
+    (void)omp_get_max_threads();
+    if (collector_lookup() == NULL || collector_simple(OMP_REQ_START) != OMP_ERRCODE_OK) {
+        printf("not ok - START succeeds\n");
+        return 1;
+    }
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_sample;
+    action.sa_flags = SA_RESTART;
+    sigaction(SIGPROF, &action, NULL);
+    /* Warm the team up so every worker exists before sampling starts. */
+#pragma omp parallel num_threads(TEAM)
+    role = omp_get_thread_num();
+    role = -1;
+    pthread_t sampler_thread;
+    pthread_create(&sampler_thread, NULL, sampler, NULL);
+    run_phases();
+    atomic_store(&stop_sampler, 1);
+    pthread_join(sampler_thread, NULL);
+
+    printf("# %ld samples in all\n", atomic_load(&samples));
+    check(atomic_load(&samples) > 10000, "the process was sampled at high rate without hanging");
+    check(atomic_load(&out_of_range) == 0, "every sampled state is one of 1..11");
+    check(atomic_load(&nonzero_prid_when_idle) == 0, "CURRENT_PRID is 0 whenever STATE says SERIAL or IDLE");
+    expect_state(P_CRITICAL, THR_CTWT_STATE, THR_LKWT_STATE,
+                 "threads waiting for a contended critical read CTWT, not LKWT");
+    expect_state(P_LOCK, THR_LKWT_STATE, THR_CTWT_STATE, "threads waiting in omp_set_lock read LKWT");
+    if (getenv("WORKLOAD_IS_GCC") != NULL)
+        printf("ok - threads in an explicit barrier read EBAR # SKIP gcc code reports every barrier as barrier_implementation\n");
+    else
+        expect_state(P_BARRIER, THR_EBAR_STATE, THR_IBAR_STATE, "threads in an explicit barrier read EBAR");
+    expect_state(P_IMBALANCE, THR_IBAR_STATE, THR_EBAR_STATE,
+                 "threads done with an imbalanced loop read IBAR");
+    expect_state(P_ORDERED, THR_ODWT_STATE, 0, "threads waiting their ordered turn read ODWT");
+    expect_state(P_BETWEEN, THR_IDLE_STATE, 0, "workers between regions read IDLE");
+    long between_main = count_in(P_BETWEEN, TEAM, TEAM, 0);
+    long between_serial = count_in(P_BETWEEN, TEAM, TEAM, THR_SERIAL_STATE);
+    printf("# between regions: %ld of %ld initial-thread samples read SERIAL\n", between_serial,
+           between_main);
+    check(between_main > 100 && between_serial * 10 >= between_main * 9,
+          "the initial thread in serial code reads SERIAL");
+    long idle_as_ibar = count_in(P_BETWEEN, 1, TEAM - 1, THR_IBAR_STATE);
+    check(idle_as_ibar * 10 <= count_in(P_BETWEEN, 1, TEAM - 1, THR_IDLE_STATE),
+          "workers between regions do not read IBAR");
+    expect_state(P_WORK, THR_WORK_STATE, 0, "threads running user code read WORK");
+    static const int lock_states[] = {THR_CTWT_STATE, THR_LKWT_STATE};
+    static const int lock_phases[] = {P_CRITICAL, P_LOCK};
+    int same_ids = 1;
+    for (int i = 0; i < 2; i++)
+        same_ids &= atomic_load(&wait_id_mismatch[lock_phases[i]][lock_states[i]]) == 0
+                    && atomic_load(&first_wait_id[lock_phases[i]][lock_states[i]]) != 0;
+    check(same_ids, "all threads waiting on one critical or lock read the same nonzero wait id");
+    omp_destroy_lock(&lock);
+    return failures != 0;
+}
