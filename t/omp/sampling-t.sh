@@ -3,7 +3,7 @@
 . "$top_srcdir/t/omp/tap-lib.sh"
 require_libomp
 for cc in $(workload_compilers); do
-    binary=$(build_workload "$cc" sampling.c sampling -lpthread) || { tap_result fail "$cc: sampling workload builds"; continue; }
+    binary=$(build_workload "$cc" sampling.c sampling -lrt) || { tap_result fail "$cc: sampling workload builds"; continue; }
     gcc_flag=
     [ "$cc" = gcc ] && gcc_flag=WORKLOAD_IS_GCC=1
     run_workload "$cc" env LD_PRELOAD="$LIBOMP $SHIM" $gcc_flag "$binary"
