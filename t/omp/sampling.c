@@ -204,11 +204,8 @@ static void expect_state(int p, int state, int never, const char *what)
 int main(void)
 {
     omp_init_lock(&lock);
-    (void)omp_get_max_threads();
-    if (collector_lookup() == NULL || collector_simple(OMP_REQ_START) != OMP_ERRCODE_OK) {
-        printf("not ok - START succeeds\n");
-        return 1;
-    }
+    if (collector_simple(OMP_REQ_START) != OMP_ERRCODE_OK)
+        return printf("not ok - START succeeds\n"), 1;
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = on_sample;
