@@ -1,0 +1,24 @@
+/* critical.c - a contended critical: two threads take turns holding one critical section for 2 ms, so each waits to enter it (CTWT). */
+#include "example.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+
+/* Each thread alternates 0.5 ms of its own work with 2 ms inside the critical. */
+int main(int argc, char **argv)
+{
+    double end = example_now() + example_seconds(argc, argv);
+    long entries = 0;
+#pragma omp parallel num_threads(2) reduction(+ : entries)
+    while (example_now() < end) {
+        example_work(0.0005);
+#pragma omp critical(ompcollect_example)
+        example_work(0.002);
+        entries++;
+    }
+    printf("critical: %ld entries\n", entries);
+    return 0;
+}
+#else
+EXAMPLE_NEEDS_OPENMP("critical")
+#endif

@@ -1,0 +1,48 @@
+/* example.h - timing helpers the ompcollect examples share: wall-clock busy work and the run-length argument. */
+#ifndef OMPCOLLECT_EXAMPLE_H
+#define OMPCOLLECT_EXAMPLE_H 1
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Seconds on the monotonic clock. */
+static inline double example_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Keeps the CPU busy for `seconds` of wall-clock time.  Busy rather than
+ * sleeping, so the work looks like computation to the runtime and the
+ * waits around it are the runtime's own.
+ */
+static inline void example_work(double seconds)
+{
+    double end = example_now() + seconds;
+    while (example_now() < end)
+        continue;
+}
+
+/* The run length from argv[1] in seconds (default 1), so tests can run shorter. */
+static inline double example_seconds(int argc, char **argv)
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+    if (!(seconds > 0) || seconds > 3600) {
+        fprintf(stderr, "usage: %s [seconds]\n", argv[0]);
+        exit(2);
+    }
+    return seconds;
+}
+
+/* What an example built without OpenMP does: say so, and exit 77 (automake's "skip"). */
+#define EXAMPLE_NEEDS_OPENMP(name)                                                  \
+    int main(void)                                                                  \
+    {                                                                               \
+        fprintf(stderr, "%s: built without OpenMP support; nothing to show\n", name); \
+        return 77;                                                                  \
+    }
+
+#endif /* OMPCOLLECT_EXAMPLE_H */

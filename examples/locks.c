@@ -1,0 +1,28 @@
+/* locks.c - lock contention: two threads take turns holding one omp_lock_t for 2 ms, so each waits in omp_set_lock (LKWT). */
+#include "example.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+
+/* Each thread alternates 0.5 ms of its own work with 2 ms holding the lock. */
+int main(int argc, char **argv)
+{
+    double end = example_now() + example_seconds(argc, argv);
+    long acquisitions = 0;
+    omp_lock_t lock;
+    omp_init_lock(&lock);
+#pragma omp parallel num_threads(2) reduction(+ : acquisitions)
+    while (example_now() < end) {
+        example_work(0.0005);
+        omp_set_lock(&lock);
+        example_work(0.002);
+        omp_unset_lock(&lock);
+        acquisitions++;
+    }
+    omp_destroy_lock(&lock);
+    printf("locks: %ld acquisitions\n", acquisitions);
+    return 0;
+}
+#else
+EXAMPLE_NEEDS_OPENMP("locks")
+#endif

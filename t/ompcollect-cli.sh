@@ -1,0 +1,171 @@
+#!/bin/sh
+# ompcollect-cli.sh - the ompcollect launcher: help, errors, exit status, untouched program output, and well-formed JSON, CSV and SVG.
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+prog=$top_builddir/t/ompcollect-prog
+
+echo "1..28"
+n=0
+# Prints one TAP line; on failure the files named after the description become diagnostics.
+result() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        shift 2
+        for file in "$@"; do
+            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 40
+        done
+    fi
+}
+# Runs ompcollect with stdout and stderr in $tmp/out and $tmp/err; the exit status lands in $status.
+run() {
+    "$oc" "$@" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+}
+# True when the Python expression over a JSON report is true.
+holds() {
+    [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]
+}
+
+run --help
+grep -q -e '--timeline' "$tmp/out" && [ $status -eq 0 ]
+result $? "--help prints the options and exits 0" "$tmp/out" "$tmp/err"
+
+run --version
+grep -q '^ompcollect (ompcollector) [0-9]' "$tmp/out" && [ $status -eq 0 ]
+result $? "--version names the package version" "$tmp/out"
+
+run
+[ $status -eq 125 ] && grep -q 'no program' "$tmp/err"
+result $? "no program: exit 125 with a message" "$tmp/err"
+
+run --format=yaml "$prog"
+[ $status -eq 125 ] && grep -q 'format' "$tmp/err"
+result $? "unknown --format: exit 125 with a message" "$tmp/err"
+
+run --events=ctwt,bogus_event sh -c ": > '$tmp/ran'"
+[ $status -eq 125 ] && grep -q "bogus_event" "$tmp/err" && [ ! -e "$tmp/ran" ]
+result $? "unknown --events name: exit 125, names it, program not run" "$tmp/err"
+
+run --interval=0 "$prog"
+[ $status -eq 125 ] && grep -q 'interval' "$tmp/err"
+result $? "bad --interval: exit 125 with a message" "$tmp/err"
+
+run --runtime "$LIBOMP" "$tmp/no-such-program"
+[ $status -eq 127 ] && grep -q "cannot run '$tmp/no-such-program'" "$tmp/err"
+result $? "missing program: exit 127, 'cannot run' message" "$tmp/err"
+
+printf 'not a program\n' >"$tmp/plain"
+run --runtime "$LIBOMP" "$tmp/plain"
+[ $status -eq 126 ] && grep -q "cannot run" "$tmp/err"
+result $? "program without execute permission: exit 126" "$tmp/err"
+
+run --runtime "$LIBOMP" "$prog" 7
+[ $status -eq 7 ]
+result $? "the program's exit status (7) passes through" "$tmp/err"
+
+grep -qx 'ompcollect-prog stdout threads=2' "$tmp/out" && grep -qx 'ompcollect-prog stderr' "$tmp/err" \
+    && grep -q '^ompcollect report: ' "$tmp/err" && ! grep -q 'ompcollect report' "$tmp/out"
+result $? "without -o the report goes to stderr, the program's streams are intact" "$tmp/out" "$tmp/err"
+
+run --runtime "$LIBOMP" -o "$tmp/report.txt" "$prog"
+[ $status -eq 0 ] && [ "$(cat "$tmp/out")" = 'ompcollect-prog stdout threads=2' ] \
+    && [ "$(cat "$tmp/err")" = 'ompcollect-prog stderr' ] \
+    && grep -q '^ompcollect report: ' "$tmp/report.txt" \
+    && grep -q 'OVHD  WORK  IBAR  EBAR  IDLE SERIAL REDUC  LKWT  CTWT  ODWT  ATWT' "$tmp/report.txt"
+result $? "with -o the program's stdout and stderr are exactly its own; the report has all 11 states" \
+    "$tmp/out" "$tmp/err" "$tmp/report.txt"
+
+run --runtime "$LIBOMP" "$prog" 0 signal
+[ $status -eq 143 ] && grep -q "killed by signal 15" "$tmp/err"
+result $? "program killed by SIGTERM: exit 143 and a message" "$tmp/err"
+
+run --runtime "$LIBOMP" "$prog" 3 _exit
+[ $status -eq 3 ] && grep -q "no report" "$tmp/err"
+result $? "program leaving through _exit: its status passes, 'no report' warning" "$tmp/err"
+
+OMP_TOOL=disabled run --runtime "$LIBOMP" "$prog"
+[ $status -eq 125 ] && grep -q "cannot attach" "$tmp/err" && grep -q "OMP_TOOL=disabled" "$tmp/err" \
+    && ! grep -q 'ompcollect-prog' "$tmp/out"
+result $? "OMP_TOOL=disabled: exit 125, 'cannot attach', program not run" "$tmp/err" "$tmp/out"
+
+if readelf -d "$prog" 2>/dev/null | grep -q 'NEEDED.*libgomp'; then
+    run "$prog"
+    [ $status -eq 0 ] && grep -q "linked with GCC's libgomp.*running it on $LIBOMP" "$tmp/err" \
+        && grep -q '^ompcollect report: ' "$tmp/err"
+    result $? "GCC program without --runtime runs on configure's libomp, says so, and reports" "$tmp/err"
+    run --runtime=none "$prog"
+    [ $status -eq 125 ] && grep -q "cannot attach" "$tmp/err" && grep -q -e "--runtime=$LIBOMP" "$tmp/err" \
+        && ! grep -q 'ompcollect-prog' "$tmp/out"
+    result $? "GCC program with --runtime=none: exit 125, suggests --runtime, program not run" "$tmp/err"
+else
+    for what in "GCC program without --runtime runs on configure's libomp" "GCC program with --runtime=none"; do
+        n=$((n + 1))
+        echo "ok $n - $what # SKIP the test program does not link libgomp"
+    done
+fi
+
+run true
+[ $status -eq 125 ] && grep -q "cannot attach" "$tmp/err" && grep -q "OpenMP runtime" "$tmp/err"
+result $? "program that never loads an OpenMP runtime: exit 125, 'cannot attach'" "$tmp/err"
+
+OMPCOLLECT_SHIM=$tmp/missing.so run --runtime "$LIBOMP" "$prog"
+[ $status -eq 125 ] && grep -q "cannot find the shim" "$tmp/err"
+result $? "OMPCOLLECT_SHIM pointing nowhere: exit 125" "$tmp/err"
+
+run --runtime "$LIBOMP" "$prog" 0 spawn
+[ $status -eq 0 ] && [ "$(grep -c '^ompcollect report: ' "$tmp/err")" -eq 1 ] \
+    && [ "$(grep -c '^ompcollect-prog stderr' "$tmp/err")" -eq 2 ]
+result $? "children of the program stay unobserved: one report" "$tmp/err"
+
+run --runtime "$LIBOMP" -f json -o "$tmp/report.json" "$prog"
+[ $status -eq 0 ] && python3 -m json.tool "$tmp/report.json" >/dev/null
+result $? "--format=json writes well-formed JSON" "$tmp/err" "$tmp/report.json"
+
+holds "$tmp/report.json" 'len(r["states"]) == 11 and len(threads) >= 2 and totals["forks"] == 1 and totals["joins"] == 1 and all(t["samples"] > 0 for t in threads)'
+result $? "JSON: 11 states, both threads sampled, one fork and one join" "$tmp/report.json"
+
+holds "$tmp/report.json" 'all(cover(t) >= 0.9 for t in threads)'
+result $? "JSON: every thread got at least 90% of the samples its lifetime allows" "$tmp/report.json"
+
+run --runtime "$LIBOMP" --format csv -o "$tmp/report.csv" "$prog"
+[ $status -eq 0 ] && awk -F, '
+    $1 == "section" { fields = NF; next }
+    NF != fields { bad = 1 }
+    $1 == "thread" { threads++ }
+    $1 == "run" { runs++ }
+    END { exit !(bad == 0 && runs == 1 && threads >= 2) }' "$tmp/report.csv"
+result $? "--format=csv: one run row, a row per thread, every row as wide as its header" "$tmp/report.csv"
+
+run --runtime "$LIBOMP" -o /dev/null --timeline "$tmp/timeline.svg" "$prog"
+[ $status -eq 0 ] && python3 - "$tmp/timeline.svg" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+ns = "{http://www.w3.org/2000/svg}"
+legend = [g for g in root.iter(ns + "g") if g.get("id") == "legend"]
+labels = [t.text for t in legend[0].iter(ns + "text")] if legend else []
+rows = [t for t in root.iter(ns + "text") if (t.text or "").startswith("thread ")]
+spans = [r for r in root.iter(ns + "rect") if r.find(ns + "title") is not None]
+sys.exit(0 if root.tag == ns + "svg" and len(labels) == 11 and "CTWT" in labels
+         and len(rows) >= 2 and len(spans) >= 2 else 1)
+EOF
+result $? "--timeline writes well-formed SVG with a row per thread and an 11-state legend" "$tmp/err"
+
+run --runtime "$LIBOMP" --no-sample -f json -o "$tmp/nosample.json" "$prog"
+[ $status -eq 0 ] && holds "$tmp/nosample.json" 'r["sampling"] is False and totals["samples"] == 0 and totals["forks"] == 1'
+result $? "--no-sample: no samples, FORK still counted" "$tmp/err" "$tmp/nosample.json"
+
+run --runtime "$LIBOMP" --interval=5ms -f json -o "$tmp/interval.json" "$prog"
+[ $status -eq 0 ] && holds "$tmp/interval.json" 'r["interval_ns"] == 5000000 and 0 < initial["samples"] <= 40'
+result $? "--interval=5ms samples every 5 ms" "$tmp/err" "$tmp/interval.json"
+
+run --runtime "$LIBOMP" --events=ctwt,begin_ibar -f json -o "$tmp/events.json" "$prog"
+[ $status -eq 0 ] && holds "$tmp/events.json" 'sorted(events) == ["begin_ctwt", "begin_ibar", "end_ctwt", "fork", "join"] and all(e["status"] == "ok" for e in events.values())'
+result $? "--events registers the named events besides fork and join" "$tmp/err" "$tmp/events.json"
+
+mkdir "$tmp/elsewhere"
+(cd "$tmp" && "$oc" --runtime "$LIBOMP" -o rel.txt sh -c 'cd elsewhere && exec "$0"' "$prog" >/dev/null 2>&1)
+grep -q '^ompcollect report: ' "$tmp/rel.txt" && [ ! -e "$tmp/elsewhere/rel.txt" ]
+result $? "-o with a relative path is relative to where ompcollect ran" "$tmp/rel.txt"

@@ -1,0 +1,41 @@
+# ompcollect-lib.sh - what the ompcollect tests share (sourced): skipping, a scratch directory, sanitizer builds.
+: "${top_builddir:?}" "${top_srcdir:?}"
+oc=$top_builddir/tools/ompcollect
+query=$top_srcdir/t/ompcollect-query.py
+
+if [ -z "$LIBOMP" ]; then
+    echo "1..0 # SKIP LIBOMP is empty: no LLVM libomp to run the programs on"
+    exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "1..0 # SKIP python3 is needed to read the reports"
+    exit 0
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ompcollect-test.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+unset OMP_TOOL OMPCOLLECT_SHIM OMPCOLLECT_COLLECTOR OMPCOLLECT_RUNTIME OMP_NUM_THREADS
+
+# A shim built with --enable-sanitizers needs the sanitizer runtimes loaded
+# ahead of it in every process ompcollect starts; the programs themselves
+# are not instrumented, so only the order check and leak reports are off.
+sanitizers=
+# gcc's sanitized shim names its runtimes (libasan, libubsan); clang's names
+# none and expects the executable to carry them, so an uninstrumented
+# program needs clang's shared ASan runtime, which holds UBSan's handlers too.
+for needed in $(readelf -d "${SHIM:-}" 2>/dev/null | sed -n 's/.*NEEDED.*\[\(lib[a-z]*san\.so[.0-9]*\)\].*/\1/p'); do
+    path=$(${CC:-cc} -print-file-name="$needed" 2>/dev/null)
+    [ -f "$path" ] && sanitizers="$sanitizers${sanitizers:+:}$path"
+done
+if [ -z "$sanitizers" ] && nm -D --undefined-only "${SHIM:-}" 2>/dev/null | grep -q ' __asan_init'; then
+    path=$(${CC:-cc} -print-file-name="libclang_rt.asan-$(uname -m).so" 2>/dev/null)
+    if [ ! -f "$path" ]; then
+        echo "1..0 # SKIP the shim is built with ASan but ${CC:-cc} has no shared ASan runtime to preload"
+        exit 0
+    fi
+    sanitizers=$path
+fi
+if [ -n "$sanitizers" ]; then
+    LD_PRELOAD=$sanitizers${LD_PRELOAD:+:$LD_PRELOAD}
+    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+    export LD_PRELOAD ASAN_OPTIONS
+fi

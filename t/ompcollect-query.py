@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+# ompcollect-query.py - prints the value of a Python expression over an ompcollect JSON report, for the TAP tests.
+"""Usage: ompcollect-query.py REPORT.json EXPRESSION
+
+Names the expression can use:
+  r        the whole report        threads, regions, waits, totals
+  events   {name: event entry}     initial  the initial thread's entry
+  others   non-initial threads     share(thread, "IBAR")  percent of its samples
+  cover(thread)  samples / samples its lifetime allows (1.0 when too short to tell)
+"""
+import json
+import sys
+
+
+def share(thread, state):
+    """Percent of a thread's (or region's) samples spent in `state`."""
+    samples = thread["samples"]
+    return 100.0 * thread["states"][state] / samples if samples else 0.0
+
+
+def cover(thread):
+    """Samples taken over samples the thread's lifetime allows; short lives count as covered."""
+    return thread["samples"] / thread["expected"] if thread["expected"] >= 50 else 1.0
+
+
+def main():
+    with open(sys.argv[1]) as handle:
+        report = json.load(handle)
+    threads = report["threads"]
+    names = {
+        "r": report,
+        "threads": threads,
+        "regions": report["regions"],
+        "waits": report["waits"],
+        "totals": report["totals"],
+        "events": {event["name"]: event for event in report["events"]},
+        "initial": next((t for t in threads if t["initial"]), None),
+        "others": [t for t in threads if not t["initial"]],
+        "share": share,
+        "cover": cover,
+    }
+    print(eval(sys.argv[2], names))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+/* names.c - state and event names, and parsing of --events, --interval and --format, for launcher and agent alike. */
+#include "names.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const state_names[OMPC_NSTATES] = {
+    "?", "OVHD", "WORK", "IBAR", "EBAR", "IDLE", "SERIAL", "REDUC", "LKWT", "CTWT", "ODWT", "ATWT",
+};
+
+static const char *const event_names[OMPC_NEVENTS] = {
+    "?",           "fork",          "join",        "begin_idle",  "end_idle",
+    "begin_ibar",  "end_ibar",      "begin_ebar",  "end_ebar",    "begin_lkwt",
+    "end_lkwt",    "begin_ctwt",    "end_ctwt",    "begin_odwt",  "end_odwt",
+    "begin_master", "end_master",   "begin_single", "end_single", "begin_ordered",
+    "end_ordered", "begin_atwt",    "end_atwt",
+};
+
+static const char *const pair_names[OMPC_NPAIRS] = {
+    "idle", "ibar", "ebar", "lkwt", "ctwt", "odwt", "master", "single", "ordered", "atwt",
+};
+
+/* Short upper-case name of a state. */
+const char *ompc_state_name(int state)
+{
+    return state > 0 && state < OMPC_NSTATES ? state_names[state] : state_names[0];
+}
+
+/* Lower-case name of an event. */
+const char *ompc_event_name(int event)
+{
+    return event > 0 && event < OMPC_NEVENTS ? event_names[event] : event_names[0];
+}
+
+/* The header numbers pairs from 3 (BEGIN_IDLE), BEGIN odd and END even. */
+int ompc_event_pair(int event)
+{
+    return event >= 3 && event < OMPC_NEVENTS ? (event - 3) / 2 : -1;
+}
+
+/* Name of a pair. */
+const char *ompc_pair_name(int pair)
+{
+    return pair >= 0 && pair < OMPC_NPAIRS ? pair_names[pair] : "?";
+}
+
+/*
+ * Mask of the events one list item names, 0 when it names none.  The
+ * header's spelling (OMP_EVENT_THR_BEGIN_CTWT) is accepted by dropping its
+ * prefixes, so names copied from collector code work.
+ */
+static uint32_t item_mask(const char *item)
+{
+    if (strncasecmp(item, "omp_event_", 10) == 0)
+        item += 10;
+    if (strncasecmp(item, "thr_", 4) == 0)
+        item += 4;
+    if (strcasecmp(item, "all") == 0)
+        return ((UINT32_C(1) << OMPC_NEVENTS) - 1) & ~UINT32_C(1);
+    if (strcasecmp(item, "none") == 0)
+        return UINT32_C(1) << 31;
+    for (int event = 1; event < OMPC_NEVENTS; event++)
+        if (strcasecmp(item, event_names[event]) == 0)
+            return UINT32_C(1) << event;
+    for (int pair = 0; pair < OMPC_NPAIRS; pair++)
+        if (strcasecmp(item, pair_names[pair]) == 0)
+            return UINT32_C(3) << (3 + 2 * pair);
+    return 0;
+}
+
+/* Parses an --events list; bit 31 is only a marker that "none" was seen and is cleared. */
+int ompc_parse_events(const char *list, uint32_t *mask, char *bad, size_t bad_size)
+{
+    uint32_t result = 0;
+    const char *cursor = list;
+    for (;;) {
+        const char *comma = strchr(cursor, ',');
+        size_t length = comma != NULL ? (size_t)(comma - cursor) : strlen(cursor);
+        char item[64];
+        while (length > 0 && isspace((unsigned char)*cursor))
+            cursor++, length--;
+        while (length > 0 && isspace((unsigned char)cursor[length - 1]))
+            length--;
+        if (length > 0) {
+            uint32_t bits = 0;
+            if (length < sizeof item) {
+                memcpy(item, cursor, length);
+                item[length] = '\0';
+                bits = item_mask(item);
+            }
+            if (bits == 0) {
+                if (bad != NULL && bad_size > 0) {
+                    size_t n = length < bad_size - 1 ? length : bad_size - 1;
+                    memcpy(bad, cursor, n);
+                    bad[n] = '\0';
+                }
+                return -1;
+            }
+            result |= bits;
+        }
+        if (comma == NULL)
+            break;
+        cursor = comma + 1;
+    }
+    *mask = result & ~(UINT32_C(1) << 31);
+    return 0;
+}
+
+/* Parses an interval; the unit multiplies a decimal fraction so "0.5ms" and "500us" agree. */
+int ompc_parse_interval(const char *text, long long *nanoseconds)
+{
+    char *end;
+    double value = strtod(text, &end);
+    if (end == text || !(value > 0))
+        return -1;
+    double scale;
+    if (*end == '\0' || strcmp(end, "ms") == 0)
+        scale = 1e6;
+    else if (strcmp(end, "us") == 0)
+        scale = 1e3;
+    else if (strcmp(end, "ns") == 0)
+        scale = 1;
+    else if (strcmp(end, "s") == 0)
+        scale = 1e9;
+    else
+        return -1;
+    double ns = value * scale;
+    if (ns < 1e4 || ns > 1e10)
+        return -1;
+    *nanoseconds = (long long)(ns + 0.5);
+    return 0;
+}
+
+/* Parses a --format value. */
+int ompc_parse_format(const char *text)
+{
+    if (strcmp(text, "text") == 0)
+        return OMPC_FORMAT_TEXT;
+    if (strcmp(text, "csv") == 0)
+        return OMPC_FORMAT_CSV;
+    if (strcmp(text, "json") == 0)
+        return OMPC_FORMAT_JSON;
+    return -1;
+}

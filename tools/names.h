@@ -1,0 +1,47 @@
+/* names.h - state and event names, and the option parsers the ompcollect launcher and its agent share. */
+#ifndef OMPCOLLECT_NAMES_H
+#define OMPCOLLECT_NAMES_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* States are 1..11 as in omp_collector_api.h; slot 0 collects answers outside that range. */
+#define OMPC_NSTATES 12
+/* Events are 1..22 as in omp_collector_api.h. */
+#define OMPC_NEVENTS 23
+/* BEGIN/END event pairs: BEGIN_IDLE/END_IDLE .. BEGIN_ATWT/END_ATWT. */
+#define OMPC_NPAIRS 10
+
+/* Short upper-case name of a state ("WORK"), "?" outside 1..11. */
+const char *ompc_state_name(int state);
+
+/* Lower-case name of an event ("begin_ctwt"), "?" outside 1..22. */
+const char *ompc_event_name(int event);
+
+/* Which BEGIN/END pair an event belongs to, or -1 for FORK, JOIN and unknown events. */
+int ompc_event_pair(int event);
+
+/* Name of a pair ("ctwt"). */
+const char *ompc_pair_name(int pair);
+
+/*
+ * Parses a comma list of event names into a mask with bit e set for event e.
+ * Items: an event ("begin_ctwt", "OMP_EVENT_THR_BEGIN_CTWT"), a pair ("ctwt":
+ * both halves), "all" or "none".  On a bad item returns -1 and copies the
+ * item into `bad`.
+ */
+int ompc_parse_events(const char *list, uint32_t *mask, char *bad, size_t bad_size);
+
+/*
+ * Parses a sampling interval: a decimal number with an optional unit (ns,
+ * us, ms, s; ms when absent).  Returns -1 when malformed or outside 10us..10s.
+ */
+int ompc_parse_interval(const char *text, long long *nanoseconds);
+
+/* Report formats. */
+enum ompc_format { OMPC_FORMAT_TEXT, OMPC_FORMAT_CSV, OMPC_FORMAT_JSON };
+
+/* Parses a format name; -1 when unknown. */
+int ompc_parse_format(const char *text);
+
+#endif /* OMPCOLLECT_NAMES_H */
