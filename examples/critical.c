@@ -4,17 +4,27 @@
 #ifdef _OPENMP
 #include <omp.h>
 
-/* Each thread alternates 0.5 ms of its own work with 2 ms inside the critical. */
+/* Each thread alternates 0.5 ms of its own work with 2 ms inside the critical, the two taking turns. */
 int main(int argc, char **argv)
 {
     double end = example_now() + example_seconds(argc, argv);
     long entries = 0;
+    static struct example_turns turns;
 #pragma omp parallel num_threads(2) reduction(+ : entries)
-    while (example_now() < end) {
-        example_work(0.0005);
+    {
+        int me = omp_get_thread_num(), team = omp_get_num_threads();
+        long seen = 0;
+        while (example_now() < end) {
+            example_work(0.0005);
 #pragma omp critical(ompcollect_example)
-        example_work(0.002);
-        entries++;
+            {
+                seen = example_turn_begins(&turns, me);
+                example_work(0.002);
+            }
+            entries++;
+            example_turn_passes(&turns, me, team, seen);
+        }
+        example_turns_end(&turns, me);
     }
     printf("critical: %ld entries\n", entries);
     return 0;

@@ -2,6 +2,8 @@
 #ifndef OMPCOLLECT_EXAMPLE_H
 #define OMPCOLLECT_EXAMPLE_H 1
 
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -35,6 +37,38 @@ static inline double example_seconds(int argc, char **argv)
         exit(2);
     }
     return seconds;
+}
+
+/*
+ * Two threads taking turns at one lock or critical section.  Left alone,
+ * the thread that just released it usually takes it again before a
+ * descheduled rival wakes, and a busy machine shows no contention at all.
+ * Waiting, after a turn, until the other thread has had one makes the
+ * contention the example shows independent of how the OS schedules them.
+ */
+struct example_turns {
+    _Atomic long taken[2];
+    _Atomic int done[2];
+};
+
+/* Records that thread `me` now holds the resource; returns the other thread's count of turns. */
+static inline long example_turn_begins(struct example_turns *turns, int me)
+{
+    atomic_fetch_add(&turns->taken[me], 1);
+    return atomic_load(&turns->taken[1 - me]);
+}
+
+/* After its turn, thread `me` of `team` threads waits until the other has taken one since `seen`. */
+static inline void example_turn_passes(struct example_turns *turns, int me, int team, long seen)
+{
+    while (team == 2 && atomic_load(&turns->taken[1 - me]) == seen && !atomic_load(&turns->done[1 - me]))
+        sched_yield();
+}
+
+/* Thread `me` takes no more turns; the other must not wait for it. */
+static inline void example_turns_end(struct example_turns *turns, int me)
+{
+    atomic_store(&turns->done[me], 1);
 }
 
 /* What an example built without OpenMP does: say so, and exit 77 (automake's "skip"). */

@@ -4,20 +4,27 @@
 #ifdef _OPENMP
 #include <omp.h>
 
-/* Each thread alternates 0.5 ms of its own work with 2 ms holding the lock. */
+/* Each thread alternates 0.5 ms of its own work with 2 ms holding the lock, the two taking turns. */
 int main(int argc, char **argv)
 {
     double end = example_now() + example_seconds(argc, argv);
     long acquisitions = 0;
+    static struct example_turns turns;
     omp_lock_t lock;
     omp_init_lock(&lock);
 #pragma omp parallel num_threads(2) reduction(+ : acquisitions)
-    while (example_now() < end) {
-        example_work(0.0005);
-        omp_set_lock(&lock);
-        example_work(0.002);
-        omp_unset_lock(&lock);
-        acquisitions++;
+    {
+        int me = omp_get_thread_num(), team = omp_get_num_threads();
+        while (example_now() < end) {
+            example_work(0.0005);
+            omp_set_lock(&lock);
+            long seen = example_turn_begins(&turns, me);
+            example_work(0.002);
+            omp_unset_lock(&lock);
+            acquisitions++;
+            example_turn_passes(&turns, me, team, seen);
+        }
+        example_turns_end(&turns, me);
     }
     omp_destroy_lock(&lock);
     printf("locks: %ld acquisitions\n", acquisitions);
