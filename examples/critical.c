@@ -4,7 +4,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 
-/* Each thread alternates 0.5 ms of its own work with 2 ms inside the critical, the two taking turns. */
+/* Each thread alternates 0.5 ms of its own work with 2 ms inside the critical, which the other always wants by then. */
 int main(int argc, char **argv)
 {
     double end = example_now() + example_seconds(argc, argv);
@@ -13,16 +13,15 @@ int main(int argc, char **argv)
 #pragma omp parallel num_threads(2) reduction(+ : entries)
     {
         int me = omp_get_thread_num(), team = omp_get_num_threads();
-        long seen = 0;
         while (example_now() < end) {
             example_work(0.0005);
+            example_turn_wanted(&turns, me);
 #pragma omp critical(ompcollect_example)
             {
-                seen = example_turn_begins(&turns, me);
+                example_turn_begins(&turns, me, team);
                 example_work(0.002);
             }
             entries++;
-            example_turn_passes(&turns, me, team, seen);
         }
         example_turns_end(&turns, me);
     }

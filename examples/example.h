@@ -40,28 +40,28 @@ static inline double example_seconds(int argc, char **argv)
 }
 
 /*
- * Two threads taking turns at one lock or critical section.  Left alone,
- * the thread that just released it usually takes it again before a
- * descheduled rival wakes, and a busy machine shows no contention at all.
- * Waiting, after a turn, until the other thread has had one makes the
- * contention the example shows independent of how the OS schedules them.
+ * Two threads contending for one lock or critical section.  Left alone, the
+ * thread that just released it often takes it again before a descheduled
+ * rival wakes, and a busy machine shows little contention.  Here the holder
+ * keeps it until the other thread has announced that it wants it, so every
+ * turn is contended however the OS schedules the two.
  */
 struct example_turns {
-    _Atomic long taken[2];
+    _Atomic int wanting[2];
     _Atomic int done[2];
 };
 
-/* Records that thread `me` now holds the resource; returns the other thread's count of turns. */
-static inline long example_turn_begins(struct example_turns *turns, int me)
+/* Thread `me` is about to ask for the resource. */
+static inline void example_turn_wanted(struct example_turns *turns, int me)
 {
-    atomic_fetch_add(&turns->taken[me], 1);
-    return atomic_load(&turns->taken[1 - me]);
+    atomic_store(&turns->wanting[me], 1);
 }
 
-/* After its turn, thread `me` of `team` threads waits until the other has taken one since `seen`. */
-static inline void example_turn_passes(struct example_turns *turns, int me, int team, long seen)
+/* Thread `me` of `team` now holds the resource: it waits until the other thread wants it too (or has stopped). */
+static inline void example_turn_begins(struct example_turns *turns, int me, int team)
 {
-    while (team == 2 && atomic_load(&turns->taken[1 - me]) == seen && !atomic_load(&turns->done[1 - me]))
+    atomic_store(&turns->wanting[me], 0);
+    while (team == 2 && !atomic_load(&turns->wanting[1 - me]) && !atomic_load(&turns->done[1 - me]))
         sched_yield();
 }
 

@@ -4,7 +4,7 @@
 #ifdef _OPENMP
 #include <omp.h>
 
-/* Each thread alternates 0.5 ms of its own work with 2 ms holding the lock, the two taking turns. */
+/* Each thread alternates 0.5 ms of its own work with 2 ms holding the lock, which the other always wants by then. */
 int main(int argc, char **argv)
 {
     double end = example_now() + example_seconds(argc, argv);
@@ -17,12 +17,12 @@ int main(int argc, char **argv)
         int me = omp_get_thread_num(), team = omp_get_num_threads();
         while (example_now() < end) {
             example_work(0.0005);
+            example_turn_wanted(&turns, me);
             omp_set_lock(&lock);
-            long seen = example_turn_begins(&turns, me);
+            example_turn_begins(&turns, me, team);
             example_work(0.002);
             omp_unset_lock(&lock);
             acquisitions++;
-            example_turn_passes(&turns, me, team, seen);
         }
         example_turns_end(&turns, me);
     }
