@@ -116,6 +116,18 @@ static int refine_mutex(int last_mutex_kind)
     }
 }
 
+/* A row whose legacy answer is a barrier state and is not a task wait's stand-in. */
+int oc_state_is_barrier_wait(int ompt_state)
+{
+    for (int i = 0; i < oc_state_row_count; i++) {
+        const struct oc_state_row *row = &oc_state_rows[i];
+        if (row->ompt_state == ompt_state)
+            return (row->legacy_state == THR_IBAR_STATE || row->legacy_state == THR_EBAR_STATE)
+                   && row->refinement != OC_REFINE_TASKWAIT;
+    }
+    return 0;
+}
+
 /*
  * Table lookup plus refinement.  A state the table does not list is an
  * implementation-specific one: the thread is somewhere in the runtime, so

@@ -188,6 +188,13 @@ int oc_source_begun_by(int callback_index, int kind);
 /* The row that `callback_index` with `kind` ends, or -1. */
 int oc_source_ended_by(int callback_index, int kind);
 
+/*
+ * Whether a thread in `ompt_state` waits at a barrier instance, so that
+ * IBAR/EBAR carry that barrier's wait id.  Task waits also read as EBAR by
+ * default, but they wait for tasks, not for a barrier.
+ */
+int oc_state_is_barrier_wait(int ompt_state);
+
 /* Legacy thread state for an OMPT state and what the shim saw the thread do. */
 int oc_map_state(int ompt_state, const struct oc_state_context *context);
 

@@ -35,7 +35,9 @@ int oc_current_state(uint64_t *wait_id)
         break;
     case THR_IBAR_STATE:
     case THR_EBAR_STATE:
-        *wait_id = oc_self.barrier_wait_id;
+        /* A task wait also reads EBAR; the last barrier's id would name a wait long over. */
+        if (oc_state_is_barrier_wait(ompt_state))
+            *wait_id = oc_self.barrier_wait_id;
         break;
     default:
         break;

@@ -267,6 +267,26 @@ static int work_inside_taskwait_reads_taskwait(void)
     return inside == THR_EBAR_STATE && state_now(&wait_id) == THR_WORK_STATE;
 }
 
+/* A task wait answered as EBAR is no barrier instance: it must not carry the last barrier's wait id. */
+static int taskwait_after_barrier_has_no_barrier_id(void)
+{
+    uint64_t barrier_id, taskwait_id, working_id;
+    if (!start_session())
+        return 0;
+    fake_fire_implicit_task(OC_SCOPE_BEGIN, &region, 1);
+    fake_fire_sync_region_wait(OC_SYNC_BARRIER_EXPLICIT, OC_SCOPE_BEGIN);
+    fake_ompt_set_state(OC_OMPT_STATE_WAIT_BARRIER_EXPLICIT, 0);
+    int at_barrier = state_now(&barrier_id);
+    fake_fire_sync_region_wait(OC_SYNC_BARRIER_EXPLICIT, OC_SCOPE_END);
+    fake_ompt_set_state(OC_OMPT_STATE_WAIT_TASKWAIT, 0);
+    int in_taskwait = state_now(&taskwait_id);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_BEGIN);
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_PARALLEL, 0);
+    int working_in_taskwait = state_now(&working_id);
+    return at_barrier == THR_EBAR_STATE && barrier_id != 0 && in_taskwait == THR_EBAR_STATE
+           && taskwait_id == 0 && working_in_taskwait == THR_EBAR_STATE && working_id == 0;
+}
+
 /* A session that asks for nothing sets only what states need; STOP unsets everything. */
 static int callbacks_follow_needs(void)
 {
@@ -324,6 +344,7 @@ static const struct {
     {"implicit-barrier wait reads IBAR, then IDLE with PRID 0 once the region ended", worker_after_region_end_reads_idle},
     {"OMPCOLLECTOR_TASKWAIT_STATE=12 answers 12 for task waits", taskwait_numbering_switch},
     {"work_parallel inside taskwait reads the task-wait state", work_inside_taskwait_reads_taskwait},
+    {"a task wait answered as EBAR has wait id 0, not the last barrier's", taskwait_after_barrier_has_no_barrier_id},
     {"OMPT callbacks are set only while needed and all unset at STOP", callbacks_follow_needs},
     {"a failed test-lock acquire still gets its END", failed_test_lock_stays_balanced},
     {"an END whose BEGIN was not tracked is not delivered", end_without_begin_is_dropped},
@@ -349,7 +370,7 @@ static int refinement_thunk(const void *check) { return ((refinement_check)check
 int main(void)
 {
     int refinement_count = (int)(sizeof refinements / sizeof refinements[0]);
-    tap_plan(2 * OC_SRC_COUNT + oc_state_row_count + refinement_count + 2);
+    tap_plan(2 * OC_SRC_COUNT + 2 * oc_state_row_count + refinement_count + 2);
     for (int i = 0; i < OC_SRC_COUNT; i++)
         tap_ok(in_child(event_row_thunk, &oc_event_source_rows[i]),
                "event row %s delivers BEGIN %d then END %d", oc_event_source_rows[i].name,
@@ -361,6 +382,14 @@ int main(void)
     for (int i = 0; i < oc_state_row_count; i++)
         tap_ok(in_child(state_row_thunk, &oc_state_rows[i]), "OMPT state 0x%03x maps to %d",
                oc_state_rows[i].ompt_state, oc_state_rows[i].legacy_state);
+    for (int i = 0; i < oc_state_row_count; i++) {
+        const struct oc_state_row *row = &oc_state_rows[i];
+        int barrier_row = (row->legacy_state == THR_IBAR_STATE || row->legacy_state == THR_EBAR_STATE)
+                          && row->refinement != OC_REFINE_TASKWAIT;
+        tap_is_int(oc_state_is_barrier_wait(row->ompt_state), barrier_row,
+                   "OMPT state 0x%03x %s a barrier instance's wait id", row->ompt_state,
+                   barrier_row ? "carries" : "does not carry");
+    }
     for (int i = 0; i < refinement_count; i++)
         tap_ok(in_child(refinement_thunk, (const void *)refinements[i].check), "%s",
                refinements[i].name);

@@ -104,6 +104,7 @@ static const char *event_name(int event)
 
 int main(void)
 {
+    failures += !collector_report_runtime();
     omp_init_lock(&lock);
     if (collector_simple(OMP_REQ_START) != OMP_ERRCODE_OK)
         return printf("not ok - START succeeds\n"), 1;

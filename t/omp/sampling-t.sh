@@ -1,11 +1,6 @@
 #!/bin/sh
-# sampling-t.sh - STATE and CURRENT_PRID from signal handlers at 10 kHz per thread over a workload that sits in each state, clang and gcc code.
+# sampling-t.sh - STATE and CURRENT_PRID from signal handlers at 10 kHz per thread over a workload that sits in each state, clang and gcc code by every route to libomp.
 . "$top_srcdir/t/omp/tap-lib.sh"
 require_libomp
-for cc in $(workload_compilers); do
-    binary=$(build_workload "$cc" sampling.c sampling -lrt) || { tap_result fail "$cc: sampling workload builds"; continue; }
-    gcc_flag=
-    [ "$cc" = gcc ] && gcc_flag=WORKLOAD_IS_GCC=1
-    run_workload "$cc" env LD_PRELOAD="$LIBOMP $SHIM" $gcc_flag "$binary"
-done
+run_group sampling -lrt
 tap_finish

@@ -203,6 +203,7 @@ static void expect_state(int p, int state, int never, const char *what)
 
 int main(void)
 {
+    failures += !collector_report_runtime();
     omp_init_lock(&lock);
     if (collector_simple(OMP_REQ_START) != OMP_ERRCODE_OK)
         return printf("not ok - START succeeds\n"), 1;
