@@ -243,7 +243,8 @@ static struct ompc_thread *current_thread(void)
 {
     if (self != NULL)
         return self;
-    struct ompc_thread *slot = claim_thread(current_tid(), current_tid() == getpid());
+    pid_t tid = current_tid();
+    struct ompc_thread *slot = claim_thread(tid, tid == getpid());
     if (slot == NULL)
         return self = &untracked;
     if (slot_key_made)
@@ -329,7 +330,7 @@ static void take_sample(struct ompc_thread *slot, int index, uint64_t weight)
     if (region_id != 0) {
         struct ompc_region *row = region_row(region_id, 1);
         if (row != NULL) {
-            atomic_fetch_add_explicit(&row->ticks[state], (uint32_t)weight, memory_order_relaxed);
+            atomic_fetch_add_explicit(&row->ticks[state], weight, memory_order_relaxed);
             atomic_fetch_or_explicit(&row->thread_mask, UINT64_C(1) << (index % 64),
                                      memory_order_relaxed);
         }

@@ -69,7 +69,7 @@ struct ompc_region {
     _Atomic uint64_t fork_ns; /* latest FORK on the master */
     _Atomic uint64_t time_ns; /* FORK to JOIN, summed */
     _Atomic uint64_t thread_mask; /* bit (slot % 64) of every thread sampled in it */
-    _Atomic uint32_t ticks[OMPC_NSTATES];
+    _Atomic uint64_t ticks[OMPC_NSTATES]; /* as a thread's state_ticks, so one reader serves both */
 };
 
 /* What REGISTER answered for an event asked for. */

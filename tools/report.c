@@ -40,13 +40,19 @@ static uint64_t load64(const _Atomic uint64_t *value)
     return atomic_load_explicit(value, memory_order_relaxed);
 }
 
-/* Samples of a thread, all states together. */
-static uint64_t thread_ticks(const struct ompc_thread *thread)
+/* Samples over all states (and invalid answers) of a thread's or region's counters. */
+static uint64_t state_total(const _Atomic uint64_t *ticks)
 {
     uint64_t total = 0;
     for (int state = 0; state < OMPC_NSTATES; state++)
-        total += load64(&thread->state_ticks[state]);
+        total += load64(&ticks[state]);
     return total;
+}
+
+/* Samples of a thread, all states together. */
+static uint64_t thread_ticks(const struct ompc_thread *thread)
+{
+    return state_total(thread->state_ticks);
 }
 
 /* How long the thread was sampled: from its slot's claim to its exit or the report. */
@@ -65,10 +71,7 @@ static uint64_t thread_expected_ticks(const struct ompc_run *run, const struct o
 /* Samples taken inside a region, all states together. */
 static uint64_t region_ticks(const struct ompc_region *region)
 {
-    uint64_t total = 0;
-    for (int state = 0; state < OMPC_NSTATES; state++)
-        total += atomic_load_explicit(&region->ticks[state], memory_order_relaxed);
-    return total;
+    return state_total(region->ticks);
 }
 
 /* Threads seen in a region, from its bit mask of thread slots. */
@@ -247,9 +250,9 @@ static void text_main_states(FILE *out, const struct ompc_region *region)
     int shown[3] = {0, 0, 0};
     for (int rank = 0; rank < 3; rank++) {
         int best = 0;
-        uint32_t best_ticks = 0;
+        uint64_t best_ticks = 0;
         for (int state = 0; state < OMPC_NSTATES; state++) {
-            uint32_t ticks = atomic_load_explicit(&region->ticks[state], memory_order_relaxed);
+            uint64_t ticks = load64(&region->ticks[state]);
             if (ticks > best_ticks && state != shown[0] && state != shown[1]) {
                 best = state;
                 best_ticks = ticks;
@@ -259,7 +262,7 @@ static void text_main_states(FILE *out, const struct ompc_region *region)
             break;
         shown[rank] = best;
         fprintf(out, "%s%s %.0f%%", rank ? ", " : "", ompc_state_name(best),
-                100.0 * best_ticks / (double)total);
+                100.0 * (double)best_ticks / (double)total);
     }
     if (total == 0)
         fputs("-", out);
@@ -410,6 +413,14 @@ static void csv_string(FILE *out, const char *text)
     fputc('"', out);
 }
 
+/* A CSV row's state counts, then its invalid answers, ending the row. */
+static void csv_states(FILE *out, const _Atomic uint64_t *ticks)
+{
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        fprintf(out, ",%" PRIu64, load64(&ticks[state]));
+    fprintf(out, ",%" PRIu64 "\n", load64(&ticks[0]));
+}
+
 /* The state columns of a CSV header row. */
 static void csv_state_names(FILE *out)
 {
@@ -441,9 +452,7 @@ static void write_csv(const struct summary *summary, FILE *out)
         fprintf(out, "thread,%d,%ld,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, i,
                 (long)thread->tid, thread->initial, thread_lifetime_ns(thread),
                 load64(&thread->signals), thread_ticks(thread), thread_expected_ticks(run, thread));
-        for (int state = 1; state < OMPC_NSTATES; state++)
-            fprintf(out, ",%" PRIu64, load64(&thread->state_ticks[state]));
-        fprintf(out, ",%" PRIu64 "\n", load64(&thread->state_ticks[0]));
+        csv_states(out, thread->state_ticks);
     }
 
     fputs("section,id,parent,forks,joins,time_ns,threads,samples", out);
@@ -455,9 +464,7 @@ static void write_csv(const struct summary *summary, FILE *out)
                 (unsigned)atomic_load(&region->forks), (unsigned)atomic_load(&region->joins),
                 (uint64_t)atomic_load(&region->time_ns),
                 popcount64(atomic_load(&region->thread_mask)), region_ticks(region));
-        for (int state = 1; state < OMPC_NSTATES; state++)
-            fprintf(out, ",%u", (unsigned)atomic_load(&region->ticks[state]));
-        fprintf(out, ",%u\n", (unsigned)atomic_load(&region->ticks[0]));
+        csv_states(out, region->ticks);
     }
 
     fputs("section,state,wait_id,samples,threads\n", out);
@@ -496,23 +503,13 @@ static void json_string(FILE *out, const char *text)
     fputc('"', out);
 }
 
-/* {"OVHD": n, ...} for a thread's 64-bit counters. */
-static void json_states64(FILE *out, const _Atomic uint64_t *ticks)
+/* {"OVHD": n, ...} for a thread's or a region's counters. */
+static void json_states(FILE *out, const _Atomic uint64_t *ticks)
 {
     fputc('{', out);
     for (int state = 1; state < OMPC_NSTATES; state++)
         fprintf(out, "%s\"%s\": %" PRIu64, state > 1 ? ", " : "", ompc_state_name(state),
                 load64(&ticks[state]));
-    fputc('}', out);
-}
-
-/* The same for a region's 32-bit counters. */
-static void json_states32(FILE *out, const _Atomic uint32_t *ticks)
-{
-    fputc('{', out);
-    for (int state = 1; state < OMPC_NSTATES; state++)
-        fprintf(out, "%s\"%s\": %u", state > 1 ? ", " : "", ompc_state_name(state),
-                (unsigned)atomic_load(&ticks[state]));
     fputc('}', out);
 }
 
@@ -540,7 +537,7 @@ static void write_json(const struct summary *summary, FILE *out)
                 atomic_load(&thread->status) == OMPC_SLOT_EXITED ? "true" : "false",
                 thread_lifetime_ns(thread), load64(&thread->signals), thread_ticks(thread),
                 thread_expected_ticks(run, thread), load64(&thread->state_ticks[0]));
-        json_states64(out, thread->state_ticks);
+        json_states(out, thread->state_ticks);
         fputs(",\n     \"events\": {", out);
         int first = 1;
         for (int event = 1; event < OMPC_NEVENTS; event++) {
@@ -564,7 +561,7 @@ static void write_json(const struct summary *summary, FILE *out)
                 (uint64_t)atomic_load(&region->parent), (unsigned)atomic_load(&region->forks),
                 (unsigned)atomic_load(&region->joins), (uint64_t)atomic_load(&region->time_ns),
                 popcount64(atomic_load(&region->thread_mask)), region_ticks(region));
-        json_states32(out, region->ticks);
+        json_states(out, region->ticks);
         fputc('}', out);
     }
     fprintf(out, "\n  ],\n  \"regions_overflow_forks\": %" PRIu64 ",\n  \"waits\": [",
