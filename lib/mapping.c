@@ -116,16 +116,21 @@ static int refine_mutex(int last_mutex_kind)
     }
 }
 
+/* The state table's row for `ompt_state`, or NULL for a state it does not list. */
+static const struct oc_state_row *state_row(int ompt_state)
+{
+    for (int i = 0; i < oc_state_row_count; i++)
+        if (oc_state_rows[i].ompt_state == ompt_state)
+            return &oc_state_rows[i];
+    return NULL;
+}
+
 /* A row whose legacy answer is a barrier state and is not a task wait's stand-in. */
 int oc_state_is_barrier_wait(int ompt_state)
 {
-    for (int i = 0; i < oc_state_row_count; i++) {
-        const struct oc_state_row *row = &oc_state_rows[i];
-        if (row->ompt_state == ompt_state)
-            return (row->legacy_state == THR_IBAR_STATE || row->legacy_state == THR_EBAR_STATE)
-                   && row->refinement != OC_REFINE_TASKWAIT;
-    }
-    return 0;
+    const struct oc_state_row *row = state_row(ompt_state);
+    return row != NULL && (row->legacy_state == THR_IBAR_STATE || row->legacy_state == THR_EBAR_STATE)
+           && row->refinement != OC_REFINE_TASKWAIT;
 }
 
 /*
@@ -138,25 +143,21 @@ int oc_map_state(int ompt_state, const struct oc_state_context *context)
     static const struct oc_state_context empty_context = {0, 0, 0, 0, THR_EBAR_STATE};
     if (context == NULL)
         context = &empty_context;
-    for (int i = 0; i < oc_state_row_count; i++) {
-        const struct oc_state_row *row = &oc_state_rows[i];
-        if (row->ompt_state != ompt_state)
-            continue;
-        switch (row->refinement) {
-        case OC_REFINE_IDLE:
-            return context->region_ended ? THR_IDLE_STATE : row->legacy_state;
-        case OC_REFINE_BARRIER:
-            return context->last_sync_kind == OC_SYNC_BARRIER_EXPLICIT ? THR_EBAR_STATE
-                                                                       : THR_IBAR_STATE;
-        case OC_REFINE_MUTEX:
-            return refine_mutex(context->last_mutex_kind);
-        case OC_REFINE_TASKWAIT:
-            return context->taskwait_state;
-        case OC_REFINE_WORK:
-            return context->in_task_wait ? context->taskwait_state : row->legacy_state;
-        default:
-            return row->legacy_state;
-        }
+    const struct oc_state_row *row = state_row(ompt_state);
+    if (row == NULL)
+        return THR_OVHD_STATE;
+    switch (row->refinement) {
+    case OC_REFINE_IDLE:
+        return context->region_ended ? THR_IDLE_STATE : row->legacy_state;
+    case OC_REFINE_BARRIER:
+        return context->last_sync_kind == OC_SYNC_BARRIER_EXPLICIT ? THR_EBAR_STATE : THR_IBAR_STATE;
+    case OC_REFINE_MUTEX:
+        return refine_mutex(context->last_mutex_kind);
+    case OC_REFINE_TASKWAIT:
+        return context->taskwait_state;
+    case OC_REFINE_WORK:
+        return context->in_task_wait ? context->taskwait_state : row->legacy_state;
+    default:
+        return row->legacy_state;
     }
-    return THR_OVHD_STATE;
 }
