@@ -1,4 +1,5 @@
 /* omp_collector_api.h - the OpenMP Collector API as served by ompcollector. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
  * This header describes the one entry point a performance collector uses to

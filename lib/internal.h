@@ -1,4 +1,5 @@
 /* internal.h - declarations shared by the shim's modules; nothing here is exported. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECTOR_INTERNAL_H
 #define OMPCOLLECTOR_INTERNAL_H 1
 
@@ -42,6 +43,8 @@ struct oc_thread {
     uint32_t pair_generation;  /* session the open_pairs counts belong to */
     uint8_t open_pairs[OC_SRC_COUNT]; /* BEGINs tracked whose END is still owed */
     struct oc_frame frames[OC_MAX_NEST];
+    int32_t forked_depth;      /* regions this thread forked and has not yet seen end */
+    uint64_t forked[OC_MAX_NEST]; /* their ids, innermost last */
 };
 
 extern __thread struct oc_thread oc_self __attribute__((tls_model("initial-exec")));
@@ -78,7 +81,7 @@ extern ompt_start_tool_result_t *oc_start_tool(unsigned int omp_version,
 extern _Atomic int oc_session_active;
 extern _Atomic int oc_paused;
 extern _Atomic(omp_collector_callback_t) oc_event_callbacks[OMP_EVENT_THR_END_ATWT + 1];
-extern int oc_taskwait_state;
+extern _Atomic int oc_taskwait_state;
 extern _Atomic uint32_t oc_session_generation;
 int oc_emit_slow(int event);
 void oc_begin_pair(int source);

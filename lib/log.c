@@ -1,4 +1,5 @@
 /* log.c - diagnostics to stderr, only when OMPCOLLECTOR_DEBUG asks, written with write(2). */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "internal.h"
 
 #include <errno.h>

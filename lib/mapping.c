@@ -1,4 +1,5 @@
 /* mapping.c - pure lookups over the translation tables; no globals are read or written here. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "mapping.h"
 
 #include <stddef.h>

@@ -1,4 +1,5 @@
 /* mapping.h - the translation tables between OMPT and the collector API, as X-macro lists. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECTOR_MAPPING_H
 #define OMPCOLLECTOR_MAPPING_H 1
 

@@ -1,4 +1,5 @@
 /* ompt.h - one place that decides which OMPT declarations the shim compiles against. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECTOR_OMPT_H
 #define OMPCOLLECTOR_OMPT_H 1
 

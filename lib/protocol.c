@@ -1,4 +1,5 @@
 /* protocol.c - __omp_collector_api: walks the request buffer and answers each entry. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "internal.h"
 
 #include <stdint.h>
@@ -108,7 +109,6 @@ static void handle_unregister(struct entry *entry)
     }
     oc_control_lock();
     atomic_store(&oc_event_callbacks[event], (omp_collector_callback_t)0);
-    oc_apply_callbacks(oc_wanted_callbacks());
     oc_control_unlock();
     oc_drain_deliveries();
     answer(entry, OMP_ERRCODE_OK, 0);
@@ -183,7 +183,6 @@ static void handle_stop(struct entry *entry)
     atomic_store(&oc_session_active, 0);
     for (int event = 0; event <= OMP_EVENT_THR_END_ATWT; event++)
         atomic_store(&oc_event_callbacks[event], (omp_collector_callback_t)0);
-    oc_apply_callbacks(0);
     oc_control_unlock();
     oc_drain_deliveries();
     answer(entry, OMP_ERRCODE_OK, 0);

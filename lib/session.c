@@ -1,4 +1,5 @@
 /* session.c - session lifecycle, the registered-callback table and lock-free event delivery. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "internal.h"
 
 #include <pthread.h>
@@ -10,7 +11,8 @@ _Atomic int oc_session_active;
 _Atomic int oc_paused;
 _Atomic uint32_t oc_session_generation;
 _Atomic(omp_collector_callback_t) oc_event_callbacks[OMP_EVENT_THR_END_ATWT + 1];
-int oc_taskwait_state = THR_EBAR_STATE;
+/* Written at START, read by STATE on any thread and in signal handlers: atomic. */
+_Atomic int oc_taskwait_state = THR_EBAR_STATE;
 
 /*
  * Deliveries in flight, counted in two slots.  A delivery counts itself in
@@ -133,12 +135,17 @@ void oc_drain_deliveries(void)
             atomic_fetch_sub(&deliveries_held_by_drainers[s], held[s]);
 }
 
-/* The OMPT callbacks this session needs right now: states always, plus every registered event's. */
+/*
+ * The OMPT callbacks this session needs right now: states always (thread
+ * begin tells a new worker, idle, from a serial thread before its first
+ * team), plus every registered event's.
+ */
 oc_callback_mask oc_wanted_callbacks(void)
 {
     if (!atomic_load(&oc_session_active))
         return 0;
-    oc_callback_mask wanted = OC_BIT(parallel_begin) | OC_BIT(parallel_end) | OC_BIT(implicit_task)
+    oc_callback_mask wanted = OC_BIT(thread_begin) | OC_BIT(thread_end) | OC_BIT(parallel_begin)
+                              | OC_BIT(parallel_end) | OC_BIT(implicit_task)
                               | OC_BIT(sync_region_wait) | OC_BIT(mutex_acquire);
     for (int event = OMP_EVENT_FORK; event <= OMP_EVENT_THR_END_ATWT; event++)
         if (atomic_load(&oc_event_callbacks[event]) != 0)
@@ -154,7 +161,9 @@ void oc_session_reset(void)
     atomic_store(&oc_paused, 0);
     atomic_fetch_add(&oc_session_generation, 1);
     const char *numbering = getenv("OMPCOLLECTOR_TASKWAIT_STATE");
-    oc_taskwait_state = (numbering != NULL && strcmp(numbering, "12") == 0)
-                            ? OC_THR_TASKWAIT_STATE_ORACLE
-                            : THR_EBAR_STATE;
+    atomic_store_explicit(&oc_taskwait_state,
+                          (numbering != NULL && strcmp(numbering, "12") == 0)
+                              ? OC_THR_TASKWAIT_STATE_ORACLE
+                              : THR_EBAR_STATE,
+                          memory_order_relaxed);
 }

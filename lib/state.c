@@ -1,4 +1,5 @@
 /* state.c - thread state, wait id and region id for the calling thread, safe inside signal handlers. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "internal.h"
 
 #include <stddef.h>
@@ -23,9 +24,20 @@ int oc_current_state(uint64_t *wait_id)
         .last_mutex_kind = oc_self.last_mutex_kind,
         .last_sync_kind = oc_self.last_sync_kind,
         .in_task_wait = oc_self.in_task_wait,
-        .taskwait_state = oc_taskwait_state,
+        .taskwait_state = atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed),
     };
     int state = oc_map_state(ompt_state, &context);
+    /*
+     * A sample must agree with itself: region id 0 means SERIAL or IDLE.
+     * Inside FORK/JOIN delivery the master works for the runtime on the
+     * region CURRENT_PRID names; and libomp marks a thread as working just
+     * before it reports the implicit task, so in that gap the thread is
+     * still where the shim last saw it, outside any region.
+     */
+    if (oc_self.fork_region_id != 0)
+        return THR_OVHD_STATE;
+    if (state == THR_WORK_STATE && frame == NULL)
+        return oc_self.is_worker ? THR_IDLE_STATE : THR_SERIAL_STATE;
     switch (state) {
     case THR_LKWT_STATE:
     case THR_CTWT_STATE:

@@ -1,4 +1,5 @@
 /* tool.c - the OMPT tool half: rendezvous with the runtime and the on_ompt_callback_* handlers. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include "internal.h"
 
@@ -129,8 +130,29 @@ static void on_ompt_callback_parallel_begin(ompt_data_t *encountering_task_data,
     struct oc_frame *enclosing = oc_top_frame(&oc_self);
     oc_self.fork_parent_id = enclosing != NULL ? enclosing->region_id : 0;
     oc_self.fork_region_id = region_id;
+    if (oc_self.forked_depth < OC_MAX_NEST)
+        oc_self.forked[oc_self.forked_depth] = region_id;
+    oc_self.forked_depth++;
     oc_emit(OMP_EVENT_FORK);
     oc_self.fork_region_id = 0;
+}
+
+/*
+ * The id of the region whose end the calling master is told of.  The
+ * regions one thread forks end in the reverse order, so its own list names
+ * the region; parallel_data cannot be trusted here, because libomp frees a
+ * nested team before reporting its end, and on a busy machine another
+ * thread's fork can take the team over and overwrite its data in between.
+ * A region forked before the shim was watching falls back to the data.
+ */
+static uint64_t ending_region_id(const ompt_data_t *parallel_data)
+{
+    if (oc_self.forked_depth > 0) {
+        oc_self.forked_depth--;
+        if (oc_self.forked_depth < OC_MAX_NEST)
+            return oc_self.forked[oc_self.forked_depth];
+    }
+    return parallel_data != NULL ? parallel_data->value : 0;
 }
 
 /* The team has passed its closing barrier: mark the region ended and deliver JOIN. */
@@ -140,13 +162,33 @@ static void on_ompt_callback_parallel_end(ompt_data_t *parallel_data,
 {
     (void)encountering_task_data, (void)flags, (void)codeptr_ra;
     close_open_wait();
-    uint64_t region_id = parallel_data != NULL ? parallel_data->value : 0;
+    uint64_t region_id = ending_region_id(parallel_data);
     mark_region_ended(region_id);
     struct oc_frame *enclosing = oc_top_frame(&oc_self);
     oc_self.fork_parent_id = enclosing != NULL ? enclosing->region_id : 0;
     oc_self.fork_region_id = region_id;
     oc_emit(OMP_EVENT_JOIN);
     oc_self.fork_region_id = 0;
+}
+
+/*
+ * The id of a region whose team a thread enters.  A region forked before
+ * the shim set parallel_begin (START came later) has none yet: the first
+ * thread of its team to arrive gives it one, so that a thread inside a
+ * region never answers region id 0.
+ */
+static uint64_t region_id_of(ompt_data_t *parallel_data)
+{
+    if (parallel_data == NULL)
+        return 0;
+    uint64_t id = __atomic_load_n(&parallel_data->value, __ATOMIC_ACQUIRE);
+    if (id != 0)
+        return id;
+    uint64_t fresh = atomic_fetch_add_explicit(&oc_next_region_id, 1, memory_order_relaxed);
+    if (__atomic_compare_exchange_n(&parallel_data->value, &id, fresh, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        return fresh;
+    return id;
 }
 
 /*
@@ -169,7 +211,7 @@ static void on_ompt_callback_implicit_task(ompt_scope_endpoint_t endpoint,
         leave_idle();
         int level = oc_self.depth < OC_MAX_NEST ? oc_self.depth : OC_MAX_NEST - 1;
         struct oc_frame *frame = &oc_self.frames[level];
-        frame->region_id = parallel_data != NULL ? parallel_data->value : 0;
+        frame->region_id = region_id_of(parallel_data);
         frame->barrier_seq = 0;
         frame->team_index = (int32_t)index;
         oc_self.depth++;
@@ -311,28 +353,32 @@ static const ompt_callback_t handlers[OC_CB_COUNT] = {
 };
 
 /*
- * Brings the callbacks set with the runtime in line with `wanted`, limited
- * to what the runtime granted.  Caller holds the control lock.
+ * Sets, with the runtime, every callback in `wanted` (limited to what it
+ * granted) that is not set yet.  A callback once set stays set until the
+ * runtime finalizes: libomp dispatches by testing an enabled flag and then
+ * loading the pointer, and its set_callback stores the pointer before it
+ * clears the flag, so unsetting (or replacing) a callback while another
+ * thread is inside the runtime can make that thread call NULL.  Handlers
+ * left set after UNREGISTER or STOP cost a few loads each and deliver
+ * nothing: oc_emit decides, lock-free, whether a legacy event is wanted.
+ * Caller holds the control lock.
  */
 void oc_apply_callbacks(oc_callback_mask wanted)
 {
     if (!atomic_load(&oc_tool_attached) || oc_runtime.set_callback == NULL)
         return;
-    wanted &= oc_granted;
-    for (int i = 0; i < OC_CB_COUNT; i++) {
-        oc_callback_mask bit = (oc_callback_mask)1u << i;
-        if ((wanted & bit) && !(callbacks_set & bit))
+    oc_callback_mask missing = wanted & oc_granted & ~callbacks_set;
+    for (int i = 0; i < OC_CB_COUNT; i++)
+        if (missing & ((oc_callback_mask)1u << i))
             oc_runtime.set_callback((ompt_callbacks_t)oc_callback_ompt_id(i), handlers[i]);
-        else if (!(wanted & bit) && (callbacks_set & bit))
-            oc_runtime.set_callback((ompt_callbacks_t)oc_callback_ompt_id(i), NULL);
-    }
-    callbacks_set = wanted;
+    callbacks_set |= missing;
 }
 
 /*
  * The runtime accepted the tool.  Learn what it grants by setting and
- * unsetting each callback once, then set what a session started early
- * (from a collector's constructor) already needs.
+ * unsetting each callback once -- safe here only because the runtime is
+ * still initialising and no thread can be dispatching yet -- then set what
+ * a session started early (from a collector's constructor) already needs.
  */
 static int on_tool_initialize(ompt_function_lookup_t lookup, int initial_device_num,
                               ompt_data_t *tool_data)

@@ -1,4 +1,5 @@
 /* dispatch-t.c - stress: control requests race with events on many threads; no stale or NULL callback may ever run. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -113,7 +114,7 @@ static double seconds_since(const struct timespec *start)
 
 int main(void)
 {
-    tap_plan(5);
+    tap_plan(7);
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = on_sample_signal;
@@ -166,5 +167,9 @@ int main(void)
     tap_is_int(atomic_load(&violations), 0, "no stale callback ran and none ran while paused");
     tap_ok(atomic_load(&samples) > 0, "signal-handler samples were taken during the stress");
     tap_is_int(atomic_load(&bad_samples), 0, "every sampled state was one of the 11");
+    tap_is_int(fake_ompt_null_dispatches(), 0,
+               "the runtime never found a callback enabled with a NULL pointer");
+    tap_is_int(fake_ompt_unsafe_sets(), 0,
+               "no OMPT callback was unset or replaced while the runtime lived");
     return tap_done();
 }

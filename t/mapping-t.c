@@ -1,4 +1,5 @@
 /* mapping-t.c - walks every row of both translation tables through the shim, with the fake runtime firing callbacks and setting states. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +160,9 @@ static int check_state_row(const struct oc_state_row *row)
 {
     if (!start_session())
         return 0;
+    ompt_data_t team = {0};
+    fake_fire_parallel_begin(&team);
+    fake_fire_implicit_task(OC_SCOPE_BEGIN, &team, 0);
     fake_ompt_set_state(row->ompt_state, 0x2000);
     uint64_t wait_id;
     int state = state_now(&wait_id);
@@ -242,6 +246,68 @@ static int worker_after_region_end_reads_idle(void)
            && current_prid() == 0;
 }
 
+/*
+ * libomp marks a thread working just before it reports the implicit task:
+ * in that gap a sample must not say WORK with region 0.  The initial thread
+ * is still serial, a worker still idle.
+ */
+static int work_outside_any_region_is_not_work(void)
+{
+    uint64_t wait_id;
+    if (!start_session())
+        return 0;
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_PARALLEL, 0);
+    int initial = state_now(&wait_id);
+    uint64_t initial_prid = current_prid();
+    fake_fire_thread_begin(ompt_thread_worker);
+    int worker = state_now(&wait_id);
+    uint64_t worker_prid = current_prid();
+    return initial == THR_SERIAL_STATE && initial_prid == 0 && worker == THR_IDLE_STATE
+           && worker_prid == 0;
+}
+
+static int sampled_state = -1;
+static uint64_t sampled_prid;
+
+/* A FORK callback that samples as a signal handler landing there would. */
+static void sample_in_callback(OMP_COLLECTORAPI_EVENT event)
+{
+    (void)event;
+    uint64_t wait_id;
+    sampled_state = state_now(&wait_id);
+    sampled_prid = current_prid();
+}
+
+/* Inside FORK delivery CURRENT_PRID names the new region, so STATE is not SERIAL there. */
+static int state_inside_fork_agrees_with_prid(void)
+{
+    if (!start_session())
+        return 0;
+    int32_t entry[8] = {28, OMP_REQ_REGISTER, 0, 0, OMP_EVENT_FORK};
+    void (*callback)(OMP_COLLECTORAPI_EVENT) = sample_in_callback;
+    memcpy(&entry[5], &callback, sizeof callback);
+    if (request(entry) != OMP_ERRCODE_OK)
+        return 0;
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_SERIAL, 0);
+    ompt_data_t team = {0};
+    fake_fire_parallel_begin(&team);
+    return sampled_state == THR_OVHD_STATE && sampled_prid == team.value && team.value != 0;
+}
+
+/* A region forked before the shim was asked to track forks still gets an id, shared by its team. */
+static int region_forked_unseen_gets_an_id(void)
+{
+    if (!start_session())
+        return 0;
+    ompt_data_t team = {0}; /* no parallel_begin was seen for it */
+    fake_fire_implicit_task(OC_SCOPE_BEGIN, &team, 0);
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_PARALLEL, 0);
+    uint64_t wait_id;
+    int state = state_now(&wait_id);
+    uint64_t prid = current_prid();
+    return state == THR_WORK_STATE && prid != 0 && prid == team.value;
+}
+
 /* Oracle's later numbering, when asked for. */
 static int taskwait_numbering_switch(void)
 {
@@ -287,8 +353,12 @@ static int taskwait_after_barrier_has_no_barrier_id(void)
            && taskwait_id == 0 && working_in_taskwait == THR_EBAR_STATE && working_id == 0;
 }
 
-/* A session that asks for nothing sets only what states need; STOP unsets everything. */
-static int callbacks_follow_needs(void)
+/*
+ * A session that asks for nothing sets only what states need; a callback is
+ * set when first needed and then never unset or replaced, because libomp
+ * can jump to a pointer being cleared (UNREGISTER and STOP leave it set).
+ */
+static int callbacks_set_once(void)
 {
     if (!start_session())
         return 0;
@@ -296,18 +366,19 @@ static int callbacks_follow_needs(void)
         || fake_ompt_handler(ompt_callback_parallel_begin) == NULL)
         return 0;
     register_event(OMP_EVENT_THR_BEGIN_MASTER);
-    if (fake_ompt_handler(ompt_callback_masked) == NULL)
+    ompt_callback_t masked = fake_ompt_handler(ompt_callback_masked);
+    if (masked == NULL)
         return 0;
     int32_t unregister[6] = {20, OMP_REQ_UNREGISTER, 0, 0, OMP_EVENT_THR_BEGIN_MASTER};
     request(unregister);
-    if (fake_ompt_handler(ompt_callback_masked) != NULL)
-        return 0;
     int32_t stop[5] = {16, OMP_REQ_STOP, 0, 0, 0};
     request(stop);
-    for (int i = 0; i < OC_CB_COUNT; i++)
-        if (fake_ompt_handler(oc_callback_ompt_id(i)) != NULL)
-            return 0;
-    return 1;
+    if (!start_session() || register_event(OMP_EVENT_THR_BEGIN_MASTER) != OMP_ERRCODE_OK)
+        return 0;
+    request(stop);
+    return fake_ompt_handler(ompt_callback_masked) == masked
+           && fake_ompt_handler(ompt_callback_parallel_begin) != NULL
+           && fake_ompt_unsafe_sets() == 0;
 }
 
 /* A failed omp_test_lock on 13-16 is an acquire with no acquired: its END still comes. */
@@ -342,10 +413,13 @@ static const struct {
     {"wait_lock after a lock acquire reads LKWT with the runtime's wait id", lock_reads_lkwt},
     {"generic wait_barrier after an explicit barrier began reads EBAR", generic_barrier_after_explicit_reads_ebar},
     {"implicit-barrier wait reads IBAR, then IDLE with PRID 0 once the region ended", worker_after_region_end_reads_idle},
+    {"work_parallel before the implicit task reads SERIAL (initial) or IDLE (worker), PRID 0", work_outside_any_region_is_not_work},
+    {"inside FORK delivery STATE reads OVHD while CURRENT_PRID names the new region", state_inside_fork_agrees_with_prid},
+    {"a region whose fork the shim did not see gets a nonzero id", region_forked_unseen_gets_an_id},
     {"OMPCOLLECTOR_TASKWAIT_STATE=12 answers 12 for task waits", taskwait_numbering_switch},
     {"work_parallel inside taskwait reads the task-wait state", work_inside_taskwait_reads_taskwait},
     {"a task wait answered as EBAR has wait id 0, not the last barrier's", taskwait_after_barrier_has_no_barrier_id},
-    {"OMPT callbacks are set only while needed and all unset at STOP", callbacks_follow_needs},
+    {"OMPT callbacks are set when first needed and never unset or replaced", callbacks_set_once},
     {"a failed test-lock acquire still gets its END", failed_test_lock_stays_balanced},
     {"an END whose BEGIN was not tracked is not delivered", end_without_begin_is_dropped},
 };

@@ -1,4 +1,5 @@
 /* fake-ompt.c - the stand-in runtime behind fake-ompt.h. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "fake-ompt.h"
 
 #include <stdatomic.h>
@@ -9,7 +10,17 @@
 
 ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version);
 
+/*
+ * Each callback is an enabled flag and a pointer, read separately by the
+ * dispatcher and written pointer-first by set_callback, as libomp does: a
+ * tool that unsets a callback while events fire can make the dispatcher
+ * jump to NULL.  The fake counts those jumps instead of taking them.
+ */
+static _Atomic int enabled[FAKE_CALLBACK_SLOTS];
 static _Atomic(ompt_callback_t) handlers[FAKE_CALLBACK_SLOTS];
+static _Atomic long null_dispatches;
+static _Atomic long unsafe_sets;
+static _Atomic int initializing;
 static int grants[FAKE_CALLBACK_SLOTS];
 static int grants_configured;
 static enum fake_discovery discovery = FAKE_DISCOVERY_ALREADY_DONE;
@@ -47,14 +58,15 @@ static ompt_set_result_t fake_set_callback(ompt_callbacks_t event, ompt_callback
     int id = (int)event;
     if (id <= 0 || id >= FAKE_CALLBACK_SLOTS)
         return ompt_set_error;
-    if (callback == NULL) {
-        atomic_store(&handlers[id], NULL);
-        return ompt_set_always;
-    }
-    if (grants[id] == ompt_set_error || grants[id] == ompt_set_never)
+    if (callback != NULL && (grants[id] == ompt_set_error || grants[id] == ompt_set_never))
         return (ompt_set_result_t)grants[id];
+    /* Outside initialize, changing a live pointer is what crashes libomp. */
+    ompt_callback_t previous = atomic_load(&handlers[id]);
+    if (previous != NULL && previous != callback && !atomic_load(&initializing))
+        atomic_fetch_add(&unsafe_sets, 1);
     atomic_store(&handlers[id], callback);
-    return (ompt_set_result_t)grants[id];
+    atomic_store(&enabled[id], callback != NULL);
+    return callback == NULL ? ompt_set_always : (ompt_set_result_t)grants[id];
 }
 
 /* ompt_get_state: whatever the test said for this thread. */
@@ -94,7 +106,10 @@ int fake_ompt_attach(void)
     tool = ompt_start_tool(201811, "ompcollector fake runtime");
     if (tool == NULL)
         return 0;
-    return tool->initialize(fake_lookup, 0, &tool_data);
+    atomic_store(&initializing, 1);
+    int accepted = tool->initialize(fake_lookup, 0, &tool_data);
+    atomic_store(&initializing, 0);
+    return accepted;
 }
 
 /* Shutdown as libomp runs it. */
@@ -118,6 +133,18 @@ ompt_callback_t fake_ompt_handler(int ompt_callback_id)
     return atomic_load(&handlers[ompt_callback_id]);
 }
 
+/* How often a dispatcher found a callback enabled and its pointer NULL. */
+long fake_ompt_null_dispatches(void)
+{
+    return atomic_load(&null_dispatches);
+}
+
+/* How often the tool unset or replaced a set callback after initialize. */
+long fake_ompt_unsafe_sets(void)
+{
+    return atomic_load(&unsafe_sets);
+}
+
 /* Per-thread state for fake_get_state. */
 void fake_ompt_set_state(int state, uint64_t wait_id)
 {
@@ -125,11 +152,23 @@ void fake_ompt_set_state(int state, uint64_t wait_id)
     thread_wait_id = wait_id;
 }
 
-#define FIRE(id, type, ...)                                          \
-    do {                                                             \
-        ompt_callback_t handler = atomic_load(&handlers[(id)]);      \
-        if (handler != NULL)                                         \
-            ((type)handler)(__VA_ARGS__);                            \
+/*
+ * libomp's dispatch: test the flag, then load the pointer.  The pause
+ * between the two widens the window a real runtime has, so a tool that
+ * unsets callbacks under load is caught within a short stress run.
+ */
+#define FIRE(id, type, ...)                                                     \
+    do {                                                                        \
+        if (atomic_load_explicit(&enabled[(id)], memory_order_relaxed)) {       \
+            for (volatile int spin = 0; spin < 16; spin++) {                    \
+            }                                                                   \
+            ompt_callback_t handler =                                           \
+                atomic_load_explicit(&handlers[(id)], memory_order_relaxed);    \
+            if (handler == NULL)                                                \
+                atomic_fetch_add(&null_dispatches, 1);                          \
+            else                                                                \
+                ((type)handler)(__VA_ARGS__);                                   \
+        }                                                                       \
     } while (0)
 
 /* The fire functions below mirror one OMPT callback each. */

@@ -1,4 +1,5 @@
 /* fake-ompt.h - a stand-in OpenMP runtime for unit tests: hands the shim a lookup function, records what it sets, fires callbacks. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECTOR_FAKE_OMPT_H
 #define OMPCOLLECTOR_FAKE_OMPT_H 1
 
@@ -26,6 +27,12 @@ void fake_ompt_finalize(void);
 
 /* The handler the shim has set for `ompt_callback_id`, or NULL. */
 ompt_callback_t fake_ompt_handler(int ompt_callback_id);
+
+/* Times a dispatch found its callback enabled but the pointer NULL (libomp would have crashed). */
+long fake_ompt_null_dispatches(void);
+
+/* Times the tool unset or replaced a set callback after initialize returned. */
+long fake_ompt_unsafe_sets(void);
 
 /* The calling thread's state and wait id as ompt_get_state will report them. */
 void fake_ompt_set_state(int state, uint64_t wait_id);

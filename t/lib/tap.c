@@ -1,4 +1,5 @@
 /* tap.c - prints TAP results to stdout, one line per result, flushing as it goes. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "tap.h"
 
 #include <stdio.h>

@@ -1,4 +1,5 @@
 /* tap.h - a small Test Anything Protocol producer for ompcollector's test programs. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECTOR_TAP_H
 #define OMPCOLLECTOR_TAP_H 1
 

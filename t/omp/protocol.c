@@ -1,4 +1,5 @@
 /* protocol.c - the request protocol on a real libomp: legacy buffer layouts, batches, per-entry error codes, sequencing, and REGISTER answers checked against the events that really fire. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <omp.h>
 #include <pthread.h>
@@ -738,6 +739,48 @@ static void nested_ids(void)
           "after a nested region returns, its threads read the enclosing region's id again");
 }
 
+/*
+ * Many more threads than cores, each the master of a nested team: libomp
+ * frees a nested team before it reports the team's end, and a preempted
+ * master's report can then name a team another thread has already taken
+ * over.  Every inner master must still read its own region and its parent.
+ */
+static void oversubscribed_nested_parents(void)
+{
+    enum { OUTER = 64, ROUNDS = 20 };
+    static uint64_t outer_id[OUTER];
+    _Atomic long asked = 0, wrong = 0, teams_short = 0;
+    omp_set_max_active_levels(2);
+    for (int round = 0; round < ROUNDS; round++) {
+#pragma omp parallel num_threads(OUTER)
+        {
+            int o = omp_get_thread_num();
+            collector_prid(OMP_REQ_CURRENT_PRID, &outer_id[o]);
+#pragma omp parallel num_threads(2)
+            {
+                if (omp_get_thread_num() == 0) {
+                    uint64_t parent = 0, current = 0;
+                    int ec = collector_prid(OMP_REQ_PARENT_PRID, &parent);
+                    collector_prid(OMP_REQ_CURRENT_PRID, &current);
+                    atomic_fetch_add(&asked, 1);
+                    if (omp_get_num_threads() != 2)
+                        atomic_fetch_add(&teams_short, 1);
+                    if (ec != OMP_ERRCODE_OK || parent != outer_id[o] || current == 0
+                        || current == outer_id[o])
+                        atomic_fetch_add(&wrong, 1);
+                }
+#pragma omp barrier
+            }
+        }
+    }
+    omp_set_max_active_levels(1);
+    printf("# %ld inner masters asked, %ld wrong, %ld teams not of 2\n", (long)asked, (long)wrong,
+           (long)teams_short);
+    check(asked == OUTER * ROUNDS && wrong == 0,
+          "64 threads on few cores, each master of a nested team: PARENT_PRID answers the outer "
+          "region's id on every inner master");
+}
+
 struct foreign_answers {
     int32_t batch[20];
     int returned;
@@ -860,6 +903,7 @@ int main(void)
     layouts_and_replacement();
     pause_and_resume();
     nested_ids();
+    oversubscribed_nested_parents();
     foreign_requests();
     stop_start_cycles();
     check(collector_simple(OMP_REQ_STOP) == OMP_ERRCODE_OK, "the last STOP answers OK");
