@@ -1,4 +1,5 @@
 /* ompt-decls.h - the part of the OMPT tool interface ompcollector uses, written from the OpenMP 5.0/5.1 specifications. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
  * Used only when configure finds no usable <omp-tools.h> (gcc on Debian, where

@@ -1,4 +1,5 @@
 /* critical.c - a contended critical: two threads take turns holding one critical section for 2 ms, so each waits to enter it (CTWT). */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "example.h"
 
 #ifdef _OPENMP

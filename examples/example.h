@@ -1,4 +1,5 @@
 /* example.h - timing helpers the ompcollect examples share: wall-clock busy work and the run-length argument. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECT_EXAMPLE_H
 #define OMPCOLLECT_EXAMPLE_H 1
 

@@ -1,4 +1,5 @@
 /* imbalance.c - load imbalance: in each 2-thread region thread 1 has a tenth of thread 0's work, so it waits in the implicit barrier (IBAR). */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "example.h"
 
 #ifdef _OPENMP

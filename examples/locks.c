@@ -1,4 +1,5 @@
 /* locks.c - lock contention: two threads take turns holding one omp_lock_t for 2 ms, so each waits in omp_set_lock (LKWT). */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "example.h"
 
 #ifdef _OPENMP

@@ -1,4 +1,5 @@
 /* nested.c - nested parallelism: each of two outer threads forks its own 2-thread inner region, so inner regions have the outer one as parent. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "example.h"
 
 #ifdef _OPENMP

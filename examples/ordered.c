@@ -1,4 +1,5 @@
 /* ordered.c - an ordered loop: each iteration's 1 ms ordered part must wait for the previous iteration's, so threads wait in ODWT. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "example.h"
 
 #ifdef _OPENMP

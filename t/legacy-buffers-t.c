@@ -1,4 +1,5 @@
 /* legacy-buffers-t.c - the exact buffers existing clients send (TAU's START, 35-entry REGISTER batch, 20-byte STATE, 24-byte CURRENT_PRID) get the answers those clients rely on. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdint.h>
 #include <string.h>
 

@@ -1,5 +1,6 @@
 #!/bin/sh
 # ompcollect-cli.sh - the ompcollect launcher: help, errors, exit status, untouched program output, and well-formed JSON, CSV and SVG.
+# SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 prog=$top_builddir/t/ompcollect-prog
 
@@ -82,8 +83,9 @@ run --runtime "$LIBOMP" "$prog" 0 signal
 result $? "program killed by SIGTERM: exit 143 and a message" "$tmp/err"
 
 run --runtime "$LIBOMP" "$prog" 3 _exit
-[ $status -eq 3 ] && grep -q "no report" "$tmp/err"
-result $? "program leaving through _exit: its status passes, 'no report' warning" "$tmp/err"
+[ $status -eq 3 ] && grep -q '^ompcollect report: ' "$tmp/err" \
+    && grep -q '^  incomplete: ended through _exit (status 3) without running its exit handlers' "$tmp/err"
+result $? "program leaving through _exit: its status passes, its report is there and marked incomplete" "$tmp/err"
 
 OMP_TOOL=disabled run --runtime "$LIBOMP" "$prog"
 [ $status -eq 125 ] && grep -q "cannot attach" "$tmp/err" && grep -q "OMP_TOOL=disabled" "$tmp/err" \
@@ -106,18 +108,20 @@ else
     done
 fi
 
-run true
-[ $status -eq 125 ] && grep -q "cannot attach" "$tmp/err" && grep -q "OpenMP runtime" "$tmp/err"
-result $? "program that never loads an OpenMP runtime: exit 125, 'cannot attach'" "$tmp/err"
+run sh -c 'echo ran >"$0"; exit 5' "$tmp/plain-ran"
+[ $status -eq 5 ] && [ -s "$tmp/plain-ran" ] && grep -q "never loaded an OpenMP runtime" "$tmp/err" \
+    && ! grep -q '^ompcollect report' "$tmp/err"
+result $? "program that never loads an OpenMP runtime: runs, keeps its own exit status (5), no report, says why" "$tmp/err"
 
 OMPCOLLECT_SHIM=$tmp/missing.so run --runtime "$LIBOMP" "$prog"
 [ $status -eq 125 ] && grep -q "cannot find the shim" "$tmp/err"
 result $? "OMPCOLLECT_SHIM pointing nowhere: exit 125" "$tmp/err"
 
 run --runtime "$LIBOMP" "$prog" 0 spawn
-[ $status -eq 0 ] && [ "$(grep -c '^ompcollect report: ' "$tmp/err")" -eq 1 ] \
-    && [ "$(grep -c '^ompcollect-prog stderr' "$tmp/err")" -eq 2 ]
-result $? "children of the program stay unobserved: one report" "$tmp/err"
+[ $status -eq 0 ] && [ "$(grep -c '^ompcollect report: ' "$tmp/err")" -eq 2 ] \
+    && [ "$(grep -c '^ompcollect-prog stderr' "$tmp/err")" -eq 2 ] \
+    && [ "$(grep -c '^  exec.d by .*ompcollect-prog (pid [0-9]*) after a fork from pid [0-9]*$' "$tmp/err")" -eq 1 ]
+result $? "a child the program forks and execs runs OpenMP too: a report each, the child's says where it came from" "$tmp/err"
 
 run --runtime "$LIBOMP" -f json -o "$tmp/report.json" "$prog"
 [ $status -eq 0 ] && python3 -m json.tool "$tmp/report.json" >/dev/null

@@ -1,4 +1,5 @@
 # ompcollect-lib.sh - what the ompcollect tests share (sourced): skipping, a scratch directory, sanitizer builds.
+# SPDX-License-Identifier: BSD-3-Clause
 : "${top_builddir:?}" "${top_srcdir:?}"
 oc=$top_builddir/tools/ompcollect
 query=$top_srcdir/t/ompcollect-query.py

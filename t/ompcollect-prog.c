@@ -1,4 +1,5 @@
 /* ompcollect-prog.c - a tiny OpenMP program for the ompcollect tests: one region, a line on each stream, then the exit it is told to take. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

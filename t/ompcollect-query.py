@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # ompcollect-query.py - prints the value of a Python expression over an ompcollect JSON report, for the TAP tests.
+# SPDX-License-Identifier: BSD-3-Clause
 """Usage: ompcollect-query.py REPORT.json EXPRESSION
 
 Names the expression can use:

@@ -1,5 +1,6 @@
 #!/bin/sh
 # ompcollect-states.sh - runs each example under ompcollect and checks the reported states, waits and regions against what the example does.
+# SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 examples=$top_builddir/examples
 # Long enough for hundreds of samples per thread, short enough for a 2-core machine.

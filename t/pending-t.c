@@ -1,4 +1,5 @@
 /* pending-t.c - START before any runtime exists is accepted, and what was registered takes effect once the runtime starts the tool. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <string.h>
 
 #include "lib/fake-ompt.h"

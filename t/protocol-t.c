@@ -1,4 +1,5 @@
 /* protocol-t.c - every request-protocol rule as one row of data, each run in a fresh process against the fake runtime. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

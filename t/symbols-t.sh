@@ -1,5 +1,6 @@
 #!/bin/sh
 # symbols-t.sh - the installed library exports exactly __omp_collector_api and ompt_start_tool, and links no OpenMP runtime.
+# SPDX-License-Identifier: BSD-3-Clause
 lib=${SHIM:?SHIM must name the built libompcollector.so}
 echo "1..3"
 exports=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }' | sed 's/@.*//' | sort | tr '\n' ' ')

@@ -1,21 +1,27 @@
-/* agent.c - the ompcollect collector: attaches through __omp_collector_api alone, samples every thread's state on a wall-clock timer, counts regions and events, reports at exit. */
+/* agent.c - the ompcollect collector inside the observed program: attaches through __omp_collector_api alone and records every thread's sampled state, the regions and the events into the launcher's shared record; reports are the launcher's job. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
 
-#include "agent.h"
+#include "names.h"
 #include "omp_collector_api.h"
+#include "record.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef sigev_notify_thread_id
@@ -24,37 +30,69 @@
 
 #define AGENT_EXPORT __attribute__((visibility("default")))
 
-/* Exit status of a process the agent refuses to run unobserved; the launcher reads the reason from the status file. */
+/* Exit status of the launched process when the collector cannot attach; the launcher reads why from the record. */
 #define AGENT_REFUSE_STATUS 125
 
 typedef int (*collector_api_t)(void *);
 typedef int (*pthread_create_t)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+typedef int (*sigaction_t)(int, const struct sigaction *, struct sigaction *);
+typedef int (*sigmask_t)(int, const sigset_t *, sigset_t *);
+typedef sighandler_t (*signal_t)(int, sighandler_t);
+typedef int (*execve_t)(const char *, char *const[], char *const[]);
+typedef int (*execv_t)(const char *, char *const[]);
+typedef int (*fexecve_t)(int, char *const[], char *const[]);
+
+/* The C library's versions of what the agent interposes. */
+static struct {
+    pthread_create_t pthread_create;
+    sigaction_t sigaction;
+    sigmask_t sigprocmask, pthread_sigmask;
+    signal_t signal, bsd_signal, sysv_signal;
+    execve_t execve, execvpe;
+    execv_t execv, execvp;
+    fexecve_t fexecve;
+} real;
+
+/* Looks up the next definition of `name` once; a missing one stays NULL. */
+#define RESOLVE(name)                                                                   \
+    do {                                                                                \
+        if (real.name == NULL)                                                          \
+            real.name = (__typeof__(real.name))dlsym(RTLD_NEXT, #name);                 \
+    } while (0)
 
 static collector_api_t api;
-static pthread_create_t real_pthread_create;
 
-static struct ompc_run run;
-static struct ompc_thread threads[OMPC_MAX_THREADS];
-static struct ompc_thread untracked;
-static struct ompc_region regions[OMPC_MAX_REGIONS];
-static _Atomic int thread_count;
+/* The launcher's record, and this process's slot in it (NULL: not recording). */
+static struct ompc_record_header *record;
+static struct ompc_process *_Atomic process;
+static uint64_t origin_ns;  /* CLOCK_MONOTONIC at the start of this process's record */
+static int is_main;         /* the process the launcher started: it refuses to run unobserved */
+static int session_live;    /* START answered OK in this image */
+static struct ompc_event_request requests[OMPC_NEVENTS];
+static int request_count;
 
-static uint64_t origin_ns;
-static _Atomic int collecting;  /* attached, report not yet begun, not a forked child */
+static _Atomic int collecting;  /* attached and not yet at exit */
 static _Atomic int sampling_on; /* the signal handler may record */
-static int sample_signal;
-static struct sigaction program_action; /* what the program had for sample_signal */
-static int runtime_seen_at_start;
-static _Atomic int report_begun;
-static const char *status_path;
+static int sample_signal;       /* 0: none chosen yet */
+static _Atomic int handler_installed;
+/* The disposition the program believes it set for sample_signal; two copies so the handler never reads a half-written one. */
+static struct sigaction program_actions[2];
+static _Atomic int program_action_current;
+
+/* Per-thread timers, private to the process (a fork does not inherit them). */
+static timer_t timers[OMPC_MAX_THREADS];
+static int timer_ids[OMPC_MAX_THREADS];
+static _Atomic unsigned char has_timer[OMPC_MAX_THREADS];
 
 /* Claims, timer changes and releases of thread slots; never taken in the signal handler. */
 static pthread_mutex_t slots_mutex = PTHREAD_MUTEX_INITIALIZER;
+/* Serialises claiming the process slot. */
+static pthread_mutex_t begin_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t slot_key;
 static int slot_key_made;
 static __thread struct ompc_thread *self;
 
-/* The /proc/self/task scanner that catches threads not started through pthread_create. */
+/* The scanner: new threads, gone threads, a heartbeat, the handler's ownership, the runtime's arrival. */
 static pthread_t scanner;
 static int scanner_started;
 static pid_t scanner_tid;
@@ -62,12 +100,18 @@ static int scanner_stop;
 static pthread_mutex_t scanner_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t scanner_cond;
 
-/* Monotonic clock in ns since the agent started; clock_gettime is async-signal-safe. */
-static uint64_t now_ns(void)
+/* CLOCK_MONOTONIC in ns; clock_gettime is async-signal-safe. */
+static uint64_t monotonic_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec - origin_ns;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds since this process's record began. */
+static uint64_t now_ns(void)
+{
+    return monotonic_ns() - origin_ns;
 }
 
 /* The kernel id of the calling thread, which SIGEV_THREAD_ID timers target. */
@@ -76,85 +120,144 @@ static pid_t current_tid(void)
     return (pid_t)syscall(SYS_gettid);
 }
 
-/* Appends one line to the launcher's status file; without a launcher there is no one to tell. */
-static void status_line(const char *fmt, ...)
+/* Copies `text` into a record field, cut to fit. */
+static void set_text(char *field, const char *text)
 {
-    if (status_path == NULL || status_path[0] == '\0')
-        return;
-    char line[512];
-    va_list args;
-    va_start(args, fmt);
-    int length = vsnprintf(line, sizeof line - 1, fmt, args);
-    va_end(args);
-    if (length < 0)
-        return;
-    if ((size_t)length > sizeof line - 2)
-        length = (int)sizeof line - 2;
-    line[length++] = '\n';
-    int fd = open(status_path, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    ssize_t ignored = write(fd, line, (size_t)length);
-    (void)ignored;
-    close(fd);
+    snprintf(field, OMPC_TEXT_SIZE, "%s", text != NULL ? text : "");
 }
 
-/*
- * The program cannot be observed: tell the launcher why and end the process
- * before main runs, because a profile was asked for and running unobserved
- * would only waste the user's time.
- */
-static void refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void refuse(const char *fmt, ...)
-{
-    char reason[400];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(reason, sizeof reason, fmt, args);
-    va_end(args);
-    if (status_path != NULL && status_path[0] != '\0')
-        status_line("cannot-attach %s", reason);
-    else
-        fprintf(stderr, "ompcollect: cannot attach: %s\n", reason);
-    _exit(AGENT_REFUSE_STATUS);
-}
+/* ---- the record ---- */
 
-/* Name of an OMP_COLLECTORAPI_EC value, for messages. */
-static const char *ec_name(int ec)
+/* Maps the record behind `fd` if it is the one the environment names; NULL otherwise. */
+static struct ompc_record_header *map_fd(int fd, uint64_t run_id)
 {
-    static const char *const names[] = {"OK", "ERROR", "UNKNOWN", "UNSUPPORTED", "SEQUENCE_ERR",
-                                        "OBSOLETE", "THREAD_ERR", "MEM_TOO_SMALL"};
-    if (ec >= 0 && ec < (int)(sizeof names / sizeof names[0]))
-        return names[ec];
-    return ec == -1 ? "a malformed-buffer error (-1)" : "an unknown code";
-}
-
-/* Sends one request that carries no mem and returns its ec, or -1 when the call itself failed. */
-static int simple_request(int request)
-{
-    int32_t buffer[5] = {16, request, 0, 0, 0};
-    if (api(buffer) != 0)
-        return -1;
-    return buffer[2];
-}
-
-/*
- * The shim is preloaded, so the lookup normally succeeds at once.  If it was
- * loaded by the runtime instead (OMP_TOOL_LIBRARIES), it only becomes
- * visible once the runtime has initialized and run tool discovery: enter
- * the runtime once and look again.
- */
-static collector_api_t find_api(void)
-{
-    collector_api_t found = (collector_api_t)dlsym(RTLD_DEFAULT, OMP_COLLECTOR_API);
-    if (found != NULL)
-        return found;
-    int (*runtime_entry)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
-    if (runtime_entry == NULL)
+    struct stat info;
+    struct ompc_record_header copy;
+    if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || (uint64_t)info.st_size < sizeof copy)
         return NULL;
-    (void)runtime_entry();
-    return (collector_api_t)dlsym(RTLD_DEFAULT, OMP_COLLECTOR_API);
+    if (pread(fd, &copy, sizeof copy, 0) != (ssize_t)sizeof copy
+        || ompc_record_check(&copy, (uint64_t)info.st_size) != NULL || copy.run_id != run_id)
+        return NULL;
+    void *mapped = mmap(NULL, (size_t)info.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    return mapped != MAP_FAILED ? mapped : NULL;
 }
+
+/*
+ * The launcher's record: the descriptor the environment names, or, when the
+ * program closed or reused it, the launcher's own descriptor reopened
+ * through /proc.  Anything that is not the expected record is ignored.
+ */
+static struct ompc_record_header *map_record(void)
+{
+    const char *text = getenv(OMPC_RECORD_ENV);
+    int fd;
+    long launcher;
+    unsigned long long run_id;
+    if (text == NULL || sscanf(text, "%d,%ld,%llx", &fd, &launcher, &run_id) != 3 || fd < 0)
+        return NULL;
+    struct ompc_record_header *mapped = map_fd(fd, run_id);
+    if (mapped == NULL && launcher > 0) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/fd/%d", launcher, fd);
+        int again = open(path, O_RDWR | O_CLOEXEC);
+        if (again >= 0) {
+            mapped = map_fd(again, run_id);
+            close(again);
+        }
+    }
+    return mapped;
+}
+
+/* Field 22 of /proc/self/stat: with the pid, it names this process among any that reuse the pid. */
+static uint64_t start_ticks(void)
+{
+    char text[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t got = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (got <= 0)
+        return 0;
+    text[got] = '\0';
+    char *field = strrchr(text, ')');
+    for (int i = 2; field != NULL && i < 22; i++)
+        field = strchr(field + 1, ' ');
+    return field != NULL ? strtoull(field + 1, NULL, 10) : 0;
+}
+
+/* dl_iterate_phdr visitor: the first loaded object named like an OpenMP runtime. */
+static int runtime_object(struct dl_phdr_info *info, size_t size, void *found)
+{
+    (void)size;
+    const char *name = info->dlpi_name;
+    if (name == NULL || name[0] == '\0')
+        return 0;
+    const char *base = strrchr(name, '/');
+    base = base != NULL ? base + 1 : name;
+    if (strncmp(base, "libomp.so", 9) != 0 && strncmp(base, "libgomp.so", 10) != 0
+        && strncmp(base, "libiomp5.so", 11) != 0)
+        return 0;
+    set_text(found, name);
+    return 1;
+}
+
+/* Whether an OpenMP runtime is loaded; its path (as the loader opened it) goes to `path`. */
+static int find_runtime(char *path)
+{
+    path[0] = '\0';
+    return dl_iterate_phdr(runtime_object, path) != 0;
+}
+
+/* Records the runtime in the process slot once it shows up. */
+static void note_runtime(struct ompc_process *slot)
+{
+    if (slot == NULL || atomic_load(&slot->openmp))
+        return;
+    char path[OMPC_TEXT_SIZE];
+    if (find_runtime(path)) {
+        set_text(slot->runtime, path);
+        atomic_store(&slot->openmp, 1);
+    }
+}
+
+/*
+ * A free process slot, filled in with who this process is.  `parent` is the
+ * slot of the process this one forked from, or -1.
+ */
+static struct ompc_process *claim_process(int parent)
+{
+    for (uint32_t i = 0; i < record->process_count; i++) {
+        struct ompc_process *slot = ompc_record_process(record, i);
+        uint32_t expected = OMPC_PROC_FREE;
+        if (!atomic_compare_exchange_strong(&slot->state, &expected, OMPC_PROC_CLAIMED))
+            continue;
+        slot->index = i;
+        slot->pid = getpid();
+        slot->ppid = getppid();
+        slot->parent_slot = parent;
+        slot->exec_slot = -1;
+        for (uint32_t k = 0; k < i; k++) {
+            const struct ompc_process *other = ompc_record_process(record, k);
+            if (other->pid == slot->pid && atomic_load(&other->state) == OMPC_PROC_EXECED)
+                slot->exec_slot = (int32_t)k;
+        }
+        slot->start_ticks = start_ticks();
+        slot->origin_ns = origin_ns;
+        set_text(slot->program, program_invocation_name);
+        memcpy(slot->requests, requests, sizeof requests);
+        slot->request_count = request_count;
+        slot->event_mask = record->event_mask;
+        atomic_store(&slot->alive_ns, now_ns());
+        note_runtime(slot);
+        atomic_store(&slot->state, OMPC_PROC_RECORDING);
+        return slot;
+    }
+    atomic_fetch_add(&record->processes_dropped, 1);
+    return NULL;
+}
+
+/* ---- sampling ---- */
 
 /* Arms a wall-clock timer that signals thread `slot` (and only it) every interval. */
 static void arm_timer(struct ompc_thread *slot, int index)
@@ -165,17 +268,41 @@ static void arm_timer(struct ompc_thread *slot, int index)
     event.sigev_signo = sample_signal;
     event.sigev_value.sival_int = index;
     event.sigev_notify_thread_id = slot->tid;
-    if (timer_create(CLOCK_MONOTONIC, &event, &slot->timer) != 0)
+    if (timer_create(CLOCK_MONOTONIC, &event, &timers[index]) != 0)
         return;
     struct itimerspec period;
-    period.it_interval.tv_sec = (time_t)(run.interval_ns / 1000000000);
-    period.it_interval.tv_nsec = (long)(run.interval_ns % 1000000000);
+    period.it_interval.tv_sec = (time_t)(record->interval_ns / 1000000000);
+    period.it_interval.tv_nsec = (long)(record->interval_ns % 1000000000);
     period.it_value = period.it_interval;
-    if (timer_settime(slot->timer, 0, &period, NULL) != 0) {
-        timer_delete(slot->timer);
-        return;
+    /* glibc hands out the kernel's timer id for SIGEV_THREAD_ID timers; the signal carries it back. */
+    timer_ids[index] = (int)(intptr_t)timers[index];
+    atomic_store(&has_timer[index], 1);
+    if (timer_settime(timers[index], 0, &period, NULL) != 0) {
+        atomic_store(&has_timer[index], 0);
+        timer_delete(timers[index]);
     }
-    slot->has_timer = 1;
+}
+
+/* Deletes thread `index`'s timer; caller holds slots_mutex. */
+static void disarm_timer(int index)
+{
+    if (atomic_exchange(&has_timer[index], 0))
+        timer_delete(timers[index]);
+}
+
+/* Stops every timer of the process, e.g. because the handler is no longer ours; caller holds no lock. */
+static void stop_sampling(int why)
+{
+    struct ompc_process *slot = atomic_load(&process);
+    atomic_store(&sampling_on, 0);
+    pthread_mutex_lock(&slots_mutex);
+    for (int i = 0; i < OMPC_MAX_THREADS; i++)
+        disarm_timer(i);
+    pthread_mutex_unlock(&slots_mutex);
+    if (slot != NULL && atomic_load(&slot->sampling) == OMPC_SAMPLING_ON) {
+        atomic_store(&slot->sampling_stopped_ns, now_ns());
+        atomic_store(&slot->sampling, (uint32_t)why);
+    }
 }
 
 /*
@@ -185,47 +312,51 @@ static void arm_timer(struct ompc_thread *slot, int index)
  */
 static struct ompc_thread *claim_thread(pid_t tid, int initial)
 {
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner == NULL)
+        return NULL;
     pthread_mutex_lock(&slots_mutex);
-    int count = atomic_load_explicit(&thread_count, memory_order_relaxed);
+    int count = atomic_load_explicit(&owner->thread_count, memory_order_relaxed);
     for (int i = 0; i < count; i++) {
-        if (threads[i].tid == tid && atomic_load(&threads[i].status) == OMPC_SLOT_LIVE) {
+        if (owner->threads[i].tid == tid && atomic_load(&owner->threads[i].status) == OMPC_SLOT_LIVE) {
             pthread_mutex_unlock(&slots_mutex);
-            return &threads[i];
+            return &owner->threads[i];
         }
     }
     if (count == OMPC_MAX_THREADS || !atomic_load(&collecting)) {
         if (count == OMPC_MAX_THREADS)
-            atomic_fetch_add(&run.threads_not_followed, 1);
+            atomic_fetch_add(&owner->threads_not_followed, 1);
         pthread_mutex_unlock(&slots_mutex);
         return NULL;
     }
-    struct ompc_thread *slot = &threads[count];
+    struct ompc_thread *slot = &owner->threads[count];
     slot->tid = tid;
     slot->initial = initial;
     slot->start_ns = now_ns();
     slot->last_state = -1;
-    if (run.timeline != NULL) {
-        void *memory = mmap(NULL, OMPC_TIMELINE_CAP * sizeof(uint64_t), PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        slot->timeline = memory != MAP_FAILED ? memory : NULL;
+    if (record->flags & OMPC_OPT_TIMELINE) {
+        uint64_t offset = ompc_record_alloc(record, OMPC_TIMELINE_CAP * sizeof(uint64_t));
+        if (offset != 0)
+            atomic_store(&slot->timeline, offset);
+        else
+            atomic_store(&slot->timeline_truncated, 1);
     }
     atomic_store(&slot->status, OMPC_SLOT_LIVE);
-    if (run.sampling)
+    if (atomic_load(&sampling_on))
         arm_timer(slot, count);
-    atomic_store_explicit(&thread_count, count + 1, memory_order_release);
+    atomic_store_explicit(&owner->thread_count, count + 1, memory_order_release);
     pthread_mutex_unlock(&slots_mutex);
     return slot;
 }
 
 /* Stops sampling a thread; caller holds slots_mutex. */
-static void release_locked(struct ompc_thread *slot, uint64_t when)
+static void release_locked(struct ompc_process *owner, struct ompc_thread *slot, uint64_t when)
 {
     if (atomic_load(&slot->status) != OMPC_SLOT_LIVE)
         return;
-    if (slot->has_timer) {
-        timer_delete(slot->timer);
-        slot->has_timer = 0;
-    }
+    disarm_timer((int)(slot - owner->threads));
+    if (atomic_load(&slot->blocked) == 1)
+        atomic_fetch_add(&slot->blocked_ns, when - slot->blocked_since_ns);
     atomic_store(&slot->end_ns, when);
     atomic_store(&slot->status, OMPC_SLOT_EXITED);
 }
@@ -233,20 +364,27 @@ static void release_locked(struct ompc_thread *slot, uint64_t when)
 /* A thread that registered itself is exiting: its lifetime ends here. */
 static void on_thread_exit(void *slot)
 {
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner == NULL || (struct ompc_thread *)slot < owner->threads
+        || (struct ompc_thread *)slot >= owner->threads + OMPC_MAX_THREADS)
+        return;
     pthread_mutex_lock(&slots_mutex);
-    release_locked(slot, now_ns());
+    release_locked(owner, slot, now_ns());
     pthread_mutex_unlock(&slots_mutex);
 }
 
-/* The calling thread's slot, claimed on first use; threads past the limit share `untracked`. */
+/* The calling thread's slot, claimed on first use; threads past the limit share `untracked`; NULL when not recording. */
 static struct ompc_thread *current_thread(void)
 {
     if (self != NULL)
         return self;
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner == NULL)
+        return NULL;
     pid_t tid = current_tid();
     struct ompc_thread *slot = claim_thread(tid, tid == getpid());
     if (slot == NULL)
-        return self = &untracked;
+        return self = &owner->untracked;
     if (slot_key_made)
         pthread_setspecific(slot_key, slot);
     return self = slot;
@@ -257,11 +395,11 @@ static struct ompc_thread *current_thread(void)
  * compare-and-swap per new id) so the signal handler may call it.  NULL
  * when the table is full around this id.
  */
-static struct ompc_region *region_row(uint64_t id, int create)
+static struct ompc_region *region_row(struct ompc_process *owner, uint64_t id, int create)
 {
     uint64_t hash = id * UINT64_C(0x9E3779B97F4A7C15);
     for (unsigned probe = 0; probe < 64; probe++) {
-        struct ompc_region *row = &regions[((hash >> 50) + probe) % OMPC_MAX_REGIONS];
+        struct ompc_region *row = &owner->regions[((hash >> 50) + probe) % OMPC_MAX_REGIONS];
         uint64_t seen = atomic_load_explicit(&row->id, memory_order_acquire);
         if (seen == id)
             return row;
@@ -301,51 +439,57 @@ static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_
  * mem+0, wait id at mem+4) and CURRENT_PRID (24-byte entry) in one call,
  * both async-signal-safe.  `weight` counts timer expirations the kernel
  * folded into this signal while the thread was off the CPU: the thread
- * could not change state meanwhile, so they belong to this state.
+ * could not change state meanwhile, so they all count for this state --
+ * unless the thread had the signal blocked, which says nothing of its state.
  */
-static void take_sample(struct ompc_thread *slot, int index, uint64_t weight)
+static void take_sample(struct ompc_process *owner, int index, uint64_t weight)
 {
-    int32_t buffer[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
-    int32_t state = 0;
-    uint64_t wait_id = 0;
-    uint64_t region_id = 0;
-    if (api(buffer) == 0) {
-        if (buffer[2] == OMP_ERRCODE_OK || buffer[2] == OMP_ERRCODE_MEM_TOO_SMALL)
-            memcpy(&state, &buffer[4], sizeof state);
-        if (buffer[2] == OMP_ERRCODE_OK)
-            memcpy(&wait_id, &buffer[5], sizeof wait_id);
-        if (buffer[9] == OMP_ERRCODE_OK)
-            memcpy(&region_id, &buffer[11], sizeof region_id);
+    struct ompc_thread *slot = &owner->threads[index];
+    if (atomic_load_explicit(&slot->blocked, memory_order_relaxed) == 2) {
+        atomic_fetch_add_explicit(&slot->blocked_ticks, weight - 1, memory_order_relaxed);
+        weight = 1;
+        atomic_store_explicit(&slot->blocked, 0, memory_order_relaxed);
     }
-    if (state < 1 || state >= OMPC_NSTATES)
-        state = 0;
+    int32_t buffer[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
     uint64_t now = now_ns();
     atomic_fetch_add_explicit(&slot->signals, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&slot->ticks, weight, memory_order_relaxed);
-    atomic_fetch_add_explicit(&slot->state_ticks[state], weight, memory_order_relaxed);
     atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
+    int state = 0;
+    uint64_t wait_id = 0, region_id = 0;
+    if (api(buffer) == 0) {
+        if (buffer[2] == OMP_ERRCODE_OK && buffer[4] > 0 && buffer[4] < OMPC_NSTATES) {
+            state = buffer[4];
+            memcpy(&wait_id, &buffer[5], sizeof wait_id);
+        }
+        if (buffer[9] == OMP_ERRCODE_OK)
+            memcpy(&region_id, &buffer[11], sizeof region_id);
+    }
+    atomic_fetch_add_explicit(&slot->state_ticks[state], weight, memory_order_relaxed);
     if (state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE
         || state == THR_ATWT_STATE)
         count_wait(slot, state, wait_id, weight);
     if (region_id != 0) {
-        struct ompc_region *row = region_row(region_id, 1);
+        struct ompc_region *row = region_row(owner, region_id, 1);
         if (row != NULL) {
             atomic_fetch_add_explicit(&row->ticks[state], weight, memory_order_relaxed);
             atomic_fetch_or_explicit(&row->thread_mask, UINT64_C(1) << (index % 64),
                                      memory_order_relaxed);
         }
     }
-    if (slot->timeline != NULL && state != slot->last_state) {
+    uint64_t offset = atomic_load_explicit(&slot->timeline, memory_order_relaxed);
+    if (offset != 0 && state != slot->last_state) {
+        uint64_t *timeline = (uint64_t *)((char *)record + offset);
         uint32_t length = atomic_load_explicit(&slot->timeline_length, memory_order_relaxed);
         if (length < OMPC_TIMELINE_CAP) {
             /* Folded expirations mean the thread sat in this state, off the CPU, that long already. */
-            uint64_t since = now - (weight - 1) * (uint64_t)run.interval_ns;
+            uint64_t since = now - (weight - 1) * (uint64_t)record->interval_ns;
             if (since > now || since < slot->start_ns)
                 since = slot->start_ns;
             uint64_t since_us = since / 1000;
-            if (length > 0 && since_us < (slot->timeline[length - 1] >> 8))
-                since_us = slot->timeline[length - 1] >> 8;
-            slot->timeline[length] = (since_us << 8) | (uint64_t)state;
+            if (length > 0 && since_us < (timeline[length - 1] >> 8))
+                since_us = timeline[length - 1] >> 8;
+            timeline[length] = (since_us << 8) | (uint64_t)state;
             atomic_store_explicit(&slot->timeline_length, length + 1, memory_order_release);
             slot->last_state = state;
         } else {
@@ -354,40 +498,170 @@ static void take_sample(struct ompc_thread *slot, int index, uint64_t weight)
     }
 }
 
-/* A SIGURG that is not one of our timers' belongs to whatever handler the program had. */
+/*
+ * The sampling signal reached the program's default action (it asked for
+ * it, or never asked): a real-time signal's default ends the process, so
+ * stop sampling, restore that default and let the signal do what it would
+ * have done without us.
+ */
+static void default_action(int signal_number)
+{
+    struct ompc_process *owner = atomic_load(&process);
+    atomic_store(&sampling_on, 0);
+    if (owner != NULL && atomic_load(&owner->sampling) == OMPC_SAMPLING_ON) {
+        atomic_store(&owner->sampling_stopped_ns, now_ns());
+        atomic_store(&owner->sampling, OMPC_SAMPLING_DEFAULT);
+    }
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    atomic_store(&handler_installed, 0);
+    real.sigaction(signal_number, &fallback, NULL);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, signal_number);
+    raise(signal_number);
+    real.pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+}
+
+/* A delivery of the sampling signal that is not one of our timers' belongs to the program's handler. */
 static void pass_on(int signal_number, siginfo_t *info, void *context)
 {
-    if (program_action.sa_flags & SA_SIGINFO) {
-        if (program_action.sa_sigaction != NULL)
-            program_action.sa_sigaction(signal_number, info, context);
-    } else if (program_action.sa_handler != SIG_DFL && program_action.sa_handler != SIG_IGN
-               && program_action.sa_handler != NULL) {
-        program_action.sa_handler(signal_number);
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner != NULL)
+        atomic_fetch_add_explicit(&owner->signals_passed, 1, memory_order_relaxed);
+    int current = atomic_load(&program_action_current);
+    struct sigaction action = program_actions[current];
+    if (action.sa_handler == SIG_IGN)
+        return;
+    if (action.sa_handler == SIG_DFL) {
+        default_action(signal_number);
+        return;
     }
+    if (action.sa_flags & SA_RESETHAND) {
+        program_actions[current].sa_handler = SIG_DFL;
+        program_actions[current].sa_flags &= ~SA_SIGINFO;
+    }
+    sigset_t saved;
+    real.pthread_sigmask(SIG_BLOCK, &action.sa_mask, &saved);
+    if (action.sa_flags & SA_SIGINFO)
+        action.sa_sigaction(signal_number, info, context);
+    else
+        action.sa_handler(signal_number);
+    real.pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 /*
- * The sampling signal.  The timer's value names the thread's slot, so the
- * handler needs no lookup; it touches only the API, the clock and that
- * slot's preallocated counters.
+ * The sampling signal.  The timer's value names the thread's slot and the
+ * kernel's timer id proves the timer is ours, so the handler does no
+ * lookup; it touches only the API, the clock and that slot's counters.
  */
 static void on_sample(int signal_number, siginfo_t *info, void *context)
 {
-    if (info->si_code != SI_TIMER) {
-        pass_on(signal_number, info, context);
-        return;
-    }
     int saved_errno = errno;
     int index = info->si_value.sival_int;
-    if (index >= 0 && index < OMPC_MAX_THREADS
-        && atomic_load_explicit(&sampling_on, memory_order_acquire)
-        && atomic_load_explicit(&threads[index].status, memory_order_acquire) == OMPC_SLOT_LIVE)
-        take_sample(&threads[index], index, 1 + (uint64_t)(info->si_overrun > 0 ? info->si_overrun : 0));
+    if (info->si_code == SI_TIMER && index >= 0 && index < OMPC_MAX_THREADS
+        && atomic_load_explicit(&has_timer[index], memory_order_acquire)
+        && info->si_timerid == timer_ids[index]) {
+        struct ompc_process *owner = atomic_load_explicit(&process, memory_order_acquire);
+        if (owner != NULL && atomic_load_explicit(&sampling_on, memory_order_acquire)
+            && atomic_load_explicit(&owner->threads[index].status, memory_order_acquire)
+                   == OMPC_SLOT_LIVE)
+            take_sample(owner, index, 1 + (uint64_t)(info->si_overrun > 0 ? info->si_overrun : 0));
+    } else {
+        pass_on(signal_number, info, context);
+    }
     errno = saved_errno;
 }
 
+/*
+ * A real-time signal nobody in the process handles or blocks: the highest
+ * such, because programs that use one usually take SIGRTMIN upwards.  0
+ * when every one is taken.
+ */
+static int choose_signal(void)
+{
+    sigset_t blocked;
+    real.pthread_sigmask(SIG_BLOCK, NULL, &blocked);
+    for (int candidate = SIGRTMAX; candidate >= SIGRTMIN; candidate--) {
+        struct sigaction current;
+        if (sigismember(&blocked, candidate) || real.sigaction(candidate, NULL, &current) != 0)
+            continue;
+        if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL)
+            return candidate;
+    }
+    return 0;
+}
+
+/*
+ * Installs the sampling handler (once per image; a forked child inherits
+ * it); SA_RESTART keeps the program's system calls from seeing EINTR, and
+ * SA_ONSTACK respects a thread's alternate stack.
+ */
+static void start_sampling(struct ompc_process *owner)
+{
+    if (!atomic_load(&handler_installed)) {
+        sample_signal = choose_signal();
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = on_sample;
+        action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+        sigemptyset(&action.sa_mask);
+        if (sample_signal == 0
+            || real.sigaction(sample_signal, &action, &program_actions[0]) != 0) {
+            atomic_store(&owner->sampling, OMPC_SAMPLING_NO_SIGNAL);
+            return;
+        }
+        atomic_store(&program_action_current, 0);
+        atomic_store(&handler_installed, 1);
+    }
+    owner->sample_signal = sample_signal;
+    atomic_store(&owner->sampling, OMPC_SAMPLING_ON);
+    atomic_store(&sampling_on, 1);
+}
+
+/* ---- events ---- */
+
+/* Name of an OMP_COLLECTORAPI_EC value, for messages. */
+static const char *ec_name(int ec)
+{
+    static const char *const names[] = {"OK", "ERROR", "UNKNOWN", "UNSUPPORTED", "SEQUENCE_ERR",
+                                        "OBSOLETE", "THREAD_ERR", "MEM_TOO_SMALL"};
+    if (ec >= 0 && ec < (int)(sizeof names / sizeof names[0]))
+        return names[ec];
+    return ec == -1 ? "a malformed-buffer error (-1)" : "an unknown code";
+}
+
+/* Sends one request that carries no mem and returns its ec, or -1 when the call itself failed. */
+static int simple_request(int request)
+{
+    int32_t buffer[5] = {16, request, 0, 0, 0};
+    if (api(buffer) != 0)
+        return -1;
+    return buffer[2];
+}
+
+/*
+ * The shim is preloaded, so the lookup normally succeeds at once.  If it was
+ * loaded by the runtime instead (OMP_TOOL_LIBRARIES), it only becomes
+ * visible once the runtime has initialized and run tool discovery: enter
+ * the runtime once and look again.
+ */
+static collector_api_t find_api(void)
+{
+    collector_api_t found = (collector_api_t)dlsym(RTLD_DEFAULT, OMP_COLLECTOR_API);
+    if (found != NULL)
+        return found;
+    int (*runtime_entry)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_max_threads");
+    if (runtime_entry == NULL)
+        return NULL;
+    (void)runtime_entry();
+    return (collector_api_t)dlsym(RTLD_DEFAULT, OMP_COLLECTOR_API);
+}
+
 /* FORK and JOIN: the region's id (and at FORK its parent) as the master sees it. */
-static void region_event(int event, uint64_t now)
+static void region_event(struct ompc_process *owner, int event, uint64_t now)
 {
     int32_t buffer[13] = {24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 24, OMP_REQ_PARENT_PRID, 0, 0, 0, 0, 0};
     if (event != OMP_EVENT_FORK)
@@ -398,10 +672,10 @@ static void region_event(int event, uint64_t now)
     memcpy(&region_id, &buffer[4], sizeof region_id);
     if (event == OMP_EVENT_FORK && buffer[8] == OMP_ERRCODE_OK)
         memcpy(&parent_id, &buffer[10], sizeof parent_id);
-    struct ompc_region *row = region_row(region_id, 1);
+    struct ompc_region *row = region_row(owner, region_id, 1);
     if (event == OMP_EVENT_FORK) {
         if (row == NULL) {
-            atomic_fetch_add(&run.regions_overflow_forks, 1);
+            atomic_fetch_add(&owner->regions_overflow_forks, 1);
             return;
         }
         atomic_fetch_add(&row->forks, 1);
@@ -415,6 +689,8 @@ static void region_event(int event, uint64_t now)
     }
 }
 
+static void begin_recording(int parent);
+
 /* The one callback for every registered event; runs on the thread where the event happens. */
 static void on_event(OMP_COLLECTORAPI_EVENT event_code)
 {
@@ -423,12 +699,28 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
         || event >= OMPC_NEVENTS)
         return;
     int saved_errno = errno;
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner == NULL) {
+        /* A process that was not recording runs OpenMP after all. */
+        begin_recording(-1);
+        owner = atomic_load(&process);
+        if (owner == NULL) {
+            errno = saved_errno;
+            return;
+        }
+    }
+    if (!atomic_load_explicit(&owner->openmp, memory_order_relaxed))
+        note_runtime(owner);
     uint64_t now = now_ns();
     struct ompc_thread *slot = current_thread();
+    if (slot == NULL) {
+        errno = saved_errno;
+        return;
+    }
     atomic_fetch_add_explicit(&slot->events[event], 1, memory_order_relaxed);
     if (event == OMP_EVENT_FORK || event == OMP_EVENT_JOIN) {
-        region_event(event, now);
-    } else if (slot != &untracked) {
+        region_event(owner, event, now);
+    } else if (slot != &owner->untracked) {
         int pair = ompc_event_pair(event);
         if (event % 2 == 1) {
             if (slot->pair_depth[pair]++ == 0)
@@ -441,7 +733,7 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
     errno = saved_errno;
 }
 
-/* Registers FORK, JOIN and the --events selection in one batch, remembering each answer. */
+/* Registers FORK, JOIN and the launcher's selection in one batch, remembering each answer. */
 static void register_events(uint32_t mask)
 {
     enum { ENTRY_INTS = 8 };
@@ -458,19 +750,20 @@ static void register_events(uint32_t mask)
         entry[1] = OMP_REQ_REGISTER;
         entry[4] = event;
         memcpy(&entry[6], &callback, sizeof callback);
-        run.requests[count].event = event;
+        requests[count].event = event;
         count++;
     }
     buffer[count * ENTRY_INTS] = 0;
     int result = api(buffer);
     for (int i = 0; i < count; i++)
-        run.requests[i].ec = result == 0 ? buffer[i * ENTRY_INTS + 2] : -1;
-    run.request_count = count;
-    run.event_mask = mask;
+        requests[i].ec = result == 0 ? buffer[i * ENTRY_INTS + 2] : -1;
+    request_count = count;
 }
 
+/* ---- the scanner ---- */
+
 /* Threads that already exist or were started behind pthread_create's back get a slot here. */
-static void scan_tasks(void)
+static void scan_tasks(struct ompc_process *owner)
 {
     uint64_t scan_began = now_ns();
     DIR *directory = opendir("/proc/self/task");
@@ -496,21 +789,41 @@ static void scan_tasks(void)
         return;
     uint64_t now = now_ns();
     pthread_mutex_lock(&slots_mutex);
-    int count = atomic_load(&thread_count);
+    int count = atomic_load(&owner->thread_count);
     for (int i = 0; i < count; i++) {
         /* A thread claimed after the listing began may simply not be in it. */
-        if (atomic_load(&threads[i].status) != OMPC_SLOT_LIVE || threads[i].start_ns >= scan_began)
+        if (atomic_load(&owner->threads[i].status) != OMPC_SLOT_LIVE
+            || owner->threads[i].start_ns >= scan_began)
             continue;
         int alive = 0;
         for (int j = 0; j < present_count && !alive; j++)
-            alive = present[j] == threads[i].tid;
+            alive = present[j] == owner->threads[i].tid;
         if (!alive)
-            release_locked(&threads[i], now);
+            release_locked(owner, &owner->threads[i], now);
     }
     pthread_mutex_unlock(&slots_mutex);
 }
 
-/* The scanner thread: a look at /proc/self/task every 10 ms until the report. */
+/*
+ * Whether the sampling handler is still ours.  A program that installs its
+ * own through sigaction or signal keeps ours (see the interposers below);
+ * one that goes around them (a raw system call) has replaced it, and from
+ * then on must not get our timers' signals.
+ */
+static void check_handler(void)
+{
+    if (!atomic_load(&handler_installed) || !atomic_load(&sampling_on))
+        return;
+    struct sigaction current;
+    if (real.sigaction(sample_signal, NULL, &current) != 0)
+        return;
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_sample)
+        return;
+    atomic_store(&handler_installed, 0);
+    stop_sampling(OMPC_SAMPLING_REPLACED);
+}
+
+/* The scanner thread: every 10 ms until exit. */
 static void *scanner_main(void *unused)
 {
     (void)unused;
@@ -518,7 +831,14 @@ static void *scanner_main(void *unused)
     pthread_mutex_lock(&scanner_mutex);
     while (!scanner_stop) {
         pthread_mutex_unlock(&scanner_mutex);
-        scan_tasks();
+        struct ompc_process *owner = atomic_load(&process);
+        if (owner != NULL) {
+            scan_tasks(owner);
+            check_handler();
+            if (!atomic_load(&owner->openmp))
+                note_runtime(owner);
+            atomic_store(&owner->alive_ns, now_ns());
+        }
         pthread_mutex_lock(&scanner_mutex);
         struct timespec deadline;
         clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -534,7 +854,7 @@ static void *scanner_main(void *unused)
     return NULL;
 }
 
-/* Starts the scanner with the sampling signal blocked: it is the agent's, not the program's. */
+/* Starts the scanner with the sampling signal blocked: it is the agent's thread, not the program's. */
 static void start_scanner(void)
 {
     pthread_condattr_t attributes;
@@ -542,15 +862,15 @@ static void start_scanner(void)
     pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
     pthread_cond_init(&scanner_cond, &attributes);
     pthread_condattr_destroy(&attributes);
+    scanner_stop = 0;
     sigset_t blocked, previous;
-    sigemptyset(&blocked);
-    sigaddset(&blocked, sample_signal);
-    pthread_sigmask(SIG_BLOCK, &blocked, &previous);
-    scanner_started = real_pthread_create(&scanner, NULL, scanner_main, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    sigfillset(&blocked);
+    real.pthread_sigmask(SIG_BLOCK, &blocked, &previous);
+    scanner_started = real.pthread_create(&scanner, NULL, scanner_main, NULL) == 0;
+    real.pthread_sigmask(SIG_SETMASK, &previous, NULL);
 }
 
-/* Ends the scanner before the report, so no slot changes under the report's feet. */
+/* Ends the scanner, so no slot changes after the process's record is closed. */
 static void stop_scanner(void)
 {
     if (!scanner_started)
@@ -562,6 +882,40 @@ static void stop_scanner(void)
     pthread_join(scanner, NULL);
     scanner_started = 0;
 }
+
+/*
+ * Claims this process's slot and starts sampling it.  The launched process
+ * does so from its constructor; any other does once it turns out to run
+ * OpenMP (a runtime loaded, an event, the runtime starting threads), so a
+ * shell or a helper tool spends no slot.
+ */
+static void begin_recording(int parent)
+{
+    if (record == NULL || !session_live || atomic_load(&process) != NULL)
+        return;
+    pthread_mutex_lock(&begin_mutex);
+    if (atomic_load(&process) == NULL && atomic_load(&collecting)) {
+        struct ompc_process *slot = claim_process(parent);
+        if (slot != NULL) {
+            atomic_store(&process, slot);
+            if (record->flags & OMPC_OPT_SAMPLE)
+                start_sampling(slot);
+            current_thread();
+            start_scanner();
+        }
+    }
+    pthread_mutex_unlock(&begin_mutex);
+}
+
+/* A process without a slot that now has an OpenMP runtime begins recording. */
+static void begin_if_openmp(void)
+{
+    char path[OMPC_TEXT_SIZE];
+    if (atomic_load(&process) == NULL && session_live && atomic_load(&collecting) && find_runtime(path))
+        begin_recording(-1);
+}
+
+/* ---- threads ---- */
 
 /* What a thread started through our pthread_create runs first. */
 struct start_box {
@@ -587,200 +941,474 @@ static void *thread_trampoline(void *opaque)
 AGENT_EXPORT int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict attributes,
                                 void *(*start)(void *), void *restrict argument)
 {
-    if (real_pthread_create == NULL)
-        real_pthread_create = (pthread_create_t)dlsym(RTLD_NEXT, "pthread_create");
-    if (real_pthread_create == NULL)
+    RESOLVE(pthread_create);
+    if (real.pthread_create == NULL)
         return EAGAIN;
     if (!atomic_load(&collecting))
-        return real_pthread_create(thread, attributes, start, argument);
+        return real.pthread_create(thread, attributes, start, argument);
+    begin_if_openmp();
+    if (atomic_load(&process) == NULL)
+        return real.pthread_create(thread, attributes, start, argument);
     struct start_box *box = malloc(sizeof *box);
     if (box == NULL)
-        return real_pthread_create(thread, attributes, start, argument);
+        return real.pthread_create(thread, attributes, start, argument);
     box->start = start;
     box->argument = argument;
-    int result = real_pthread_create(thread, attributes, thread_trampoline, box);
+    int result = real.pthread_create(thread, attributes, thread_trampoline, box);
     if (result != 0)
         free(box);
     return result;
 }
 
-/* A forked child is not the program being observed: it must neither sample nor report. */
-static void after_fork_in_child(void)
-{
-    atomic_store(&collecting, 0);
-    atomic_store(&sampling_on, 0);
-    scanner_started = 0;
-}
+/* ---- the program's own use of the sampling signal ---- */
 
-/* Reads the launcher's settings; malformed ones are the launcher's bug, so refuse loudly. */
-static void read_configuration(void)
+/*
+ * sigaction, interposed.  For the sampling signal the program gets a
+ * disposition of its own that our handler honours for every delivery that
+ * is not our timers': its handler sees exactly its own signals, we keep
+ * sampling, and what it reads back is what it set.  Every other signal goes
+ * straight to the C library.
+ */
+AGENT_EXPORT int sigaction(int signal_number, const struct sigaction *restrict action,
+                           struct sigaction *restrict previous)
 {
-    const char *text;
-    run.format = OMPC_FORMAT_TEXT;
-    if ((text = getenv("OMPCOLLECT_FORMAT")) != NULL && text[0] != '\0'
-        && (run.format = ompc_parse_format(text)) < 0)
-        refuse("OMPCOLLECT_FORMAT=%s is not text, csv or json", text);
-    run.interval_ns = 1000000;
-    if ((text = getenv("OMPCOLLECT_INTERVAL_NS")) != NULL && text[0] != '\0') {
-        char *end;
-        run.interval_ns = strtoll(text, &end, 10);
-        if (*end != '\0' || run.interval_ns < 10000 || run.interval_ns > 10000000000LL)
-            refuse("OMPCOLLECT_INTERVAL_NS=%s is not a number of ns in 10000..1e10", text);
+    RESOLVE(sigaction);
+    if (real.sigaction == NULL) {
+        errno = ENOSYS;
+        return -1;
     }
-    run.event_mask = 0;
-    if ((text = getenv("OMPCOLLECT_EVENTS")) != NULL && text[0] != '\0') {
-        char bad[64];
-        if (ompc_parse_events(text, &run.event_mask, bad, sizeof bad) != 0)
-            refuse("OMPCOLLECT_EVENTS names an unknown event '%s'", bad);
+    if (signal_number == 0 || signal_number != sample_signal || !atomic_load(&handler_installed))
+        return real.sigaction(signal_number, action, previous);
+    int current = atomic_load(&program_action_current);
+    struct sigaction before = program_actions[current];
+    if (action != NULL) {
+        program_actions[1 - current] = *action;
+        atomic_store(&program_action_current, 1 - current);
+        struct ompc_process *owner = atomic_load(&process);
+        if (owner != NULL && action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN
+            && atomic_load(&owner->program_handler_ns) == 0) {
+            uint64_t now = now_ns();
+            atomic_store(&owner->program_handler_ns, now != 0 ? now : 1);
+        }
     }
-    text = getenv("OMPCOLLECT_SAMPLE");
-    run.sampling = !(text != NULL && strcmp(text, "0") == 0);
-    if ((text = getenv("OMPCOLLECT_OUTPUT")) != NULL && text[0] != '\0')
-        run.output = strdup(text);
-    if ((text = getenv("OMPCOLLECT_TIMELINE")) != NULL && text[0] != '\0')
-        run.timeline = strdup(text);
-    run.program = program_invocation_name;
-    run.pid = getpid();
-    run.threads = threads;
-    run.untracked = &untracked;
-    run.regions = regions;
-}
-
-/* Whether any FORK reached the agent. */
-static int any_fork_seen(void)
-{
-    if (atomic_load(&untracked.events[OMP_EVENT_FORK]) != 0)
-        return 1;
-    int count = atomic_load(&thread_count);
-    for (int i = 0; i < count; i++)
-        if (atomic_load(&threads[i].events[OMP_EVENT_FORK]) != 0)
-            return 1;
+    if (previous != NULL)
+        *previous = before;
     return 0;
 }
 
-/*
- * At exit: stop sampling and the session, then write the report.  Runs as
- * an atexit handler registered after START, so before the runtime's own
- * shutdown (which finalizes the shim) and after the program's handlers.
- */
-static void write_report(void)
+/* signal() and friends in terms of the sigaction above, with the semantics glibc gives them. */
+static sighandler_t emulate_signal(int signal_number, sighandler_t handler, int flags)
 {
-    if (getpid() != run.pid || atomic_exchange(&report_begun, 1))
+    struct sigaction action, previous;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = handler;
+    action.sa_flags = flags;
+    sigemptyset(&action.sa_mask);
+    if (sigaction(signal_number, &action, &previous) != 0)
+        return SIG_ERR;
+    return previous.sa_handler;
+}
+
+/* signal, interposed (glibc's calls the library's sigaction internally, past our interposer). */
+AGENT_EXPORT sighandler_t signal(int signal_number, sighandler_t handler)
+{
+    RESOLVE(signal);
+    if (signal_number != 0 && signal_number == sample_signal && atomic_load(&handler_installed))
+        return emulate_signal(signal_number, handler, SA_RESTART);
+    return real.signal != NULL ? real.signal(signal_number, handler) : SIG_ERR;
+}
+
+/* bsd_signal, interposed: signal's BSD semantics. */
+AGENT_EXPORT sighandler_t bsd_signal(int signal_number, sighandler_t handler)
+{
+    RESOLVE(bsd_signal);
+    if (signal_number != 0 && signal_number == sample_signal && atomic_load(&handler_installed))
+        return emulate_signal(signal_number, handler, SA_RESTART);
+    return real.bsd_signal != NULL ? real.bsd_signal(signal_number, handler) : SIG_ERR;
+}
+
+/* sysv_signal, interposed: one-shot, not blocked during its handler. */
+AGENT_EXPORT sighandler_t sysv_signal(int signal_number, sighandler_t handler)
+{
+    RESOLVE(sysv_signal);
+    if (signal_number != 0 && signal_number == sample_signal && atomic_load(&handler_installed))
+        return emulate_signal(signal_number, handler, SA_RESETHAND | SA_NODEFER);
+    return real.sysv_signal != NULL ? real.sysv_signal(signal_number, handler) : SIG_ERR;
+}
+
+/*
+ * A signal-mask change of the calling thread.  Blocking the sampling signal
+ * is the program's right; the thread's samples stop meanwhile, and the time
+ * and the expirations it missed are recorded so the report can say so
+ * instead of counting them as a state.
+ */
+static int mask_change(sigmask_t change, int how, const sigset_t *set, sigset_t *previous)
+{
+    if (change == NULL) {
+        errno = ENOSYS;
+        return -1;
+    }
+    struct ompc_thread *slot = self;
+    struct ompc_process *owner = atomic_load(&process);
+    int signal_number = sample_signal;
+    if (slot == NULL || owner == NULL || slot == &owner->untracked || signal_number == 0
+        || set == NULL)
+        return change(how, set, previous);
+    int was_blocked = atomic_load(&slot->blocked) == 1;
+    int unblocks = was_blocked && ((how == SIG_UNBLOCK && sigismember(set, signal_number))
+                                   || (how == SIG_SETMASK && !sigismember(set, signal_number)));
+    int blocks = !was_blocked && (how == SIG_BLOCK || how == SIG_SETMASK)
+                 && sigismember(set, signal_number);
+    if (unblocks) {
+        atomic_fetch_add(&slot->blocked_ns, now_ns() - slot->blocked_since_ns);
+        atomic_store(&slot->blocked, 2);
+    }
+    int result = change(how, set, previous);
+    if (result == 0 && blocks) {
+        slot->blocked_since_ns = now_ns();
+        atomic_store(&slot->blocked, 1);
+        if (!slot->ever_blocked) {
+            slot->ever_blocked = 1;
+            atomic_fetch_add(&owner->blocking_threads, 1);
+        }
+    }
+    return result;
+}
+
+/* sigprocmask, interposed (see mask_change). */
+AGENT_EXPORT int sigprocmask(int how, const sigset_t *restrict set, sigset_t *restrict previous)
+{
+    RESOLVE(sigprocmask);
+    return mask_change(real.sigprocmask, how, set, previous);
+}
+
+/* pthread_sigmask, interposed (see mask_change). */
+AGENT_EXPORT int pthread_sigmask(int how, const sigset_t *restrict set, sigset_t *restrict previous)
+{
+    RESOLVE(pthread_sigmask);
+    return mask_change(real.pthread_sigmask, how, set, previous);
+}
+
+/* ---- fork, exec, exit ---- */
+
+/* Before fork: no slot claim may be half done in the child's copy. */
+static void before_fork(void)
+{
+    pthread_mutex_lock(&begin_mutex);
+    pthread_mutex_lock(&slots_mutex);
+}
+
+/* In the parent after fork. */
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&slots_mutex);
+    pthread_mutex_unlock(&begin_mutex);
+}
+
+/*
+ * In a forked child: it shares the parent's mapping, so it must never write
+ * into the parent's slot.  A child of a recording process claims a slot of
+ * its own at once (its timers and scanner are not inherited, so they are
+ * started again); a child of one that was not recording waits, like any
+ * other process, until it runs OpenMP.
+ */
+static void after_fork_child(void)
+{
+    pthread_mutex_unlock(&slots_mutex);
+    pthread_mutex_unlock(&begin_mutex);
+    pthread_mutex_init(&scanner_mutex, NULL);
+    scanner_started = 0;
+    for (int i = 0; i < OMPC_MAX_THREADS; i++)
+        atomic_store(&has_timer[i], 0);
+    self = NULL;
+    if (slot_key_made)
+        pthread_setspecific(slot_key, NULL);
+    struct ompc_process *parent = atomic_exchange(&process, NULL);
+    if (parent == NULL || !atomic_load(&collecting))
+        return;
+    origin_ns = monotonic_ns();
+    begin_recording((int)parent->index);
+}
+
+/*
+ * Before an exec: close this image's record and make sure no sampling
+ * signal is left pending, because the new image starts with the default
+ * action for it, which would end the process.  A vfork child shares our
+ * memory but not our pid, and must leave the record alone.
+ */
+static void before_exec(void)
+{
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner == NULL || owner->pid != getpid())
+        return;
+    int was_sampling = atomic_exchange(&sampling_on, 0);
+    pthread_mutex_lock(&slots_mutex);
+    for (int i = 0; i < OMPC_MAX_THREADS; i++)
+        disarm_timer(i);
+    pthread_mutex_unlock(&slots_mutex);
+    if (sample_signal != 0) {
+        sigset_t only, saved;
+        sigemptyset(&only);
+        sigaddset(&only, sample_signal);
+        real.pthread_sigmask(SIG_BLOCK, &only, &saved);
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&only, NULL, &zero) > 0)
+            continue;
+        real.pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    }
+    note_runtime(owner);
+    atomic_store(&owner->end_ns, now_ns());
+    atomic_store(&owner->state, OMPC_PROC_EXECED);
+    atomic_store(&sampling_on, was_sampling);
+}
+
+/* The exec failed: the image goes on, and so does its record. */
+static void after_failed_exec(void)
+{
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner == NULL || owner->pid != getpid()
+        || atomic_load(&owner->state) != OMPC_PROC_EXECED)
+        return;
+    atomic_store(&owner->end_ns, 0);
+    atomic_store(&owner->state, OMPC_PROC_RECORDING);
+    if (!atomic_load(&sampling_on))
+        return;
+    pthread_mutex_lock(&slots_mutex);
+    int count = atomic_load(&owner->thread_count);
+    for (int i = 0; i < count; i++)
+        if (atomic_load(&owner->threads[i].status) == OMPC_SLOT_LIVE)
+            arm_timer(&owner->threads[i], i);
+    pthread_mutex_unlock(&slots_mutex);
+}
+
+/* execve, interposed (see before_exec). */
+AGENT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+    RESOLVE(execve);
+    before_exec();
+    int result = real.execve(path, argv, envp);
+    int error = errno;
+    after_failed_exec();
+    errno = error;
+    return result;
+}
+
+/* execv, interposed. */
+AGENT_EXPORT int execv(const char *path, char *const argv[])
+{
+    RESOLVE(execv);
+    before_exec();
+    int result = real.execv(path, argv);
+    int error = errno;
+    after_failed_exec();
+    errno = error;
+    return result;
+}
+
+/* execvp, interposed. */
+AGENT_EXPORT int execvp(const char *file, char *const argv[])
+{
+    RESOLVE(execvp);
+    before_exec();
+    int result = real.execvp(file, argv);
+    int error = errno;
+    after_failed_exec();
+    errno = error;
+    return result;
+}
+
+/* execvpe, interposed. */
+AGENT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    RESOLVE(execvpe);
+    before_exec();
+    int result = real.execvpe(file, argv, envp);
+    int error = errno;
+    after_failed_exec();
+    errno = error;
+    return result;
+}
+
+/* fexecve, interposed. */
+AGENT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    RESOLVE(fexecve);
+    before_exec();
+    int result = real.fexecve(fd, argv, envp);
+    int error = errno;
+    after_failed_exec();
+    errno = error;
+    return result;
+}
+
+/* How many arguments an execl-style list holds after `first`, its terminating NULL excluded. */
+#define COUNT_LIST(count, first)                                     \
+    do {                                                             \
+        va_list scan;                                                \
+        va_start(scan, first);                                       \
+        count = 1;                                                   \
+        while (va_arg(scan, const char *) != NULL)                   \
+            count++;                                                 \
+        va_end(scan);                                                \
+    } while (0)
+
+/* execl, interposed through execv. */
+AGENT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+    size_t count;
+    COUNT_LIST(count, arg);
+    char *argv[count + 1];
+    va_list args;
+    va_start(args, arg);
+    argv[0] = (char *)arg;
+    for (size_t i = 1; i <= count; i++)
+        argv[i] = va_arg(args, char *);
+    va_end(args);
+    return execv(path, argv);
+}
+
+/* execlp, interposed through execvp. */
+AGENT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+    size_t count;
+    COUNT_LIST(count, arg);
+    char *argv[count + 1];
+    va_list args;
+    va_start(args, arg);
+    argv[0] = (char *)arg;
+    for (size_t i = 1; i <= count; i++)
+        argv[i] = va_arg(args, char *);
+    va_end(args);
+    return execvp(file, argv);
+}
+
+/* execle, interposed through execve: the environment follows the list's NULL. */
+AGENT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+    size_t count;
+    COUNT_LIST(count, arg);
+    char *argv[count + 1];
+    va_list args;
+    va_start(args, arg);
+    argv[0] = (char *)arg;
+    for (size_t i = 1; i <= count; i++)
+        argv[i] = va_arg(args, char *);
+    char *const *envp = va_arg(args, char *const *);
+    va_end(args);
+    return execve(path, argv, envp);
+}
+
+/*
+ * At exit: stop sampling and the session and close the record with the
+ * exit status.  Registered after START, so it runs before the runtime's
+ * own shutdown (which finalizes the shim) and after the program's
+ * handlers.  Nothing is written anywhere but the record.
+ */
+static void at_exit(int status, void *unused)
+{
+    (void)unused;
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner == NULL || owner->pid != getpid())
         return;
     uint64_t end = now_ns();
     atomic_store(&sampling_on, 0);
     stop_scanner();
     pthread_mutex_lock(&slots_mutex);
-    int count = atomic_load(&thread_count);
-    for (int i = 0; i < count; i++) {
-        if (threads[i].has_timer) {
-            timer_delete(threads[i].timer);
-            threads[i].has_timer = 0;
-        }
-        if (atomic_load(&threads[i].status) == OMPC_SLOT_LIVE)
-            atomic_store(&threads[i].end_ns, end);
-    }
+    int count = atomic_load(&owner->thread_count);
+    for (int i = 0; i < count; i++)
+        release_locked(owner, &owner->threads[i], end);
     pthread_mutex_unlock(&slots_mutex);
-    simple_request(OMP_REQ_STOP);
+    note_runtime(owner);
+    if (session_live)
+        simple_request(OMP_REQ_STOP);
     atomic_store(&collecting, 0);
-    run.wall_ns = end;
-    run.thread_count = count;
-
-    if (!any_fork_seen() && !runtime_seen_at_start
-        && dlsym(RTLD_DEFAULT, "omp_get_max_threads") == NULL) {
-        status_line("cannot-attach the program never loaded an OpenMP runtime, so there was "
-                    "nothing to observe (not an OpenMP program?)");
-        return;
-    }
-
-    FILE *out = stderr;
-    if (run.output != NULL && (out = fopen(run.output, "w")) == NULL) {
-        status_line("report-error cannot write %s: %s", run.output, strerror(errno));
-        return;
-    }
-    int failed = ompc_write_report(&run, out) != 0;
-    failed |= out != stderr ? fclose(out) != 0 : fflush(out) != 0;
-    if (failed) {
-        status_line("report-error writing the report to %s failed", run.output ? run.output : "stderr");
-        return;
-    }
-    if (run.timeline != NULL) {
-        FILE *svg = fopen(run.timeline, "w");
-        if (svg == NULL) {
-            status_line("report-error cannot write %s: %s", run.timeline, strerror(errno));
-            return;
-        }
-        failed = ompc_write_timeline(&run, svg) != 0;
-        failed |= fclose(svg) != 0;
-        if (failed) {
-            status_line("report-error writing the timeline to %s failed", run.timeline);
-            return;
-        }
-    }
-    status_line("reported");
+    atomic_store(&owner->exit_status, status);
+    atomic_store(&owner->end_ns, end);
+    atomic_store(&owner->state, OMPC_PROC_ENDED);
 }
 
 /*
- * Installs the sampling handler; SA_RESTART keeps the program's system calls
- * from seeing EINTR.  The signal is SIGURG because its default action is to
- * ignore it: a timer signal still queued when the program execs, or reaching
- * a thread after the report, must not kill anything.
+ * The collector cannot attach.  The launched process records why and ends
+ * before main: a profile was asked for, and running unobserved would only
+ * waste the user's time.  Any other process runs on unobserved; if it has
+ * an OpenMP runtime, the record says that it was missed and why.
  */
-static void start_sampling(void)
+static void cannot_attach(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void cannot_attach(const char *fmt, ...)
 {
-    sample_signal = SIGURG;
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_sigaction = on_sample;
-    action.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    if (sigaction(sample_signal, &action, &program_action) != 0)
-        refuse("cannot install the sampling signal handler: %s", strerror(errno));
-    atomic_store(&sampling_on, 1);
+    char reason[OMPC_TEXT_SIZE], path[OMPC_TEXT_SIZE];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(reason, sizeof reason, fmt, args);
+    va_end(args);
+    int runtime = find_runtime(path);
+    if (is_main || runtime) {
+        struct ompc_process *slot = claim_process(-1);
+        if (slot != NULL) {
+            set_text(slot->attach_error, reason);
+            atomic_store(&slot->state, OMPC_PROC_REFUSED);
+        } else if (is_main) {
+            fprintf(stderr, "ompcollect: cannot attach: %s\n", reason);
+        }
+    }
+    if (is_main)
+        _exit(AGENT_REFUSE_STATUS);
 }
 
 /*
- * Runs before main in the process the launcher started (OMPCOLLECT_PID
- * names it; children and exec'ed descendants inherit the preload but stay
- * dormant).  Attaches, registers events, arms the initial thread's timer.
+ * Runs before main in every process that inherits the preload and the
+ * record (the launched one, its children, exec'd descendants).  Attaches,
+ * registers events, and starts recording when the process runs OpenMP (the
+ * launched one always).
  */
 __attribute__((constructor)) static void agent_start(void)
 {
-    const char *pid_text = getenv("OMPCOLLECT_PID");
-    if (pid_text == NULL || strtol(pid_text, NULL, 10) != (long)getpid())
+    record = map_record();
+    if (record == NULL)
         return;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    origin_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    if ((status_path = getenv("OMPCOLLECT_STATUS")) != NULL)
-        status_path = strdup(status_path);
-    read_configuration();
-    if (real_pthread_create == NULL)
-        real_pthread_create = (pthread_create_t)dlsym(RTLD_NEXT, "pthread_create");
-    if (real_pthread_create == NULL)
-        refuse("cannot find the C library's pthread_create");
-
+    RESOLVE(pthread_create);
+    RESOLVE(sigaction);
+    RESOLVE(sigprocmask);
+    RESOLVE(pthread_sigmask);
+    RESOLVE(signal);
+    RESOLVE(bsd_signal);
+    RESOLVE(sysv_signal);
+    RESOLVE(execve);
+    RESOLVE(execvpe);
+    RESOLVE(execv);
+    RESOLVE(execvp);
+    RESOLVE(fexecve);
+    origin_ns = monotonic_ns();
+    is_main = getpid() == record->main_pid;
+    if (real.pthread_create == NULL || real.sigaction == NULL || real.pthread_sigmask == NULL) {
+        cannot_attach("cannot find the C library's pthread_create, sigaction or pthread_sigmask");
+        return;
+    }
     api = find_api();
-    if (api == NULL)
-        refuse("%s was not found in the process (is libompcollector.so preloaded?)", OMP_COLLECTOR_API);
+    if (api == NULL) {
+        cannot_attach("%s was not found in the process (is libompcollector.so preloaded?)",
+                      OMP_COLLECTOR_API);
+        return;
+    }
     int ec = simple_request(OMP_REQ_START);
-    if (ec != OMP_ERRCODE_OK)
-        refuse("START answered %s: the OpenMP runtime did not take the shim on as its OMPT tool "
-               "(OMP_TOOL=disabled, or a runtime without OMPT such as GCC's libgomp)",
-               ec_name(ec));
-    runtime_seen_at_start = dlsym(RTLD_DEFAULT, "omp_get_max_threads") != NULL;
-    register_events(run.event_mask);
-    if (run.request_count < 1 || run.requests[0].ec != OMP_ERRCODE_OK)
-        refuse("REGISTER of FORK answered %s", ec_name(run.request_count ? run.requests[0].ec : -1));
-
-    pthread_atfork(NULL, NULL, after_fork_in_child);
+    if (ec != OMP_ERRCODE_OK) {
+        cannot_attach("START answered %s: the OpenMP runtime did not take the shim on as its OMPT "
+                      "tool (OMP_TOOL=disabled, or a runtime without OMPT such as GCC's libgomp)",
+                      ec_name(ec));
+        return;
+    }
+    register_events(record->event_mask);
+    if (request_count < 1 || requests[0].ec != OMP_ERRCODE_OK) {
+        cannot_attach("REGISTER of FORK answered %s", ec_name(request_count ? requests[0].ec : -1));
+        simple_request(OMP_REQ_STOP);
+        return;
+    }
+    session_live = 1;
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     slot_key_made = pthread_key_create(&slot_key, on_thread_exit) == 0;
+    on_exit(at_exit, NULL);
     atomic_store(&collecting, 1);
-    if (run.sampling)
-        start_sampling();
-    current_thread();
-    if (run.sampling)
-        start_scanner();
-    atexit(write_report);
-    status_line("attached pid %ld", (long)getpid());
+    char path[OMPC_TEXT_SIZE];
+    if (is_main || find_runtime(path))
+        begin_recording(-1);
 }

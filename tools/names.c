@@ -1,4 +1,5 @@
 /* names.c - state and event names, and parsing of --events, --interval and --format, for launcher and agent alike. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "names.h"
 
 #include <ctype.h>

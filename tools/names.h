@@ -1,4 +1,5 @@
 /* names.h - state and event names, and the option parsers the ompcollect launcher and its agent share. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECT_NAMES_H
 #define OMPCOLLECT_NAMES_H 1
 

@@ -1,13 +1,19 @@
-/* ompcollect.c - the launcher: runs a program with the shim and the ompcollect agent preloaded and passes its exit status through. */
+/* ompcollect.c - the launcher: runs a program with the shim and the ompcollect agent preloaded, waits for it and every descendant that recorded, and writes their reports from the shared record, however they ended. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "elfcheck.h"
 #include "names.h"
+#include "omp_collector_api.h"
+#include "output.h"
+#include "record.h"
+#include "report.h"
 
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -15,27 +21,35 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#ifndef OMPCOLLECT_BINDIR
+#define OMPCOLLECT_BINDIR "/usr/local/bin"
+#endif
 #ifndef OMPCOLLECT_LIBDIR
 #define OMPCOLLECT_LIBDIR "/usr/local/lib"
 #endif
-/* The LLVM libomp configure found: where a GCC-built program is run unless told otherwise. */
-#ifndef OMPCOLLECT_DEFAULT_RUNTIME
-#define OMPCOLLECT_DEFAULT_RUNTIME ""
-#endif
 #ifndef OMPCOLLECT_PKGLIBDIR
 #define OMPCOLLECT_PKGLIBDIR OMPCOLLECT_LIBDIR "/ompcollector"
+#endif
+/* The LLVM libomp configure found: what GCC's libgomp is replaced by unless told otherwise. */
+#ifndef OMPCOLLECT_DEFAULT_RUNTIME
+#define OMPCOLLECT_DEFAULT_RUNTIME ""
 #endif
 
 /* ompcollect's own failures; like env(1): 125 itself, 126 cannot execute, 127 not found. */
 enum { EXIT_OWN_FAILURE = 125, EXIT_CANNOT_EXECUTE = 126, EXIT_NOT_FOUND = 127 };
 
 #define AGENT_NAME "libompcollect-agent.so"
+#define SHIM_NAME "libompcollector.so"
 
-static const char *program_name = "ompcollect";
+static const char program_name[] = "ompcollect";
+
+int ompc_merge_main(int argc, char **argv);
 
 /* Prints a message prefixed with our name and exits with `status`. */
 static void die(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -50,41 +64,64 @@ static void die(int status, const char *fmt, ...)
     exit(status);
 }
 
+/* Prints a message prefixed with our name. */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    va_list args;
+    fprintf(stderr, "%s: ", program_name);
+    va_start(args, fmt);
+    vfprintf(stderr, fmt, args);
+    va_end(args);
+    fputc('\n', stderr);
+}
+
 /* The --help text; the exit statuses are part of the interface, so they are spelled out. */
 static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: %s [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
-            "Run PROGRAM with the OpenMP Collector API shim and report, at exit, where every\n"
-            "OpenMP thread spent its time in the API's 11 thread states.\n"
+            "       %s merge [-f text|json] [-o FILE] REPORT.json...\n"
+            "Run PROGRAM with the OpenMP Collector API shim and report, when it ends, where\n"
+            "every OpenMP thread of it (and of every child process running OpenMP) spent its\n"
+            "time in the API's 11 thread states.  'merge' sums JSON reports of several\n"
+            "processes or MPI ranks into one summary.\n"
             "\n"
-            "  -o, --output=FILE        write the report to FILE (default: standard error)\n"
+            "  -o, --output=FILE        write the report to FILE (default: standard error);\n"
+            "                           %%p is the pid, %%r the MPI rank, %%h the host, %%%% a %%\n"
             "  -f, --format=FORMAT      text (default), csv or json\n"
             "      --timeline=FILE.svg  also draw each thread's state over time as SVG\n"
+            "                           (same patterns as --output)\n"
             "  -i, --interval=TIME      sampling interval, e.g. 1ms (default), 250us, 2ms\n"
             "  -e, --events=LIST        further events to register besides fork and join:\n"
             "                           comma list of fork, join, begin_X, end_X, or just X\n"
             "                           for both halves, X one of idle ibar ebar lkwt ctwt\n"
             "                           odwt master single ordered atwt; or all, none\n"
             "      --no-sample          do not sample; report events only\n"
-            "      --runtime=PATH       run PROGRAM on this LLVM libomp.so.5 (preloaded);\n"
-            "                           'none' preloads no runtime.  Default: none, but a\n"
-            "                           program linked with GCC's libgomp (no OMPT) runs on\n"
-            "                           %s\n"
+            "      --runtime=PATH       run PROGRAM on this LLVM libomp.so.5 (preloaded, and\n"
+            "                           in place of GCC's libgomp); 'none' changes nothing.\n"
+            "                           Default: GCC's libgomp (no OMPT), wherever it is asked\n"
+            "                           for, is replaced by %s\n"
             "  -h, --help               show this help and exit\n"
             "  -V, --version            show the version and exit\n"
             "\n"
+            "Under MPI, put ompcollect after the launcher: mpirun -np 4 ompcollect -o r.%%r.txt\n"
+            "PROGRAM (srun likewise).  Without %%r in the name each rank's file gets its rank.\n"
+            "\n"
             "Environment: OMPCOLLECT_SHIM and OMPCOLLECT_COLLECTOR override where the shim\n"
-            "(libompcollector.so) and the agent (" AGENT_NAME ") are found;\n"
+            "(" SHIM_NAME ") and the agent (" AGENT_NAME ") are found;\n"
             "OMPCOLLECT_RUNTIME is a default for --runtime.\n"
             "\n"
             "Exit status: PROGRAM's own, or 128+N when signal N killed it; 125 when\n"
-            "ompcollect fails or cannot attach to PROGRAM, 126 when PROGRAM cannot be\n"
-            "executed, 127 when it is not found.\n",
-            program_name, OMPCOLLECT_DEFAULT_RUNTIME[0] ? OMPCOLLECT_DEFAULT_RUNTIME : "(no libomp was found at configure time)");
+            "ompcollect fails or refuses before PROGRAM runs (bad options, a static program,\n"
+            "an MPI launcher as PROGRAM, a runtime that will not take the shim), 126 when\n"
+            "PROGRAM cannot be executed, 127 when it is not found.\n",
+            program_name, program_name,
+            OMPCOLLECT_DEFAULT_RUNTIME[0] ? OMPCOLLECT_DEFAULT_RUNTIME
+                                          : "(no libomp was found at configure time)");
 }
 
-/* An absolute version of `path` (relative to the current directory), which the program may leave. */
+/* An absolute version of `path` (relative to the current directory). */
 static char *absolute_path(const char *path)
 {
     if (path[0] == '/')
@@ -118,53 +155,109 @@ static char *own_directory(void)
         return NULL;
     }
     *slash = '\0';
-    /* libtool may put the real binary in .libs next to a wrapper script. */
-    size_t length = strlen(exe);
-    if (length >= 6 && strcmp(exe + length - 6, "/.libs") == 0)
-        exe[length - 6] = '\0';
     return exe;
 }
 
 /*
- * Where the shim and the agent are: the environment overrides, then the
+ * The path from directory `from` to `to` ("../lib" from /usr/bin to
+ * /usr/lib), both absolute and as configured; NULL when they share
+ * nothing but the root, since then no relation survives a relocation.
+ */
+static char *relative_path(const char *from, const char *to)
+{
+    size_t common = 0, i = 0;
+    for (; from[i] != '\0' && from[i] == to[i]; i++)
+        if (from[i] == '/')
+            common = i;
+    if ((from[i] == '\0' || from[i] == '/') && (to[i] == '\0' || to[i] == '/'))
+        common = i;
+    if (common == 0)
+        return NULL;
+    char *result = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&result, &size);
+    if (out == NULL)
+        return NULL;
+    for (const char *c = from + common; *c; c++)
+        if (*c == '/' && c[1] != '\0' && c[1] != '/')
+            fputs("../", out);
+    const char *rest = to + common;
+    while (*rest == '/')
+        rest++;
+    fputs(*rest ? rest : ".", out);
+    if (fclose(out) != 0) {
+        free(result);
+        return NULL;
+    }
+    return result;
+}
+
+/*
+ * Where the shim and the agent are: the environment overrides; then the
  * build tree when this executable sits in one (tools/ompcollect next to
- * tools/.libs and lib/.libs), then the installed locations.
+ * tools/.libs and lib/.libs); then the installed layout relative to this
+ * executable (so `make install prefix=...` and DESTDIR installs work
+ * without reconfiguring); then the configured install locations.
  */
 static void locate_libraries(char **shim, char **agent)
 {
     char *directory = own_directory();
-    char *build_shim = NULL, *build_agent = NULL;
+    char *candidate_shim = NULL, *candidate_agent = NULL;
+    *shim = *agent = NULL;
     if (directory != NULL) {
-        if (asprintf(&build_agent, "%s/.libs/%s", directory, AGENT_NAME) < 0
-            || asprintf(&build_shim, "%s/../lib/.libs/libompcollector.so", directory) < 0)
+        /* libtool may run the real binary from .libs next to a wrapper script. */
+        size_t length = strlen(directory);
+        if (length >= 6 && strcmp(directory + length - 6, "/.libs") == 0)
+            directory[length - 6] = '\0';
+        if (asprintf(&candidate_agent, "%s/.libs/%s", directory, AGENT_NAME) < 0
+            || asprintf(&candidate_shim, "%s/../lib/.libs/%s", directory, SHIM_NAME) < 0)
             die(EXIT_OWN_FAILURE, "out of memory");
+        if (readable_file(candidate_agent) && readable_file(candidate_shim)) {
+            *shim = realpath(candidate_shim, NULL);
+            *agent = realpath(candidate_agent, NULL);
+        }
+        free(candidate_shim);
+        free(candidate_agent);
+        candidate_shim = candidate_agent = NULL;
+        char *to_lib = relative_path(OMPCOLLECT_BINDIR, OMPCOLLECT_LIBDIR);
+        char *to_pkglib = relative_path(OMPCOLLECT_BINDIR, OMPCOLLECT_PKGLIBDIR);
+        if (*shim == NULL && to_lib != NULL && to_pkglib != NULL) {
+            if (asprintf(&candidate_shim, "%s/%s/%s.0", directory, to_lib, SHIM_NAME) < 0
+                || asprintf(&candidate_agent, "%s/%s/%s", directory, to_pkglib, AGENT_NAME) < 0)
+                die(EXIT_OWN_FAILURE, "out of memory");
+            if (readable_file(candidate_shim) && readable_file(candidate_agent)) {
+                *shim = realpath(candidate_shim, NULL);
+                *agent = realpath(candidate_agent, NULL);
+            }
+            free(candidate_shim);
+            free(candidate_agent);
+        }
+        free(to_lib);
+        free(to_pkglib);
+        free(directory);
     }
-    int in_build_tree = build_agent != NULL && readable_file(build_agent) && readable_file(build_shim);
+    if (*shim == NULL) {
+        if (readable_file(OMPCOLLECT_LIBDIR "/" SHIM_NAME ".0"))
+            *shim = strdup(OMPCOLLECT_LIBDIR "/" SHIM_NAME ".0");
+        else
+            *shim = strdup(OMPCOLLECT_LIBDIR "/" SHIM_NAME);
+    }
+    if (*agent == NULL)
+        *agent = strdup(OMPCOLLECT_PKGLIBDIR "/" AGENT_NAME);
 
     const char *setting = getenv("OMPCOLLECT_SHIM");
-    if (setting != NULL && setting[0] != '\0')
+    if (setting != NULL && setting[0] != '\0') {
+        free(*shim);
         *shim = absolute_path(setting);
-    else if (in_build_tree)
-        *shim = realpath(build_shim, NULL);
-    else if (readable_file(OMPCOLLECT_LIBDIR "/libompcollector.so.0"))
-        *shim = strdup(OMPCOLLECT_LIBDIR "/libompcollector.so.0");
-    else
-        *shim = strdup(OMPCOLLECT_LIBDIR "/libompcollector.so");
-
+    }
     setting = getenv("OMPCOLLECT_COLLECTOR");
-    if (setting != NULL && setting[0] != '\0')
+    if (setting != NULL && setting[0] != '\0') {
+        free(*agent);
         *agent = absolute_path(setting);
-    else if (in_build_tree)
-        *agent = realpath(build_agent, NULL);
-    else
-        *agent = strdup(OMPCOLLECT_PKGLIBDIR "/" AGENT_NAME);
-    free(directory);
-    free(build_shim);
-    free(build_agent);
-
+    }
     if (*shim == NULL || !readable_file(*shim))
-        die(EXIT_OWN_FAILURE, "cannot find the shim %s (set OMPCOLLECT_SHIM to libompcollector.so)",
-            *shim ? *shim : "libompcollector.so");
+        die(EXIT_OWN_FAILURE, "cannot find the shim %s (set OMPCOLLECT_SHIM to %s)",
+            *shim ? *shim : SHIM_NAME, SHIM_NAME);
     if (*agent == NULL || !readable_file(*agent))
         die(EXIT_OWN_FAILURE, "cannot find the agent %s (set OMPCOLLECT_COLLECTOR to %s)",
             *agent ? *agent : AGENT_NAME, AGENT_NAME);
@@ -191,56 +284,36 @@ static char *program_file(const char *command)
     return NULL;
 }
 
-/*
- * Whether the ELF file at `path` names libgomp and no LLVM libomp among its
- * DT_NEEDED libraries: such a program would run on a runtime without OMPT.
- * Anything unreadable or unexpected answers no; the agent still reports a
- * runtime that does not take the shim.
- */
-static int links_only_libgomp(const char *path)
+/* Whether a file name is an MPI or batch launcher's (mpirun, mpiexec.hydra, srun, ...). */
+static int launcher_name(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    struct stat info;
-    void *image = MAP_FAILED;
-    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && (size_t)info.st_size >= sizeof(Elf64_Ehdr))
-        image = mmap(NULL, (size_t)info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (image == MAP_FAILED)
-        return 0;
-    const unsigned char *bytes = image;
-    size_t size = (size_t)info.st_size;
-    const Elf64_Ehdr *header = image;
-    int gomp = 0, llvm = 0;
-    if (memcmp(bytes, ELFMAG, SELFMAG) == 0 && bytes[EI_CLASS] == ELFCLASS64
-        && header->e_shentsize == sizeof(Elf64_Shdr) && header->e_shoff < size
-        && header->e_shnum <= (size - header->e_shoff) / sizeof(Elf64_Shdr)) {
-        const Elf64_Shdr *sections = (const Elf64_Shdr *)(bytes + header->e_shoff);
-        for (unsigned i = 0; i < header->e_shnum; i++) {
-            const Elf64_Shdr *dynamic = &sections[i];
-            if (dynamic->sh_type != SHT_DYNAMIC || dynamic->sh_link >= header->e_shnum)
-                continue;
-            const Elf64_Shdr *strings = &sections[dynamic->sh_link];
-            if (dynamic->sh_offset > size || dynamic->sh_size > size - dynamic->sh_offset
-                || strings->sh_offset > size || strings->sh_size > size - strings->sh_offset)
-                continue;
-            const Elf64_Dyn *entries = (const Elf64_Dyn *)(bytes + dynamic->sh_offset);
-            size_t count = dynamic->sh_size / sizeof(Elf64_Dyn);
-            for (size_t k = 0; k < count && entries[k].d_tag != DT_NULL; k++) {
-                if (entries[k].d_tag != DT_NEEDED || entries[k].d_un.d_val >= strings->sh_size)
-                    continue;
-                const char *name = (const char *)bytes + strings->sh_offset + entries[k].d_un.d_val;
-                size_t room = strings->sh_size - entries[k].d_un.d_val;
-                if (strnlen(name, room) == room)
-                    continue;
-                gomp |= strncmp(name, "libgomp.so", 10) == 0;
-                llvm |= strncmp(name, "libomp.so", 9) == 0 || strncmp(name, "libiomp5.so", 11) == 0;
-            }
-        }
+    static const char *const names[] = {"mpirun", "mpiexec", "orterun", "prterun", "srun"};
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t length = strlen(names[i]);
+        if (strncmp(base, names[i], length) == 0 && (base[length] == '\0' || base[length] == '.'))
+            return 1;
     }
-    munmap(image, size);
-    return gomp && !llvm;
+    return 0;
+}
+
+/*
+ * `ompcollect mpirun ...` would sample mpirun itself and send signals into
+ * its ranks.  Refused before anything is set up, with the nesting that works.
+ */
+static void refuse_launchers(const char *command, const char *file)
+{
+    char *real = file != NULL ? realpath(file, NULL) : NULL;
+    if (launcher_name(command) || (real != NULL && launcher_name(real))) {
+        const char *base = strrchr(command, '/');
+        base = base != NULL ? base + 1 : command;
+        die(EXIT_OWN_FAILURE,
+            "'%s' starts MPI or batch ranks: ompcollect must run inside each rank, not around "
+            "the launcher; write '%s ... ompcollect [OPTION]... PROGRAM' instead",
+            command, base);
+    }
+    free(real);
 }
 
 /* LD_PRELOAD splits on spaces and colons, so a path holding one cannot be preloaded. */
@@ -250,89 +323,797 @@ static void check_preloadable(const char *what, const char *path)
         die(EXIT_OWN_FAILURE, "cannot preload %s '%s': the path contains a space or colon", what, path);
 }
 
-/* Creates (truncates) a report file now, so a bad path fails before the program runs. */
-static char *prepare_output(const char *option, const char *path)
+/* Refuses programs the dynamic loader does not run, or runs without honouring LD_PRELOAD. */
+static void check_program(const char *command, const char *file, const struct ompc_elf_info *elf)
 {
-    char *absolute = absolute_path(path);
-    int fd = open(absolute, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
-        die(EXIT_OWN_FAILURE, "%s %s: %s", option, path, strerror(errno));
-    close(fd);
-    return absolute;
+    if (elf->elf && !elf->interpreter)
+        die(EXIT_OWN_FAILURE,
+            "cannot observe '%s': it is statically linked (its ELF file has no program "
+            "interpreter%s), so nothing can be preloaded into it; build it without -static",
+            command, elf->dynamic ? "" : " and no dynamic section");
+    struct stat info;
+    if (stat(file, &info) == 0
+        && (((info.st_mode & S_ISUID) && info.st_uid != getuid())
+            || ((info.st_mode & S_ISGID) && info.st_gid != getgid())))
+        die(EXIT_OWN_FAILURE,
+            "cannot observe '%s': it is set-user-ID or set-group-ID, and the dynamic loader "
+            "ignores LD_PRELOAD for such programs",
+            command);
 }
 
-/* Reads the whole status file the agent appended to. */
-static char *read_status(const char *path)
+/* A random 64-bit id for the record, so an agent never maps a record of another run. */
+static uint64_t random_id(void)
 {
-    FILE *file = fopen(path, "r");
-    if (file == NULL)
-        return strdup("");
-    char *text = NULL;
-    size_t size = 0;
-    FILE *memory = open_memstream(&text, &size);
-    if (memory == NULL) {
-        fclose(file);
-        return strdup("");
+    uint64_t id = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &id, sizeof id) != (ssize_t)sizeof id)
+            id = 0;
+        close(fd);
     }
-    char chunk[512];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, file)) > 0)
-        fwrite(chunk, 1, got, memory);
-    fclose(file);
-    fclose(memory);
-    return text;
-}
-
-/* A copy of the rest of the first status line starting with `key`, or NULL. */
-static char *status_value(const char *status, const char *key)
-{
-    size_t key_length = strlen(key);
-    for (const char *line = status; line != NULL && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t length = end != NULL ? (size_t)(end - line) : strlen(line);
-        if (length >= key_length && strncmp(line, key, key_length) == 0
-            && (length == key_length || line[key_length] == ' ')) {
-            size_t skip = length == key_length ? key_length : key_length + 1;
-            return strndup(line + skip, length - skip);
-        }
-        line = end != NULL ? end + 1 : NULL;
-    }
-    return NULL;
-}
-
-static pid_t child_pid;
-
-/* Termination requests to the launcher are meant for the program. */
-static void forward_signal(int signal_number)
-{
-    if (child_pid > 0)
-        kill(child_pid, signal_number);
-}
-
-/* Sets up the child's environment and becomes the program; reports exec failure through `report_fd`. */
-static void run_child(char **command, const char *preload, int report_fd)
-{
-    char pid_text[32];
-    snprintf(pid_text, sizeof pid_text, "%ld", (long)getpid());
-    if (setenv("OMPCOLLECT_PID", pid_text, 1) != 0 || setenv("LD_PRELOAD", preload, 1) != 0) {
-        int error = errno;
-        ssize_t ignored = write(report_fd, &error, sizeof error);
-        (void)ignored;
-        _exit(EXIT_OWN_FAILURE);
-    }
-    execvp(command[0], command);
-    int error = errno;
-    ssize_t ignored = write(report_fd, &error, sizeof error);
-    (void)ignored;
-    _exit(error == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    id ^= (uint64_t)now.tv_nsec * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)getpid() << 32;
+    return id != 0 ? id : 1;
 }
 
 /*
- * Checks everything that can be checked before the program runs, runs it,
- * and turns the agent's status lines and the wait status into our own.
+ * The record: an anonymous memory file (memfd) only this run's processes
+ * can reach, sized sparsely.  Without memfd_create, an unlinked file made
+ * with O_EXCL and mode 0600 in the temporary directory does the same.
+ */
+static int create_record(uint64_t size)
+{
+    int fd = -1;
+#ifdef HAVE_MEMFD_CREATE
+    fd = memfd_create("ompcollect-record", MFD_CLOEXEC);
+#endif
+    if (fd < 0) {
+        const char *tmpdir = getenv("TMPDIR");
+        char *path;
+        if (asprintf(&path, "%s/ompcollect-record.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") < 0)
+            die(EXIT_OWN_FAILURE, "out of memory");
+        fd = mkostemp(path, O_CLOEXEC);
+        if (fd >= 0)
+            unlink(path);
+        free(path);
+    }
+    if (fd < 0)
+        die(EXIT_OWN_FAILURE, "cannot create the record: %s", strerror(errno));
+    if (ftruncate(fd, (off_t)size) != 0)
+        die(EXIT_OWN_FAILURE, "cannot size the record to %" PRIu64 " bytes: %s", size, strerror(errno));
+    return fd;
+}
+
+/* Monotonic nanoseconds, the clock the agents stamp the record with. */
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A process the launcher collected itself (its child, or an orphaned descendant). */
+struct reaped {
+    pid_t pid;
+    int status;
+    uint64_t when_ns;
+};
+
+static pid_t child_pid;
+static volatile sig_atomic_t child_running;
+static volatile sig_atomic_t pending_signal;
+
+/* Termination requests to the launcher are meant for the program; after it, for its recording descendants. */
+static void forward_signal(int signal_number)
+{
+    if (child_running && child_pid > 0)
+        kill(child_pid, signal_number);
+    else
+        pending_signal = signal_number;
+}
+
+/* Sets up the child's environment and becomes the program; reports exec failure through `report_fd`. */
+static void run_child(char **command, int record_fd, const char *record_env, const char *preload,
+                      const char *library_path, int report_fd)
+{
+    int32_t pid = (int32_t)getpid();
+    int error = 0;
+    if (pwrite(record_fd, &pid, sizeof pid, offsetof(struct ompc_record_header, main_pid))
+            != (ssize_t)sizeof pid
+        || fcntl(record_fd, F_SETFD, 0) != 0 || setenv(OMPC_RECORD_ENV, record_env, 1) != 0
+        || setenv("LD_PRELOAD", preload, 1) != 0
+        || (library_path != NULL && setenv("LD_LIBRARY_PATH", library_path, 1) != 0))
+        error = errno ? errno : EIO;
+    if (error == 0) {
+        execvp(command[0], command);
+        error = errno;
+    }
+    ssize_t ignored = write(report_fd, &error, sizeof error);
+    (void)ignored;
+    _exit(error == ENOENT ? EXIT_NOT_FOUND : error == EACCES || error == ENOEXEC ? EXIT_CANNOT_EXECUTE
+                                                                                 : EXIT_OWN_FAILURE);
+}
+
+/* Whether a process recorded in a slot is still running: same pid, same start time, not a zombie. */
+static int process_alive(pid_t pid, uint64_t start_ticks)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t got = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (got <= 0)
+        return 0;
+    text[got] = '\0';
+    char *field = strrchr(text, ')');
+    if (field == NULL || field[1] != ' ' || field[2] == 'Z' || field[2] == 'X')
+        return 0;
+    for (int i = 2; field != NULL && i < 22; i++)
+        field = strchr(field + 1, ' ');
+    return field == NULL || start_ticks == 0 || strtoull(field + 1, NULL, 10) == start_ticks;
+}
+
+/* Everything about the run the reports are built from. */
+struct run {
+    char **command;
+    int format;
+    int sampling;
+    long long interval_ns;
+    const char *output;      /* pattern, or NULL: stderr */
+    const char *timeline;    /* pattern, or NULL */
+    const char *shim, *agent;
+    const char *runtime_option; /* --runtime PATH (absolute), or NULL */
+    const char *substitute;  /* what libgomp.so.1 resolves to, or NULL */
+    char *private_dir;       /* holds the libgomp.so.1 link, or NULL */
+    struct ompc_rank rank;
+    char host[256];
+    struct timespec start_real;
+    uint64_t start_ns;
+    int record_fd;
+    struct ompc_record_header header;
+    struct reaped *reaped;
+    size_t reaped_count, reaped_capacity;
+    pid_t main_pid;
+    int main_status;
+};
+
+/* Remembers a process the launcher collected. */
+static void remember_reaped(struct run *run, pid_t pid, int status)
+{
+    if (run->reaped_count == run->reaped_capacity) {
+        size_t capacity = run->reaped_capacity ? 2 * run->reaped_capacity : 16;
+        struct reaped *grown = realloc(run->reaped, capacity * sizeof *grown);
+        if (grown == NULL)
+            return;
+        run->reaped = grown;
+        run->reaped_capacity = capacity;
+    }
+    run->reaped[run->reaped_count++] = (struct reaped){pid, status, monotonic_ns()};
+}
+
+/* The last time the launcher collected `pid`, or NULL. */
+static const struct reaped *find_reaped(const struct run *run, pid_t pid)
+{
+    for (size_t i = run->reaped_count; i-- > 0;)
+        if (run->reaped[i].pid == pid)
+            return &run->reaped[i];
+    return NULL;
+}
+
+/* Reads the first bytes of slot `index` (state, pid, start time) from the record. */
+static int peek_slot(const struct run *run, uint32_t index, struct ompc_process *head)
+{
+    off_t offset = (off_t)(run->header.process_offset + (uint64_t)index * run->header.process_size);
+    size_t size = offsetof(struct ompc_process, end_ns);
+    return pread(run->record_fd, head, size, offset) == (ssize_t)size ? 0 : -1;
+}
+
+/*
+ * After the program itself ended: descendants that record and still run
+ * (a worker the program did not wait for) are waited for too, collecting
+ * any that are handed to us as orphans; descendants that never ran OpenMP
+ * (a daemon it started) are not.
+ */
+static void wait_for_descendants(struct run *run)
+{
+    for (;;) {
+        int status;
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+            remember_reaped(run, pid, status);
+        int waiting = 0;
+        for (uint32_t i = 0; i < run->header.process_count; i++) {
+            struct ompc_process head;
+            if (peek_slot(run, i, &head) != 0)
+                break;
+            uint32_t state = atomic_load(&head.state);
+            if (state == OMPC_PROC_FREE)
+                break;
+            if ((state != OMPC_PROC_CLAIMED && state != OMPC_PROC_RECORDING) || head.pid == run->main_pid
+                || find_reaped(run, head.pid) != NULL || !process_alive(head.pid, head.start_ticks))
+                continue;
+            waiting = 1;
+            if (pending_signal)
+                kill(head.pid, pending_signal);
+        }
+        pending_signal = 0;
+        if (!waiting)
+            return;
+        struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* The LLVM version in a runtime's real path (".../llvm-14/lib/libomp.so.5"), or the kind of runtime. */
+static char *runtime_version(const char *file)
+{
+    char *result = NULL;
+    const char *llvm = strstr(file, "/llvm-");
+    if (llvm != NULL && llvm[6] >= '0' && llvm[6] <= '9') {
+        int digits = (int)strspn(llvm + 6, "0123456789.");
+        if (asprintf(&result, "LLVM libomp %.*s", digits, llvm + 6) < 0)
+            result = NULL;
+        return result;
+    }
+    const char *base = strrchr(file, '/');
+    base = base != NULL ? base + 1 : file;
+    if (strncmp(base, "libgomp", 7) == 0)
+        return strdup("GCC libgomp");
+    if (strncmp(base, "libiomp", 7) == 0)
+        return strdup("Intel OpenMP");
+    if (strncmp(base, "libomp", 6) == 0)
+        return strdup("LLVM libomp");
+    return strdup("");
+}
+
+/* Whether the loader found `path` through the private directory's libgomp.so.1. */
+static int in_private_dir(const struct run *run, const char *path)
+{
+    size_t length = run->private_dir != NULL ? strlen(run->private_dir) : 0;
+    return length > 0 && strncmp(path, run->private_dir, length) == 0 && path[length] == '/';
+}
+
+/* Why this runtime ran, as the launcher arranged it. */
+static const char *runtime_reason(const struct run *run, const char *path, const char *file)
+{
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    int substituted = in_private_dir(run, path);
+    if (substituted && run->runtime_option != NULL)
+        return "chosen with --runtime, in place of GCC's libgomp (which has no OMPT) that the "
+               "program or one of its libraries asked for";
+    if (substituted)
+        return "in place of GCC's libgomp (which has no OMPT) that the program or one of its "
+               "libraries asked for";
+    if (run->runtime_option != NULL) {
+        char *chosen = realpath(run->runtime_option, NULL);
+        int same = chosen != NULL && strcmp(chosen, file) == 0;
+        free(chosen);
+        if (same)
+            return "chosen with --runtime";
+    }
+    if (strncmp(base, "libgomp", 7) == 0)
+        return "GCC's libgomp, which has no OMPT: its regions and thread states were invisible to "
+               "ompcollect (run without --runtime=none, or give --runtime an LLVM libomp)";
+    return "the program's own";
+}
+
+/* Seconds as "12.3 s" with enough digits for short runs. */
+static void format_seconds(char *buffer, size_t size, uint64_t ns)
+{
+    snprintf(buffer, size, "%.3f s", ns / 1e9);
+}
+
+/* One recorded process, read from the record, with what the launcher adds. */
+struct process_report {
+    struct ompc_process *process;
+    uint64_t **timelines;
+    struct ompc_report report;
+    char fate[256];
+    char relation[OMPC_TEXT_SIZE + 64];
+    char *runtime_file;
+    char *runtime_version;
+    int initial;
+};
+
+/* Reads the slot `index` in full, with its threads' timelines; NULL when it cannot. */
+static struct ompc_process *read_slot(const struct run *run, uint32_t index)
+{
+    struct ompc_process *process = malloc(sizeof *process);
+    if (process == NULL)
+        return NULL;
+    off_t offset = (off_t)(run->header.process_offset + (uint64_t)index * run->header.process_size);
+    if (pread(run->record_fd, process, sizeof *process, offset) != (ssize_t)sizeof *process) {
+        free(process);
+        return NULL;
+    }
+    return process;
+}
+
+/* The timelines of a slot's threads, from the arena; entries stay NULL where there is none. */
+static uint64_t **read_timelines(const struct run *run, const struct ompc_process *process)
+{
+    int count = atomic_load(&process->thread_count);
+    if (count <= 0 || count > OMPC_MAX_THREADS)
+        return NULL;
+    uint64_t **timelines = calloc((size_t)count, sizeof *timelines);
+    if (timelines == NULL)
+        return NULL;
+    for (int i = 0; i < count; i++) {
+        uint64_t offset = atomic_load(&process->threads[i].timeline);
+        uint32_t length = atomic_load(&process->threads[i].timeline_length);
+        if (offset == 0 || offset < run->header.arena_offset
+            || offset + OMPC_TIMELINE_CAP * sizeof(uint64_t) > run->header.total_size)
+            continue;
+        if (length > OMPC_TIMELINE_CAP)
+            length = OMPC_TIMELINE_CAP;
+        timelines[i] = calloc(OMPC_TIMELINE_CAP, sizeof(uint64_t));
+        if (timelines[i] != NULL && length > 0
+            && pread(run->record_fd, timelines[i], length * sizeof(uint64_t), (off_t)offset)
+                   != (ssize_t)(length * sizeof(uint64_t)))
+            memset(timelines[i], 0, OMPC_TIMELINE_CAP * sizeof(uint64_t));
+    }
+    return timelines;
+}
+
+/*
+ * How the process ended, from its slot and what the launcher saw: its exit
+ * path ran, it exec'd, the launcher collected it (signal or _exit), or its
+ * parent did (then only the last heartbeat dates the end).  Threads still
+ * live in the record end there.
+ */
+static void judge_end(const struct run *run, struct process_report *entry, int last_image)
+{
+    struct ompc_process *process = entry->process;
+    struct ompc_report *report = &entry->report;
+    uint32_t state = atomic_load(&process->state);
+    const struct reaped *reaped = last_image ? find_reaped(run, process->pid) : NULL;
+    uint64_t end = atomic_load(&process->end_ns);
+    char seconds[32];
+    report->exit_status = -1;
+    report->signal = 0;
+    report->complete = 0;
+    if (state == OMPC_PROC_EXECED) {
+        report->complete = 1;
+        report->end_how = "exec";
+        format_seconds(seconds, sizeof seconds, end);
+        snprintf(entry->fate, sizeof entry->fate, "replaced itself by exec after %s", seconds);
+    } else if (state == OMPC_PROC_ENDED) {
+        report->complete = 1;
+        report->end_how = "exit";
+        report->exit_status = atomic_load(&process->exit_status);
+        snprintf(entry->fate, sizeof entry->fate, "exit status %d", report->exit_status);
+    } else if (reaped != NULL) {
+        end = reaped->when_ns > process->origin_ns ? reaped->when_ns - process->origin_ns : 0;
+        format_seconds(seconds, sizeof seconds, end);
+        if (WIFSIGNALED(reaped->status)) {
+            char name[32];
+            report->signal = WTERMSIG(reaped->status);
+            report->end_how = "signal";
+            snprintf(entry->fate, sizeof entry->fate, "killed by signal %d (%s, %s) after %s",
+                     report->signal, ompc_signal_name(report->signal, name, sizeof name),
+                     strsignal(report->signal), seconds);
+        } else {
+            report->exit_status = WEXITSTATUS(reaped->status);
+            report->end_how = "_exit";
+            snprintf(entry->fate, sizeof entry->fate,
+                     "ended through _exit (status %d) without running its exit handlers, after %s",
+                     report->exit_status, seconds);
+        }
+    } else {
+        end = atomic_load(&process->alive_ns);
+        for (int i = 0; i < atomic_load(&process->thread_count) && i < OMPC_MAX_THREADS; i++) {
+            uint64_t last = atomic_load(&process->threads[i].last_sample_ns);
+            uint64_t gone = atomic_load(&process->threads[i].end_ns);
+            end = last > end ? last : end;
+            end = gone > end ? gone : end;
+        }
+        format_seconds(seconds, sizeof seconds, end);
+        report->end_how = "unknown";
+        snprintf(entry->fate, sizeof entry->fate,
+                 "ended without running its exit handlers (_exit or a signal; its parent collected "
+                 "the status) after about %s",
+                 seconds);
+    }
+    report->fate = entry->fate;
+    report->wall_ns = end;
+    for (int i = 0; i < atomic_load(&process->thread_count) && i < OMPC_MAX_THREADS; i++)
+        if (atomic_load(&process->threads[i].status) == OMPC_SLOT_LIVE)
+            atomic_store(&process->threads[i].end_ns, end);
+}
+
+/* Fills in the launcher's side of one process's report. */
+static void describe(const struct run *run, struct process_report *entry, struct ompc_process **all,
+                     uint32_t count)
+{
+    struct ompc_process *process = entry->process;
+    struct ompc_report *report = &entry->report;
+    int last_image = 1;
+    for (uint32_t k = 0; k < count; k++)
+        if (all[k] != NULL && all[k]->exec_slot == (int32_t)process->index)
+            last_image = 0;
+    judge_end(run, entry, last_image);
+    report->process = process;
+    report->timelines = (const uint64_t *const *)entry->timelines;
+    report->format = run->format;
+    report->sampling = run->sampling;
+    report->interval_ns = run->interval_ns;
+    report->program = process->pid == run->main_pid && process->exec_slot < 0 ? run->command[0]
+                                                                              : process->program;
+    report->rank = run->rank.rank;
+    report->host = run->host;
+    entry->relation[0] = '\0';
+    if (process->parent_slot >= 0)
+        snprintf(entry->relation, sizeof entry->relation, "forked from pid %ld",
+                 (long)process->ppid);
+    else if (process->exec_slot >= 0 && (uint32_t)process->exec_slot < count
+             && all[process->exec_slot] != NULL) {
+        const struct ompc_process *before = all[process->exec_slot];
+        if (before->parent_slot >= 0)
+            snprintf(entry->relation, sizeof entry->relation,
+                     "exec'd by %s (pid %ld) after a fork from pid %ld", before->program,
+                     (long)process->pid, (long)before->ppid);
+        else
+            snprintf(entry->relation, sizeof entry->relation, "exec'd by %s (pid %ld)",
+                     before->program, (long)process->pid);
+    }
+    else if (process->pid != run->main_pid)
+        snprintf(entry->relation, sizeof entry->relation, "started by pid %ld", (long)process->ppid);
+    report->relation = entry->relation;
+    report->runtime_path = process->runtime;
+    /* The private directory is gone by now: its link stands for the substitute. */
+    const char *path = in_private_dir(run, process->runtime) ? run->substitute : process->runtime;
+    entry->runtime_file = path[0] ? realpath(path, NULL) : NULL;
+    if (entry->runtime_file == NULL)
+        entry->runtime_file = strdup(process->runtime);
+    entry->runtime_version = runtime_version(entry->runtime_file);
+    report->runtime_file = entry->runtime_file;
+    report->runtime_version = entry->runtime_version;
+    report->runtime_why = process->runtime[0] ? runtime_reason(run, process->runtime, entry->runtime_file) : "";
+    report->shim = run->shim;
+    report->agent = run->agent;
+    report->arena_refused = atomic_load(&run->header.arena_refused);
+    report->processes_dropped = atomic_load(&run->header.processes_dropped);
+}
+
+/* The file name one report goes to, from the pattern: rank and pid added where the pattern cannot tell processes apart. */
+static char *report_name(const struct run *run, const char *pattern, const struct process_report *entry)
+{
+    char *name = ompc_expand_pattern(pattern, (long)entry->process->pid, run->rank.rank, run->host);
+    if (name == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    char tag[32];
+    if (run->rank.rank >= 0 && run->rank.size != 1 && !ompc_pattern_has(pattern, 'r')) {
+        snprintf(tag, sizeof tag, "%d", run->rank.rank);
+        char *tagged = ompc_insert_tag(name, tag);
+        free(name);
+        name = tagged;
+    }
+    if (!entry->initial && !ompc_pattern_has(pattern, 'p') && name != NULL) {
+        snprintf(tag, sizeof tag, "%ld", (long)entry->process->pid);
+        char *tagged = ompc_insert_tag(name, tag);
+        free(name);
+        name = tagged;
+    }
+    if (name == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    return name;
+}
+
+/* Whether `name` is among the first `count` of `names`. */
+static int name_taken(char **names, size_t count, const char *name)
+{
+    for (size_t i = 0; i < count; i++)
+        if (names[i] != NULL && strcmp(names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Writes one report (or timeline) to a temporary file and puts it in place; returns 0 or -1 after a message. */
+static int write_file(const struct run *run, const char *what, const char *name,
+                      const struct process_report *entry,
+                      int (*writer)(const struct ompc_report *, FILE *), char **placed)
+{
+    char *temp;
+    FILE *file = ompc_open_temp(name, &temp);
+    if (file == NULL) {
+        say("cannot write %s %s: %s", what, name, strerror(errno));
+        return -1;
+    }
+    int failed = writer(&entry->report, file) != 0;
+    failed |= fclose(file) != 0;
+    if (failed) {
+        say("writing %s %s failed: %s", what, name, strerror(errno));
+        unlink(temp);
+        free(temp);
+        return -1;
+    }
+    char tag[32];
+    snprintf(tag, sizeof tag, "%ld", (long)entry->process->pid);
+    char *fallback = ompc_insert_tag(name, tag);
+    const char *where = ompc_place_file(temp, name, fallback, &run->start_real);
+    if (where == NULL) {
+        say("cannot put %s in place at %s: %s", what, name, strerror(errno));
+        unlink(temp);
+        free(temp);
+        free(fallback);
+        return -1;
+    }
+    if (where != name)
+        say("%s was written by another process during this run (another rank ompcollect could not "
+            "tell apart?): it stays, and this %s went to %s",
+            name, what, where);
+    *placed = strdup(where);
+    free(fallback);
+    free(temp);
+    return 0;
+}
+
+/*
+ * A report on standard error in one write where the system allows, so the
+ * reports of MPI ranks sharing the launcher's stderr do not interleave.
+ */
+static int write_to_stderr(const struct ompc_report *report, int separate)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *memory = open_memstream(&text, &size);
+    if (memory == NULL)
+        return -1;
+    if (separate)
+        fputc('\n', memory);
+    int failed = ompc_write_report(report, memory) != 0;
+    failed |= fclose(memory) != 0;
+    fflush(stderr);
+    for (size_t done = 0; !failed && done < size;) {
+        ssize_t wrote = write(STDERR_FILENO, text + done, size - done);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        failed = wrote <= 0;
+        done += wrote > 0 ? (size_t)wrote : 0;
+    }
+    free(text);
+    return failed ? -1 : 0;
+}
+
+/* Messages for processes the collector could not attach to; returns whether the launched one was among them. */
+static int report_refusals(const struct run *run, struct ompc_process **all, uint32_t count)
+{
+    int main_refused = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const struct ompc_process *process = all[i];
+        if (process == NULL || atomic_load(&process->state) != OMPC_PROC_REFUSED)
+            continue;
+        if (process->pid != run->main_pid) {
+            say("pid %ld (%s) ran OpenMP but could not be observed: %s", (long)process->pid,
+                process->program, process->attach_error);
+            continue;
+        }
+        main_refused = 1;
+        say("cannot attach to '%s': %s", run->command[0], process->attach_error);
+        const char *tool = getenv("OMP_TOOL");
+        if (tool != NULL && strcmp(tool, "disabled") == 0)
+            say("OMP_TOOL=disabled is set: unset it so the runtime loads the shim");
+        else if (run->substitute == NULL && strncmp(process->attach_error, "START", 5) == 0)
+            say("a program built with GCC needs --runtime=/path/to/libomp.so.5%s%s",
+                OMPCOLLECT_DEFAULT_RUNTIME[0] ? ", e.g. --runtime=" : "", OMPCOLLECT_DEFAULT_RUNTIME);
+    }
+    return main_refused;
+}
+
+/*
+ * Whether an image did OpenMP work: a parallel region, or a sample in an
+ * OpenMP state.  A fork child that only execs, or an image that loaded the
+ * runtime and exec'd before using it, is not worth a report of its own.
+ */
+static int did_openmp_work(const struct ompc_process *process)
+{
+    if (atomic_load(&process->untracked.events[OMP_EVENT_FORK]) != 0)
+        return 1;
+    int count = atomic_load(&process->thread_count);
+    for (int i = 0; i < count && i < OMPC_MAX_THREADS; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
+        if (atomic_load(&thread->events[OMP_EVENT_FORK]) != 0)
+            return 1;
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            if (state != THR_SERIAL_STATE && atomic_load(&thread->state_ticks[state]) != 0)
+                return 1;
+    }
+    return 0;
+}
+
+/*
+ * Reads every slot and writes a report for each process that ran OpenMP:
+ * all to standard error, or each to its file (rank and pid added to the
+ * name where the pattern does not tell processes apart).  Returns the
+ * number of reports, or -1 when the launched process was refused.
+ */
+static int write_reports(struct run *run)
+{
+    uint32_t count = run->header.process_count;
+    struct ompc_process **all = calloc(count, sizeof *all);
+    struct process_report *entries = calloc(count, sizeof *entries);
+    if (all == NULL || entries == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    for (uint32_t i = 0; i < count; i++) {
+        struct ompc_process head;
+        if (peek_slot(run, i, &head) != 0 || atomic_load(&head.state) == OMPC_PROC_FREE)
+            break;
+        all[i] = read_slot(run, i);
+        if (all[i] == NULL)
+            say("cannot read the record of pid %ld: %s", (long)head.pid, strerror(errno));
+    }
+    if (report_refusals(run, all, count))
+        return -1;
+
+    size_t reports = 0;
+    int initial_taken = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        struct ompc_process *process = all[i];
+        if (process == NULL || atomic_load(&process->state) == OMPC_PROC_REFUSED
+            || !atomic_load(&process->openmp))
+            continue;
+        /* The launched process is always reported (its last image); others when they did OpenMP work. */
+        int launched = process->pid == run->main_pid && atomic_load(&process->state) != OMPC_PROC_EXECED;
+        if (!launched && !did_openmp_work(process))
+            continue;
+        struct process_report *entry = &entries[reports++];
+        entry->process = process;
+        entry->timelines = run->timeline != NULL ? read_timelines(run, process) : NULL;
+        entry->initial = !initial_taken && process->pid == run->main_pid;
+        initial_taken |= entry->initial;
+        describe(run, entry, all, count);
+    }
+
+    char **names = calloc(reports + 1, sizeof *names);
+    char **placed = calloc(reports + 1, sizeof *placed);
+    if (names == NULL || placed == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    int rank_said = 0;
+    for (size_t i = 0; i < reports; i++) {
+        struct process_report *entry = &entries[i];
+        if (run->output == NULL) {
+            if (write_to_stderr(&entry->report, i > 0) != 0)
+                say("writing the report to standard error failed");
+        } else {
+            names[i] = report_name(run, run->output, entry);
+            for (int n = 2; name_taken(names, i, names[i]); n++) {
+                char tag[16];
+                snprintf(tag, sizeof tag, "%d", n);
+                char *tagged = ompc_insert_tag(names[i], tag);
+                free(names[i]);
+                names[i] = tagged;
+            }
+            if (run->rank.rank == 0 && !rank_said && run->rank.size != 1
+                && !ompc_pattern_has(run->output, 'r')) {
+                say("%s is set and --output names no %%r: each rank writes its own file (rank 0: %s)",
+                    run->rank.from, names[i]);
+                rank_said = 1;
+            }
+            write_file(run, "the report", names[i], entry, ompc_write_report, &placed[i]);
+        }
+        if (run->timeline != NULL) {
+            char *svg = report_name(run, run->timeline, entry);
+            char *svg_placed = NULL;
+            write_file(run, "the timeline", svg, entry, ompc_write_timeline, &svg_placed);
+            free(svg);
+            free(svg_placed);
+        }
+    }
+    if (run->output != NULL && reports > 1) {
+        fprintf(stderr, "%s: %zu processes ran OpenMP; reports:", program_name, reports);
+        for (size_t i = 0; i < reports; i++)
+            fprintf(stderr, " %s", placed[i] != NULL ? placed[i] : "(not written)");
+        fputc('\n', stderr);
+    }
+    if (atomic_load(&run->header.processes_dropped) != 0)
+        say("%u further processes found no free record slot (limit %d) and are not reported",
+            atomic_load(&run->header.processes_dropped), OMPC_MAX_PROCESSES);
+    for (size_t i = 0; i < reports; i++) {
+        free(names[i]);
+        free(placed[i]);
+        free(entries[i].runtime_file);
+        free(entries[i].runtime_version);
+        if (entries[i].timelines != NULL) {
+            for (int t = 0; t < atomic_load(&entries[i].process->thread_count); t++)
+                free(entries[i].timelines[t]);
+            free(entries[i].timelines);
+        }
+    }
+    int any_slot = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        any_slot |= all[i] != NULL && all[i]->pid == run->main_pid;
+        free(all[i]);
+    }
+    free(names);
+    free(placed);
+    free(entries);
+    free(all);
+    if (reports == 0) {
+        if (!any_slot)
+            say("the agent never ran in '%s' (a static program started by a script, setuid, or "
+                "LD_PRELOAD removed?): no report",
+                run->command[0]);
+        else
+            say("'%s' never loaded an OpenMP runtime, so there was nothing to observe (not an "
+                "OpenMP program?): no report",
+                run->command[0]);
+    }
+    return (int)reports;
+}
+
+/* A directory only we can use, holding libgomp.so.1 -> the LLVM runtime, for the library path. */
+static char *make_private_dir(const char *substitute)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    char *directory;
+    if (asprintf(&directory, "%s/ompcollect.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    if (mkdtemp(directory) == NULL)
+        die(EXIT_OWN_FAILURE, "cannot create a private directory in %s: %s",
+            tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+    char *link_path;
+    if (asprintf(&link_path, "%s/libgomp.so.1", directory) < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    if (symlink(substitute, link_path) != 0) {
+        int error = errno;
+        rmdir(directory);
+        die(EXIT_OWN_FAILURE, "cannot link %s to %s: %s", link_path, substitute, strerror(error));
+    }
+    free(link_path);
+    return directory;
+}
+
+/* Removes the private directory. */
+static void remove_private_dir(const char *directory)
+{
+    if (directory == NULL)
+        return;
+    char *link_path;
+    if (asprintf(&link_path, "%s/libgomp.so.1", directory) >= 0) {
+        unlink(link_path);
+        free(link_path);
+    }
+    rmdir(directory);
+}
+
+/* Checks that a report can be written where a pattern points, before the program runs. */
+static void check_output(const char *option, const struct run *run, const char *pattern)
+{
+    const char *problem = ompc_check_pattern(pattern);
+    if (problem != NULL)
+        die(EXIT_OWN_FAILURE, "%s %s: %s", option, pattern, problem);
+    char *name = ompc_expand_pattern(pattern, (long)getpid(), run->rank.rank, run->host);
+    if (name == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    char *slash = strrchr(name, '/');
+    const char *directory = slash == NULL ? "." : slash == name ? "/" : name;
+    if (slash != NULL && slash != name)
+        *slash = '\0';
+    struct stat info;
+    if (stat(directory, &info) != 0)
+        die(EXIT_OWN_FAILURE, "%s %s: %s: %s", option, pattern, directory, strerror(errno));
+    if (!S_ISDIR(info.st_mode))
+        die(EXIT_OWN_FAILURE, "%s %s: %s is not a directory", option, pattern, directory);
+    if (access(directory, W_OK | X_OK) != 0)
+        die(EXIT_OWN_FAILURE, "%s %s: cannot create files in %s: %s", option, pattern, directory,
+            strerror(errno));
+    free(name);
+}
+
+/*
+ * Checks everything that can be checked before the program runs, runs it
+ * under the record, waits for it and its recording descendants, and turns
+ * the record and the wait status into reports and our exit status.
  */
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return ompc_merge_main(argc - 1, argv + 1);
+
     enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
@@ -346,40 +1127,41 @@ int main(int argc, char **argv)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    const char *output = NULL, *timeline = NULL, *format = "text", *events = NULL;
+    struct run run;
+    memset(&run, 0, sizeof run);
+    run.format = OMPC_FORMAT_TEXT;
+    run.interval_ns = 1000000;
+    run.sampling = 1;
+    uint32_t event_mask = 0;
     const char *runtime = getenv("OMPCOLLECT_RUNTIME");
-    long long interval_ns = 1000000;
-    int sampling = 1;
 
+    opterr = 0;
     int option;
-    while ((option = getopt_long(argc, argv, "+o:f:i:e:hV", options, NULL)) != -1) {
+    while ((option = getopt_long(argc, argv, "+:o:f:i:e:hV", options, NULL)) != -1) {
         switch (option) {
         case 'o':
-            output = optarg;
+            run.output = optarg;
             break;
         case 'f':
-            if (ompc_parse_format(optarg) < 0)
+            if ((run.format = ompc_parse_format(optarg)) < 0)
                 die(EXIT_OWN_FAILURE, "--format must be text, csv or json, not '%s'", optarg);
-            format = optarg;
             break;
         case OPT_TIMELINE:
-            timeline = optarg;
+            run.timeline = optarg;
             break;
         case 'i':
-            if (ompc_parse_interval(optarg, &interval_ns) != 0)
+            if (ompc_parse_interval(optarg, &run.interval_ns) != 0)
                 die(EXIT_OWN_FAILURE,
                     "--interval '%s' is not a time between 10us and 10s (e.g. 1ms, 250us)", optarg);
             break;
         case 'e': {
-            uint32_t mask;
             char bad[64];
-            if (ompc_parse_events(optarg, &mask, bad, sizeof bad) != 0)
+            if (ompc_parse_events(optarg, &event_mask, bad, sizeof bad) != 0)
                 die(EXIT_OWN_FAILURE, "--events: unknown event '%s' (see --help)", bad);
-            events = optarg;
             break;
         }
         case OPT_NO_SAMPLE:
-            sampling = 0;
+            run.sampling = 0;
             break;
         case OPT_RUNTIME:
             runtime = optarg;
@@ -390,99 +1172,133 @@ int main(int argc, char **argv)
         case 'V':
             printf("ompcollect (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
             return 0;
+        case ':':
+            say("option '%s' needs a value (try '%s --help')", argv[optind - 1], program_name);
+            return EXIT_OWN_FAILURE;
         default:
-            fprintf(stderr, "Try '%s --help'.\n", program_name);
+            if (optopt != 0)
+                say("unknown option '-%c' (try '%s --help')", optopt, program_name);
+            else
+                say("unknown option '%s' (try '%s --help')", argv[optind - 1], program_name);
             return EXIT_OWN_FAILURE;
         }
     }
     if (optind >= argc) {
-        fprintf(stderr, "%s: no program to run\nTry '%s --help'.\n", program_name, program_name);
+        say("no program to run (try '%s --help')", program_name);
         return EXIT_OWN_FAILURE;
     }
-    char **command = &argv[optind];
+    run.command = &argv[optind];
+
+    /* Nothing is armed before these checks pass. */
+    char *file = program_file(run.command[0]);
+    refuse_launchers(run.command[0], file);
+    struct ompc_elf_info elf;
+    memset(&elf, 0, sizeof elf);
+    if (file != NULL) {
+        ompc_elf_inspect(file, &elf);
+        check_program(run.command[0], file, &elf);
+    }
+
+    ompc_detect_rank(&run.rank);
+    if (gethostname(run.host, sizeof run.host - 1) != 0)
+        snprintf(run.host, sizeof run.host, "unknown");
+    if (run.output != NULL)
+        check_output("--output", &run, run.output);
+    if (run.timeline != NULL)
+        check_output("--timeline", &run, run.timeline);
 
     char *shim, *agent;
     locate_libraries(&shim, &agent);
     check_preloadable("the shim", shim);
     check_preloadable("the agent", agent);
-    /* GCC-built programs would run on libgomp, which has no OMPT: give them the LLVM runtime. */
-    const char *chosen_for = NULL;
-    if ((runtime == NULL || runtime[0] == '\0') && OMPCOLLECT_DEFAULT_RUNTIME[0] != '\0') {
-        char *file = program_file(command[0]);
-        if (file != NULL && links_only_libgomp(file)) {
-            runtime = OMPCOLLECT_DEFAULT_RUNTIME;
-            chosen_for = command[0];
-        }
-        free(file);
-    }
-    if (runtime != NULL && strcmp(runtime, "none") == 0)
+    run.shim = shim;
+    run.agent = agent;
+
+    /* GCC's libgomp has no OMPT: every request for it, at any depth and at any time, gets LLVM's libomp. */
+    if (runtime != NULL && strcmp(runtime, "none") == 0) {
         runtime = NULL;
-    char *runtime_path = NULL;
-    if (runtime != NULL && runtime[0] != '\0') {
-        runtime_path = absolute_path(runtime);
-        if (!readable_file(runtime_path))
+    } else if (runtime != NULL && runtime[0] != '\0') {
+        char *path = absolute_path(runtime);
+        if (!readable_file(path))
             die(EXIT_OWN_FAILURE, "--runtime %s: no such readable file", runtime);
-        check_preloadable("the runtime", runtime_path);
+        check_preloadable("the runtime", path);
+        run.runtime_option = path;
+        run.substitute = path;
+    } else if (OMPCOLLECT_DEFAULT_RUNTIME[0] != '\0' && readable_file(OMPCOLLECT_DEFAULT_RUNTIME)) {
+        run.substitute = OMPCOLLECT_DEFAULT_RUNTIME;
+        if (elf.needs_gomp && !elf.needs_llvm && run.output == NULL)
+            say("'%s' is linked with GCC's libgomp, which has no OMPT; running it on %s",
+                run.command[0], run.substitute);
     }
-    if (chosen_for != NULL && output == NULL)
-        fprintf(stderr, "%s: '%s' is linked with GCC's libgomp, which has no OMPT; running it on %s\n",
-                program_name, chosen_for, runtime_path);
+    if (run.substitute != NULL)
+        run.private_dir = make_private_dir(run.substitute);
 
     /* The agent first, so its pthread_create is the one the runtime's threads come through. */
     char *preload;
     const char *inherited = getenv("LD_PRELOAD");
-    if (asprintf(&preload, "%s:%s%s%s%s%s", agent, shim, runtime_path ? ":" : "",
-                 runtime_path ? runtime_path : "", inherited && *inherited ? ":" : "",
+    if (asprintf(&preload, "%s:%s%s%s%s%s", agent, shim, run.runtime_option ? ":" : "",
+                 run.runtime_option ? run.runtime_option : "", inherited && *inherited ? ":" : "",
                  inherited && *inherited ? inherited : "")
         < 0)
         die(EXIT_OWN_FAILURE, "out of memory");
+    char *library_path = NULL;
+    if (run.private_dir != NULL) {
+        const char *old = getenv("LD_LIBRARY_PATH");
+        if (asprintf(&library_path, "%s%s%s", run.private_dir, old && *old ? ":" : "",
+                     old && *old ? old : "")
+            < 0)
+            die(EXIT_OWN_FAILURE, "out of memory");
+    }
 
-    char interval_text[32];
-    snprintf(interval_text, sizeof interval_text, "%lld", interval_ns);
-    const char *tmpdir = getenv("TMPDIR");
-    char *status_path;
-    if (asprintf(&status_path, "%s/ompcollect-status.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") < 0)
-        die(EXIT_OWN_FAILURE, "out of memory");
-    int status_fd = mkstemp(status_path);
-    if (status_fd < 0)
-        die(EXIT_OWN_FAILURE, "cannot create a status file in %s: %s",
-            tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-    close(status_fd);
+    uint32_t flags = (run.sampling ? OMPC_OPT_SAMPLE : 0) | (run.timeline ? OMPC_OPT_TIMELINE : 0);
+    uint64_t size = ompc_record_layout(&run.header, flags);
+    run.header.run_id = random_id();
+    run.header.event_mask = event_mask;
+    run.header.interval_ns = run.interval_ns;
+    run.header.launcher_pid = (int32_t)getpid();
+    run.record_fd = create_record(size);
+    if (pwrite(run.record_fd, &run.header, sizeof run.header, 0) != (ssize_t)sizeof run.header)
+        die(EXIT_OWN_FAILURE, "cannot write the record: %s", strerror(errno));
+    char record_env[96];
+    snprintf(record_env, sizeof record_env, "%d,%ld,%" PRIx64, run.record_fd, (long)getpid(),
+             run.header.run_id);
 
-    char *output_path = output ? prepare_output("--output", output) : NULL;
-    char *timeline_path = timeline ? prepare_output("--timeline", timeline) : NULL;
-    if (setenv("OMPCOLLECT_STATUS", status_path, 1) != 0
-        || setenv("OMPCOLLECT_FORMAT", format, 1) != 0
-        || setenv("OMPCOLLECT_INTERVAL_NS", interval_text, 1) != 0
-        || setenv("OMPCOLLECT_SAMPLE", sampling ? "1" : "0", 1) != 0
-        || setenv("OMPCOLLECT_EVENTS", events ? events : "", 1) != 0
-        || setenv("OMPCOLLECT_OUTPUT", output_path ? output_path : "", 1) != 0
-        || setenv("OMPCOLLECT_TIMELINE", timeline_path ? timeline_path : "", 1) != 0)
-        die(EXIT_OWN_FAILURE, "cannot set up the environment: %s", strerror(errno));
+    /* Descendants the program leaves behind are handed to us, so none is lost. */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    clock_gettime(CLOCK_REALTIME, &run.start_real);
+    run.start_ns = monotonic_ns();
 
     int exec_report[2];
     if (pipe2(exec_report, O_CLOEXEC) != 0)
         die(EXIT_OWN_FAILURE, "pipe: %s", strerror(errno));
+    /* From here on, termination requests are for the program (forwarded once it exists). */
+    struct sigaction forward;
+    memset(&forward, 0, sizeof forward);
+    forward.sa_handler = forward_signal;
+    sigaction(SIGTERM, &forward, NULL);
+    sigaction(SIGHUP, &forward, NULL);
     fflush(NULL);
+    child_running = 1;
     child_pid = fork();
     if (child_pid < 0)
         die(EXIT_OWN_FAILURE, "fork: %s", strerror(errno));
     if (child_pid == 0) {
         close(exec_report[0]);
-        run_child(command, preload, exec_report[1]);
+        run_child(run.command, run.record_fd, record_env, preload, library_path, exec_report[1]);
     }
     close(exec_report[1]);
+    run.main_pid = child_pid;
+    if (pending_signal) {
+        kill(child_pid, pending_signal);
+        pending_signal = 0;
+    }
 
     /* Like a shell waiting for a foreground job: the terminal's ^C and ^\ are for the program. */
-    struct sigaction ignore, forward;
+    struct sigaction ignore;
     memset(&ignore, 0, sizeof ignore);
     ignore.sa_handler = SIG_IGN;
     sigaction(SIGINT, &ignore, NULL);
     sigaction(SIGQUIT, &ignore, NULL);
-    memset(&forward, 0, sizeof forward);
-    forward.sa_handler = forward_signal;
-    sigaction(SIGTERM, &forward, NULL);
-    sigaction(SIGHUP, &forward, NULL);
 
     int exec_error = 0;
     ssize_t got;
@@ -491,54 +1307,40 @@ int main(int argc, char **argv)
     while (got < 0 && errno == EINTR);
     close(exec_report[0]);
 
-    int wait_status;
-    while (waitpid(child_pid, &wait_status, 0) < 0) {
-        if (errno != EINTR)
+    for (;;) {
+        int status;
+        pid_t pid = waitpid(-1, &status, 0);
+        if (pid < 0) {
+            if (errno == EINTR)
+                continue;
             die(EXIT_OWN_FAILURE, "waitpid: %s", strerror(errno));
+        }
+        remember_reaped(&run, pid, status);
+        if (pid == child_pid) {
+            child_running = 0;
+            run.main_status = status;
+            break;
+        }
     }
-    char *status = read_status(status_path);
-    unlink(status_path);
 
     if (got == (ssize_t)sizeof exec_error) {
+        remove_private_dir(run.private_dir);
         if (exec_error == ENOENT)
-            die(EXIT_NOT_FOUND, "cannot run '%s': %s", command[0], strerror(exec_error));
-        die(EXIT_CANNOT_EXECUTE, "cannot run '%s': %s", command[0], strerror(exec_error));
+            die(EXIT_NOT_FOUND, "cannot run '%s': %s", run.command[0], strerror(exec_error));
+        die(EXIT_CANNOT_EXECUTE, "cannot run '%s': %s", run.command[0], strerror(exec_error));
     }
-
-    char *reason = status_value(status, "cannot-attach");
-    if (reason != NULL) {
-        const char *tool = getenv("OMP_TOOL");
-        fprintf(stderr, "%s: cannot attach to '%s': %s\n", program_name, command[0], reason);
-        if (tool != NULL && strcmp(tool, "disabled") == 0)
-            fprintf(stderr, "%s: OMP_TOOL=disabled is set: unset it so the runtime loads the shim\n",
-                    program_name);
-        else if (runtime_path == NULL && strncmp(reason, "START", 5) == 0)
-            fprintf(stderr, "%s: a program built with GCC needs --runtime=/path/to/libomp.so.5%s%s\n",
-                    program_name, OMPCOLLECT_DEFAULT_RUNTIME[0] ? ", e.g. --runtime=" : "",
-                    OMPCOLLECT_DEFAULT_RUNTIME);
-        return EXIT_OWN_FAILURE;
-    }
-    const char *report_error = status_value(status, "report-error");
-    int attached = status_value(status, "attached") != NULL;
-    int reported = status_value(status, "reported") != NULL;
+    wait_for_descendants(&run);
+    remove_private_dir(run.private_dir);
 
     int exit_status;
-    if (WIFSIGNALED(wait_status)) {
-        int number = WTERMSIG(wait_status);
-        fprintf(stderr, "%s: '%s' was killed by signal %d (%s)%s\n", program_name, command[0],
-                number, strsignal(number), reported ? "" : "; no report");
+    if (WIFSIGNALED(run.main_status)) {
+        int number = WTERMSIG(run.main_status);
+        say("'%s' was killed by signal %d (%s)", run.command[0], number, strsignal(number));
         exit_status = 128 + number;
     } else {
-        exit_status = WEXITSTATUS(wait_status);
-        if (!attached)
-            die(EXIT_OWN_FAILURE,
-                "the agent never ran in '%s' (statically linked, setuid, or not exec'ed directly?)",
-                command[0]);
-        if (report_error != NULL)
-            die(EXIT_OWN_FAILURE, "%s", report_error);
-        if (!reported)
-            fprintf(stderr, "%s: '%s' ended without running its exit handlers (_exit?); no report\n",
-                    program_name, command[0]);
+        exit_status = WEXITSTATUS(run.main_status);
     }
+    if (write_reports(&run) < 0)
+        return EXIT_OWN_FAILURE;
     return exit_status;
 }

@@ -1,16 +1,19 @@
-/* report.c - turns what the agent recorded into the text, CSV or JSON report and the SVG timeline. */
+/* report.c - turns one process's record into the text, CSV or JSON report, in the launcher after the process ended. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
-#include "agent.h"
 #include "omp_collector_api.h"
+#include "report.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* How many rows the text report shows before summarising the rest. */
 #define TEXT_REGION_ROWS 15
 #define TEXT_WAIT_ROWS 10
+#define TEXT_BLOCKED_ROWS 5
 
 /* One object wait id, merged over every thread that waited for it. */
 struct merged_wait {
@@ -20,10 +23,13 @@ struct merged_wait {
     int threads;
 };
 
-/* Everything derived once from the raw tables, shared by all formats. */
+/* Everything derived once from the record, shared by all formats. */
 struct summary {
-    const struct ompc_run *run;
-    int thread_count;
+    const struct ompc_report *report;
+    const struct ompc_process *process;
+    int thread_count;      /* every thread slot */
+    int openmp_threads;    /* those the runtime reported; the totals are theirs */
+    uint64_t other_ticks;  /* samples of the others */
     uint64_t total_ticks;
     uint64_t state_ticks[OMPC_NSTATES];
     const struct ompc_region **regions; /* by id */
@@ -34,7 +40,7 @@ struct summary {
     uint64_t wait_overflow_ticks;
 };
 
-/* Counters are final by now; relaxed loads keep the reads well defined without fences. */
+/* The record is final by now; relaxed loads keep the reads well defined without fences. */
 static uint64_t load64(const _Atomic uint64_t *value)
 {
     return atomic_load_explicit(value, memory_order_relaxed);
@@ -55,7 +61,21 @@ static uint64_t thread_ticks(const struct ompc_thread *thread)
     return state_total(thread->state_ticks);
 }
 
-/* How long the thread was sampled: from its slot's claim to its exit or the report. */
+/* The runtime reported the thread: it is the initial one, had an event, or was sampled in an OpenMP state. */
+int ompc_thread_is_openmp(const struct ompc_thread *thread)
+{
+    if (thread->initial)
+        return 1;
+    for (int event = 1; event < OMPC_NEVENTS; event++)
+        if (load64(&thread->events[event]) != 0)
+            return 1;
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        if (state != THR_SERIAL_STATE && load64(&thread->state_ticks[state]) != 0)
+            return 1;
+    return 0;
+}
+
+/* How long the thread was sampled: from its slot's claim to its exit or the end of the record. */
 static uint64_t thread_lifetime_ns(const struct ompc_thread *thread)
 {
     uint64_t end = load64(&thread->end_ns);
@@ -63,9 +83,9 @@ static uint64_t thread_lifetime_ns(const struct ompc_thread *thread)
 }
 
 /* Samples the thread's lifetime allows at the configured interval. */
-static uint64_t thread_expected_ticks(const struct ompc_run *run, const struct ompc_thread *thread)
+static uint64_t thread_expected_ticks(const struct ompc_report *report, const struct ompc_thread *thread)
 {
-    return thread_lifetime_ns(thread) / (uint64_t)run->interval_ns;
+    return report->interval_ns > 0 ? thread_lifetime_ns(thread) / (uint64_t)report->interval_ns : 0;
 }
 
 /* Samples taken inside a region, all states together. */
@@ -84,20 +104,20 @@ static int popcount64(uint64_t value)
 }
 
 /* Events of one kind, all threads together. */
-static uint64_t event_count(const struct ompc_run *run, int event)
+static uint64_t event_count(const struct summary *summary, int event)
 {
-    uint64_t total = load64(&run->untracked->events[event]);
-    for (int i = 0; i < run->thread_count; i++)
-        total += load64(&run->threads[i].events[event]);
+    uint64_t total = load64(&summary->process->untracked.events[event]);
+    for (int i = 0; i < summary->thread_count; i++)
+        total += load64(&summary->process->threads[i].events[event]);
     return total;
 }
 
 /* Time spent between the BEGIN and END of a pair, all threads together. */
-static uint64_t pair_time_ns(const struct ompc_run *run, int pair)
+static uint64_t pair_time_ns(const struct summary *summary, int pair)
 {
     uint64_t total = 0;
-    for (int i = 0; i < run->thread_count; i++)
-        total += load64(&run->threads[i].pair_ns[pair]);
+    for (int i = 0; i < summary->thread_count; i++)
+        total += load64(&summary->process->threads[i].pair_ns[pair]);
     return total;
 }
 
@@ -137,24 +157,35 @@ static int compare_wait_ticks(const void *a, const void *b)
     return compare_wait_keys(a, b);
 }
 
-/* Gathers regions and waits; returns -1 when memory runs out. */
-static int summarise(const struct ompc_run *run, struct summary *summary)
+/* Gathers threads, regions and waits; returns -1 when memory runs out. */
+static int summarise(const struct ompc_report *report, struct summary *summary)
 {
+    const struct ompc_process *process = report->process;
     memset(summary, 0, sizeof *summary);
-    summary->run = run;
-    summary->thread_count = run->thread_count;
-    for (int i = 0; i < run->thread_count; i++)
+    summary->report = report;
+    summary->process = process;
+    summary->thread_count = atomic_load(&process->thread_count);
+    if (summary->thread_count < 0 || summary->thread_count > OMPC_MAX_THREADS)
+        summary->thread_count = OMPC_MAX_THREADS;
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
+        if (!ompc_thread_is_openmp(thread)) {
+            summary->other_ticks += thread_ticks(thread);
+            continue;
+        }
+        summary->openmp_threads++;
         for (int state = 0; state < OMPC_NSTATES; state++) {
-            uint64_t ticks = load64(&run->threads[i].state_ticks[state]);
+            uint64_t ticks = load64(&thread->state_ticks[state]);
             summary->state_ticks[state] += ticks;
             summary->total_ticks += ticks;
         }
+    }
 
     summary->regions = malloc(OMPC_MAX_REGIONS * sizeof *summary->regions);
     if (summary->regions == NULL)
         return -1;
     for (int i = 0; i < OMPC_MAX_REGIONS; i++) {
-        const struct ompc_region *region = &run->regions[i];
+        const struct ompc_region *region = &process->regions[i];
         if (atomic_load(&region->id) == 0)
             continue;
         summary->regions[summary->region_count++] = region;
@@ -163,18 +194,18 @@ static int summarise(const struct ompc_run *run, struct summary *summary)
         if (atomic_load(&region->parent) == 0)
             summary->outermost_ns += atomic_load(&region->time_ns);
     }
-    summary->forks += load64(&run->regions_overflow_forks);
-    summary->outermost_ns += load64(&run->regions_overflow_ns);
+    summary->forks += load64(&process->regions_overflow_forks);
+    summary->outermost_ns += load64(&process->regions_overflow_ns);
     qsort(summary->regions, (size_t)summary->region_count, sizeof *summary->regions,
           compare_region_ids);
 
-    size_t capacity = (size_t)run->thread_count * OMPC_WAIT_SLOTS + 1;
+    size_t capacity = (size_t)summary->thread_count * OMPC_WAIT_SLOTS + 1;
     struct merged_wait *all = malloc(capacity * sizeof *all);
     if (all == NULL)
         return -1;
     size_t used = 0;
-    for (int i = 0; i < run->thread_count; i++) {
-        const struct ompc_thread *thread = &run->threads[i];
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
         summary->wait_overflow_ticks += load64(&thread->wait_overflow_ticks);
         for (int slot = 0; slot < OMPC_WAIT_SLOTS; slot++) {
             const struct ompc_wait *wait = &thread->waits[slot];
@@ -224,6 +255,44 @@ static const char *register_status(int ec)
     }
 }
 
+/* Name of what became of sampling. */
+static const char *sampling_status_name(uint32_t status)
+{
+    static const char *const names[] = {"off", "on", "no-signal", "replaced", "default-action"};
+    return status < sizeof names / sizeof names[0] ? names[status] : "?";
+}
+
+/* Real-time signals by their distance from SIGRTMIN or SIGRTMAX, others by their usual names. */
+const char *ompc_signal_name(int number, char *buffer, size_t size)
+{
+    static const struct {
+        int number;
+        const char *name;
+    } names[] = {{SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"},
+                 {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"},
+                 {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"},
+                 {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+                 {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+                 {SIGCHLD, "SIGCHLD"}, {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"},
+                 {SIGPROF, "SIGPROF"}, {SIGSYS, "SIGSYS"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].number == number) {
+            snprintf(buffer, size, "%s", names[i].name);
+            return buffer;
+        }
+    if (number == SIGRTMAX)
+        snprintf(buffer, size, "SIGRTMAX");
+    else if (number >= SIGRTMIN && number < SIGRTMAX && number - SIGRTMIN <= SIGRTMAX - number)
+        snprintf(buffer, size, "SIGRTMIN+%d", number - SIGRTMIN);
+    else if (number > SIGRTMIN && number < SIGRTMAX)
+        snprintf(buffer, size, "SIGRTMAX-%d", SIGRTMAX - number);
+    else if (number == SIGRTMIN)
+        snprintf(buffer, size, "SIGRTMIN");
+    else
+        snprintf(buffer, size, "signal %d", number);
+    return buffer;
+}
+
 /* ---- text ---- */
 
 /* A share as a fixed-width cell; exact zero prints "." so the busy cells stand out. */
@@ -268,29 +337,111 @@ static void text_main_states(FILE *out, const struct ompc_region *region)
         fputs("-", out);
 }
 
-/* The at-a-glance report: thread table, regions, waits, events, totals. */
+/* What happened to sampling, when anything did: the signal's owner, blocked threads, losses. */
+static void text_sampling_notes(const struct summary *summary, FILE *out)
+{
+    const struct ompc_report *report = summary->report;
+    const struct ompc_process *process = summary->process;
+    char name[32];
+    ompc_signal_name(process->sample_signal, name, sizeof name);
+    uint32_t status = atomic_load(&process->sampling);
+    uint64_t stopped = load64(&process->sampling_stopped_ns);
+    if (status == OMPC_SAMPLING_NO_SIGNAL)
+        fputs("  no samples: every real-time signal was handled or blocked by the program, so "
+              "none was free to sample with\n",
+              out);
+    else if (status == OMPC_SAMPLING_REPLACED)
+        fprintf(out, "  sampling stopped at %.3f s: the program replaced ompcollect's handler for %s "
+                     "without sigaction or signal (a raw system call); later samples are missing\n",
+                stopped / 1e9, name);
+    else if (status == OMPC_SAMPLING_DEFAULT)
+        fprintf(out, "  sampling stopped at %.3f s: %s reached the program with its default action "
+                     "(which ends the process)\n",
+                stopped / 1e9, name);
+    uint64_t installed = load64(&process->program_handler_ns);
+    uint64_t passed = load64(&process->signals_passed);
+    if (installed != 0)
+        fprintf(out, "  the program installed its own handler for %s at %.3f s: the %" PRIu64
+                     " signals not from ompcollect's timers went to it, and sampling went on\n",
+                name, installed / 1e9, passed);
+    else if (passed != 0)
+        fprintf(out, "  %" PRIu64 " deliveries of %s did not come from ompcollect's timers; they "
+                     "got the program's own disposition\n",
+                passed, name);
+    int shown = 0;
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
+        uint64_t blocked = load64(&thread->blocked_ns);
+        if (blocked == 0 && load64(&thread->blocked_ticks) == 0)
+            continue;
+        if (shown++ < TEXT_BLOCKED_ROWS)
+            fprintf(out, "  thread %d blocked %s for %.3f s: %" PRIu64 " samples missed\n", i, name,
+                    blocked / 1e9,
+                    report->interval_ns > 0 ? blocked / (uint64_t)report->interval_ns : 0);
+    }
+    if (shown > TEXT_BLOCKED_ROWS)
+        fprintf(out, "  ... %d more threads blocked %s\n", shown - TEXT_BLOCKED_ROWS, name);
+}
+
+/* The header: who, where, on which runtime, how long, how it ended. */
+static void text_header(const struct summary *summary, FILE *out)
+{
+    const struct ompc_report *report = summary->report;
+    const struct ompc_process *process = summary->process;
+    fprintf(out, "ompcollect report: %s (pid %ld", report->program, (long)process->pid);
+    if (report->rank >= 0)
+        fprintf(out, ", rank %d", report->rank);
+    fprintf(out, ", host %s)\n", report->host);
+    if (report->relation != NULL && report->relation[0] != '\0')
+        fprintf(out, "  %s\n", report->relation);
+    if (report->runtime_path != NULL && report->runtime_path[0] != '\0') {
+        fprintf(out, "  runtime %s", report->runtime_file);
+        if (report->runtime_version != NULL && report->runtime_version[0] != '\0')
+            fprintf(out, " (%s)", report->runtime_version);
+        if (report->runtime_why != NULL && report->runtime_why[0] != '\0')
+            fprintf(out, ", %s", report->runtime_why);
+        fputc('\n', out);
+    }
+    fprintf(out, "  wall %.3f s, ", report->wall_ns / 1e9);
+    if (report->sampling && process->sample_signal != 0) {
+        char name[32];
+        fprintf(out, "sampling every %.3g ms with %s, ", report->interval_ns / 1e6,
+                ompc_signal_name(process->sample_signal, name, sizeof name));
+    } else if (report->sampling) {
+        fprintf(out, "sampling every %.3g ms, ", report->interval_ns / 1e6);
+    } else {
+        fputs("sampling off, ", out);
+    }
+    fprintf(out, "%d threads, %" PRIu64 " samples, %" PRIu64 " parallel regions forked\n",
+            summary->openmp_threads, summary->total_ticks, summary->forks);
+    if (!report->complete)
+        fprintf(out, "  incomplete: %s\n", report->fate);
+    if (report->sampling)
+        text_sampling_notes(summary, out);
+    if (report->processes_dropped != 0)
+        fprintf(out, "  %u further processes found no free record slot (limit %d) and are not "
+                     "reported\n",
+                report->processes_dropped, OMPC_MAX_PROCESSES);
+}
+
+/* The at-a-glance report: header, thread table, regions, waits, events, totals. */
 static void write_text(const struct summary *summary, FILE *out)
 {
-    const struct ompc_run *run = summary->run;
-    fprintf(out, "ompcollect report: %s (pid %ld)\n", run->program, (long)run->pid);
-    fprintf(out, "  wall %.3f s, ", run->wall_ns / 1e9);
-    if (run->sampling)
-        fprintf(out, "sampling every %.3g ms, ", run->interval_ns / 1e6);
-    else
-        fputs("sampling off, ", out);
-    fprintf(out, "%d threads, %" PRIu64 " samples, %" PRIu64 " parallel regions forked\n",
-            summary->thread_count, summary->total_ticks, summary->forks);
+    const struct ompc_report *report = summary->report;
+    const struct ompc_process *process = summary->process;
+    text_header(summary, out);
 
-    if (run->sampling) {
+    if (report->sampling) {
         fputs("\nWhere each thread spent its time (% of its samples; . = none):\n", out);
         fprintf(out, "  %-7s %7s %8s %5s", "thread", "tid", "samples", "cover");
         text_state_header(out);
-        for (int i = 0; i < run->thread_count; i++) {
-            const struct ompc_thread *thread = &run->threads[i];
+        for (int i = 0; i < summary->thread_count; i++) {
+            const struct ompc_thread *thread = &process->threads[i];
             uint64_t ticks = thread_ticks(thread);
-            uint64_t expected = thread_expected_ticks(run, thread);
+            uint64_t expected = thread_expected_ticks(report, thread);
             char label[16], cover[16];
-            snprintf(label, sizeof label, "%d%s", i, thread->initial ? "*" : "");
+            snprintf(label, sizeof label, "%d%s", i,
+                     thread->initial ? "*" : ompc_thread_is_openmp(thread) ? "" : "-");
             if (expected > 0)
                 snprintf(cover, sizeof cover, "%.0f%%", 100.0 * (double)ticks / (double)expected);
             else
@@ -305,11 +456,15 @@ static void write_text(const struct summary *summary, FILE *out)
             text_share(out, summary->state_ticks[state], summary->total_ticks);
         fputs("\n  (* initial thread; cover = samples x interval / time the thread was sampled)\n",
               out);
+        if (summary->openmp_threads < summary->thread_count)
+            fputs("  (- a thread the OpenMP runtime never reported, e.g. an MPI progress thread or "
+                  "the program's own: not in 'all' nor in the totals)\n",
+                  out);
         if (summary->state_ticks[0] != 0)
             fprintf(out, "  %" PRIu64 " samples got no valid state from STATE\n",
                     summary->state_ticks[0]);
     }
-    uint64_t not_followed = load64(&run->threads_not_followed);
+    uint64_t not_followed = load64(&process->threads_not_followed);
     if (not_followed != 0)
         fprintf(out, "  %" PRIu64 " further threads were not followed (limit %d)\n", not_followed,
                 OMPC_MAX_THREADS);
@@ -346,14 +501,14 @@ static void write_text(const struct summary *summary, FILE *out)
             free(by_time);
         }
     }
-    uint64_t overflow = load64(&run->regions_overflow_forks);
+    uint64_t overflow = load64(&process->regions_overflow_forks);
     if (overflow != 0)
         fprintf(out, "  %" PRIu64 " forks beyond the table's %d regions were only counted\n",
                 overflow, OMPC_MAX_REGIONS);
     fprintf(out, "  total: %" PRIu64 " forks, %" PRIu64 " joins, %.3f s inside outermost regions\n",
             summary->forks, summary->joins, summary->outermost_ns / 1e9);
 
-    if (run->sampling) {
+    if (report->sampling) {
         fputs("\nMost waited-on objects (samples in LKWT, CTWT, ODWT, ATWT by wait id):\n", out);
         if (summary->wait_count == 0)
             fputs("  none\n", out);
@@ -370,17 +525,19 @@ static void write_text(const struct summary *summary, FILE *out)
 
     fputs("\nEvents registered:\n", out);
     fprintf(out, "  %-14s %-11s %10s %12s\n", "event", "status", "count", "pair time ms");
-    for (int i = 0; i < run->request_count; i++) {
-        int event = run->requests[i].event;
+    for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
+        int event = process->requests[i].event;
+        if (event <= 0 || event >= OMPC_NEVENTS)
+            continue;
         int pair = ompc_event_pair(event);
         fprintf(out, "  %-14s %-11s %10" PRIu64, ompc_event_name(event),
-                register_status(run->requests[i].ec), event_count(run, event));
+                register_status(process->requests[i].ec), event_count(summary, event));
         if (pair >= 0 && event % 2 == 0)
-            fprintf(out, " %12.3f", pair_time_ns(run, pair) / 1e6);
+            fprintf(out, " %12.3f", pair_time_ns(summary, pair) / 1e6);
         fputc('\n', out);
     }
 
-    if (run->sampling) {
+    if (report->sampling) {
         fputs("\nTotals: ", out);
         int first = 1;
         for (int state = 1; state < OMPC_NSTATES; state++) {
@@ -391,7 +548,10 @@ static void write_text(const struct summary *summary, FILE *out)
             first = 0;
         }
         fprintf(out, "%s of %" PRIu64 " samples (%.3f thread-seconds)\n", first ? "no samples" : "",
-                summary->total_ticks, summary->total_ticks * (double)run->interval_ns / 1e9);
+                summary->total_ticks, summary->total_ticks * (double)report->interval_ns / 1e9);
+        if (summary->openmp_threads < summary->thread_count)
+            fprintf(out, "  besides %d threads the runtime never reported: %" PRIu64 " samples\n",
+                    summary->thread_count - summary->openmp_threads, summary->other_ticks);
     }
 }
 
@@ -400,6 +560,8 @@ static void write_text(const struct summary *summary, FILE *out)
 /* A CSV field, quoted when it holds a comma, quote or line break. */
 static void csv_string(FILE *out, const char *text)
 {
+    if (text == NULL)
+        text = "";
     if (strpbrk(text, ",\"\r\n") == NULL) {
         fputs(text, out);
         return;
@@ -435,24 +597,47 @@ static void csv_state_names(FILE *out)
  */
 static void write_csv(const struct summary *summary, FILE *out)
 {
-    const struct ompc_run *run = summary->run;
+    const struct ompc_report *report = summary->report;
+    const struct ompc_process *process = summary->process;
     fputs("section,program,pid,wall_ns,interval_ns,sampling,threads,samples,forks,joins,"
-          "outermost_ns\n",
+          "outermost_ns,rank,host,complete,end,exit_status,signal,runtime,runtime_version,"
+          "sample_signal,sampling_status\n",
           out);
     fputs("run,", out);
-    csv_string(out, run->program);
-    fprintf(out, ",%ld,%" PRIu64 ",%lld,%d,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-            (long)run->pid, run->wall_ns, run->interval_ns, run->sampling, summary->thread_count,
-            summary->total_ticks, summary->forks, summary->joins, summary->outermost_ns);
+    csv_string(out, report->program);
+    fprintf(out, ",%ld,%" PRIu64 ",%lld,%d,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+            (long)process->pid, report->wall_ns, report->interval_ns, report->sampling,
+            summary->openmp_threads, summary->total_ticks, summary->forks, summary->joins,
+            summary->outermost_ns);
+    if (report->rank >= 0)
+        fprintf(out, "%d", report->rank);
+    fputc(',', out);
+    csv_string(out, report->host);
+    fprintf(out, ",%d,%s,", report->complete, report->end_how);
+    if (report->exit_status >= 0)
+        fprintf(out, "%d", report->exit_status);
+    fprintf(out, ",%d,", report->signal);
+    csv_string(out, report->runtime_file);
+    fputc(',', out);
+    csv_string(out, report->runtime_version);
+    fprintf(out, ",%d,%s\n", process->sample_signal,
+            sampling_status_name(atomic_load(&process->sampling)));
 
     fputs("section,index,tid,initial,lifetime_ns,signals,samples,expected", out);
     csv_state_names(out);
-    for (int i = 0; i < run->thread_count; i++) {
-        const struct ompc_thread *thread = &run->threads[i];
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
         fprintf(out, "thread,%d,%ld,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, i,
                 (long)thread->tid, thread->initial, thread_lifetime_ns(thread),
-                load64(&thread->signals), thread_ticks(thread), thread_expected_ticks(run, thread));
+                load64(&thread->signals), thread_ticks(thread), thread_expected_ticks(report, thread));
         csv_states(out, thread->state_ticks);
+    }
+
+    fputs("section,index,openmp,blocked_ns,blocked_samples\n", out);
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
+        fprintf(out, "thread_kind,%d,%d,%" PRIu64 ",%" PRIu64 "\n", i, ompc_thread_is_openmp(thread),
+                load64(&thread->blocked_ns), load64(&thread->blocked_ticks));
     }
 
     fputs("section,id,parent,forks,joins,time_ns,threads,samples", out);
@@ -475,24 +660,26 @@ static void write_csv(const struct summary *summary, FILE *out)
     }
 
     fputs("section,event,status,count,pair_time_ns\n", out);
-    for (int i = 0; i < run->request_count; i++) {
-        int event = run->requests[i].event;
+    for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
+        int event = process->requests[i].event;
+        if (event <= 0 || event >= OMPC_NEVENTS)
+            continue;
         int pair = ompc_event_pair(event);
         fprintf(out, "event,%s,%s,%" PRIu64 ",", ompc_event_name(event),
-                register_status(run->requests[i].ec), event_count(run, event));
+                register_status(process->requests[i].ec), event_count(summary, event));
         if (pair >= 0 && event % 2 == 0)
-            fprintf(out, "%" PRIu64, pair_time_ns(run, pair));
+            fprintf(out, "%" PRIu64, pair_time_ns(summary, pair));
         fputc('\n', out);
     }
 }
 
 /* ---- JSON ---- */
 
-/* A JSON string literal. */
+/* A JSON string literal; NULL is the empty string. */
 static void json_string(FILE *out, const char *text)
 {
     fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+    for (const unsigned char *c = (const unsigned char *)(text != NULL ? text : ""); *c; c++) {
         if (*c == '"' || *c == '\\')
             fprintf(out, "\\%c", *c);
         else if (*c < 0x20)
@@ -513,30 +700,83 @@ static void json_states(FILE *out, const _Atomic uint64_t *ticks)
     fputc('}', out);
 }
 
-/* The report as one JSON object; counts are raw samples so consumers can weigh them. */
-static void write_json(const struct summary *summary, FILE *out)
+/* Who ran, where, on which runtime, and how it ended. */
+static void json_header(const struct summary *summary, FILE *out)
 {
-    const struct ompc_run *run = summary->run;
+    const struct ompc_report *report = summary->report;
+    const struct ompc_process *process = summary->process;
     fputs("{\n  \"tool\": \"ompcollect\",\n  \"version\": ", out);
     json_string(out, PACKAGE_VERSION);
     fputs(",\n  \"program\": ", out);
-    json_string(out, run->program);
-    fprintf(out, ",\n  \"pid\": %ld,\n  \"wall_ns\": %" PRIu64 ",\n  \"sampling\": %s,\n"
-                 "  \"interval_ns\": %lld,\n  \"states\": [",
-            (long)run->pid, run->wall_ns, run->sampling ? "true" : "false", run->interval_ns);
+    json_string(out, report->program);
+    fprintf(out, ",\n  \"pid\": %ld,\n  \"rank\": ", (long)process->pid);
+    if (report->rank >= 0)
+        fprintf(out, "%d", report->rank);
+    else
+        fputs("null", out);
+    fputs(",\n  \"host\": ", out);
+    json_string(out, report->host);
+    fputs(",\n  \"relation\": ", out);
+    json_string(out, report->relation);
+    fprintf(out, ",\n  \"parent_pid\": %ld", (long)process->ppid);
+    fprintf(out, ",\n  \"complete\": %s,\n  \"end\": {\"how\": ", report->complete ? "true" : "false");
+    json_string(out, report->end_how);
+    fputs(", \"exit_status\": ", out);
+    if (report->exit_status >= 0)
+        fprintf(out, "%d", report->exit_status);
+    else
+        fputs("null", out);
+    fprintf(out, ", \"signal\": %d, \"fate\": ", report->signal);
+    json_string(out, report->fate);
+    fputs("},\n  \"runtime\": {\"path\": ", out);
+    json_string(out, report->runtime_path);
+    fputs(", \"file\": ", out);
+    json_string(out, report->runtime_file);
+    fputs(", \"version\": ", out);
+    json_string(out, report->runtime_version);
+    fputs(", \"why\": ", out);
+    json_string(out, report->runtime_why);
+    fputs("},\n  \"collector\": {\"shim\": ", out);
+    json_string(out, report->shim);
+    fputs(", \"agent\": ", out);
+    json_string(out, report->agent);
+    char name[32];
+    fprintf(out, "},\n  \"wall_ns\": %" PRIu64 ",\n  \"sampling\": %s,\n  \"interval_ns\": %lld,\n"
+                 "  \"sample_signal\": %d,\n  \"sample_signal_name\": ",
+            report->wall_ns, report->sampling ? "true" : "false", report->interval_ns,
+            process->sample_signal);
+    json_string(out, process->sample_signal ? ompc_signal_name(process->sample_signal, name, sizeof name) : "");
+    fprintf(out, ",\n  \"sampling_status\": \"%s\",\n  \"sampling_stopped_ns\": %" PRIu64
+                 ",\n  \"program_handler_ns\": %" PRIu64 ",\n  \"signals_passed\": %" PRIu64
+                 ",\n  \"processes_dropped\": %u,\n  \"timelines_dropped\": %" PRIu64,
+            sampling_status_name(atomic_load(&process->sampling)),
+            load64(&process->sampling_stopped_ns), load64(&process->program_handler_ns),
+            load64(&process->signals_passed), report->processes_dropped, report->arena_refused);
+}
+
+/* The report as one JSON object; counts are raw samples so consumers can weigh them. */
+static void write_json(const struct summary *summary, FILE *out)
+{
+    const struct ompc_report *report = summary->report;
+    const struct ompc_process *process = summary->process;
+    json_header(summary, out);
+    fputs(",\n  \"states\": [", out);
     for (int state = 1; state < OMPC_NSTATES; state++)
         fprintf(out, "%s\"%s\"", state > 1 ? ", " : "", ompc_state_name(state));
     fputs("],\n  \"threads\": [", out);
-    for (int i = 0; i < run->thread_count; i++) {
-        const struct ompc_thread *thread = &run->threads[i];
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
         fprintf(out,
-                "%s\n    {\"index\": %d, \"tid\": %ld, \"initial\": %s, \"exited\": %s, "
-                "\"lifetime_ns\": %" PRIu64 ", \"signals\": %" PRIu64 ", \"samples\": %" PRIu64
-                ", \"expected\": %" PRIu64 ", \"invalid\": %" PRIu64 ",\n     \"states\": ",
+                "%s\n    {\"index\": %d, \"tid\": %ld, \"initial\": %s, \"openmp\": %s, "
+                "\"exited\": %s, \"lifetime_ns\": %" PRIu64 ", \"signals\": %" PRIu64
+                ", \"samples\": %" PRIu64 ", \"expected\": %" PRIu64 ", \"invalid\": %" PRIu64
+                ", \"blocked_ns\": %" PRIu64 ", \"blocked_samples\": %" PRIu64 ",\n     \"states\": ",
                 i ? "," : "", i, (long)thread->tid, thread->initial ? "true" : "false",
+                ompc_thread_is_openmp(thread) ? "true" : "false",
                 atomic_load(&thread->status) == OMPC_SLOT_EXITED ? "true" : "false",
                 thread_lifetime_ns(thread), load64(&thread->signals), thread_ticks(thread),
-                thread_expected_ticks(run, thread), load64(&thread->state_ticks[0]));
+                thread_expected_ticks(report, thread), load64(&thread->state_ticks[0]),
+                load64(&thread->blocked_ns), load64(&thread->blocked_ticks));
         json_states(out, thread->state_ticks);
         fputs(",\n     \"events\": {", out);
         int first = 1;
@@ -550,7 +790,7 @@ static void write_json(const struct summary *summary, FILE *out)
         fputs("}}", out);
     }
     fprintf(out, "\n  ],\n  \"threads_not_followed\": %" PRIu64 ",\n  \"regions\": [",
-            load64(&run->threads_not_followed));
+            load64(&process->threads_not_followed));
     for (int i = 0; i < summary->region_count; i++) {
         const struct ompc_region *region = summary->regions[i];
         fprintf(out,
@@ -565,7 +805,7 @@ static void write_json(const struct summary *summary, FILE *out)
         fputc('}', out);
     }
     fprintf(out, "\n  ],\n  \"regions_overflow_forks\": %" PRIu64 ",\n  \"waits\": [",
-            load64(&run->regions_overflow_forks));
+            load64(&process->regions_overflow_forks));
     for (int i = 0; i < summary->wait_count; i++) {
         const struct merged_wait *wait = &summary->waits[i];
         fprintf(out,
@@ -574,20 +814,25 @@ static void write_json(const struct summary *summary, FILE *out)
                 i ? "," : "", ompc_state_name(wait->state), wait->id, wait->ticks, wait->threads);
     }
     fputs("\n  ],\n  \"events\": [", out);
-    for (int i = 0; i < run->request_count; i++) {
-        int event = run->requests[i].event;
+    int listed = 0;
+    for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
+        int event = process->requests[i].event;
+        if (event <= 0 || event >= OMPC_NEVENTS)
+            continue;
         int pair = ompc_event_pair(event);
-        fprintf(out, "%s\n    {\"name\": \"%s\", \"status\": \"%s\", \"count\": %" PRIu64, i ? "," : "",
-                ompc_event_name(event), register_status(run->requests[i].ec),
-                event_count(run, event));
+        fprintf(out, "%s\n    {\"name\": \"%s\", \"status\": \"%s\", \"count\": %" PRIu64,
+                listed++ ? "," : "", ompc_event_name(event), register_status(process->requests[i].ec),
+                event_count(summary, event));
         if (pair >= 0 && event % 2 == 0)
-            fprintf(out, ", \"pair_time_ns\": %" PRIu64, pair_time_ns(run, pair));
+            fprintf(out, ", \"pair_time_ns\": %" PRIu64, pair_time_ns(summary, pair));
         fputc('}', out);
     }
-    fprintf(out, "\n  ],\n  \"totals\": {\"threads\": %d, \"samples\": %" PRIu64
+    fprintf(out, "\n  ],\n  \"other_threads\": {\"threads\": %d, \"samples\": %" PRIu64 "},",
+            summary->thread_count - summary->openmp_threads, summary->other_ticks);
+    fprintf(out, "\n  \"totals\": {\"threads\": %d, \"samples\": %" PRIu64
                  ", \"invalid\": %" PRIu64 ", \"forks\": %" PRIu64 ", \"joins\": %" PRIu64
                  ", \"regions\": %d, \"outermost_ns\": %" PRIu64 ", \"states\": {",
-            summary->thread_count, summary->total_ticks, summary->state_ticks[0], summary->forks,
+            summary->openmp_threads, summary->total_ticks, summary->state_ticks[0], summary->forks,
             summary->joins, summary->region_count, summary->outermost_ns);
     for (int state = 1; state < OMPC_NSTATES; state++)
         fprintf(out, "%s\"%s\": %" PRIu64, state > 1 ? ", " : "", ompc_state_name(state),
@@ -596,14 +841,14 @@ static void write_json(const struct summary *summary, FILE *out)
 }
 
 /* Writes the report in the configured format. */
-int ompc_write_report(const struct ompc_run *run, FILE *out)
+int ompc_write_report(const struct ompc_report *report, FILE *out)
 {
     struct summary summary;
-    if (summarise(run, &summary) != 0) {
+    if (summarise(report, &summary) != 0) {
         release_summary(&summary);
         return -1;
     }
-    switch (run->format) {
+    switch (report->format) {
     case OMPC_FORMAT_CSV:
         write_csv(&summary, out);
         break;
@@ -615,177 +860,5 @@ int ompc_write_report(const struct ompc_run *run, FILE *out)
         break;
     }
     release_summary(&summary);
-    return ferror(out) ? -1 : 0;
-}
-
-/* ---- SVG timeline ---- */
-
-#define SVG_LABEL_WIDTH 120
-#define SVG_PLOT_WIDTH 960
-#define SVG_ROW_HEIGHT 16
-#define SVG_ROW_GAP 4
-#define SVG_TOP 48
-
-/* One colour per state, far enough apart to tell waits from work at a glance. */
-static const char *const state_colours[OMPC_NSTATES] = {
-    "#000000", /* no valid state */
-    "#9e9e9e", /* OVHD */
-    "#43a047", /* WORK */
-    "#fb8c00", /* IBAR */
-    "#fdd835", /* EBAR */
-    "#e0e0e0", /* IDLE */
-    "#1e88e5", /* SERIAL */
-    "#8e24aa", /* REDUC */
-    "#e53935", /* LKWT */
-    "#d81b60", /* CTWT */
-    "#6d4c41", /* ODWT */
-    "#00acc1", /* ATWT */
-};
-
-/* The entity that stands for `c` in XML text and attributes, or NULL when `c` stands for itself. */
-static const char *xml_entity(char c)
-{
-    switch (c) {
-    case '&': return "&amp;";
-    case '<': return "&lt;";
-    case '>': return "&gt;";
-    case '"': return "&quot;";
-    default: return NULL;
-    }
-}
-
-/* Text escaped for XML character data and attribute values; control characters are dropped. */
-static void xml_text(FILE *out, const char *text)
-{
-    for (; *text; text++) {
-        const char *entity = xml_entity(*text);
-        if (entity != NULL)
-            fputs(entity, out);
-        else if ((unsigned char)*text >= 0x20)
-            fputc(*text, out);
-    }
-}
-
-/*
- * One thread's row.  Samples are folded into one column per pixel, each
- * column painted in the state that held it longest, and equal neighbours
- * merged: the file stays small however many state changes there were.
- */
-static void svg_thread_row(FILE *out, const struct ompc_thread *thread, int row, double ns_per_pixel)
-{
-    static uint64_t column_ns[SVG_PLOT_WIDTH][OMPC_NSTATES];
-    memset(column_ns, 0, sizeof column_ns);
-    uint32_t length = atomic_load(&thread->timeline_length);
-    uint64_t row_end = load64(&thread->last_sample_ns);
-    for (uint32_t i = 0; i < length; i++) {
-        uint64_t begin = (thread->timeline[i] >> 8) * 1000;
-        int state = (int)(thread->timeline[i] & 0xff);
-        uint64_t end = i + 1 < length ? (thread->timeline[i + 1] >> 8) * 1000 : row_end;
-        if (state >= OMPC_NSTATES || end <= begin)
-            continue;
-        for (uint64_t t = begin; t < end;) {
-            uint64_t column = (uint64_t)(t / ns_per_pixel);
-            if (column >= SVG_PLOT_WIDTH)
-                break;
-            uint64_t column_end = (uint64_t)((column + 1) * ns_per_pixel) + 1;
-            uint64_t stop = end < column_end ? end : column_end;
-            column_ns[column][state] += stop - t;
-            t = stop;
-        }
-    }
-    int y = SVG_TOP + row * (SVG_ROW_HEIGHT + SVG_ROW_GAP);
-    fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\">thread %d%s (tid %ld)</text>\n",
-            y + SVG_ROW_HEIGHT - 4, row, thread->initial ? "*" : "", (long)thread->tid);
-    int run_state = -1, run_start = 0;
-    for (int column = 0; column <= SVG_PLOT_WIDTH; column++) {
-        int best = -1;
-        uint64_t best_ns = 0;
-        if (column < SVG_PLOT_WIDTH)
-            for (int state = 0; state < OMPC_NSTATES; state++)
-                if (column_ns[column][state] > best_ns) {
-                    best = state;
-                    best_ns = column_ns[column][state];
-                }
-        if (best == run_state)
-            continue;
-        if (run_state >= 0)
-            fprintf(out,
-                    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
-                    "<title>%s %.1f-%.1f ms</title></rect>\n",
-                    SVG_LABEL_WIDTH + run_start, y, column - run_start, SVG_ROW_HEIGHT,
-                    state_colours[run_state], ompc_state_name(run_state),
-                    run_start * ns_per_pixel / 1e6, column * ns_per_pixel / 1e6);
-        run_state = best;
-        run_start = column;
-    }
-}
-
-/* Per-thread state over time: rows of coloured spans, a time axis and a legend. */
-int ompc_write_timeline(const struct ompc_run *run, FILE *out)
-{
-    int rows = run->thread_count;
-    int axis_y = SVG_TOP + rows * (SVG_ROW_HEIGHT + SVG_ROW_GAP) + 4;
-    int legend_y = axis_y + 36;
-    int width = SVG_LABEL_WIDTH + SVG_PLOT_WIDTH + 20;
-    int height = legend_y + 30;
-    double span_ns = run->wall_ns > 0 ? (double)run->wall_ns : 1.0;
-    double ns_per_pixel = span_ns / SVG_PLOT_WIDTH;
-
-    fprintf(out,
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
-            "<style>.label { fill: #222222; } .axis { stroke: #444444; stroke-width: 1; }</style>\n"
-            "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
-            width, height, width, height, width, height);
-    fputs("<text x=\"4\" y=\"18\" font-size=\"14\" class=\"label\">ompcollect: ", out);
-    xml_text(out, run->program);
-    fprintf(out, " (pid %ld), thread states over %.3f s</text>\n", (long)run->pid, span_ns / 1e9);
-    fputs("<text x=\"4\" y=\"34\" class=\"label\">Each row is a thread (* initial); each column "
-          "shows the state sampled most in its time slice.</text>\n",
-          out);
-
-    int truncated = 0;
-    for (int i = 0; i < rows; i++) {
-        if (run->threads[i].timeline != NULL)
-            svg_thread_row(out, &run->threads[i], i, ns_per_pixel);
-        truncated |= atomic_load(&run->threads[i].timeline_truncated);
-    }
-
-    fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n", SVG_LABEL_WIDTH,
-            axis_y, SVG_LABEL_WIDTH + SVG_PLOT_WIDTH, axis_y);
-    static const double steps[] = {1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8, 1e9, 2e9, 5e9, 1e10,
-                                   3e10, 6e10, 3e11, 6e11, 3e12};
-    double step = steps[sizeof steps / sizeof steps[0] - 1];
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        if (span_ns / steps[i] <= 10) {
-            step = steps[i];
-            break;
-        }
-    for (double t = 0; t <= span_ns; t += step) {
-        int x = SVG_LABEL_WIDTH + (int)(t / ns_per_pixel);
-        fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n", x, axis_y,
-                x, axis_y + 4);
-        if (step >= 1e9)
-            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"label\">%g s</text>\n",
-                    x, axis_y + 16, t / 1e9);
-        else
-            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"label\">%g ms</text>\n",
-                    x, axis_y + 16, t / 1e6);
-    }
-    if (truncated)
-        fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\">(some rows stop early: more than %u "
-                     "state changes)</text>\n",
-                axis_y + 28, OMPC_TIMELINE_CAP);
-
-    fprintf(out, "<g id=\"legend\">\n");
-    for (int state = 1; state < OMPC_NSTATES; state++) {
-        int x = 4 + (state - 1) * 96;
-        fprintf(out,
-                "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#444444\"/>"
-                "<text x=\"%d\" y=\"%d\" class=\"label\">%s</text>\n",
-                x, legend_y, state_colours[state], x + 16, legend_y + 10, ompc_state_name(state));
-    }
-    fputs("</g>\n</svg>\n", out);
     return ferror(out) ? -1 : 0;
 }

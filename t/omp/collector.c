@@ -1,4 +1,5 @@
 /* collector.c - request helpers a legacy collector would write, knowing only the header. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include "collector.h"
 

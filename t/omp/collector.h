@@ -1,4 +1,5 @@
 /* collector.h - a minimal legacy collector written from omp_collector_api.h alone, shared by the integration workloads. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECTOR_TEST_COLLECTOR_H
 #define OMPCOLLECTOR_TEST_COLLECTOR_H 1
 

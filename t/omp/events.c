@@ -1,4 +1,5 @@
 /* events.c - a recording collector (header only) over a workload that uses every construct; checks per-thread event sequences on real libomp. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <omp.h>
 #include <stdatomic.h>

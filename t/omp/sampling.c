@@ -1,4 +1,5 @@
 /* sampling.c - samples STATE and CURRENT_PRID from signal handlers on every thread at 10 kHz over phases built to sit in each state. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <omp.h>
 #include <signal.h>

@@ -1,4 +1,5 @@
 /* states.c - deterministic STATE checks: a monitor thread signals threads parked in known constructs, and the handler's STATE and CURRENT_PRID answers are held against the construct. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <omp.h>

@@ -1,4 +1,5 @@
 # tap-lib.sh - shared helpers for the integration scripts: build workloads with each compiler, run them on the libomp under test, count TAP lines.
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced, not run.  Expects top_srcdir, top_builddir, SHIM and LIBOMP from the test environment.
 
 tests_run=0
@@ -61,11 +62,12 @@ build_workload() {
 
 # Runs a workload command with the runtime under test preloaded; relays its
 # TAP lines, prefixed with a label, and adds one line for its exit status.
+# WORKLOAD_TIMEOUT (seconds, default 120) bounds the run.
 run_workload() {
     label=$1
     shift
     output=$(env ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
-        EXPECT_LIBOMP="$expected_runtime" timeout 120 "$@" 2>&1)
+        EXPECT_LIBOMP="$expected_runtime" timeout "${WORKLOAD_TIMEOUT:-120}" "$@" 2>&1)
     status=$?
     echo "$output" | while IFS= read -r line; do
         case $line in
@@ -171,4 +173,25 @@ run_group() {
             run_routed "$route" "$(route_label "$cc" "$route")" "$SHIM" $gcc_flag "$binary"
         done
     done
+}
+
+# A sanitizer report is symbolized by llvm-symbolizer, run as a child of
+# the process; a sanitized shim in LD_PRELOAD would be preloaded into it
+# too and kill it.  A static front end that drops LD_PRELOAD first is built
+# into the build tree, and the sanitizers' options point at it.  Nothing
+# changes when the build is not sanitized or either tool is missing.
+use_sanitizer_symbolizer() {
+    [ -n "${SANITIZER_CFLAGS:-}" ] || return 0
+    symbolizer=$(command -v llvm-symbolizer 2>/dev/null) || return 0
+    front="$top_builddir/t/omp/bin-tools/llvm-symbolizer"
+    if [ ! -x "$front" ]; then
+        mkdir -p "${front%/*}" &&
+            "${CC:-cc}" -static -O1 -DSYMBOLIZER="\"$symbolizer\"" -o "$front.$$" \
+                "$top_srcdir/t/omp/symbolizer-front.c" >/dev/null 2>&1 &&
+            mv -f "$front.$$" "$front" || { rm -f "$front.$$"; return 0; }
+    fi
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}external_symbolizer_path=$front"
+    TSAN_OPTIONS="${TSAN_OPTIONS:-}${TSAN_OPTIONS:+:}external_symbolizer_path=$front"
+    UBSAN_OPTIONS="${UBSAN_OPTIONS:-}${UBSAN_OPTIONS:+:}external_symbolizer_path=$front"
+    export ASAN_OPTIONS TSAN_OPTIONS UBSAN_OPTIONS
 }

@@ -1,4 +1,5 @@
 /* workload.c - an OpenMP program driven by the header-only collector; prints TAP lines (unnumbered) about what the shim answered on a real runtime. */
+/* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
 #include <omp.h>

@@ -1,0 +1,240 @@
+/* reftool.c - the benchmark's reference: a minimal OMPT tool that sets the callbacks the shim sets and only counts them. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Preloaded (LD_PRELOAD) in place of the shim.  BENCH_REFTOOL=idle makes it
+ * an attached tool with no callback at all; BENCH_REFTOOL=all (the default)
+ * sets every callback lib/mapping.h's OC_OMPT_CALLBACKS lists, each handler
+ * one relaxed atomic increment.  That is the floor a tool delivering the
+ * legacy events cannot go below, and what the bench compares the shim to.
+ */
+#include "lib/mapping.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REF_EXPORT __attribute__((visibility("default")))
+
+/* Handlers for callbacks the shim does not set (yet) stay unused. */
+#pragma GCC diagnostic ignored "-Wunused-function"
+
+/* Counts indexed by OMPT callback id; ids stay below 64 in every OMPT version. */
+static _Atomic unsigned long counts[64];
+
+static ompt_get_state_t get_state;
+static ompt_get_parallel_info_t get_parallel_info;
+
+/* One relaxed increment: what every handler does. */
+static inline void bump(int id)
+{
+    atomic_fetch_add_explicit(&counts[id], 1, memory_order_relaxed);
+}
+
+/*
+ * Handlers with each callback's own parameter list, for every callback the
+ * shim sets or may come to set.  A name added to OC_OMPT_CALLBACKS without a
+ * handler here fails to compile, naming ref_NAME: add it below.
+ */
+static void ref_thread_begin(int type, ompt_data_t *data)
+{
+    (void)type, (void)data;
+    bump(ompt_callback_thread_begin);
+}
+
+static void ref_thread_end(ompt_data_t *data)
+{
+    (void)data;
+    bump(ompt_callback_thread_end);
+}
+
+static void ref_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
+                               unsigned int requested, int flags, const void *codeptr)
+{
+    (void)task, (void)frame, (void)parallel, (void)requested, (void)flags, (void)codeptr;
+    bump(ompt_callback_parallel_begin);
+}
+
+static void ref_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
+                             const void *codeptr)
+{
+    (void)parallel, (void)task, (void)flags, (void)codeptr;
+    bump(ompt_callback_parallel_end);
+}
+
+static void ref_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *new_task,
+                            int flags, int has_dependences, const void *codeptr)
+{
+    (void)task, (void)frame, (void)new_task, (void)flags, (void)has_dependences, (void)codeptr;
+    bump(ompt_callback_task_create);
+}
+
+static void ref_task_schedule(ompt_data_t *prior, int prior_status, ompt_data_t *next)
+{
+    (void)prior, (void)prior_status, (void)next;
+    bump(ompt_callback_task_schedule);
+}
+
+static void ref_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                              unsigned int actual, unsigned int index, int flags)
+{
+    (void)endpoint, (void)parallel, (void)task, (void)actual, (void)index, (void)flags;
+    bump(ompt_callback_implicit_task);
+}
+
+static void ref_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                            const void *codeptr)
+{
+    (void)kind, (void)endpoint, (void)parallel, (void)task, (void)codeptr;
+    bump(ompt_callback_sync_region);
+}
+
+static void ref_sync_region_wait(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                                 const void *codeptr)
+{
+    (void)kind, (void)endpoint, (void)parallel, (void)task, (void)codeptr;
+    bump(ompt_callback_sync_region_wait);
+}
+
+static void ref_reduction(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                          const void *codeptr)
+{
+    (void)kind, (void)endpoint, (void)parallel, (void)task, (void)codeptr;
+    bump(ompt_callback_reduction);
+}
+
+static void ref_mutex_acquire(int kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
+                              const void *codeptr)
+{
+    (void)kind, (void)hint, (void)impl, (void)wait_id, (void)codeptr;
+    bump(ompt_callback_mutex_acquire);
+}
+
+static void ref_lock_init(int kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
+                          const void *codeptr)
+{
+    (void)kind, (void)hint, (void)impl, (void)wait_id, (void)codeptr;
+    bump(ompt_callback_lock_init);
+}
+
+static void ref_mutex_acquired(int kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    (void)kind, (void)wait_id, (void)codeptr;
+    bump(ompt_callback_mutex_acquired);
+}
+
+static void ref_mutex_released(int kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    (void)kind, (void)wait_id, (void)codeptr;
+    bump(ompt_callback_mutex_released);
+}
+
+static void ref_lock_destroy(int kind, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    (void)kind, (void)wait_id, (void)codeptr;
+    bump(ompt_callback_lock_destroy);
+}
+
+static void ref_nest_lock(int endpoint, ompt_wait_id_t wait_id, const void *codeptr)
+{
+    (void)endpoint, (void)wait_id, (void)codeptr;
+    bump(ompt_callback_nest_lock);
+}
+
+static void ref_work(int type, int endpoint, ompt_data_t *parallel, ompt_data_t *task, uint64_t count,
+                     const void *codeptr)
+{
+    (void)type, (void)endpoint, (void)parallel, (void)task, (void)count, (void)codeptr;
+    bump(ompt_callback_work);
+}
+
+static void ref_masked(int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
+{
+    (void)endpoint, (void)parallel, (void)task, (void)codeptr;
+    bump(ompt_callback_masked);
+}
+
+static void ref_dispatch(ompt_data_t *parallel, ompt_data_t *task, int kind, ompt_data_t instance)
+{
+    (void)parallel, (void)task, (void)kind, (void)instance;
+    bump(ompt_callback_dispatch);
+}
+
+static void ref_dependences(ompt_data_t *task, const void *deps, int ndeps)
+{
+    (void)task, (void)deps, (void)ndeps;
+    bump(ompt_callback_dependences);
+}
+
+static void ref_task_dependence(ompt_data_t *source, ompt_data_t *sink)
+{
+    (void)source, (void)sink;
+    bump(ompt_callback_task_dependence);
+}
+
+static void ref_cancel(ompt_data_t *task, int flags, const void *codeptr)
+{
+    (void)task, (void)flags, (void)codeptr;
+    bump(ompt_callback_cancel);
+}
+
+static void ref_flush(ompt_data_t *thread, const void *codeptr)
+{
+    (void)thread, (void)codeptr;
+    bump(ompt_callback_flush);
+}
+
+/* Sets the shim's callbacks unless BENCH_REFTOOL=idle; always attaches. */
+static int ref_initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *tool_data)
+{
+    (void)device, (void)tool_data;
+    ompt_set_callback_t set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
+    get_state = (ompt_get_state_t)lookup("ompt_get_state");
+    get_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
+    const char *mode = getenv("BENCH_REFTOOL");
+    if (set_callback == NULL || (mode != NULL && strcmp(mode, "idle") == 0))
+        return 1;
+#define REF_SET(name) set_callback(ompt_callback_##name, (ompt_callback_t)ref_##name);
+    OC_OMPT_CALLBACKS(REF_SET)
+#undef REF_SET
+    return 1;
+}
+
+/* BENCH_REFTOOL_VERBOSE=1 prints the counts, to check the callbacks came. */
+static void ref_finalize(ompt_data_t *tool_data)
+{
+    (void)tool_data;
+    const char *verbose = getenv("BENCH_REFTOOL_VERBOSE");
+    if (verbose == NULL || strcmp(verbose, "1") != 0)
+        return;
+    for (int id = 0; id < 64; id++) {
+        unsigned long count = atomic_load(&counts[id]);
+        if (count != 0)
+            fprintf(stderr, "reftool: callback %d came %lu times\n", id, count);
+    }
+}
+
+static ompt_start_tool_result_t result = {ref_initialize, ref_finalize, {0}};
+
+REF_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+                                                     const char *runtime_version)
+{
+    (void)omp_version, (void)runtime_version;
+    return &result;
+}
+
+/*
+ * What a sample costs at the OMPT level: the state and the current region,
+ * the two raw inquiries the shim's STATE + CURRENT_PRID stand for.  The
+ * workload finds this with dlsym and calls it in its inquiry mode.
+ */
+REF_EXPORT int bench_inquire(void)
+{
+    ompt_wait_id_t wait_id = 0;
+    ompt_data_t *parallel_data = NULL;
+    int team_size = 0;
+    int state = get_state(&wait_id);
+    get_parallel_info(0, &parallel_data, &team_size);
+    return state + (parallel_data != NULL ? (int)parallel_data->value : 0);
+}

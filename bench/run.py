@@ -1,0 +1,395 @@
+#!/usr/bin/env python3
+# run.py - `make bench`: what the shim and ompcollect cost next to a minimal OMPT tool, as one table.
+# SPDX-License-Identifier: BSD-3-Clause
+"""Builds the bench programs, runs every configuration and prints one table.
+
+Configurations: no tool; the reference OMPT tool idle and with every callback
+the shim sets (bench/reftool.c); the shim with a START-only client and with
+all 22 events registered (bench/client.c); ompcollect by default and with
+--no-sample.  Figures:
+
+* instructions per region from valgrind's callgrind (1 thread, the fixed mix
+  of bench/syncbench.c, (2R - R regions) / R so start-up and exit cancel
+  except for what grows with the region count), when valgrind is installed;
+* instructions of one STATE + CURRENT_PRID sample against the two raw OMPT
+  inquiries it stands for;
+* wall time per construct (EPCC-syncbench style) and of a compute-bound
+  region-rate loop, from interleaved rounds: median and minimum.
+
+Every figure of a tool also comes as a ratio to the reference tool measured
+in the same run.  Numbers never make this script fail; a configuration that
+cannot run is reported as such.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+CONFIGS = [
+    # key, column title, kind
+    ("none", "no tool", "plain"),
+    ("ref-idle", "ref idle", "reftool"),
+    ("ref-all", "ref all", "reftool"),
+    ("shim-start", "shim START", "shim"),
+    ("shim-all", "shim all", "shim"),
+    ("oc-default", "ompcollect", "ompcollect"),
+    ("oc-nosample", "ompc --no-sample", "ompcollect"),
+]
+CONSTRUCTS = ["parallel", "for", "barrier", "single", "critical", "lock", "ordered", "atomic",
+              "reduction", "tasks"]
+
+
+def note(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--srcdir", required=True)
+    parser.add_argument("--builddir", required=True)
+    parser.add_argument("--shim", required=True, help="libompcollector.so to measure")
+    parser.add_argument("--libomp", default="", help="the LLVM libomp.so.5 to run on")
+    parser.add_argument("--ompcollect", default="", help="the ompcollect launcher")
+    parser.add_argument("--cc", default="cc", help="compiler of the tools (as the shim's)")
+    parser.add_argument("--cflags", default="-O2", help="flags of the tools (as the shim's)")
+    parser.add_argument("--workload-cc", default="",
+                        help="compiler of the OpenMP workload (default: clang if found, else --cc)")
+    parser.add_argument("--sanitizer-cflags", default="",
+                        help="the build's sanitizer flags: a sanitized build cannot be measured")
+    parser.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "7")),
+                        help="interleaved wall-time rounds (default 7, env BENCH_ROUNDS)")
+    parser.add_argument("--threads", type=int, default=2, help="OpenMP threads for wall time")
+    parser.add_argument("--scale", type=int, default=1, help="multiplies the construct loops")
+    parser.add_argument("--rate-seconds", type=float, default=1.0,
+                        help="length of the region-rate loop with no tool")
+    parser.add_argument("--regions", type=int, default=1000,
+                        help="R of the instruction count: runs of R and 2R regions")
+    parser.add_argument("--configs", default=",".join(c[0] for c in CONFIGS),
+                        help="comma list of configurations to run")
+    parser.add_argument("--no-callgrind", action="store_true", help="skip instruction counts")
+    parser.add_argument("--no-wall", action="store_true", help="skip wall time")
+    parser.add_argument("--output", default="", help="also write the table to this file")
+    return parser.parse_args()
+
+
+def run(command, env, timeout=600):
+    """Runs a command; returns (exit status, stdout, stderr)."""
+    try:
+        done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "", "timed out after %d s" % timeout
+    except OSError as error:
+        return 127, "", str(error)
+    return done.returncode, done.stdout, done.stderr
+
+
+def build(args, bindir):
+    """Compiles the workload and the two tools into bindir; returns their paths or exits."""
+    os.makedirs(bindir, exist_ok=True)
+    workload_cc = args.workload_cc or (shutil.which("clang") and "clang") or args.cc
+    bench = os.path.join(args.srcdir, "bench")
+    include = ["-I" + args.builddir, "-I" + args.srcdir, "-I" + os.path.join(args.srcdir, "include")]
+    tool_flags = args.cflags.split() + ["-fPIC", "-shared", "-DHAVE_CONFIG_H"] + include
+    targets = {
+        "syncbench": [workload_cc, "-std=gnu11", "-O2", "-fopenmp", "-o",
+                      os.path.join(bindir, "syncbench"), os.path.join(bench, "syncbench.c"), "-ldl"],
+        "reftool": [args.cc] + tool_flags + ["-o", os.path.join(bindir, "reftool.so"),
+                                             os.path.join(bench, "reftool.c")],
+        "client": [args.cc] + tool_flags + ["-o", os.path.join(bindir, "client.so"),
+                                            os.path.join(bench, "client.c"), "-ldl"],
+    }
+    for name, command in targets.items():
+        status, out, err = run(command, dict(os.environ))
+        if status != 0:
+            note("bench: building %s failed:\n  %s\n%s%s" % (name, " ".join(command), out, err))
+            sys.exit(1)
+    return (workload_cc, os.path.join(bindir, "syncbench"), os.path.join(bindir, "reftool.so"),
+            os.path.join(bindir, "client.so"))
+
+
+def clean_environment(threads):
+    env = dict(os.environ)
+    for name in ["LD_PRELOAD", "OMP_TOOL", "OMP_TOOL_LIBRARIES", "OMPCOLLECTOR_DEBUG",
+                 "BENCH_REFTOOL", "BENCH_CLIENT_EVENTS"]:
+        env.pop(name, None)
+    env["OMP_NUM_THREADS"] = str(threads)
+    return env
+
+
+def command_for(config, args, paths, threads, workload_args, wrapper=()):
+    """(environment, argv) that run the workload under configuration `config`."""
+    _, syncbench, reftool, client = paths
+    env = clean_environment(threads)
+    argv = list(wrapper)
+    if config == "none":
+        env["LD_PRELOAD"] = args.libomp
+    elif config in ("ref-idle", "ref-all"):
+        env["LD_PRELOAD"] = args.libomp + " " + reftool
+        env["BENCH_REFTOOL"] = "idle" if config == "ref-idle" else "all"
+    elif config in ("shim-start", "shim-all"):
+        env["LD_PRELOAD"] = " ".join([args.libomp, args.shim, client])
+        env["BENCH_CLIENT_EVENTS"] = "none" if config == "shim-start" else "all"
+    else:
+        argv += [args.ompcollect, "--runtime=" + args.libomp, "-o", os.devnull]
+        if config == "oc-nosample":
+            argv.append("--no-sample")
+    return env, argv + [syncbench] + list(workload_args)
+
+
+def callgrind_total(config, args, paths, workload_args, workdir):
+    """Instructions the workload itself executed under `config`, or None (with a note)."""
+    out_pattern = os.path.join(workdir, "callgrind.%p")
+    wrapper = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out_pattern]
+    if config.startswith("oc-"):
+        wrapper.append("--trace-children=yes")
+    for name in os.listdir(workdir):
+        os.unlink(os.path.join(workdir, name))
+    env, argv = command_for(config, args, paths, 1, workload_args, wrapper)
+    status, out, err = run(argv, env)
+    if status != 0:
+        note("bench: %s under callgrind exited %d:\n%s" % (config, status, err[-2000:]))
+        return None, out
+    syncbench = paths[1]
+    for name in os.listdir(workdir):
+        command = total = None
+        with open(os.path.join(workdir, name)) as profile:
+            for line in profile:
+                if line.startswith("cmd:"):
+                    command = line[4:].strip()
+                elif line.startswith("totals:"):
+                    total = int(line.split()[1])
+        if command is not None and command.split()[0].endswith(os.path.basename(syncbench)) \
+                and total is not None:
+            return total, out
+    note("bench: %s: no callgrind profile of the workload was written" % config)
+    return None, out
+
+
+def instruction_counts(args, paths, configs):
+    """Per configuration: instructions per region, and per inquiry where the tool has one."""
+    per_region, per_inquiry = {}, {}
+    regions = args.regions
+    with tempfile.TemporaryDirectory(prefix="bench-callgrind-") as workdir:
+        for config in configs:
+            note("bench: callgrind, %s" % config)
+            low, _ = callgrind_total(config, args, paths, ["mix", str(regions)], workdir)
+            high, _ = callgrind_total(config, args, paths, ["mix", str(2 * regions)], workdir)
+            if low is not None and high is not None:
+                per_region[config] = (high - low) / regions
+            if config.startswith("ref-") or config.startswith("shim-"):
+                low, out = callgrind_total(config, args, paths, ["inquire", str(regions)], workdir)
+                high, _ = callgrind_total(config, args, paths, ["inquire", str(2 * regions)], workdir)
+                if low is not None and high is not None and "none" not in out:
+                    per_inquiry[config] = (high - low) / regions
+    return per_region, per_inquiry
+
+
+def calibrate(args, paths):
+    env, argv = command_for("none", args, paths, 1, ["calibrate"])
+    status, out, err = run(argv, env)
+    for line in out.splitlines():
+        if line.startswith("calibrate "):
+            return int(line.split()[1])
+    note("bench: calibration failed (%d): %s" % (status, err))
+    sys.exit(1)
+
+
+def wall_times(args, paths, configs):
+    """Per configuration: {construct: [us per construct, one per round]}, plus 'rate': [s]."""
+    units = calibrate(args, paths)
+    regions = max(1, int(args.rate_seconds * 4000))
+    times = {config: {} for config in configs}
+    failures = {}
+    order = list(configs)
+    shuffler = random.Random(17)
+    for round_number in range(args.rounds):
+        shuffler.shuffle(order)
+        note("bench: wall-time round %d of %d" % (round_number + 1, args.rounds))
+        for config in order:
+            env, argv = command_for(config, args, paths, args.threads,
+                                    ["wall", str(args.scale), str(units), str(regions)])
+            status, out, err = run(argv, env)
+            if status != 0:
+                failures[config] = "exit %d: %s" % (status, err.strip()[-300:])
+                continue
+            for line in out.splitlines():
+                fields = line.split()
+                if len(fields) == 3 and fields[0] == "construct":
+                    times[config].setdefault(fields[1], []).append(float(fields[2]))
+                elif len(fields) == 3 and fields[0] == "rate":
+                    times[config].setdefault("rate", []).append(float(fields[2]))
+    return times, failures, regions
+
+
+def ratio(value, reference):
+    if value is None or reference is None or reference <= 0:
+        return ""
+    return " %.2fx" % (value / reference)
+
+
+def count(value):
+    return "{:,.0f}".format(value)
+
+
+def build_table(args, paths, configs, per_region, per_inquiry, times, regions, notes):
+    titles = dict((c[0], c[1]) for c in CONFIGS)
+    header = ["figure"] + [titles[c] for c in configs]
+    rows = []
+    if per_region:
+        base = per_region.get("none")
+        idle = per_region.get("ref-idle")
+        ref_added = per_region["ref-all"] - base if base is not None and "ref-all" in per_region \
+            else None
+        row_total, row_added = ["Ir/region (x ref idle)"], ["Ir added (x ref all added)"]
+        for config in configs:
+            value = per_region.get(config)
+            mark = "~" if config == "oc-default" else ""
+            if value is None:
+                row_total.append("n/a")
+                row_added.append("n/a")
+                continue
+            row_total.append(mark + count(value) + ("" if config == "none" else ratio(value, idle)))
+            if config == "none" or base is None:
+                row_added.append("-")
+            else:
+                row_added.append(mark + "+" + count(value - base) + ratio(value - base, ref_added))
+        rows += [row_total, row_added]
+    if per_inquiry:
+        reference = per_inquiry.get("ref-all", per_inquiry.get("ref-idle"))
+        row = ["Ir STATE+CURRENT_PRID (x raw)"]
+        for config in configs:
+            value = per_inquiry.get(config)
+            row.append("-" if value is None else count(value) + ratio(value, reference))
+        rows.append(row)
+    if times:
+        def summary(config, key):
+            values = times.get(config, {}).get(key)
+            if not values:
+                return None
+            return statistics.median(values), min(values)
+
+        for construct in CONSTRUCTS + ["rate"]:
+            base = summary("none", construct)
+            reference = summary("ref-all", construct)
+            if construct == "rate":
+                row = ["%d-region loop s (med/min)" % regions]
+            else:
+                row = [construct + " us (med/min)"]
+            for config in configs:
+                mine = summary(config, construct)
+                if mine is None:
+                    row.append("n/a")
+                elif config == "none" or base is None:
+                    row.append("%.3f/%.3f" % mine)
+                elif construct == "rate":
+                    added = (100 * (mine[0] - base[0]) / base[0], 100 * (mine[1] - base[1]) / base[1])
+                    ref = None if reference is None else reference[0] - base[0]
+                    row.append("%+.1f%%/%+.1f%%%s" % (added[0], added[1],
+                                                       ratio(mine[0] - base[0], ref)))
+                else:
+                    added = (mine[0] - base[0], mine[1] - base[1])
+                    ref = None if reference is None else reference[0] - base[0]
+                    row.append("%+.3f/%+.3f%s" % (added[0], added[1], ratio(added[0], ref)))
+            rows.append(row)
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    lines = ["| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(header)) + " |",
+             "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i])
+                                        for i, cell in enumerate(row)) + " |")
+    return "\n".join(lines + [""] + notes)
+
+
+def machine_description():
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return "%s, %d cores, %s %s" % (model, os.cpu_count() or 0, platform.system(), platform.release())
+
+
+def main():
+    args = parse_arguments()
+    if args.sanitizer_cflags.strip():
+        note("bench: this build is sanitized (%s); configure a build without --enable-sanitizers "
+             "to measure" % args.sanitizer_cflags)
+        return 2
+    if not args.libomp or not os.path.isfile(args.libomp):
+        note("bench: no LLVM libomp found (configure with LIBOMP=/path/libomp.so.5); nothing to measure")
+        return 2
+    if not os.path.isfile(args.shim):
+        note("bench: the shim %s is not built (run make first)" % args.shim)
+        return 2
+    configs = [c for c in (s.strip() for s in args.configs.split(",")) if c]
+    known = [c[0] for c in CONFIGS]
+    for config in configs:
+        if config not in known:
+            note("bench: unknown configuration '%s' (known: %s)" % (config, ", ".join(known)))
+            return 2
+    notes = []
+    if any(c.startswith("oc-") for c in configs) and not os.access(args.ompcollect or "", os.X_OK):
+        notes.append("ompcollect columns skipped: %s is not built" % (args.ompcollect or "ompcollect"))
+        configs = [c for c in configs if not c.startswith("oc-")]
+    configs = [c for c in known if c in configs]
+    paths = build(args, os.path.join(args.builddir, "bench", "bin"))
+
+    per_region, per_inquiry = {}, {}
+    if args.no_callgrind:
+        notes.append("instruction counts skipped (--no-callgrind)")
+    elif shutil.which("valgrind") is None:
+        notes.append("instruction counts skipped: valgrind is not installed "
+                     "(apt-get install valgrind)")
+    else:
+        per_region, per_inquiry = instruction_counts(args, paths, configs)
+    times, failures, regions = {}, {}, 0
+    if not args.no_wall and args.rounds > 0:
+        times, failures, regions = wall_times(args, paths, configs)
+    else:
+        notes.append("wall time skipped")
+
+    stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    skipped, notes = notes, [
+        "%s on %s (load %.1f at the end)." % (stamp, machine_description(), load),
+        "Runtime %s; tools and shim built with %s %s; workload with %s -O2 -fopenmp."
+        % (os.path.realpath(args.libomp), args.cc, args.cflags, paths[0]),
+    ]
+    if per_region or per_inquiry:
+        notes += [
+            "Ir: callgrind instructions per region of the fixed mix (barrier, critical, lock, "
+            "single, master, for, for-reduction), 1 thread, (%d - %d regions) / %d; ~ = "
+            "timer-driven, not deterministic.  Ratios: Ir/region to ref idle's total, Ir added "
+            "to ref all's added." % (2 * args.regions, args.regions, args.regions),
+            "STATE+CURRENT_PRID: one batched sample through the API vs ompt_get_state + "
+            "ompt_get_parallel_info(0) in the reference tool.",
+        ]
+    if times:
+        notes.append("Wall: %d interleaved rounds, %d threads, each figure the best of 3 trials "
+                     "in its run; no tool in us (the loop in s) as median/min over rounds, others "
+                     "as the added median/min and the median's ratio to ref all's added."
+                     % (args.rounds, args.threads))
+    notes += ["%s failed in some rounds: %s" % (c, why) for c, why in sorted(failures.items())]
+    notes += skipped
+    table = build_table(args, paths, configs, per_region, per_inquiry, times, regions, notes)
+    print(table)
+    if args.output:
+        with open(args.output, "w") as out:
+            out.write(table + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

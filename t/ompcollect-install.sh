@@ -1,0 +1,78 @@
+#!/bin/sh
+# ompcollect-install.sh - an installed ompcollect finds its shim and agent relative to itself: installed with DESTDIR, or with prefix= overridden at install time only, it profiles an example from there.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+
+# The make that runs this test must not hand its jobserver or goals to ours.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+make=${MAKE:-make}
+if ! command -v "$make" >/dev/null 2>&1; then
+    echo "1..0 # SKIP no $make to run make install with"
+    exit 0
+fi
+cat >"$tmp/dirs.mk" <<'EOF'
+print-install-dirs:
+	@echo "bindir=$(bindir)"
+EOF
+"$make" -s -C "$top_builddir" -f Makefile -f "$tmp/dirs.mk" print-install-dirs >"$tmp/dirs" 2>&1 || {
+    echo "1..0 # SKIP cannot read the install directories from $top_builddir/Makefile"
+    exit 0
+}
+. "$tmp/dirs"
+echo "1..8"
+n=0
+# One TAP line; on failure the named files become diagnostics.
+result() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        shift 2
+        for file in "$@"; do
+            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | tail -n 20
+        done
+    fi
+}
+holds() {
+    [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]
+}
+# profile NAME LAUNCHER ROOT: runs an example under the installed LAUNCHER; its shim and agent must come from under ROOT.
+profile() {
+    "$2" --runtime "$LIBOMP" -f json -o "$tmp/$1.json" "$top_builddir/examples/imbalance" 0.2 \
+        >"$tmp/$1.out" 2>"$tmp/$1.err"
+    status=$?
+    [ $status -eq 0 ] && holds "$tmp/$1.json" \
+        'r["collector"]["shim"].startswith("'"$3"'/") and r["collector"]["agent"].startswith("'"$3"'/") and totals["forks"] > 0'
+}
+
+# make install with another prefix= would rebuild anything out of date with
+# that prefix compiled in: bring the build tree up to date first, as
+# configured, so the installs only copy.
+"$make" -C "$top_builddir" all >"$tmp/all.log" 2>&1
+result $? "the build tree is up to date (make all)" "$tmp/all.log"
+
+dest=$tmp/dest
+"$make" -C "$top_builddir" install DESTDIR="$dest" >"$tmp/destdir.log" 2>&1
+result $? "make install DESTDIR=... succeeds" "$tmp/destdir.log"
+profile destdir "$dest$bindir/ompcollect" "$dest"
+result $? "the DESTDIR copy of ompcollect profiles an example with the shim and agent installed beside it" \
+    "$tmp/destdir.err" "$tmp/destdir.json"
+
+prefix=$tmp/prefix
+"$make" -C "$top_builddir" install prefix="$prefix" >"$tmp/prefix.log" 2>&1
+result $? "make install prefix=... (not the configured prefix) succeeds" "$tmp/prefix.log"
+profile prefix "$prefix/bin/ompcollect" "$prefix"
+result $? "the prefix= copy of ompcollect profiles an example with the shim and agent under that prefix" \
+    "$tmp/prefix.err" "$tmp/prefix.json"
+! grep -q "$prefix" "$top_builddir/tools/ompcollect$EXEEXT"
+result $? "the build tree's ompcollect was not rebuilt with that prefix"
+
+# Moved after installation, it still finds them.
+mv "$prefix" "$tmp/moved"
+profile moved "$tmp/moved/bin/ompcollect" "$tmp/moved"
+result $? "an installed tree moved elsewhere still works" "$tmp/moved.err" "$tmp/moved.json"
+"$tmp/moved/bin/ompcollect" --bogus >/dev/null 2>"$tmp/bogus.err"
+status=$?
+[ $status -eq 125 ] && [ "$(cat "$tmp/bogus.err")" = "ompcollect: unknown option '--bogus' (try 'ompcollect --help')" ]
+result $? "every message starts with 'ompcollect:', whatever path it was run by" "$tmp/bogus.err"

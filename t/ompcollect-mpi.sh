@@ -1,0 +1,105 @@
+#!/bin/sh
+# ompcollect-mpi.sh - ompcollect under mpirun on the hybrid MPI+OpenMP example: one report per rank, named by rank, never one overwriting another; merge sums them; MPI's own threads stay out of the OpenMP totals.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+hybrid=$top_builddir/examples/hybrid$EXEEXT
+
+if [ ! -x "$hybrid" ]; then
+    echo "1..0 # SKIP examples/hybrid was not built: configure found no usable mpicc (Debian: apt-get install openmpi-bin libopenmpi-dev)"
+    exit 0
+fi
+mpirun=${MPIRUN:-mpirun}
+if ! command -v "$mpirun" >/dev/null 2>&1; then
+    echo "1..0 # SKIP no MPI launcher ($mpirun) to run examples/hybrid with"
+    exit 0
+fi
+# Open MPI wants permission to run as root, and to put 2 ranks on fewer cores.
+flags=
+if "$mpirun" --version 2>&1 | grep -q 'Open MPI'; then
+    flags=--oversubscribe
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+fi
+# A hung MPI job must not hang the suite.
+limit=
+command -v timeout >/dev/null 2>&1 && limit="timeout 300"
+seconds=${OMPCOLLECT_MPI_SECONDS:-0.3}
+
+if ! $limit "$mpirun" -np 2 $flags "$hybrid" 0.05 >"$tmp/plain.out" 2>"$tmp/plain.err" \
+    || [ "$(grep -c '^hybrid: rank' "$tmp/plain.out")" -ne 2 ]; then
+    echo "1..0 # SKIP $mpirun -np 2 cannot run examples/hybrid here: $(head -n 3 "$tmp/plain.err" | tr '\n' ' ')"
+    exit 0
+fi
+
+echo "1..9"
+n=0
+# One TAP line; on failure the named files become diagnostics.
+result() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        shift 2
+        for file in "$@"; do
+            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 30
+        done
+    fi
+}
+holds() {
+    [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]
+}
+# job DIRECTORY OMPCOLLECT-OPTION...: the hybrid example on 2 ranks, each under ompcollect, in DIRECTORY.
+job() {
+    directory=$tmp/$1
+    shift
+    mkdir -p "$directory"
+    (cd "$directory" && $limit "$mpirun" -np 2 $flags "$oc" --runtime "$LIBOMP" "$@" "$hybrid" "$seconds" \
+        >"$directory.out" 2>"$directory.err")
+    status=$?
+}
+
+job patterned -o 'r.%r.txt'
+[ $status -eq 0 ] && [ "$(ls "$tmp/patterned" | wc -l)" -eq 2 ] \
+    && grep -q '^ompcollect report: .*(pid [0-9]*, rank 0, host ' "$tmp/patterned/r.0.txt" \
+    && grep -q '^ompcollect report: .*(pid [0-9]*, rank 1, host ' "$tmp/patterned/r.1.txt"
+result $? "mpirun -np 2 ompcollect -o r.%r.txt: two reports, r.0.txt of rank 0 and r.1.txt of rank 1" \
+    "$tmp/patterned.err" "$tmp/patterned.out"
+grep -q 'total: [1-9][0-9]* forks' "$tmp/patterned/r.0.txt" && grep -q '^Totals: ' "$tmp/patterned/r.1.txt"
+result $? "both ranks' reports are whole and hold their regions" "$tmp/patterned/r.0.txt" "$tmp/patterned/r.1.txt"
+
+job plain -o r.txt
+[ $status -eq 0 ] && [ ! -e "$tmp/plain/r.txt" ] && [ -f "$tmp/plain/r.0.txt" ] && [ -f "$tmp/plain/r.1.txt" ] \
+    && grep -q 'rank 0,' "$tmp/plain/r.0.txt" && grep -q 'rank 1,' "$tmp/plain/r.1.txt"
+result $? "mpirun ... ompcollect -o r.txt: no rank overwrites another; each writes r.RANK.txt" \
+    "$tmp/plain.err" "$tmp/plain.out"
+[ "$(grep -c "^ompcollect: .*RANK is set and --output names no %r: each rank writes its own file (rank 0: r.0.txt)" "$tmp/plain.err")" -eq 1 ]
+result $? "... and says so once" "$tmp/plain.err"
+
+job json -f json -o 'r.%r.json' --timeline 't.svg'
+[ $status -eq 0 ] && [ -f "$tmp/json/t.0.svg" ] && [ -f "$tmp/json/t.1.svg" ] && [ ! -e "$tmp/json/t.svg" ]
+result $? "--timeline t.svg under mpirun: one picture per rank, t.0.svg and t.1.svg" "$tmp/json.err"
+holds "$tmp/json/r.0.json" 'r["rank"] == 0 and r["host"] != "" and totals["threads"] == 2 and totals["samples"] == sum(t["samples"] for t in threads if t["openmp"])' \
+    && holds "$tmp/json/r.1.json" 'r["rank"] == 1 and totals["threads"] == 2 and totals["samples"] == sum(t["samples"] for t in threads if t["openmp"])'
+result $? "JSON: rank and host in each report; MPI's own threads are kept out of the 2 OpenMP threads' totals" \
+    "$tmp/json/r.0.json"
+holds "$tmp/json/r.1.json" 'initial["states"]["WORK"] > 0 and all(not t["openmp"] for t in threads if not t["initial"] and t["states"]["WORK"] == 0 and sum(t["events"].values()) == 0)'
+result $? "JSON: threads never in an OpenMP state and without events are marked not OpenMP" "$tmp/json/r.1.json"
+
+"$oc" merge -f json "$tmp/json/r.0.json" "$tmp/json/r.1.json" >"$tmp/merged.json" 2>"$tmp/merge.err"
+status=$?
+[ $status -eq 0 ] && python3 - "$tmp/merged.json" "$tmp/json/r.0.json" "$tmp/json/r.1.json" <<'EOF'
+import json, sys
+merged = json.load(open(sys.argv[1]))
+reports = [json.load(open(p)) for p in sys.argv[2:]]
+totals = merged["totals"]
+ok = (totals["samples"] == sum(r["totals"]["samples"] for r in reports)
+      and all(totals["states"][s] == sum(r["totals"]["states"][s] for r in reports) for s in reports[0]["states"])
+      and [x["rank"] for x in merged["reports"]] == [0, 1])
+sys.exit(0 if ok else 1)
+EOF
+result $? "merge of the two ranks' JSON reports: the totals of both" "$tmp/merge.err" "$tmp/merged.json"
+"$oc" merge "$tmp/json/r.0.json" "$tmp/json/r.1.json" >"$tmp/merged.txt" 2>>"$tmp/merge.err"
+grep -q '^  rank 0 ' "$tmp/merged.txt" && grep -q '^  rank 1 ' "$tmp/merged.txt" && grep -q '^Slowest: rank [01] ' "$tmp/merged.txt" \
+    && python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); sys.exit(0 if m["imbalance"]["WORK"] > 0.1 else 1)' "$tmp/merged.json"
+result $? "merge names each rank, the slowest, and finds the WORK imbalance the example builds in" "$tmp/merged.txt"

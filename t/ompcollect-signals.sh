@@ -1,0 +1,72 @@
+#!/bin/sh
+# ompcollect-signals.sh - programs with signals of their own: their handlers see only their own signals, sampling goes on where it can, and the report says what happened; threads OpenMP never reported stay out of the totals.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+jobs=$top_builddir/t/ompcollect-jobs
+
+echo "1..11"
+n=0
+# One TAP line; on failure the named files become diagnostics.
+result() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        shift 2
+        for file in "$@"; do
+            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 30
+        done
+    fi
+}
+holds() {
+    [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]
+}
+# collect NAME MODE [ARGUMENT]: the mode under ompcollect, a JSON and a text report of the same kind of run.
+collect() {
+    name=$1
+    shift
+    "$oc" --runtime "$LIBOMP" -f json -o "$tmp/$name.json" "$jobs" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    status=$?
+}
+
+collect urg sigurg 200
+[ $status -eq 0 ] && grep -q 'handler saw 200, 200 of them' "$tmp/urg.out"
+result $? "a program with its own SIGURG handler: the handler sees exactly the program's 200 SIGURGs" \
+    "$tmp/urg.out" "$tmp/urg.err"
+holds "$tmp/urg.json" 'r["sample_signal_name"] == "SIGRTMAX" and r["sampling_status"] == "on" and r["signals_passed"] == 0 and len(threads) == 2 and all(cover(t) >= 0.9 for t in threads)'
+result $? "SIGURG program: sampled with SIGRTMAX, as the report says; every thread fully covered" "$tmp/urg.json"
+
+collect rt rtsig 200
+[ $status -eq 0 ] && grep -q 'handler saw 200, 200 of them' "$tmp/rt.out"
+result $? "a program that installs its own SIGRTMAX handler while being sampled with it: the handler sees exactly its 200 signals" \
+    "$tmp/rt.out" "$tmp/rt.err"
+holds "$tmp/rt.json" 'r["program_handler_ns"] > 0 and r["signals_passed"] == 200 and r["sampling_status"] == "on" and all(cover(t) >= 0.9 for t in threads)'
+result $? "SIGRTMAX program: the report records when it installed its handler and the 200 signals passed to it; sampling went on" \
+    "$tmp/rt.json"
+"$oc" --runtime "$LIBOMP" "$jobs" rtsig 20 >/dev/null 2>"$tmp/rt.txt"
+grep -q '^  the program installed its own handler for SIGRTMAX at [0-9.]* s: the 20 signals not from ompcollect.s timers went to it, and sampling went on$' "$tmp/rt.txt"
+result $? "SIGRTMAX program: the text report says so in words" "$tmp/rt.txt"
+
+collect raw rawsig
+[ $status -eq 0 ] && holds "$tmp/raw.json" 'r["sampling_status"] == "replaced" and 0 < r["sampling_stopped_ns"] < r["wall_ns"] and all(t["samples"] < t["expected"] * 0.6 for t in threads)'
+result $? "a handler installed behind sigaction's back: sampling stops within a scan and the report says when" \
+    "$tmp/raw.json" "$tmp/raw.err"
+"$oc" --runtime "$LIBOMP" "$jobs" rawsig >/dev/null 2>"$tmp/raw.txt"
+grep -q "^  sampling stopped at [0-9.]* s: the program replaced ompcollect's handler for SIGRTMAX without sigaction or signal" "$tmp/raw.txt"
+result $? "raw handler: the text report says sampling stopped and why, instead of a silent shortfall" "$tmp/raw.txt"
+
+collect block block
+[ $status -eq 0 ] && holds "$tmp/block.json" 'len(others) == 1 and others[0]["blocked_ns"] >= 0.1e9 and others[0]["blocked_samples"] >= 50 and initial["blocked_ns"] == 0'
+result $? "a thread that blocks the sampling signal for 0.15 s: the report has the time and the samples it missed" \
+    "$tmp/block.json" "$tmp/block.err"
+holds "$tmp/block.json" 'others[0]["samples"] + others[0]["blocked_samples"] >= 0.9 * others[0]["expected"] and others[0]["states"]["WORK"] < 0.6 * others[0]["expected"]'
+result $? "blocked thread: the missed samples are not counted as a state" "$tmp/block.json"
+
+collect own pthread
+# The program's thread works 150 ms on its own; a sanitizer runtime may add short-lived helper threads of its own.
+[ $status -eq 0 ] && holds "$tmp/own.json" 'len([t for t in threads if not t["openmp"] and t["states"]["SERIAL"] >= 100]) == 1 and totals["threads"] == 2 and r["other_threads"]["threads"] >= 1 and r["other_threads"]["samples"] >= 100'
+result $? "a thread of the program's own (never seen by the OpenMP runtime) is marked as not OpenMP" \
+    "$tmp/own.json" "$tmp/own.err"
+holds "$tmp/own.json" 'totals["threads"] == 2 and totals["samples"] == sum(t["samples"] for t in threads if t["openmp"]) and all(totals["states"][s] == sum(t["states"][s] for t in threads if t["openmp"]) for s in r["states"])'
+result $? "the program's own thread is kept out of the OpenMP totals" "$tmp/own.json"

@@ -1,0 +1,83 @@
+/* record.c - lays out, checks and allocates in the shared record that the ompcollect agent writes and the launcher reads. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "record.h"
+
+#include <string.h>
+
+/* Slots start on page boundaries so a later version may map or punch them one by one. */
+#define SLOT_ALIGN 4096u
+
+/* `value` rounded up to a multiple of `align` (a power of two). */
+static uint64_t round_up(uint64_t value, uint64_t align)
+{
+    return (value + align - 1) & ~(align - 1);
+}
+
+/* Fills in magic, version and layout; the caller sets run id and options. */
+uint64_t ompc_record_layout(struct ompc_record_header *header, uint32_t flags)
+{
+    memset(header, 0, sizeof *header);
+    memcpy(header->magic, OMPC_RECORD_MAGIC, sizeof header->magic);
+    header->version = OMPC_RECORD_VERSION;
+    header->header_size = sizeof *header;
+    header->flags = flags;
+    header->process_count = OMPC_MAX_PROCESSES;
+    header->process_size = (uint32_t)round_up(sizeof(struct ompc_process), SLOT_ALIGN);
+    header->process_offset = round_up(sizeof *header, SLOT_ALIGN);
+    header->thread_size = sizeof(struct ompc_thread);
+    header->region_size = sizeof(struct ompc_region);
+    header->arena_offset = header->process_offset + (uint64_t)header->process_count * header->process_size;
+    header->arena_size = (flags & OMPC_OPT_TIMELINE) ? OMPC_ARENA_TIMELINE : OMPC_ARENA_DEFAULT;
+    header->total_size = header->arena_offset + header->arena_size;
+    return header->total_size;
+}
+
+/* Everything a reader relies on before it touches a slot. */
+const char *ompc_record_check(const struct ompc_record_header *header, uint64_t file_size)
+{
+    if (memcmp(header->magic, OMPC_RECORD_MAGIC, sizeof header->magic) != 0)
+        return "not an ompcollect record (bad magic)";
+    if (header->version != OMPC_RECORD_VERSION)
+        return "a record of another ompcollect version";
+    if (header->header_size != sizeof *header || header->thread_size != sizeof(struct ompc_thread)
+        || header->region_size != sizeof(struct ompc_region)
+        || header->process_size < sizeof(struct ompc_process))
+        return "a record laid out by another build";
+    if (header->total_size != file_size)
+        return "the record's size does not match its file";
+    if (header->process_count == 0 || header->process_count > OMPC_MAX_PROCESSES
+        || header->process_offset < sizeof *header
+        || header->arena_offset != header->process_offset
+                                       + (uint64_t)header->process_count * header->process_size
+        || header->arena_offset + header->arena_size != header->total_size)
+        return "the record's layout is inconsistent";
+    return NULL;
+}
+
+/* Slot `index`; the caller keeps `index` below process_count. */
+struct ompc_process *ompc_record_process(struct ompc_record_header *header, uint32_t index)
+{
+    return (struct ompc_process *)((char *)header + header->process_offset
+                                   + (uint64_t)index * header->process_size);
+}
+
+/* A compare-and-swap loop, so a refused request leaves the arena usable for smaller ones. */
+uint64_t ompc_record_alloc(struct ompc_record_header *header, uint64_t size)
+{
+    size = round_up(size, 64);
+    uint64_t used = atomic_load(&header->arena_used);
+    do {
+        if (size > header->arena_size || used > header->arena_size - size) {
+            atomic_fetch_add(&header->arena_refused, 1);
+            return 0;
+        }
+    } while (!atomic_compare_exchange_weak(&header->arena_used, &used, used + size));
+    return header->arena_offset + used;
+}
+
+/* Name of a process state. */
+const char *ompc_process_state_name(uint32_t state)
+{
+    static const char *const names[] = {"free", "claimed", "recording", "ended", "execed", "refused"};
+    return state < sizeof names / sizeof names[0] ? names[state] : "?";
+}

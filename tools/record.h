@@ -1,0 +1,227 @@
+/* record.h - the record ompcollect's agent fills inside the observed processes and the launcher reads after they end: one bounded, versioned shared mapping the launcher creates. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_RECORD_H
+#define OMPCOLLECT_RECORD_H 1
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "names.h"
+
+/*
+ * Layout of the mapping (offsets in bytes from its start):
+ *
+ *   header            struct ompc_record_header, written by the launcher
+ *   process slots     process_count x process_size, one per process that
+ *                     records, claimed with a compare-and-swap
+ *   arena             arena_size bytes handed out by a bump allocator, for
+ *                     variable-size per-thread buffers (the timeline now;
+ *                     event or sample streams later)
+ *
+ * The launcher sizes the file with ftruncate, so pages cost nothing until a
+ * process touches them.  A reader checks magic, version, header_size and
+ * total_size and refuses anything else; a newer version may append fields
+ * to the header (header_size grows) and to the slot (process_size grows).
+ * Every bounded table counts what did not fit, so a report can say what it
+ * dropped.
+ */
+#define OMPC_RECORD_MAGIC "OMPCREC1"
+#define OMPC_RECORD_VERSION 1u
+
+/* The environment variable that hands the record down: "FD,LAUNCHER_PID,RUN_ID" (run id in hex). */
+#define OMPC_RECORD_ENV "OMPCOLLECT_RECORD"
+
+/* Processes that can record in one run; later ones are counted in processes_dropped. */
+#define OMPC_MAX_PROCESSES 64
+/* Threads followed per process; later ones are counted but not sampled. */
+#define OMPC_MAX_THREADS 512
+/* Distinct object wait ids remembered per thread. */
+#define OMPC_WAIT_SLOTS 32
+/* Parallel regions remembered per process; ids past it are only counted. */
+#define OMPC_MAX_REGIONS 16384
+/* State changes remembered per thread for --timeline. */
+#define OMPC_TIMELINE_CAP 65536u
+/* The arena when --timeline asks for one (sparse), and the small one otherwise. */
+#define OMPC_ARENA_TIMELINE ((uint64_t)256 << 20)
+#define OMPC_ARENA_DEFAULT ((uint64_t)1 << 20)
+
+/* Options the launcher writes into the header (flags). */
+enum { OMPC_OPT_SAMPLE = 1u << 0, OMPC_OPT_TIMELINE = 1u << 1 };
+
+/* Lifecycle of a thread slot. */
+enum { OMPC_SLOT_FREE, OMPC_SLOT_LIVE, OMPC_SLOT_EXITED };
+
+/*
+ * Lifecycle of a process slot.  RECORDING at the end means the process
+ * ended without its exit path running (_exit, a signal, SIGKILL).
+ */
+enum ompc_process_state {
+    OMPC_PROC_FREE,
+    OMPC_PROC_CLAIMED,   /* being filled in */
+    OMPC_PROC_RECORDING, /* recording */
+    OMPC_PROC_ENDED,     /* its exit handler ran: exit_status is valid */
+    OMPC_PROC_EXECED,    /* this image replaced itself by exec */
+    OMPC_PROC_REFUSED,   /* the collector could not attach: attach_error says why */
+};
+
+/* What became of sampling in a process. */
+enum ompc_sampling {
+    OMPC_SAMPLING_OFF,       /* --no-sample */
+    OMPC_SAMPLING_ON,
+    OMPC_SAMPLING_NO_SIGNAL, /* no real-time signal was free to sample with */
+    OMPC_SAMPLING_REPLACED,  /* the program replaced the handler behind sigaction's back: stopped */
+    OMPC_SAMPLING_DEFAULT,   /* the program asked for the default action and got the signal: stopped */
+};
+
+/* The mapping's first bytes. */
+struct ompc_record_header {
+    char magic[8];
+    uint32_t version;
+    uint32_t header_size;
+    uint64_t total_size;
+    uint64_t run_id;          /* random; OMPC_RECORD_ENV must name it */
+    /* Options. */
+    uint32_t flags;           /* OMPC_OPT_* */
+    uint32_t event_mask;      /* events to register besides FORK and JOIN */
+    int64_t interval_ns;
+    int32_t launcher_pid;
+    int32_t main_pid;         /* the process the launcher started, written before its exec */
+    /* Layout. */
+    uint32_t process_count;
+    uint32_t process_size;
+    uint64_t process_offset;
+    uint32_t thread_size;     /* sizeof(struct ompc_thread), for a reader's sanity check */
+    uint32_t region_size;
+    uint64_t arena_offset;
+    uint64_t arena_size;
+    /* Shared by every process. */
+    _Atomic uint64_t arena_used;
+    _Atomic uint64_t arena_refused;      /* allocations that did not fit */
+    _Atomic uint32_t processes_dropped;  /* processes that found no free slot */
+    uint32_t reserved;
+};
+
+/* One object a thread was seen waiting for (LKWT, CTWT, ODWT, ATWT). */
+struct ompc_wait {
+    _Atomic uint64_t id;
+    _Atomic uint32_t state;
+    uint32_t reserved;
+    _Atomic uint64_t ticks;
+};
+
+/*
+ * One thread.  The sampling signal handler of the thread itself is the only
+ * writer of the sample fields and the event callbacks on it the only writer
+ * of the event fields, so every field has one writer; atomics (relaxed) only
+ * make reads from other threads and processes well defined.
+ */
+struct ompc_thread {
+    int32_t tid;
+    int32_t initial;            /* the process's initial thread */
+    _Atomic int32_t status;     /* OMPC_SLOT_* */
+    int32_t last_state;         /* the sampler's own: last state put on the timeline */
+    uint64_t start_ns;          /* sampling began (relative to the process's origin) */
+    _Atomic uint64_t end_ns;    /* thread gone or recording ended; 0 while running */
+    _Atomic uint64_t signals;   /* sampling signals handled */
+    _Atomic uint64_t ticks;     /* timer expirations they stand for */
+    _Atomic uint64_t state_ticks[OMPC_NSTATES];
+    _Atomic uint64_t events[OMPC_NEVENTS];
+    _Atomic uint64_t pair_ns[OMPC_NPAIRS];
+    uint64_t pair_begin_ns[OMPC_NPAIRS]; /* the callbacks' own scratch */
+    int32_t pair_depth[OMPC_NPAIRS];
+    struct ompc_wait waits[OMPC_WAIT_SLOTS];
+    _Atomic uint64_t wait_overflow_ticks;
+    /* --timeline: offset in the mapping of OMPC_TIMELINE_CAP entries of (µs since origin << 8) | state. */
+    _Atomic uint64_t timeline;
+    _Atomic uint32_t timeline_length;
+    _Atomic uint32_t timeline_truncated; /* full, or no arena room (then timeline is 0) */
+    _Atomic uint64_t last_sample_ns;
+    /* The thread blocked the sampling signal: expirations it missed, and for how long. */
+    _Atomic uint64_t blocked_ticks;
+    _Atomic uint64_t blocked_ns;
+    uint64_t blocked_since_ns;  /* the interposed sigmask calls' own scratch */
+    _Atomic int32_t blocked;    /* 1 now, 2 unblocked since the last sample */
+    int32_t ever_blocked;       /* counted once in the process's blocking_threads */
+};
+
+/* One parallel region, keyed by the id CURRENT_PRID reports. */
+struct ompc_region {
+    _Atomic uint64_t id; /* 0: free */
+    _Atomic uint64_t parent;
+    _Atomic uint32_t forks;
+    _Atomic uint32_t joins;
+    _Atomic uint64_t fork_ns;     /* latest FORK on the master */
+    _Atomic uint64_t time_ns;     /* FORK to JOIN, summed */
+    _Atomic uint64_t thread_mask; /* bit (slot % 64) of every thread sampled in it */
+    _Atomic uint64_t ticks[OMPC_NSTATES];
+};
+
+/* What REGISTER answered for an event asked for. */
+struct ompc_event_request {
+    int32_t event;
+    int32_t ec; /* OMP_COLLECTORAPI_EC, or -1 when the call itself failed */
+};
+
+#define OMPC_TEXT_SIZE 512
+
+/* One process image: everything its report needs. */
+struct ompc_process {
+    _Atomic uint32_t state;       /* enum ompc_process_state */
+    uint32_t index;
+    int32_t pid;
+    int32_t ppid;
+    int32_t parent_slot;          /* -1, or the slot of the process this one forked from */
+    int32_t exec_slot;            /* -1, or the slot of the image (same pid) that exec'd this one */
+    uint64_t start_ticks;         /* /proc start time, to tell a reused pid */
+    uint64_t origin_ns;           /* CLOCK_MONOTONIC when this record began */
+    _Atomic uint64_t end_ns;      /* relative: exit path ran or exec; 0 otherwise */
+    _Atomic uint64_t alive_ns;    /* relative: last heartbeat of the scanner */
+    _Atomic int32_t exit_status;  /* valid in OMPC_PROC_ENDED */
+    _Atomic uint32_t openmp;      /* an OpenMP runtime is (was) in the process */
+    char program[OMPC_TEXT_SIZE];
+    char runtime[OMPC_TEXT_SIZE]; /* the path the loader opened the runtime by */
+    char attach_error[OMPC_TEXT_SIZE];
+    /* Sampling. */
+    int32_t sample_signal;
+    _Atomic uint32_t sampling;              /* enum ompc_sampling */
+    _Atomic uint64_t sampling_stopped_ns;
+    _Atomic uint64_t program_handler_ns;    /* the program asked for its own handler (0: never) */
+    _Atomic uint64_t signals_passed;        /* deliveries that were not our timers', given to the program */
+    _Atomic uint32_t blocking_threads;      /* threads that blocked the signal at some point */
+    uint32_t reserved;
+    /* Events. */
+    struct ompc_event_request requests[OMPC_NEVENTS];
+    int32_t request_count;
+    uint32_t event_mask;
+    /* Threads and regions. */
+    _Atomic int32_t thread_count;
+    int32_t reserved2;
+    _Atomic uint64_t threads_not_followed;
+    _Atomic uint64_t regions_overflow_forks;
+    _Atomic uint64_t regions_overflow_ns;
+    struct ompc_thread untracked; /* events of threads past OMPC_MAX_THREADS */
+    struct ompc_thread threads[OMPC_MAX_THREADS];
+    struct ompc_region regions[OMPC_MAX_REGIONS];
+};
+
+/* Fills in a header (magic, version, layout) for the options; returns the mapping's total size. */
+uint64_t ompc_record_layout(struct ompc_record_header *header, uint32_t flags);
+
+/* 0 when `header` is a record this build can read and `file_size` is its size; else a reason. */
+const char *ompc_record_check(const struct ompc_record_header *header, uint64_t file_size);
+
+/* The process slot `index` of a mapped record. */
+struct ompc_process *ompc_record_process(struct ompc_record_header *header, uint32_t index);
+
+/*
+ * Takes `size` bytes (rounded to 64) from the arena of a mapped record;
+ * returns their offset in the mapping, or 0 when the arena is full (counted
+ * in arena_refused).  Lock-free; any process.
+ */
+uint64_t ompc_record_alloc(struct ompc_record_header *header, uint64_t size);
+
+/* Name of a process state, for reports. */
+const char *ompc_process_state_name(uint32_t state);
+
+#endif /* OMPCOLLECT_RECORD_H */

@@ -1,0 +1,59 @@
+/* report.h - what the ompcollect launcher knows about one recorded process, and the writers that turn it into a text, CSV or JSON report and an SVG timeline. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_REPORT_H
+#define OMPCOLLECT_REPORT_H 1
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "record.h"
+
+/*
+ * One process's report: its record (the launcher's private copy, with the
+ * end of every thread still live at the end filled in) and what only the
+ * launcher knows -- how the process ended, where it ran, which runtime.
+ */
+struct ompc_report {
+    const struct ompc_process *process;
+    const uint64_t *const *timelines; /* per thread slot, NULL where there is none */
+    int format;                       /* enum ompc_format */
+    int sampling;                     /* sampling was asked for */
+    long long interval_ns;
+    uint64_t wall_ns;                 /* the record's origin to the process's end */
+    const char *program;
+    /* How it ended. */
+    int complete;                     /* its exit path ran (or it exec'd) */
+    const char *end_how;              /* "exit", "signal", "_exit", "exec", "unknown" */
+    int exit_status;                  /* -1 when unknown */
+    int signal;                       /* 0 when not killed by a signal */
+    const char *fate;                 /* one sentence for the header */
+    /* Where it ran. */
+    int rank;                         /* -1: no MPI or batch rank detected */
+    const char *host;
+    const char *relation;             /* "forked from pid 12", "exec'd by ...", or "" */
+    /* The OpenMP runtime. */
+    const char *runtime_path;         /* as the loader opened it */
+    const char *runtime_file;         /* the file itself (realpath) */
+    const char *runtime_version;
+    const char *runtime_why;
+    /* The collector. */
+    const char *shim;
+    const char *agent;
+    /* Run-wide losses. */
+    uint64_t arena_refused;
+    uint32_t processes_dropped;
+};
+
+/* Whether the OpenMP runtime ever reported the thread: the initial thread, or one with an event or a state other than SERIAL. */
+int ompc_thread_is_openmp(const struct ompc_thread *thread);
+
+/* Name of a signal number ("SIGRTMAX", "SIGRTMIN+3", "SIGSEGV"). */
+const char *ompc_signal_name(int number, char *buffer, size_t size);
+
+/* Writes the report in report->format to `out`; returns 0, or -1 on a write error. */
+int ompc_write_report(const struct ompc_report *report, FILE *out);
+
+/* Writes the SVG timeline to `out`; returns 0, or -1 on a write error. */
+int ompc_write_timeline(const struct ompc_report *report, FILE *out);
+
+#endif /* OMPCOLLECT_REPORT_H */

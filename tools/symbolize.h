@@ -1,0 +1,54 @@
+/* symbolize.h - turns code addresses recorded in a program into function, file and line, in the launcher after the program ended (elfutils libdw). */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_SYMBOLIZE_H
+#define OMPCOLLECT_SYMBOLIZE_H 1
+
+#include <stdint.h>
+
+/* How much a location says, best first. */
+enum ompc_location_kind {
+    OMPC_LOC_NONE,   /* the address lies in no module the program reported */
+    OMPC_LOC_MODULE, /* module + offset: no symbol covers it */
+    OMPC_LOC_SYMBOL, /* function + offset from the ELF symbol table: no line information */
+    OMPC_LOC_LINE    /* function, file and line from DWARF */
+};
+
+/* Where an address is.  The strings belong to the symbolizer and live as long as it does. */
+struct ompc_location {
+    enum ompc_location_kind kind;
+    const char *module;      /* path of the object, NULL with OMPC_LOC_NONE */
+    uint64_t module_offset;  /* address minus the module's load bias */
+    const char *function;    /* NULL below OMPC_LOC_SYMBOL */
+    uint64_t function_offset;
+    const char *file;        /* NULL below OMPC_LOC_LINE */
+    int line;
+};
+
+struct ompc_symbolizer;
+
+/* A symbolizer with no modules yet; NULL when libdw is not built in or memory ran out. */
+struct ompc_symbolizer *ompc_symbolizer_new(void);
+
+/*
+ * Reports an object loaded at `bias` (dl_iterate_phdr's dlpi_addr: 0 for a
+ * non-PIE executable) from `path`.  Returns 0, or -1 when the file cannot
+ * be read (it may have changed or gone since the run): its addresses then
+ * stay unresolved.
+ */
+int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *path, uint64_t bias);
+
+/*
+ * Locates `address`.  A return address points after its call, so
+ * `is_return_address` makes the line lookup use the byte before it: the
+ * call's own line.  Always fills `out` (kind NONE at worst).
+ */
+void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
+                    struct ompc_location *out);
+
+/* Frees the symbolizer and every string it handed out. */
+void ompc_symbolizer_free(struct ompc_symbolizer *symbolizer);
+
+/* Whether this build can read DWARF (configure found libdw). */
+int ompc_symbolizer_available(void);
+
+#endif /* OMPCOLLECT_SYMBOLIZE_H */
