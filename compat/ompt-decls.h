@@ -142,6 +142,16 @@ typedef enum ompt_state_t {
     ompt_state_undefined = 0x102
 } ompt_state_t;
 
+typedef enum ompt_task_status_t {
+    ompt_task_complete = 1,
+    ompt_task_yield = 2,
+    ompt_task_cancel = 3,
+    ompt_task_detach = 4,
+    ompt_task_early_fulfill = 5,
+    ompt_task_late_fulfill = 6,
+    ompt_task_switch = 7
+} ompt_task_status_t;
+
 typedef void (*ompt_interface_fn_t)(void);
 typedef ompt_interface_fn_t (*ompt_function_lookup_t)(const char *interface_function_name);
 typedef void (*ompt_callback_t)(void);
@@ -162,6 +172,9 @@ typedef int (*ompt_get_state_t)(ompt_wait_id_t *wait_id);
 typedef int (*ompt_get_parallel_info_t)(int ancestor_level, ompt_data_t **parallel_data,
                                         int *team_size);
 typedef ompt_data_t *(*ompt_get_thread_data_t)(void);
+typedef int (*ompt_get_task_info_t)(int ancestor_level, int *flags, ompt_data_t **task_data,
+                                    ompt_frame_t **task_frame, ompt_data_t **parallel_data,
+                                    int *thread_num);
 
 /* Callback signatures. */
 typedef void (*ompt_callback_thread_begin_t)(ompt_thread_t thread_type, ompt_data_t *thread_data);
@@ -194,11 +207,23 @@ typedef void (*ompt_callback_work_t)(ompt_work_t wstype, ompt_scope_endpoint_t e
                                      uint64_t count, const void *codeptr_ra);
 typedef void (*ompt_callback_masked_t)(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
                                        ompt_data_t *task_data, const void *codeptr_ra);
+typedef void (*ompt_callback_task_create_t)(ompt_data_t *encountering_task_data,
+                                            const ompt_frame_t *encountering_task_frame,
+                                            ompt_data_t *new_task_data, int flags,
+                                            int has_dependences, const void *codeptr_ra);
+typedef void (*ompt_callback_task_schedule_t)(ompt_data_t *prior_task_data,
+                                              ompt_task_status_t prior_task_status,
+                                              ompt_data_t *next_task_data);
 
 /* Task and parallel flags. */
 #define ompt_task_initial 0x00000001
 #define ompt_task_implicit 0x00000002
 #define ompt_task_explicit 0x00000004
+#define ompt_task_undeferred 0x08000000
+#define ompt_task_untied 0x10000000
+#define ompt_task_final 0x20000000
+#define ompt_task_mergeable 0x40000000
+#define ompt_task_merged 0x80000000
 #define ompt_parallel_invoker_program 0x00000001
 #define ompt_parallel_invoker_runtime 0x00000002
 #define ompt_parallel_league 0x40000000

@@ -54,7 +54,9 @@
  *                                    sz >= 32 is read as the packed layout.
  *                        sz of 20 or 24 is too small (OMP_ERRCODE_ERROR).
  *                        Unknown event: OMP_ERRCODE_UNKNOWN; an event this
- *                        runtime cannot produce: OMP_ERRCODE_UNSUPPORTED;
+ *                        runtime, or the program's code, cannot produce
+ *                        (gcc code never reports master):
+ *                        OMP_ERRCODE_UNSUPPORTED;
  *                        NULL callback: OMP_ERRCODE_ERROR.  Registering an
  *                        event again replaces its callback.  Any thread.
  *                        Not async-signal-safe.
@@ -62,10 +64,13 @@
  *                        that has no callback is accepted and ignored.
  *                        Any thread.  Not async-signal-safe.
  *   OMP_REQ_STATE        writes the thread state (int) at mem+0 and the
- *                        8-byte wait id at mem+4: rsz 12.  With only 4 bytes
- *                        of mem the state is still written, ec is
- *                        OMP_ERRCODE_MEM_TOO_SMALL and rsz is 12.  Any
- *                        thread.  Async-signal-safe.
+ *                        8-byte wait id at mem+4: rsz 12.  With room for
+ *                        the state only (4 to 11 bytes of mem) the state is
+ *                        written; a state without a wait id (WORK, SERIAL,
+ *                        IDLE, OVHD, REDUC) then answers OK with rsz 4, a
+ *                        state with one (IBAR, EBAR, LKWT, CTWT, ODWT,
+ *                        ATWT) answers OMP_ERRCODE_MEM_TOO_SMALL with rsz
+ *                        12.  Any thread.  Async-signal-safe.
  *   OMP_REQ_CURRENT_PRID writes the calling thread's parallel region id as a
  *                        uint64_t at mem+0 (rsz 8); 0 when the thread is in
  *                        THR_SERIAL_STATE or THR_IDLE_STATE.  Any thread.
@@ -79,6 +84,10 @@
  *   OMP_REQ_PAUSE        no mem.  Events are dropped (not queued) until
  *                        RESUME.  Pausing twice is accepted.
  *   OMP_REQ_RESUME       no mem.  Resuming while running is accepted.
+ *   OMP_REQ_TASK_ID      (task extension, below) the id of the task the
+ *                        calling thread runs.  Async-signal-safe.
+ *   OMP_REQ_TASK_PID     (task extension, below) the id of that task's
+ *                        parent.  Async-signal-safe.
  *
  *   Every request but START gets OMP_ERRCODE_SEQUENCE_ERR before START and
  *   after STOP.  A request number outside the list gets
@@ -89,6 +98,43 @@
  *   A registered callback is called with the event number, synchronously, on
  *   the thread where the event happens.  The first call may arrive before
  *   the REGISTER request returns.
+ *
+ * The OpenUH task extension
+ *   OpenUH's runtime (University of Houston) extended Oracle's interface
+ *   with task events 23..35 and the requests OMP_REQ_TASK_ID (9) and
+ *   OMP_REQ_TASK_PID (10); TAU's collector client and OpenUH's validation
+ *   send them.  ompcollector serves them with the same names and numbers,
+ *   marked "task extension" below.  What each event means on an OMPT
+ *   runtime is written down, row by row, in ompcollector's doc/mapping.md.
+ *
+ *   OMP_REQ_TASK_ID, OMP_REQ_TASK_PID: the id of the task the calling
+ *   thread runs, or of that task's parent (the task that created it; for
+ *   an implicit task, the task that met the parallel construct).  Ids are
+ *   nonzero, unique within the process, the same for a task all its life,
+ *   and given to implicit tasks too.  A thread outside any parallel region
+ *   (SERIAL, IDLE) runs no task unless it executes an explicit one, and a
+ *   task made there has no parent: both answer -1 then.
+ *     mem of 8 bytes or more: the id as a 64-bit integer (-1 for none),
+ *                             rsz 8;
+ *     mem of 4 to 7 bytes:    the id as a 32-bit int (-1 for none), rsz 4,
+ *                             as OpenUH answered; once ids outgrow 31 bits
+ *                             they no longer fit: OMP_ERRCODE_MEM_TOO_SMALL,
+ *                             rsz 8, mem untouched;
+ *     less mem:               OMP_ERRCODE_MEM_TOO_SMALL, rsz 4 (or 8 for an
+ *                             id that needs it).
+ *   Inside the END_CREATE_TASK_IMM/DEL callback TASK_ID names the task just
+ *   created and TASK_PID its creator.  Any thread; async-signal-safe.
+ *
+ *   Sentinels: with the extension OMP_REQ_LAST is 11 (it was 9 in Oracle's
+ *   header).  A client built against the old header that sends its
+ *   OMP_REQ_LAST (9) expecting OMP_ERRCODE_UNKNOWN now gets TASK_ID's
+ *   answer; request numbers from 11 up, and negative ones, still answer
+ *   UNKNOWN.  OMP_EVENT_LAST and OMP_EVENT_THR_RESERVED_IMPL keep their
+ *   values, and THR_LAST_STATE stays 12: OpenUH's task states 12..16 are
+ *   not part of the extension, because Oracle's later tools gave 12 another
+ *   meaning (see OMPCOLLECTOR_TASKWAIT_STATE) and no OMPT runtime reports
+ *   them.  OMP_COLLECTOR_API_TASK_EXTENSION is defined for code that wants
+ *   to know it builds against this header.
  */
 
 #ifndef OMP_COLLECTOR_API_H
@@ -112,6 +158,9 @@ typedef enum {
     OMP_REQ_STOP = 6,
     OMP_REQ_PAUSE = 7,
     OMP_REQ_RESUME = 8,
+    /* Task extension (OpenUH): see "The OpenUH task extension" above. */
+    OMP_REQ_TASK_ID = 9,   /* id of the calling thread's current task */
+    OMP_REQ_TASK_PID = 10, /* id of that task's parent task */
     OMP_REQ_LAST
 } OMP_COLLECTORAPI_REQUEST;
 
@@ -156,10 +205,30 @@ typedef enum {
     OMP_EVENT_THR_END_ORDERED = 20,
     OMP_EVENT_THR_BEGIN_ATWT = 21,  /* waiting to enter an atomic region */
     OMP_EVENT_THR_END_ATWT = 22,
+    /*
+     * Task extension (OpenUH); delivered on the thread that creates
+     * (CREATE) or runs (the others) the task.  See doc/mapping.md.
+     */
+    OMP_EVENT_THR_BEGIN_CREATE_TASK = 23,   /* creator: a task is being created */
+    OMP_EVENT_THR_END_CREATE_TASK_IMM = 24, /* ... it is undeferred: runs at once */
+    OMP_EVENT_THR_END_CREATE_TASK_DEL = 25, /* ... it is deferred: queued */
+    OMP_EVENT_THR_BEGIN_SCHD_TASK = 26,     /* the thread takes a queued task to run */
+    OMP_EVENT_THR_END_SCHD_TASK = 27,
+    OMP_EVENT_THR_BEGIN_SUSPEND_TASK = 28,  /* the running task leaves the thread for another */
+    OMP_EVENT_THR_END_SUSPEND_TASK = 29,    /* ... and resumes */
+    OMP_EVENT_THR_BEGIN_STEAL_TASK = 30,    /* the task taken was created by another thread */
+    OMP_EVENT_THR_END_STEAL_TASK = 31,
+    OMP_EVENT_THR_FETCHED_TASK = 32,        /* the queued task has been taken */
+    OMP_EVENT_THR_BEGIN_EXEC_TASK = 33,     /* an explicit task starts executing */
+    OMP_EVENT_THR_BEGIN_FINISH_TASK = 34,   /* ... its execution ends (ends EXEC) */
+    OMP_EVENT_THR_END_FINISH_TASK = 35,
     /* Implementation-specific events start here. */
     OMP_EVENT_THR_RESERVED_IMPL = 4096,
     OMP_EVENT_LAST
 } OMP_COLLECTORAPI_EVENT;
+
+/* This header carries the OpenUH task extension (events 23..35, requests 9 and 10). */
+#define OMP_COLLECTOR_API_TASK_EXTENSION 1
 
 /* The type of an event callback. */
 typedef void (*omp_collector_callback_t)(OMP_COLLECTORAPI_EVENT event);
@@ -183,6 +252,95 @@ typedef enum {
     THR_ATWT_STATE = 11,  /* waiting to enter an atomic region */
     THR_LAST_STATE
 } OMP_COLLECTOR_API_THR_STATE;
+
+/*
+ * ompcollector's own extensions.
+ *
+ * Requests in a private range, far from Oracle's numbers and OpenUH's, so
+ * that no other runtime can mean anything by them: every runtime without
+ * them answers OMP_ERRCODE_UNKNOWN, which is how a client probes for them.
+ * Like every request they answer OMP_ERRCODE_SEQUENCE_ERR outside a session.
+ * Results are plain little-endian fields at fixed offsets of mem; mem need
+ * only be 4-byte aligned (copy 8-byte fields bytewise, or memcpy into the
+ * structs below).
+ *
+ *   OMPCOLLECTOR_REQ_SAMPLE  everything a sampler needs about the calling
+ *       thread, in one request no dearer than STATE + CURRENT_PRID:
+ *       an ompcollector_sample_t (48 bytes, rsz 48).  state, wait_id and
+ *       region_id are what STATE and CURRENT_PRID answer.  wait_codeptr is
+ *       the return address, in the program, of the construct the thread
+ *       waits in: the barrier, critical, ordered, atomic or the lock call
+ *       (0 when the state is not a wait or the runtime did not say);
+ *       wait_object is the awaited object as the runtime's callbacks name
+ *       it: for locks the omp_lock_t's address (a global lock resolves to
+ *       its symbol), for critical, ordered and atomic the runtime's own
+ *       lock object (equal to wait_id on libomp: one per construct, and per
+ *       name for named criticals, which wait_codeptr then locates), 0 when
+ *       the state is not such a wait.  region_codeptr is the return address
+ *       of the innermost parallel construct (0 in serial code).  Valid in
+ *       event callbacks too: in FORK and JOIN delivery it describes the
+ *       region being forked or joined.  mem smaller than 48 bytes:
+ *       OMP_ERRCODE_MEM_TOO_SMALL, rsz 48, nothing written.
+ *       Async-signal-safe; any thread.
+ *
+ *   OMPCOLLECTOR_REQ_TASK_FRAMES  the calling thread's chain of task
+ *       frames, innermost task first, up to the initial task, as OMPT's
+ *       ompt_get_task_info reports it (ancestor levels follow the task
+ *       tree): an ompcollector_task_frames_t header (count, and how many
+ *       levels exist) followed by count ompcollector_task_frame_t (48
+ *       bytes each).  For level i, exit_frame is the canonical frame
+ *       address where the runtime called the task's code, and enter_frame
+ *       where the task's code called into the runtime (0 while it runs its
+ *       own code); stacks grow down, so a task's user frames lie below its
+ *       exit_frame and above the enter_frame of the task it runs nested.
+ *       Splicing a raw stack into the user's model, by each frame's
+ *       address A, innermost first: keep A < exit[0]; drop exit[0] <= A <
+ *       enter[1] (the runtime: task scheduling, barriers, fork); keep
+ *       enter[1] <= A < exit[1]; drop exit[1] <= A < enter[2]; and so on;
+ *       keep everything from the initial task's enter_frame on (main and
+ *       its callers).  A level whose frames are 0 has none on this stack.
+ *       On a worker thread the chain goes on past its implicit task into
+ *       the tasks of the thread that forked the region: their frames lie on
+ *       that thread's stack, where the user model continues (a sampler
+ *       keeps the forking thread's stack from FORK, region_id says which
+ *       region).  Levels that do not fit are left out:
+ *       count < levels with OMP_ERRCODE_MEM_TOO_SMALL and rsz the size
+ *       that would hold all.  0 levels (no task, or a thread the runtime
+ *       does not know) is OK with count 0.  Async-signal-safe; any thread.
+ */
+#define OMPCOLLECTOR_REQ_BASE 0x4F430000 /* 'O' 'C' << 16 */
+#define OMPCOLLECTOR_REQ_SAMPLE (OMPCOLLECTOR_REQ_BASE + 1)
+#define OMPCOLLECTOR_REQ_TASK_FRAMES (OMPCOLLECTOR_REQ_BASE + 2)
+#define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 3) /* one past the last */
+
+/* What OMPCOLLECTOR_REQ_SAMPLE writes at mem+0. */
+typedef struct ompcollector_sample {
+    int state;                          /* mem+0: an OMP_COLLECTOR_API_THR_STATE */
+    int reserved;                       /* mem+4: 0 */
+    unsigned long long wait_id;         /* mem+8 */
+    unsigned long long region_id;       /* mem+16 */
+    unsigned long long wait_codeptr;    /* mem+24 */
+    unsigned long long wait_object;     /* mem+32 */
+    unsigned long long region_codeptr;  /* mem+40 */
+} ompcollector_sample_t;
+
+/* What OMPCOLLECTOR_REQ_TASK_FRAMES writes at mem+0 ... */
+typedef struct ompcollector_task_frames {
+    int count;  /* levels written after this header */
+    int levels; /* levels there are */
+} ompcollector_task_frames_t;
+
+/* ... followed by `count` of these, innermost task first. */
+typedef struct ompcollector_task_frame {
+    unsigned long long exit_frame;     /* +0 */
+    unsigned long long enter_frame;    /* +8 */
+    int exit_frame_flags;              /* +16: OMPT frame flags */
+    int enter_frame_flags;             /* +20 */
+    int task_flags;                    /* +24: OMPT task flags (initial, implicit, explicit...) */
+    int thread_num;                    /* +28: the thread's number in the task's team */
+    unsigned long long region_id;      /* +32: the region the task belongs to, as CURRENT_PRID names it (0 if unknown) */
+    unsigned long long region_codeptr; /* +40: that region's parallel construct (0 if unknown) */
+} ompcollector_task_frame_t;
 
 /* The entry point itself, for collectors that link against ompcollector. */
 int __omp_collector_api(void *arg);

@@ -22,11 +22,35 @@ struct oc_frame {
 };
 
 /*
+ * A task as the shim follows it, explicit or implicit.  An explicit task
+ * gets one at task_create (or when first seen running), an implicit task at
+ * implicit_task begin; it hangs off the task's ompt_data_t and is freed when
+ * the task completes.  While a thread runs a task, the task sits on that
+ * thread's chain (oc_thread.task_top, linked through `below`), which only
+ * that thread changes, so a signal handler on the thread reads it safely.
+ */
+struct oc_task {
+    uint64_t id;            /* nonzero, unique in the process */
+    uint64_t parent_id;     /* the creating (explicit) or encountering (implicit) task; 0 none */
+    uint64_t region_id;     /* implicit task: its region; explicit: 0 */
+    struct oc_task *below;  /* while running: the task it runs on top of, on this thread */
+    uint32_t creator;       /* tag of the thread that created it, 0 unknown */
+    uint8_t implicit;
+    uint8_t undeferred;     /* created undeferred or included: ran at once */
+    uint8_t running;        /* on a thread's chain */
+    uint8_t suspended;      /* left its thread for another task, not yet back */
+    uint8_t in_task_wait;   /* inside a taskwait or taskgroup wait */
+    uint8_t in_reduction;   /* inside a reduction's bracket */
+};
+
+/*
  * Everything the shim knows about one thread.  It lives in initial-exec TLS
  * so signal handlers read it without allocation (dynamic TLS in a dlopen'ed
  * object may allocate on first touch); keep it small, because a dlopen'ed
  * library's static TLS comes out of a small surplus glibc reserves.
  */
+struct oc_delivery_slot;
+
 struct oc_thread {
     uint64_t fork_region_id;   /* master, inside FORK/JOIN delivery: that region */
     uint64_t fork_parent_id;   /* master, inside FORK delivery: the enclosing region */
@@ -35,7 +59,8 @@ struct oc_thread {
     int32_t last_mutex_kind;   /* kind of the last mutex_acquire */
     int32_t last_sync_kind;    /* kind of the last barrier wait begun */
     int32_t in_task_wait;      /* inside a taskwait/taskgroup wait */
-    int32_t deliveries_in_slot[2]; /* this thread's deliveries in flight, per epoch slot */
+    int32_t deliveries_in_slot[2]; /* this thread's counted deliveries in flight, per epoch */
+    struct oc_delivery_slot *delivery_slot; /* where its deliveries mark themselves (session.c) */
     uint32_t idle;             /* a worker between teams */
     uint32_t is_worker;        /* a thread the runtime created for its teams */
     int32_t open_wait_source;  /* 1 + source row of an open mutex wait, 0 if none */
@@ -45,6 +70,15 @@ struct oc_thread {
     struct oc_frame frames[OC_MAX_NEST];
     int32_t forked_depth;      /* regions this thread forked and has not yet seen end */
     uint64_t forked[OC_MAX_NEST]; /* their ids, innermost last */
+    uint64_t mutex_codeptr;    /* call site of the last mutex_acquire (lock, critical, ordered, atomic) */
+    uint64_t mutex_object;     /* its wait id as the callback gave it: the omp_lock_t, the critical's lock */
+    uint64_t sync_codeptr;     /* call site of the last barrier or task wait begun */
+    struct oc_task *task_top;  /* the task this thread runs, NULL when none is followed */
+    struct oc_task *creating;  /* inside END_CREATE_TASK delivery: the task just created */
+    uint32_t tag;              /* nonzero number of this thread, for telling task creators apart */
+    uint32_t explicit_barrier_pending; /* gcc code called GOMP_barrier; its wait is next */
+    uint32_t promoted_barriers; /* bit per depth: the barrier wait open there is that explicit one */
+    uint32_t single_since_barrier; /* bit per depth: a single began there since the last barrier */
 };
 
 extern __thread struct oc_thread oc_self __attribute__((tls_model("initial-exec")));
@@ -63,6 +97,7 @@ struct oc_runtime {
     ompt_set_callback_t set_callback;
     ompt_get_state_t get_state;
     ompt_get_parallel_info_t get_parallel_info;
+    ompt_get_task_info_t get_task_info;
 };
 
 /* tool.c */
@@ -71,37 +106,90 @@ extern _Atomic int oc_tool_attached;     /* initialize ran, finalize not yet */
 extern _Atomic int oc_tool_finalized;    /* the runtime shut the tool down */
 extern oc_callback_mask oc_granted;      /* what set_callback granted at initialize */
 extern _Atomic uint64_t oc_next_region_id;
+extern _Atomic uint64_t oc_next_task_id;
 void oc_apply_callbacks(oc_callback_mask wanted);
 int oc_region_has_ended(uint64_t region_id);
 int oc_try_attach(void);
+int oc_sync_waits_followed(void);
+
+/* gomp.c */
+int oc_gomp_barrier_interposed(void);
+void oc_gomp_configure(void);
+int oc_gomp_barriers_explicit(void);
+
+/* codescan.c */
+#define OC_CODE_GCC 1   /* some loaded object calls GOMP_* entry points */
+#define OC_CODE_CLANG 2 /* some loaded object calls __kmpc_* entry points */
+int oc_openmp_code_kinds(void);
+int oc_event_possible_in_code(int event);
 extern ompt_start_tool_result_t *oc_start_tool(unsigned int omp_version,
                                                const char *runtime_version);
 
 /* session.c */
 extern _Atomic int oc_session_active;
 extern _Atomic int oc_paused;
-extern _Atomic(omp_collector_callback_t) oc_event_callbacks[OMP_EVENT_THR_END_ATWT + 1];
+extern _Atomic(omp_collector_callback_t) oc_event_callbacks[OC_EVENT_MAX + 1];
+/*
+ * Bit OC_EVENT_BIT(e) is set while a delivery of event e would reach a
+ * callback: a session is active, not paused, and e has a callback.  Kept by
+ * oc_publish_live_events; the handlers' one-load test for "anything to do".
+ */
+extern _Atomic uint64_t oc_live_events;
+#define OC_EVENT_BIT(event) ((uint64_t)1u << (event))
 extern _Atomic int oc_taskwait_state;
 extern _Atomic uint32_t oc_session_generation;
-int oc_emit_slow(int event);
-void oc_begin_pair(int source);
-void oc_end_pair(int source);
+void oc_publish_live_events(void);
+void oc_emit_slow(int event);
+void oc_begin_pair_slow(int source, int begin_event, int end_event);
+void oc_end_pair_slow(int source);
+void oc_drop_pair(int source);
+void oc_release_delivery_slot(void);
+void oc_limit_delivery_slots(unsigned limit);
 oc_callback_mask oc_wanted_callbacks(void);
 void oc_control_lock(void);
 void oc_control_unlock(void);
 void oc_drain_deliveries(void);
 void oc_session_reset(void);
 
-/* Deliver `event` on this thread if a callback is registered for it. */
+/* Deliver `event` on this thread if it is live. */
 static inline void oc_emit(int event)
 {
-    if (atomic_load_explicit(&oc_event_callbacks[event], memory_order_relaxed) != 0)
+    if (atomic_load_explicit(&oc_live_events, memory_order_relaxed) & OC_EVENT_BIT(event))
         oc_emit_slow(event);
+}
+
+/*
+ * Opens a BEGIN/END pair of row `source` on this thread if either of its
+ * events is live; inline, one load, because handlers open one per construct
+ * and most sessions register few events.
+ */
+static inline void oc_begin_pair(int source)
+{
+    uint64_t live = atomic_load_explicit(&oc_live_events, memory_order_relaxed);
+    if (live == 0)
+        return; /* no event at all: the row's events need not even be looked up */
+    int begin = oc_source_begin_event(source), end = oc_source_end_event(source);
+    if (live & (OC_EVENT_BIT(begin) | OC_EVENT_BIT(end)))
+        oc_begin_pair_slow(source, begin, end);
+}
+
+/* Closes the innermost open pair of `source` on this thread, if one is open. */
+static inline void oc_end_pair(int source)
+{
+    if (oc_self.open_pairs[source] != 0)
+        oc_end_pair_slow(source);
 }
 
 /* state.c */
 int oc_current_state(uint64_t *wait_id);
 uint64_t oc_current_region_id(int state);
+const struct oc_task *oc_current_task(void);
+
+/* extension.c */
+void oc_remember_region_codeptr(uint64_t region_id, const void *codeptr);
+uint64_t oc_region_codeptr(uint64_t region_id);
+int oc_is_extension_request(int32_t request);
+int oc_extension_request(int32_t request, unsigned char *mem, int32_t mem_size, int32_t *rsz);
 
 /* protocol.c */
 int oc_collector_api(void *arg);

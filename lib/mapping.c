@@ -48,10 +48,10 @@ int oc_callback_ompt_id(int callback_index)
     return callback_ompt_ids[callback_index];
 }
 
-/* Events 1..22 are the header's; anything else is unknown to the shim. */
+/* Events 1..22 are Oracle's, 23..35 OpenUH's task extension; anything else is unknown to the shim. */
 int oc_event_is_known(int event)
 {
-    return event >= OMP_EVENT_FORK && event <= OMP_EVENT_THR_END_ATWT;
+    return event >= OMP_EVENT_FORK && event <= OC_EVENT_MAX;
 }
 
 /* Union of what every row producing `event` needs. */
@@ -83,8 +83,8 @@ static int kind_matches(int row_kind, int kind)
     return row_kind == OC_ANY_KIND || row_kind == kind;
 }
 
-/* Which row a callback with this kind opens; kinds no row knows give -1. */
-int oc_source_begun_by(int callback_index, int kind)
+/* First row, in table order, that `callback_index` with `kind` opens; -1 if none. */
+int oc_source_scan_begun_by(int callback_index, int kind)
 {
     for (int i = 0; i < OC_SRC_COUNT; i++)
         if (oc_event_source_rows[i].begin_callback == callback_index
@@ -93,8 +93,8 @@ int oc_source_begun_by(int callback_index, int kind)
     return -1;
 }
 
-/* Which row a callback with this kind closes; kinds no row knows give -1. */
-int oc_source_ended_by(int callback_index, int kind)
+/* First row, in table order, that `callback_index` with `kind` closes; -1 if none. */
+int oc_source_scan_ended_by(int callback_index, int kind)
 {
     for (int i = 0; i < OC_SRC_COUNT; i++)
         if (oc_event_source_rows[i].end_callback == callback_index
@@ -102,6 +102,38 @@ int oc_source_ended_by(int callback_index, int kind)
             return i;
     return -1;
 }
+
+/*
+ * The same lookups as direct tables (oc_source_begun_by and
+ * oc_source_ended_by in mapping.h read them), filled at compile time from
+ * OC_EVENT_SOURCES: one cell per (callback, kind) for kinds below
+ * OC_KIND_CELLS, holding 1 + the row or 0.  A row of a given kind fills its
+ * one cell, an OC_ANY_KIND row the callback's whole line (GNU range
+ * designators).  Two rows claiming one cell would make the linear scan's
+ * "first row wins" matter; the compilers flag such overlapping initializers
+ * (-Woverride-init in gcc's -Wextra, clang's -Winitializer-overrides), and
+ * t/mapping-t.c checks the lookups against a scan cell by cell.  Kinds
+ * outside the tables (none of OMPT's are) take the scans above.
+ */
+#define OC_CELL_FIRST(callback, kind) \
+    ((callback) * OC_KIND_CELLS + ((kind) == OC_ANY_KIND ? 0 : (kind)))
+#define OC_CELL_LAST(callback, kind) \
+    ((callback) * OC_KIND_CELLS + ((kind) == OC_ANY_KIND ? OC_KIND_CELLS - 1 : (kind)))
+
+const signed char oc_source_begun_cells[OC_CB_COUNT * OC_KIND_CELLS] = {
+#define OC_BEGUN_CELL(source, begin_cb, end_cb, extra, kind, begin, end) \
+    [OC_CELL_FIRST(OC_CB_##begin_cb, kind)... OC_CELL_LAST(OC_CB_##begin_cb, kind)] = OC_SRC_##source + 1,
+    OC_EVENT_SOURCES(OC_BEGUN_CELL)
+#undef OC_BEGUN_CELL
+};
+
+const signed char oc_source_ended_cells[OC_CB_COUNT * OC_KIND_CELLS] = {
+#define OC_ENDED_CELL(source, begin_cb, end_cb, extra, kind, begin, end) \
+    [OC_CELL_FIRST(OC_CB_##end_cb, kind)... OC_CELL_LAST(OC_CB_##end_cb, kind)] = OC_SRC_##source + 1,
+    OC_EVENT_SOURCES(OC_ENDED_CELL)
+#undef OC_ENDED_CELL
+};
+
 
 static int refine_mutex(int last_mutex_kind)
 {
@@ -117,19 +149,37 @@ static int refine_mutex(int last_mutex_kind)
     }
 }
 
-/* The state table's row for `ompt_state`, or NULL for a state it does not list. */
-static const struct oc_state_row *state_row(int ompt_state)
+/*
+ * The state table's row for `ompt_state`, or NULL for a state it does not
+ * list: a switch generated from OC_STATE_MAP (each case's row a constant
+ * equal to that of oc_state_rows), because samplers ask from signal
+ * handlers thousands of times a second.  A state listed twice fails to
+ * compile (duplicate case), where a scan would silently take the first.
+ */
+const struct oc_state_row *oc_state_row(int ompt_state)
 {
-    for (int i = 0; i < oc_state_row_count; i++)
-        if (oc_state_rows[i].ompt_state == ompt_state)
-            return &oc_state_rows[i];
-    return NULL;
+    switch (ompt_state) {
+#define OC_STATE_CASE(state, legacy_state, refinement)                                         \
+    case (state): {                                                                          \
+        static const struct oc_state_row row = {(state), (legacy_state), (refinement)};       \
+        return &row;                                                                         \
+    }
+        OC_STATE_MAP(OC_STATE_CASE)
+#undef OC_STATE_CASE
+    default:
+        return NULL;
+    }
 }
 
 /* A row whose legacy answer is a barrier state and is not a task wait's stand-in. */
 int oc_state_is_barrier_wait(int ompt_state)
 {
-    const struct oc_state_row *row = state_row(ompt_state);
+    return oc_state_row_is_barrier_wait(oc_state_row(ompt_state));
+}
+
+/* oc_state_is_barrier_wait for a row already looked up (NULL: a state the table does not list). */
+int oc_state_row_is_barrier_wait(const struct oc_state_row *row)
+{
     return row != NULL && (row->legacy_state == THR_IBAR_STATE || row->legacy_state == THR_EBAR_STATE)
            && row->refinement != OC_REFINE_TASKWAIT;
 }
@@ -141,12 +191,34 @@ int oc_state_is_barrier_wait(int ompt_state)
  */
 int oc_map_state(int ompt_state, const struct oc_state_context *context)
 {
-    static const struct oc_state_context empty_context = {0, 0, 0, 0, THR_EBAR_STATE};
+    return oc_refine_state(oc_state_row(ompt_state), context);
+}
+
+static int refine_row(const struct oc_state_row *row, const struct oc_state_context *context);
+
+/*
+ * oc_map_state for a row already looked up (NULL: a state the table does
+ * not list).  Inside a reduction's bracket (libomp does not set
+ * work_reduction; it brackets the combine with ompt_callback_reduction) a
+ * thread that works or waits at the reduction's barrier is reducing.
+ */
+int oc_refine_state(const struct oc_state_row *row, const struct oc_state_context *context)
+{
+    static const struct oc_state_context empty_context = {0, 0, 0, 0, THR_EBAR_STATE, 0};
     if (context == NULL)
         context = &empty_context;
-    const struct oc_state_row *row = state_row(ompt_state);
     if (row == NULL)
         return THR_OVHD_STATE;
+    int state = refine_row(row, context);
+    if (context->in_reduction && row->refinement != OC_REFINE_TASKWAIT
+        && (state == THR_WORK_STATE || state == THR_IBAR_STATE || state == THR_EBAR_STATE))
+        return THR_REDUC_STATE;
+    return state;
+}
+
+/* The table's answer for `row`, refined by what the shim saw the thread do. */
+static int refine_row(const struct oc_state_row *row, const struct oc_state_context *context)
+{
     switch (row->refinement) {
     case OC_REFINE_IDLE:
         return context->region_ended ? THR_IDLE_STATE : row->legacy_state;
@@ -160,5 +232,21 @@ int oc_map_state(int ompt_state, const struct oc_state_context *context)
         return context->in_task_wait ? context->taskwait_state : row->legacy_state;
     default:
         return row->legacy_state;
+    }
+}
+
+/* The header names a wait id for barrier states and the four object waits; the others have none. */
+int oc_legacy_state_has_wait_id(int legacy_state)
+{
+    switch (legacy_state) {
+    case THR_IBAR_STATE:
+    case THR_EBAR_STATE:
+    case THR_LKWT_STATE:
+    case THR_CTWT_STATE:
+    case THR_ODWT_STATE:
+    case THR_ATWT_STATE:
+        return 1;
+    default:
+        return 0;
     }
 }

@@ -25,7 +25,10 @@
     X(mutex_released)        \
     X(nest_lock)             \
     X(work)                  \
-    X(masked)
+    X(masked)                \
+    X(task_create)           \
+    X(task_schedule)         \
+    X(reduction)
 
 enum oc_callback_index {
 #define OC_CALLBACK_INDEX(name) OC_CB_##name,
@@ -39,6 +42,27 @@ typedef uint32_t oc_callback_mask;
 
 /* Matches any kind/type argument of the OMPT callback. */
 #define OC_ANY_KIND (-1)
+
+/* The highest event number the shim knows: the end of the OpenUH task extension. */
+#define OC_EVENT_MAX OMP_EVENT_THR_END_FINISH_TASK
+
+/* The end_event of a row whose event comes alone (FETCHED_TASK). */
+#define OC_NO_EVENT 0
+
+/*
+ * Kinds of the task rows, which OMPT does not number: how task_create
+ * made the task, and the step of a task switch a task_schedule row is.
+ */
+enum {
+    OC_TASK_DEFERRED = 1,   /* task_create without ompt_task_undeferred */
+    OC_TASK_UNDEFERRED = 2, /* task_create with ompt_task_undeferred */
+    OC_TASK_STEP_SUSPEND = 1, /* the running task leaves the thread for another */
+    OC_TASK_STEP_SCHEDULE = 2, /* a queued task is taken to run */
+    OC_TASK_STEP_STEAL = 3,   /* ... created by another thread */
+    OC_TASK_STEP_FETCH = 4,   /* ... and has been taken */
+    OC_TASK_STEP_EXECUTE = 5, /* an explicit task runs */
+    OC_TASK_STEP_FINISH = 6   /* ... and its run here ends */
+};
 
 /*
  * Event sources: X(source, begin_cb, end_cb, extra_needs, kind, begin_event, end_event).
@@ -83,7 +107,23 @@ typedef uint32_t oc_callback_mask;
     X(single_executor, work, work, 0, OC_WORK_SINGLE_EXECUTOR, OMP_EVENT_THR_BEGIN_SINGLE,   \
       OMP_EVENT_THR_END_SINGLE)                                                              \
     X(ordered_region, mutex_acquired, mutex_released, 0, OC_MUTEX_ORDERED,                   \
-      OMP_EVENT_THR_BEGIN_ORDERED, OMP_EVENT_THR_END_ORDERED)
+      OMP_EVENT_THR_BEGIN_ORDERED, OMP_EVENT_THR_END_ORDERED)                                 \
+    X(task_create_deferred, task_create, task_create, 0, OC_TASK_DEFERRED,                   \
+      OMP_EVENT_THR_BEGIN_CREATE_TASK, OMP_EVENT_THR_END_CREATE_TASK_DEL)                     \
+    X(task_create_undeferred, task_create, task_create, 0, OC_TASK_UNDEFERRED,               \
+      OMP_EVENT_THR_BEGIN_CREATE_TASK, OMP_EVENT_THR_END_CREATE_TASK_IMM)                     \
+    X(task_suspend, task_schedule, task_schedule, 0, OC_TASK_STEP_SUSPEND,                   \
+      OMP_EVENT_THR_BEGIN_SUSPEND_TASK, OMP_EVENT_THR_END_SUSPEND_TASK)                       \
+    X(task_schedule, task_schedule, task_schedule, 0, OC_TASK_STEP_SCHEDULE,                 \
+      OMP_EVENT_THR_BEGIN_SCHD_TASK, OMP_EVENT_THR_END_SCHD_TASK)                             \
+    X(task_steal, task_schedule, task_schedule, OC_BIT(task_create), OC_TASK_STEP_STEAL,     \
+      OMP_EVENT_THR_BEGIN_STEAL_TASK, OMP_EVENT_THR_END_STEAL_TASK)                           \
+    X(task_fetch, task_schedule, task_schedule, 0, OC_TASK_STEP_FETCH,                       \
+      OMP_EVENT_THR_FETCHED_TASK, OC_NO_EVENT)                                                \
+    X(task_execute, task_schedule, task_schedule, 0, OC_TASK_STEP_EXECUTE,                   \
+      OMP_EVENT_THR_BEGIN_EXEC_TASK, OMP_EVENT_THR_BEGIN_FINISH_TASK)                         \
+    X(task_finish, task_schedule, task_schedule, 0, OC_TASK_STEP_FINISH,                     \
+      OMP_EVENT_THR_BEGIN_FINISH_TASK, OMP_EVENT_THR_END_FINISH_TASK)
 
 enum oc_event_source {
 #define OC_SOURCE_INDEX(source, begin_cb, end_cb, extra, kind, begin, end) OC_SRC_##source,
@@ -102,7 +142,7 @@ enum oc_refinement {
     OC_REFINE_BARRIER,  /* generic barrier wait: explicit or implicit by last barrier kind */
     OC_REFINE_MUTEX,    /* generic lock wait: lock, critical, atomic or ordered by last acquire */
     OC_REFINE_TASKWAIT, /* a task-wait state: legacy value chosen by configuration */
-    OC_REFINE_WORK      /* working: inside taskwait/taskgroup when the shim saw one begin */
+    OC_REFINE_WORK      /* working: the task-wait state when the running task is inside its task wait */
 };
 
 /*
@@ -118,7 +158,7 @@ enum oc_refinement {
     X(OC_OMPT_STATE_WAIT_BARRIER_IMPLICIT_WORKSHARE, THR_IBAR_STATE, OC_REFINE_NONE)     \
     X(OC_OMPT_STATE_WAIT_BARRIER_IMPLICIT, THR_IBAR_STATE, OC_REFINE_IDLE)               \
     X(OC_OMPT_STATE_WAIT_BARRIER_EXPLICIT, THR_EBAR_STATE, OC_REFINE_NONE)               \
-    X(OC_OMPT_STATE_WAIT_BARRIER_IMPLEMENTATION, THR_IBAR_STATE, OC_REFINE_NONE)         \
+    X(OC_OMPT_STATE_WAIT_BARRIER_IMPLEMENTATION, THR_IBAR_STATE, OC_REFINE_BARRIER)      \
     X(OC_OMPT_STATE_WAIT_BARRIER_TEAMS, THR_IBAR_STATE, OC_REFINE_NONE)                  \
     X(OC_OMPT_STATE_WAIT_TASKWAIT, THR_EBAR_STATE, OC_REFINE_TASKWAIT)                   \
     X(OC_OMPT_STATE_WAIT_TASKGROUP, THR_EBAR_STATE, OC_REFINE_TASKWAIT)                  \
@@ -142,8 +182,9 @@ struct oc_state_context {
     int region_ended;     /* the thread's innermost team region has ended */
     int last_mutex_kind;  /* kind of the thread's last mutex_acquire, 0 if none */
     int last_sync_kind;   /* kind of the thread's last barrier wait, 0 if none */
-    int in_task_wait;     /* the thread is inside taskwait/taskgroup */
+    int in_task_wait;     /* the task the thread runs is inside its taskwait/taskgroup wait */
     int taskwait_state;   /* legacy answer for a task wait */
+    int in_reduction;     /* the task the thread runs is inside a reduction's bracket */
 };
 
 /* A row of OC_EVENT_SOURCES, for code that walks the table. */
@@ -165,6 +206,37 @@ struct oc_state_row {
 };
 
 extern const struct oc_event_source_row oc_event_source_rows[OC_SRC_COUNT];
+
+/*
+ * The legacy event that row `source` begins with, and the one it ends with:
+ * oc_event_source_rows[source].begin_event and .end_event, as switches the
+ * compiler folds to a constant when `source` is one (handlers name theirs).
+ */
+static inline int oc_source_begin_event(int source)
+{
+    switch (source) {
+#define OC_BEGIN_EVENT_CASE(source, begin_cb, end_cb, extra, kind, begin, end) \
+    case OC_SRC_##source:                                                    \
+        return (begin);
+        OC_EVENT_SOURCES(OC_BEGIN_EVENT_CASE)
+#undef OC_BEGIN_EVENT_CASE
+    default:
+        return 0;
+    }
+}
+
+static inline int oc_source_end_event(int source)
+{
+    switch (source) {
+#define OC_END_EVENT_CASE(source, begin_cb, end_cb, extra, kind, begin, end) \
+    case OC_SRC_##source:                                                  \
+        return (end);
+        OC_EVENT_SOURCES(OC_END_EVENT_CASE)
+#undef OC_END_EVENT_CASE
+    default:
+        return 0;
+    }
+}
 extern const struct oc_state_row oc_state_rows[];
 extern const int oc_state_row_count;
 
@@ -174,7 +246,7 @@ const char *oc_callback_name(int callback_index);
 /* OMPT callback id (ompt_callback_*) for a callback bit. */
 int oc_callback_ompt_id(int callback_index);
 
-/* Whether `event` is one the collector API defines (1..22). */
+/* Whether `event` is one the collector API defines (1..22) or the task extension adds (23..35). */
 int oc_event_is_known(int event);
 
 /* The OMPT callbacks every row producing `event` needs, ORed together. */
@@ -183,11 +255,39 @@ oc_callback_mask oc_event_needs(int event);
 /* Whether at least one row producing `event` is fully covered by `granted`. */
 int oc_event_supported(int event, oc_callback_mask granted);
 
-/* The row that `callback_index` with `kind` begins, or -1. */
-int oc_source_begun_by(int callback_index, int kind);
+/*
+ * (callback, kind) -> 1 + the row it begins or ends, 0 for none; kinds
+ * below OC_KIND_CELLS (mapping.c fills them from OC_EVENT_SOURCES).
+ */
+#define OC_KIND_CELLS 16
+extern const signed char oc_source_begun_cells[OC_CB_COUNT * OC_KIND_CELLS]
+    __attribute__((visibility("hidden")));
+extern const signed char oc_source_ended_cells[OC_CB_COUNT * OC_KIND_CELLS]
+    __attribute__((visibility("hidden")));
 
-/* The row that `callback_index` with `kind` ends, or -1. */
-int oc_source_ended_by(int callback_index, int kind);
+/* The first row, in table order, that `callback_index` with `kind` begins (ends), or -1. */
+int oc_source_scan_begun_by(int callback_index, int kind);
+int oc_source_scan_ended_by(int callback_index, int kind);
+
+/*
+ * The row that `callback_index` with `kind` begins, or -1: what the scan
+ * answers, in O(1).  Inline because handlers ask on every callback, and
+ * with the callback a constant it is a bounds test and one load.
+ */
+static inline int oc_source_begun_by(int callback_index, int kind)
+{
+    if ((unsigned)callback_index < OC_CB_COUNT && (unsigned)kind < OC_KIND_CELLS)
+        return oc_source_begun_cells[callback_index * OC_KIND_CELLS + kind] - 1;
+    return oc_source_scan_begun_by(callback_index, kind);
+}
+
+/* The row that `callback_index` with `kind` ends, or -1, as oc_source_begun_by. */
+static inline int oc_source_ended_by(int callback_index, int kind)
+{
+    if ((unsigned)callback_index < OC_CB_COUNT && (unsigned)kind < OC_KIND_CELLS)
+        return oc_source_ended_cells[callback_index * OC_KIND_CELLS + kind] - 1;
+    return oc_source_scan_ended_by(callback_index, kind);
+}
 
 /*
  * Whether a thread in `ompt_state` waits at a barrier instance, so that
@@ -198,5 +298,21 @@ int oc_state_is_barrier_wait(int ompt_state);
 
 /* Legacy thread state for an OMPT state and what the shim saw the thread do. */
 int oc_map_state(int ompt_state, const struct oc_state_context *context);
+
+/*
+ * The same in two steps, for a caller that looks the row up once and fills
+ * in only the context fields its refinement reads: the state table's row
+ * for `ompt_state` (NULL for a state it does not list), in O(1); the legacy
+ * state for that row; and whether that row is a barrier wait.
+ */
+const struct oc_state_row *oc_state_row(int ompt_state);
+int oc_refine_state(const struct oc_state_row *row, const struct oc_state_context *context);
+int oc_state_row_is_barrier_wait(const struct oc_state_row *row);
+
+/*
+ * Whether the API defines a wait id for `legacy_state` (IBAR, EBAR, LKWT,
+ * CTWT, ODWT, ATWT), so that STATE needs room for it after the state word.
+ */
+int oc_legacy_state_has_wait_id(int legacy_state);
 
 #endif /* OMPCOLLECTOR_MAPPING_H */

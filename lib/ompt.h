@@ -42,7 +42,32 @@ enum {
 };
 
 enum {
-    OC_WORK_SINGLE_EXECUTOR = 3
+    OC_WORK_SINGLE_EXECUTOR = 3,
+    OC_WORK_SINGLE_OTHER = 4
+};
+
+/* ompt_task_flag_t bits the shim reads. */
+enum {
+    OC_TASK_FLAG_INITIAL = 0x00000001,
+    OC_TASK_FLAG_IMPLICIT = 0x00000002,
+    OC_TASK_FLAG_EXPLICIT = 0x00000004,
+    OC_TASK_FLAG_UNDEFERRED = 0x08000000,
+    OC_TASK_FLAG_UNTIED = 0x10000000,
+    OC_TASK_FLAG_FINAL = 0x20000000,
+    OC_TASK_FLAG_MERGEABLE = 0x40000000
+};
+#define OC_TASK_FLAG_MERGED 0x80000000u
+
+/* ompt_task_status_t: how the prior task left the thread at a task_schedule. */
+enum {
+    OC_TASK_COMPLETE = 1,
+    OC_TASK_YIELD = 2,
+    OC_TASK_CANCEL = 3,
+    OC_TASK_DETACH = 4,
+    OC_TASK_EARLY_FULFILL = 5,
+    OC_TASK_LATE_FULFILL = 6,
+    OC_TASK_SWITCH = 7,
+    OC_TASKWAIT_COMPLETE = 8 /* 5.2 */
 };
 
 enum {

@@ -8,10 +8,18 @@
 #define ENTRY_HEADER_SIZE 16
 
 /* One entry being answered; results go only into its own sz bytes. */
+/* The calling thread's state, taken at the first STATE or CURRENT_PRID of a call and shared by the rest of it. */
+struct sample {
+    int taken;
+    int32_t state;
+    uint64_t wait_id;
+};
+
 struct entry {
     int32_t *header; /* sz, r#, ec, rsz */
     unsigned char *mem;
     int32_t mem_size;
+    struct sample *sample; /* this call's */
 };
 
 static void answer(struct entry *entry, int ec, int32_t rsz)
@@ -51,7 +59,9 @@ static void handle_start(struct entry *entry)
         return;
     }
     oc_session_reset();
+    oc_gomp_configure();
     atomic_store(&oc_session_active, 1);
+    oc_publish_live_events();
     oc_apply_callbacks(oc_wanted_callbacks());
     oc_control_unlock();
     answer(entry, OMP_ERRCODE_OK, 0);
@@ -82,12 +92,14 @@ static void handle_register(struct entry *entry)
         return;
     }
     oc_control_lock();
-    if (atomic_load(&oc_tool_attached) && !oc_event_supported(event, oc_granted)) {
+    if (atomic_load(&oc_tool_attached)
+        && (!oc_event_supported(event, oc_granted) || !oc_event_possible_in_code(event))) {
         oc_control_unlock();
         answer(entry, OMP_ERRCODE_UNSUPPORTED, 0);
         return;
     }
     omp_collector_callback_t replaced = atomic_exchange(&oc_event_callbacks[event], callback);
+    oc_publish_live_events();
     oc_apply_callbacks(oc_wanted_callbacks());
     oc_control_unlock();
     if (replaced != 0 && replaced != callback)
@@ -109,16 +121,36 @@ static void handle_unregister(struct entry *entry)
     }
     oc_control_lock();
     atomic_store(&oc_event_callbacks[event], (omp_collector_callback_t)0);
+    oc_publish_live_events();
     oc_control_unlock();
     oc_drain_deliveries();
     answer(entry, OMP_ERRCODE_OK, 0);
 }
 
 /*
- * STATE: the state word first, then the wait id at mem+4.  Clients with
- * room for the state only still get it, flagged MEM_TOO_SMALL.
+ * STATE: the state word first, then the wait id at mem+4.  A client with
+ * room for the state only (TAU sends sz 20) gets OK and rsz 4 when the
+ * state has no wait id, as OpenUH answered; when it has one, the state
+ * word is still written and the answer is MEM_TOO_SMALL asking for 12.
  * Async-signal-safe: yes; any thread.
  */
+/*
+ * The state (and wait id) of the calling thread for this call: one
+ * ompt_get_state per call, however many entries ask, so a sampler's
+ * STATE + CURRENT_PRID pair costs one state computation and agrees with
+ * itself.  Async-signal-safe: yes.
+ */
+static int32_t sampled_state(struct entry *entry, uint64_t *wait_id)
+{
+    struct sample *sample = entry->sample;
+    if (!sample->taken) {
+        sample->state = oc_current_state(&sample->wait_id);
+        sample->taken = 1;
+    }
+    *wait_id = sample->wait_id;
+    return sample->state;
+}
+
 static void handle_state(struct entry *entry)
 {
     const int32_t needed = 4 + 8;
@@ -127,10 +159,13 @@ static void handle_state(struct entry *entry)
         return;
     }
     uint64_t wait_id;
-    int32_t state = oc_current_state(&wait_id);
+    int32_t state = sampled_state(entry, &wait_id);
     memcpy(entry->mem, &state, sizeof state);
     if (entry->mem_size < needed) {
-        answer(entry, OMP_ERRCODE_MEM_TOO_SMALL, needed);
+        if (oc_legacy_state_has_wait_id(state))
+            answer(entry, OMP_ERRCODE_MEM_TOO_SMALL, needed);
+        else
+            answer(entry, OMP_ERRCODE_OK, 4);
         return;
     }
     memcpy(entry->mem + 4, &wait_id, sizeof wait_id);
@@ -152,7 +187,7 @@ static void answer_region_id(struct entry *entry, uint64_t region_id)
 static void handle_current_prid(struct entry *entry)
 {
     uint64_t wait_id;
-    int state = oc_self.fork_region_id != 0 ? THR_WORK_STATE : oc_current_state(&wait_id);
+    int state = oc_self.fork_region_id != 0 ? THR_WORK_STATE : sampled_state(entry, &wait_id);
     answer_region_id(entry, oc_current_region_id(state));
 }
 
@@ -176,13 +211,52 @@ static void handle_parent_prid(struct entry *entry)
     answer_region_id(entry, level >= 2 ? oc_self.frames[level - 2].region_id : 0);
 }
 
+/*
+ * A task id as OpenUH's clients read it: a 32-bit int in a 4-byte mem
+ * (rsz 4), a 64-bit one given 8 bytes (rsz 8); -1 for no task.  An id past
+ * 31 bits does not fit in 4 bytes: MEM_TOO_SMALL asking for 8, nothing
+ * written.
+ */
+static void answer_task_id(struct entry *entry, uint64_t id)
+{
+    int64_t wide = id == 0 ? -1 : (int64_t)id;
+    if (entry->mem_size >= 8) {
+        memcpy(entry->mem, &wide, sizeof wide);
+        answer(entry, OMP_ERRCODE_OK, 8);
+        return;
+    }
+    int32_t needed = wide > INT32_MAX ? 8 : 4;
+    if (entry->mem_size < needed) {
+        answer(entry, OMP_ERRCODE_MEM_TOO_SMALL, needed);
+        return;
+    }
+    int32_t narrow = (int32_t)wide;
+    memcpy(entry->mem, &narrow, sizeof narrow);
+    answer(entry, OMP_ERRCODE_OK, 4);
+}
+
+/* TASK_ID (task extension).  Async-signal-safe: yes; any thread. */
+static void handle_task_id(struct entry *entry)
+{
+    const struct oc_task *task = oc_current_task();
+    answer_task_id(entry, task != NULL ? task->id : 0);
+}
+
+/* TASK_PID (task extension).  Async-signal-safe: yes; any thread. */
+static void handle_task_pid(struct entry *entry)
+{
+    const struct oc_task *task = oc_current_task();
+    answer_task_id(entry, task != NULL ? task->parent_id : 0);
+}
+
 /* STOP: no callback begins once this returns.  Async-signal-safe: no; any thread. */
 static void handle_stop(struct entry *entry)
 {
     oc_control_lock();
     atomic_store(&oc_session_active, 0);
-    for (int event = 0; event <= OMP_EVENT_THR_END_ATWT; event++)
+    for (int event = 0; event <= OC_EVENT_MAX; event++)
         atomic_store(&oc_event_callbacks[event], (omp_collector_callback_t)0);
+    oc_publish_live_events();
     oc_control_unlock();
     oc_drain_deliveries();
     answer(entry, OMP_ERRCODE_OK, 0);
@@ -191,7 +265,10 @@ static void handle_stop(struct entry *entry)
 /* PAUSE: events are dropped from the moment this returns.  Async-signal-safe: no. */
 static void handle_pause(struct entry *entry)
 {
+    oc_control_lock();
     atomic_store(&oc_paused, 1);
+    oc_publish_live_events();
+    oc_control_unlock();
     oc_drain_deliveries();
     answer(entry, OMP_ERRCODE_OK, 0);
 }
@@ -199,7 +276,10 @@ static void handle_pause(struct entry *entry)
 /* RESUME.  Async-signal-safe: no. */
 static void handle_resume(struct entry *entry)
 {
+    oc_control_lock();
     atomic_store(&oc_paused, 0);
+    oc_publish_live_events();
+    oc_control_unlock();
     answer(entry, OMP_ERRCODE_OK, 0);
 }
 
@@ -216,14 +296,26 @@ static const request_handler request_handlers[OMP_REQ_LAST] = {
     [OMP_REQ_STOP] = handle_stop,
     [OMP_REQ_PAUSE] = handle_pause,
     [OMP_REQ_RESUME] = handle_resume,
+    [OMP_REQ_TASK_ID] = handle_task_id,
+    [OMP_REQ_TASK_PID] = handle_task_pid,
 };
 
 /* Answers one well-formed entry: unknown requests, then sequencing, then the handler. */
-static void process_entry(int32_t *header, int32_t size)
+static void process_entry(int32_t *header, int32_t size, struct sample *sample)
 {
     struct entry entry = {header, (unsigned char *)header + ENTRY_HEADER_SIZE,
-                          size - ENTRY_HEADER_SIZE};
+                          size - ENTRY_HEADER_SIZE, sample};
     int32_t request = header[1];
+    if ((uint32_t)request >= OMP_REQ_LAST && oc_is_extension_request(request)) {
+        if (!atomic_load(&oc_session_active)) {
+            answer(&entry, OMP_ERRCODE_SEQUENCE_ERR, 0);
+            return;
+        }
+        int32_t rsz;
+        int ec = oc_extension_request(request, entry.mem, entry.mem_size, &rsz);
+        answer(&entry, ec, rsz);
+        return;
+    }
     if (request < 0 || request >= OMP_REQ_LAST) {
         answer(&entry, OMP_ERRCODE_UNKNOWN, 0);
         return;
@@ -239,14 +331,16 @@ static void process_entry(int32_t *header, int32_t size)
  * The entry point.  Entries are 32-bit ints; processing stops with -1 at
  * the first entry that is misaligned or whose size is malformed, leaving it
  * and everything after it untouched.
- * Async-signal-safe: yes for buffers holding only STATE and CURRENT_PRID
- * entries; any thread.
+ * Async-signal-safe: yes for buffers holding only STATE, CURRENT_PRID,
+ * TASK_ID, TASK_PID and ompcollector's SAMPLE and TASK_FRAMES entries;
+ * any thread.
  */
 int oc_collector_api(void *arg)
 {
     if (arg == NULL)
         return -1;
     unsigned char *cursor = arg;
+    struct sample sample = {0, 0, 0};
     for (;;) {
         if ((uintptr_t)cursor % 4 != 0)
             return -1;
@@ -256,7 +350,7 @@ int oc_collector_api(void *arg)
             return 0;
         if (size < ENTRY_HEADER_SIZE || size % 4 != 0)
             return -1;
-        process_entry(header, size);
+        process_entry(header, size, &sample);
         cursor += size;
     }
 }

@@ -10,21 +10,56 @@
 _Atomic int oc_session_active;
 _Atomic int oc_paused;
 _Atomic uint32_t oc_session_generation;
-_Atomic(omp_collector_callback_t) oc_event_callbacks[OMP_EVENT_THR_END_ATWT + 1];
+_Atomic(omp_collector_callback_t) oc_event_callbacks[OC_EVENT_MAX + 1];
+_Atomic uint64_t oc_live_events;
 /* Written at START, read by STATE on any thread and in signal handlers: atomic. */
 _Atomic int oc_taskwait_state = THR_EBAR_STATE;
 
 /*
- * Deliveries in flight, counted in two slots.  A delivery counts itself in
- * the slot of the current epoch; a drain bumps the epoch and waits for the
- * old slot to empty, so it waits only for deliveries that began before it
- * and cannot be starved by a stream of new ones.
+ * What a control request waits for.  The guarantee: once STOP, UNREGISTER,
+ * PAUSE or a replacing REGISTER has returned, no thread begins a callback
+ * that request removed.  A delivery marks itself in flight *before* it reads
+ * oc_live_events and the callback; a request changes the callback, the
+ * session or pause flag and republishes oc_live_events *before* it looks
+ * for deliveries in flight (oc_drain_deliveries).
+ * The mark, the look, the change and the reads are all sequentially
+ * consistent, so in their single total order either the mark precedes the
+ * look (the request sees the delivery and waits for it) or the change
+ * precedes the reads (the delivery sees the change and calls nothing).  That
+ * is the store-buffering pattern: acquire/release alone would let both
+ * sides miss each other.
+ *
+ * The marks are per thread so that deliveries on different threads never
+ * write one cache line: each thread that delivers claims a slot padded to a
+ * line of its own, whose sequence number is odd while the thread is inside
+ * a delivery (x86: one xchg to enter, one plain store to leave).  A drain
+ * reads every claimed slot once and waits only for the slots it saw odd to
+ * move on, which they do when that delivery returns: it waits for the
+ * deliveries that began before it and cannot be starved by new ones.
+ * Threads that find no slot free count themselves in two shared counters,
+ * one per epoch; a drain flips the epoch and waits for the old one to empty.
  */
+#define OC_DELIVERY_SLOTS 256
+
+struct oc_delivery_slot {
+    _Atomic uint32_t seq;      /* odd while the owner is inside a delivery */
+    _Atomic uint32_t draining; /* the owner drains from inside a delivery: nobody waits for it */
+    _Atomic uint32_t claimed;  /* a thread owns the slot */
+} __attribute__((aligned(64)));
+
+static struct oc_delivery_slot delivery_slots[OC_DELIVERY_SLOTS];
+/* Slots ever claimed, a prefix of delivery_slots: what a drain reads. */
+static _Atomic uint32_t delivery_slots_used;
+/* How many slots threads may claim; lowered only by tests, to exercise the counters. */
+static _Atomic uint32_t delivery_slot_limit = OC_DELIVERY_SLOTS;
+/* What oc_self.delivery_slot points at in a thread that found no slot free; its odd sequence number sends deliveries to the uncommon path. */
+static struct oc_delivery_slot no_slot_free = {.seq = 1};
+
 static _Atomic unsigned delivery_epoch;
 static _Atomic long deliveries_in_flight[2];
-/* In-flight deliveries of threads that drain from inside a delivery: they are not waited for. */
+/* In-flight counted deliveries of threads that drain from inside a delivery: they are not waited for. */
 static _Atomic long deliveries_held_by_drainers[2];
-/* One drain flips the epoch at a time, so each waits on a slot of its own epoch. */
+/* One drain flips the epoch at a time, so each waits on a counter of its own epoch. */
 static pthread_mutex_t drain_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 static pthread_mutex_t control_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -41,33 +76,182 @@ void oc_control_unlock(void)
     pthread_mutex_unlock(&control_mutex);
 }
 
-/*
- * The slow half of oc_emit.  The in-flight count is raised before the
- * session, pause flag and slot are read (all sequentially consistent), so a
- * controller that changed them and then saw the count at zero knows no
- * thread can still call what it removed.  The slot is read once: a
- * concurrent UNREGISTER can make it NULL, never make us call NULL.
- */
-int oc_emit_slow(int event)
+/* Lowers the number of delivery slots (tests only; before any thread delivers). */
+void oc_limit_delivery_slots(unsigned limit)
 {
-    int delivered = 0;
-    unsigned slot = atomic_load(&delivery_epoch) & 1u;
-    atomic_fetch_add(&deliveries_in_flight[slot], 1);
-    oc_self.deliveries_in_slot[slot]++;
-    if (atomic_load(&oc_session_active) && !atomic_load(&oc_paused)) {
-        omp_collector_callback_t callback = atomic_load(&oc_event_callbacks[event]);
-        if (callback != 0) {
-            callback((OMP_COLLECTORAPI_EVENT)event);
-            delivered = 1;
+    atomic_store(&delivery_slot_limit, limit < OC_DELIVERY_SLOTS ? limit : OC_DELIVERY_SLOTS);
+}
+
+/*
+ * Gives this thread a delivery slot: one a finished thread released, else a
+ * fresh one, else the mark that it has none.  Claiming is by CAS on the
+ * slot's flag, so a fresh slot cannot also be taken by a thread reusing.
+ */
+static struct oc_delivery_slot *claim_delivery_slot(void)
+{
+    uint32_t limit = atomic_load_explicit(&delivery_slot_limit, memory_order_relaxed);
+    for (;;) {
+        uint32_t used = atomic_load(&delivery_slots_used);
+        for (uint32_t i = 0; i < used && i < limit; i++) {
+            uint32_t expected = 0;
+            if (atomic_load_explicit(&delivery_slots[i].claimed, memory_order_relaxed) == 0
+                && atomic_compare_exchange_strong(&delivery_slots[i].claimed, &expected, 1))
+                return oc_self.delivery_slot = &delivery_slots[i];
+        }
+        if (used >= limit)
+            return oc_self.delivery_slot = &no_slot_free;
+        if (atomic_compare_exchange_strong(&delivery_slots_used, &used, used + 1)) {
+            uint32_t expected = 0;
+            if (atomic_compare_exchange_strong(&delivery_slots[used].claimed, &expected, 1))
+                return oc_self.delivery_slot = &delivery_slots[used];
         }
     }
-    oc_self.deliveries_in_slot[slot]--;
-    atomic_fetch_sub(&deliveries_in_flight[slot], 1);
-    return delivered;
+}
+
+/* A finished thread gives its slot back (it is not inside a delivery, so the slot is even). */
+void oc_release_delivery_slot(void)
+{
+    struct oc_delivery_slot *slot = oc_self.delivery_slot;
+    oc_self.delivery_slot = NULL;
+    if (slot != NULL && slot != &no_slot_free)
+        atomic_store(&slot->claimed, 0);
+}
+
+/*
+ * Recomputes which events a delivery would reach: none outside a session
+ * or while paused, else those with a callback.  Every request that changes
+ * the session, the pause flag or a callback calls this under the control
+ * lock, before it drains.
+ */
+void oc_publish_live_events(void)
+{
+    enum { EVENTS = sizeof oc_event_callbacks / sizeof oc_event_callbacks[0] };
+    _Static_assert(EVENTS <= 64, "oc_live_events has a bit per event");
+    uint64_t live = 0;
+    if (atomic_load(&oc_session_active) && !atomic_load(&oc_paused))
+        for (int event = OMP_EVENT_FORK; event < EVENTS; event++)
+            if (atomic_load(&oc_event_callbacks[event]) != 0)
+                live |= OC_EVENT_BIT(event);
+    atomic_store(&oc_live_events, live);
+}
+
+/* How a delivery marked itself in flight, so that it unmarks the same way (uncommon paths only). */
+struct mark {
+    struct oc_delivery_slot *slot; /* its slot, or NULL for the ways below */
+    uint32_t seq;                  /* the slot's even sequence number before */
+    int epoch;                     /* counted in this epoch's counter, or -1: covered by an outer delivery */
+};
+
+/*
+ * Marks in flight in every way there is: the thread's first delivery (it
+ * claims a slot), a thread without a slot (it counts itself in the current
+ * epoch), a delivery inside a delivery (a callback that made the runtime
+ * report something), which the outer one's mark covers -- that stays odd
+ * until the outer delivery returns -- and the common one.
+ */
+static void mark_generic(struct mark *mark)
+{
+    struct oc_delivery_slot *slot = oc_self.delivery_slot;
+    if (slot == NULL)
+        slot = claim_delivery_slot();
+    mark->slot = NULL;
+    mark->epoch = -1;
+    if (slot == &no_slot_free) {
+        unsigned epoch = atomic_load(&delivery_epoch) & 1u;
+        atomic_fetch_add(&deliveries_in_flight[epoch], 1);
+        oc_self.deliveries_in_slot[epoch]++;
+        mark->epoch = (int)epoch;
+        return;
+    }
+    uint32_t seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
+    if (seq & 1u)
+        return;
+    mark->slot = slot;
+    mark->seq = seq;
+    atomic_store(&slot->seq, seq + 1);
+}
+
+/* Ends what mark_generic began. */
+static void unmark_generic(const struct mark *mark)
+{
+    if (mark->slot != NULL) {
+        atomic_store_explicit(&mark->slot->seq, mark->seq + 2, memory_order_release);
+    } else if (mark->epoch >= 0) {
+        oc_self.deliveries_in_slot[mark->epoch]--;
+        atomic_fetch_sub(&deliveries_in_flight[mark->epoch], 1);
+    }
+}
+
+/*
+ * The common case of marking, for the fast paths: this thread has a slot
+ * and is not inside a delivery.  Returns the slot (its even sequence number
+ * in *seq) after one sequentially consistent store, or NULL when the
+ * caller must take its generic path.  A thread without a slot points at a
+ * marker whose sequence number stays odd, so it goes generic too.
+ */
+static inline __attribute__((always_inline)) struct oc_delivery_slot *mark_fast(uint32_t *seq)
+{
+    struct oc_delivery_slot *slot = oc_self.delivery_slot;
+    if (slot == NULL)
+        return NULL;
+    uint32_t now = atomic_load_explicit(&slot->seq, memory_order_relaxed);
+    if (now & 1u)
+        return NULL;
+    atomic_store(&slot->seq, now + 1);
+    *seq = now;
+    return slot;
+}
+
+/* Ends what mark_fast began. */
+static inline __attribute__((always_inline)) void unmark_fast(struct oc_delivery_slot *slot, uint32_t seq)
+{
+    atomic_store_explicit(&slot->seq, seq + 2, memory_order_release);
+}
+
+/*
+ * Calls the callback of `event` if it is live; the caller is marked in
+ * flight and read `live` after marking.  The pointer is read once: a
+ * concurrent UNREGISTER can make it NULL, never make us call NULL.
+ */
+static inline __attribute__((always_inline)) void call_if_live(int event, uint64_t live)
+{
+    if (!(live & OC_EVENT_BIT(event)))
+        return;
+    omp_collector_callback_t callback = atomic_load(&oc_event_callbacks[event]);
+    if (callback != 0)
+        callback((OMP_COLLECTORAPI_EVENT)event);
+}
+
+/* oc_emit_slow for the threads and moments mark_fast does not serve. */
+static __attribute__((noinline, cold)) void emit_generic(int event)
+{
+    struct mark mark;
+    mark_generic(&mark);
+    call_if_live(event, atomic_load(&oc_live_events));
+    unmark_generic(&mark);
+}
+
+/* Delivers `event`, marked in flight (see the comment on the slots). */
+static inline __attribute__((always_inline)) void emit(int event)
+{
+    uint32_t seq;
+    struct oc_delivery_slot *slot = mark_fast(&seq);
+    if (slot == NULL) {
+        emit_generic(event);
+        return;
+    }
+    call_if_live(event, atomic_load(&oc_live_events));
+    unmark_fast(slot, seq);
+}
+
+/* The slow half of oc_emit: `event` was live a moment ago; deliver it if it still is. */
+void oc_emit_slow(int event)
+{
+    emit(event);
 }
 
 /* Counts from an earlier session mean nothing in this one. */
-static void sync_pair_generation(void)
+static inline void sync_pair_generation(void)
 {
     uint32_t generation = atomic_load_explicit(&oc_session_generation, memory_order_relaxed);
     if (oc_self.pair_generation != generation) {
@@ -77,53 +261,75 @@ static void sync_pair_generation(void)
 }
 
 /*
- * Opens a BEGIN/END pair on this thread.  The pair is tracked whenever
- * either of its events has a callback, so that an END is delivered exactly
- * when this thread owes one: never without its BEGIN having been tracked,
- * which keeps pairs balanced across REGISTER, PAUSE and START.
+ * Opens a pair of row `source` if either of its events is live, as read
+ * after marking in flight: a pair is tracked whenever either event is
+ * live, so that an END is delivered exactly when this thread owes one --
+ * never without its BEGIN having been tracked, which keeps pairs balanced
+ * across REGISTER, PAUSE and START.
  */
-void oc_begin_pair(int source)
+static inline __attribute__((always_inline)) void begin_pair_marked(int source, int begin, int end,
+                                                                    uint64_t live)
 {
-    const struct oc_event_source_row *row = &oc_event_source_rows[source];
-    if (atomic_load_explicit(&oc_event_callbacks[row->begin_event], memory_order_relaxed) == 0
-        && atomic_load_explicit(&oc_event_callbacks[row->end_event], memory_order_relaxed) == 0)
-        return;
-    if (!atomic_load(&oc_session_active) || atomic_load(&oc_paused))
+    if (!(live & (OC_EVENT_BIT(begin) | OC_EVENT_BIT(end))))
         return;
     sync_pair_generation();
     if (oc_self.open_pairs[source] < UINT8_MAX)
         oc_self.open_pairs[source]++;
-    oc_emit_slow(row->begin_event);
+    call_if_live(begin, live);
 }
 
-/* Closes the innermost open pair of `source` on this thread, if one is open. */
-void oc_end_pair(int source)
+/* oc_begin_pair_slow for the threads and moments mark_fast does not serve. */
+static __attribute__((noinline, cold)) void begin_pair_generic(int source, int begin, int end)
+{
+    struct mark mark;
+    mark_generic(&mark);
+    begin_pair_marked(source, begin, end, atomic_load(&oc_live_events));
+    unmark_generic(&mark);
+}
+
+/*
+ * Opens a BEGIN/END pair of row `source`, whose events are `begin` and
+ * `end`, on this thread: oc_begin_pair saw one of them live.
+ */
+void oc_begin_pair_slow(int source, int begin, int end)
+{
+    uint32_t seq;
+    struct oc_delivery_slot *slot = mark_fast(&seq);
+    if (slot == NULL) {
+        begin_pair_generic(source, begin, end);
+        return;
+    }
+    begin_pair_marked(source, begin, end, atomic_load(&oc_live_events));
+    unmark_fast(slot, seq);
+}
+
+/*
+ * Closes the innermost open pair of `source` (oc_end_pair saw one open),
+ * unless it is a past session's, and delivers its END if that is live.  An
+ * open pair means its events were live a moment ago, so this marks itself
+ * in flight without testing first.
+ */
+void oc_end_pair_slow(int source)
 {
     sync_pair_generation();
     if (oc_self.open_pairs[source] == 0)
         return;
     oc_self.open_pairs[source]--;
-    oc_emit(oc_event_source_rows[source].end_event);
+    emit(oc_source_end_event(source));
 }
 
-/*
- * Waits until every delivery that might have read the old slots or flags has
- * returned.  A thread draining from inside a delivery (a callback that sends
- * STOP, say) declares its own deliveries first so nobody waits on them,
- * itself included.  Must be called without the control lock: a callback
- * being waited for may itself make a request.
- */
-void oc_drain_deliveries(void)
+/* The counted half of a drain: waits for the counted deliveries of the old epoch. */
+static void drain_counted(void)
 {
     long held[2] = {oc_self.deliveries_in_slot[0], oc_self.deliveries_in_slot[1]};
     for (int s = 0; s < 2; s++)
         if (held[s] != 0)
             atomic_fetch_add(&deliveries_held_by_drainers[s], held[s]);
     pthread_mutex_lock(&drain_mutex);
-    unsigned old_slot = atomic_fetch_add(&delivery_epoch, 1u) & 1u;
+    unsigned old_epoch = atomic_fetch_add(&delivery_epoch, 1u) & 1u;
     for (unsigned spins = 0;; spins++) {
-        long busy = atomic_load(&deliveries_in_flight[old_slot])
-                    - atomic_load(&deliveries_held_by_drainers[old_slot]);
+        long busy = atomic_load(&deliveries_in_flight[old_epoch])
+                    - atomic_load(&deliveries_held_by_drainers[old_epoch]);
         if (busy <= 0)
             break;
         if (spins > 64)
@@ -136,9 +342,43 @@ void oc_drain_deliveries(void)
 }
 
 /*
+ * Waits until every delivery that might have read the old callbacks or
+ * flags has returned (see the comment on the delivery slots).  A thread
+ * draining from inside a delivery (a callback that sends STOP, say) flags
+ * its slot first so nobody waits on it, itself included: two callbacks
+ * draining at once would otherwise wait on each other for ever.  Must be
+ * called without the control lock: a callback being waited for may itself
+ * make a request.
+ */
+void oc_drain_deliveries(void)
+{
+    struct oc_delivery_slot *mine = oc_self.delivery_slot;
+    int inside = mine != NULL && mine != &no_slot_free
+                 && (atomic_load_explicit(&mine->seq, memory_order_relaxed) & 1u);
+    if (inside)
+        atomic_store(&mine->draining, 1);
+    drain_counted();
+    uint32_t used = atomic_load(&delivery_slots_used);
+    for (uint32_t i = 0; i < used; i++) {
+        struct oc_delivery_slot *slot = &delivery_slots[i];
+        uint32_t seq = atomic_load(&slot->seq);
+        if (slot == mine || !(seq & 1u))
+            continue;
+        for (unsigned spins = 0; atomic_load(&slot->seq) == seq && !atomic_load(&slot->draining);
+             spins++)
+            if (spins > 64)
+                sched_yield();
+    }
+    if (inside)
+        atomic_store(&mine->draining, 0);
+}
+
+/*
  * The OMPT callbacks this session needs right now: states always (thread
  * begin tells a new worker, idle, from a serial thread before its first
- * team), plus every registered event's.
+ * team; task_create and task_schedule follow tasks for TASK_ID, TASK_PID
+ * and the task-wait state; reduction brackets REDUC), plus every
+ * registered event's.
  */
 oc_callback_mask oc_wanted_callbacks(void)
 {
@@ -146,8 +386,12 @@ oc_callback_mask oc_wanted_callbacks(void)
         return 0;
     oc_callback_mask wanted = OC_BIT(thread_begin) | OC_BIT(thread_end) | OC_BIT(parallel_begin)
                               | OC_BIT(parallel_end) | OC_BIT(implicit_task)
-                              | OC_BIT(sync_region_wait) | OC_BIT(mutex_acquire);
-    for (int event = OMP_EVENT_FORK; event <= OMP_EVENT_THR_END_ATWT; event++)
+                              | OC_BIT(sync_region_wait) | OC_BIT(mutex_acquire)
+                              | OC_BIT(task_create) | OC_BIT(task_schedule) | OC_BIT(reduction);
+    /* A single's begin tells its closing GOMP_barrier from an explicit barrier (lib/gomp.c). */
+    if (oc_gomp_barriers_explicit())
+        wanted |= OC_BIT(work);
+    for (int event = OMP_EVENT_FORK; event <= OC_EVENT_MAX; event++)
         if (atomic_load(&oc_event_callbacks[event]) != 0)
             wanted |= oc_event_needs(event);
     return wanted;
@@ -156,9 +400,10 @@ oc_callback_mask oc_wanted_callbacks(void)
 /* Forget every registration and the pause flag: what START after STOP needs. */
 void oc_session_reset(void)
 {
-    for (int event = 0; event <= OMP_EVENT_THR_END_ATWT; event++)
+    for (int event = 0; event <= OC_EVENT_MAX; event++)
         atomic_store(&oc_event_callbacks[event], (omp_collector_callback_t)0);
     atomic_store(&oc_paused, 0);
+    oc_publish_live_events();
     atomic_fetch_add(&oc_session_generation, 1);
     const char *numbering = getenv("OMPCOLLECTOR_TASKWAIT_STATE");
     atomic_store_explicit(&oc_taskwait_state,
@@ -166,4 +411,16 @@ void oc_session_reset(void)
                               ? OC_THR_TASKWAIT_STATE_ORACLE
                               : THR_EBAR_STATE,
                           memory_order_relaxed);
+}
+
+/*
+ * Closes the innermost open pair of `source` on this thread without
+ * delivering its END: for a row whose END event is the BEGIN of the row
+ * that follows it (EXEC ends with BEGIN_FINISH), which that row delivers.
+ */
+void oc_drop_pair(int source)
+{
+    sync_pair_generation();
+    if (oc_self.open_pairs[source] != 0)
+        oc_self.open_pairs[source]--;
 }

@@ -5,6 +5,33 @@
 #include <stddef.h>
 
 /*
+ * The region the runtime has put this thread in before the shim saw the
+ * thread begin there: a thread taken into a team (an inner team, another
+ * root's team, the next region of a hot team) is in that team as soon as
+ * its master forks, and reports its implicit task only once it notices it
+ * has been released -- on a busy machine, or when a sample's signal is what
+ * wakes it, much later.  Until then it waits in a barrier of that region,
+ * not idle.  0 when the runtime names no such region (the thread is in the
+ * pool, or its region is the one the shim knows, or has ended).  Reads
+ * ompt_get_parallel_info, which OMPT defines as async-signal-safe; libomp
+ * keeps team structures for reuse, so the data it points at stays mapped.
+ * Async-signal-safe: yes; any thread.
+ */
+static uint64_t region_joined_unseen(const struct oc_frame *frame)
+{
+    ompt_data_t *parallel_data = NULL;
+    int team_size = 0;
+    if (oc_runtime.get_parallel_info == NULL
+        || oc_runtime.get_parallel_info(0, &parallel_data, &team_size) != 2
+        || parallel_data == NULL || team_size <= 1)
+        return 0;
+    uint64_t id = __atomic_load_n(&parallel_data->value, __ATOMIC_RELAXED);
+    if (id == 0 || (frame != NULL && frame->region_id == id) || oc_region_has_ended(id))
+        return 0;
+    return id;
+}
+
+/*
  * The calling thread's legacy state, and its wait id through `wait_id`.
  * Reads only this thread's TLS, atomics and the runtime's ompt_get_state,
  * which OMPT defines as async-signal-safe.
@@ -15,27 +42,42 @@ int oc_current_state(uint64_t *wait_id)
     *wait_id = 0;
     if (!atomic_load_explicit(&oc_tool_attached, memory_order_acquire))
         return THR_SERIAL_STATE;
-    ompt_wait_id_t runtime_wait_id = 0;
-    int ompt_state = oc_runtime.get_state(&runtime_wait_id);
-    const struct oc_frame *frame = oc_top_frame(&oc_self);
-    struct oc_state_context context = {
-        .region_ended = oc_self.idle
-                        || (frame != NULL && oc_region_has_ended(frame->region_id)),
-        .last_mutex_kind = oc_self.last_mutex_kind,
-        .last_sync_kind = oc_self.last_sync_kind,
-        .in_task_wait = oc_self.in_task_wait,
-        .taskwait_state = atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed),
-    };
-    int state = oc_map_state(ompt_state, &context);
     /*
      * A sample must agree with itself: region id 0 means SERIAL or IDLE.
      * Inside FORK/JOIN delivery the master works for the runtime on the
-     * region CURRENT_PRID names; and libomp marks a thread as working just
-     * before it reports the implicit task, so in that gap the thread is
-     * still where the shim last saw it, outside any region.
+     * region CURRENT_PRID names (whatever the runtime's state); and libomp
+     * marks a thread as working just before it reports the implicit task,
+     * so in that gap the thread is still where the shim last saw it,
+     * outside any region.
      */
     if (oc_self.fork_region_id != 0)
         return THR_OVHD_STATE;
+    ompt_wait_id_t runtime_wait_id = 0;
+    int ompt_state = oc_runtime.get_state(&runtime_wait_id);
+    const struct oc_frame *frame = oc_top_frame(&oc_self);
+    /* One row lookup; only what its refinement reads is worked out: samplers call this at kHz rates. */
+    const struct oc_state_row *row = oc_state_row(ompt_state);
+    int refinement = row != NULL ? row->refinement : OC_REFINE_NONE;
+    struct oc_state_context context = {
+        .region_ended = refinement == OC_REFINE_IDLE
+                        && (oc_self.idle || (frame != NULL && oc_region_has_ended(frame->region_id))),
+        .last_mutex_kind = oc_self.last_mutex_kind,
+        .last_sync_kind = oc_self.last_sync_kind,
+        .in_task_wait = refinement == OC_REFINE_WORK
+                        && (oc_self.task_top != NULL ? oc_self.task_top->in_task_wait
+                                                     : oc_self.in_task_wait),
+        .taskwait_state = atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed),
+        .in_reduction = oc_self.task_top != NULL && oc_self.task_top->in_reduction,
+    };
+    /* Waiting in a barrier of a region the runtime has put it in already: not idle. */
+    uint64_t joined = context.region_ended ? region_joined_unseen(frame) : 0;
+    if (joined != 0)
+        context.region_ended = 0;
+    int state = oc_refine_state(row, &context);
+    if (joined != 0 && (state == THR_IBAR_STATE || state == THR_EBAR_STATE)) {
+        *wait_id = joined << 24; /* barrier 0 of the region: the one that starts it */
+        return state;
+    }
     if (state == THR_WORK_STATE && frame == NULL)
         return oc_self.is_worker ? THR_IDLE_STATE : THR_SERIAL_STATE;
     switch (state) {
@@ -48,7 +90,7 @@ int oc_current_state(uint64_t *wait_id)
     case THR_IBAR_STATE:
     case THR_EBAR_STATE:
         /* A task wait also reads EBAR; the last barrier's id would name a wait long over. */
-        if (oc_state_is_barrier_wait(ompt_state))
+        if (oc_state_row_is_barrier_wait(row))
             *wait_id = oc_self.barrier_wait_id;
         break;
     default:
@@ -70,5 +112,31 @@ uint64_t oc_current_region_id(int state)
     if (state == THR_SERIAL_STATE || state == THR_IDLE_STATE)
         return 0;
     const struct oc_frame *frame = oc_top_frame(&oc_self);
+    /* The barrier of a region the thread was put in but has not reported beginning (see above). */
+    if ((state == THR_IBAR_STATE || state == THR_EBAR_STATE)
+        && (frame == NULL || oc_self.idle || oc_region_has_ended(frame->region_id))) {
+        uint64_t joined = region_joined_unseen(frame);
+        if (joined != 0)
+            return joined;
+    }
     return frame != NULL ? frame->region_id : 0;
+}
+
+/*
+ * The task TASK_ID and TASK_PID answer for: inside END_CREATE_TASK
+ * delivery the task just created, else the one on top of this thread's
+ * chain, except an implicit task whose region has ended (the worker is
+ * idle, only told so late).  NULL when the thread runs no followed task.
+ * Async-signal-safe: yes; reads only this thread's chain, which only this
+ * thread changes; any thread.
+ */
+const struct oc_task *oc_current_task(void)
+{
+    const struct oc_task *task = oc_self.creating;
+    if (task != NULL)
+        return task;
+    task = oc_self.task_top;
+    if (task != NULL && task->implicit && (oc_self.idle || oc_region_has_ended(task->region_id)))
+        return NULL;
+    return task;
 }

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 __thread struct oc_thread oc_self __attribute__((tls_model("initial-exec")));
 
@@ -16,6 +17,8 @@ _Atomic uint64_t oc_next_region_id = 1;
 
 /* Callbacks currently set with the runtime; changed under the control lock. */
 static oc_callback_mask callbacks_set;
+/* The same, for readers on any thread (GOMP_barrier's trampoline). */
+static _Atomic oc_callback_mask callbacks_followed;
 
 /*
  * Ended-region marks, indexed by region id modulo their number.  A worker
@@ -92,6 +95,183 @@ static void leave_idle(void)
     }
 }
 
+/* Task ids count from 1 for the life of the process; thread tags likewise. */
+_Atomic uint64_t oc_next_task_id = 1;
+static _Atomic uint32_t next_thread_tag = 1;
+
+/* This thread's tag, given at first need; 0 is skipped, it means "unknown". */
+static uint32_t thread_tag(void)
+{
+    while (oc_self.tag == 0)
+        oc_self.tag = atomic_fetch_add_explicit(&next_thread_tag, 1, memory_order_relaxed);
+    return oc_self.tag;
+}
+
+/*
+ * A task's record travels from the thread that creates it to the thread
+ * that runs it through the runtime's queues, whose synchronisation the
+ * compiler and ThreadSanitizer cannot see; publishing the pointer with
+ * release and reading it with acquire makes the record's fields visible
+ * whole on the thread that picks it up.
+ */
+static void task_publish(ompt_data_t *task_data, struct oc_task *task)
+{
+    __atomic_store_n(&task_data->ptr, task, __ATOMIC_RELEASE);
+}
+
+/* The record published for `task_data`, NULL when none is. */
+static struct oc_task *task_of(ompt_data_t *task_data)
+{
+    return task_data != NULL ? __atomic_load_n(&task_data->ptr, __ATOMIC_ACQUIRE) : NULL;
+}
+
+/* A fresh task with the next id, or NULL when memory is short: the task then goes unfollowed. */
+static struct oc_task *task_new(uint64_t parent_id)
+{
+    struct oc_task *task = calloc(1, sizeof *task);
+    if (task != NULL) {
+        task->id = atomic_fetch_add_explicit(&oc_next_task_id, 1, memory_order_relaxed);
+        task->parent_id = parent_id;
+    }
+    return task;
+}
+
+/* The id a task made now would name as its parent: the running task's, 0 when none is followed. */
+static uint64_t running_task_id(void)
+{
+    const struct oc_task *task = oc_self.task_top;
+    return task != NULL ? task->id : 0;
+}
+
+/*
+ * Region -> the task that met its parallel construct, for the workers'
+ * implicit tasks: the master writes it at parallel_begin, before any worker
+ * reports its implicit task.  The region word is cleared while a slot
+ * changes, so a reader that sees its region before and after reading the
+ * parent read a whole pair; a slot taken over by a later region of the same
+ * residue answers "unknown", never a wrong parent.
+ */
+#define OC_REGION_PARENT_SLOTS 1024
+static _Atomic uint64_t region_parent_slots[OC_REGION_PARENT_SLOTS][2];
+
+static void remember_region_parent(uint64_t region_id, uint64_t parent_task_id)
+{
+    _Atomic uint64_t *slot = region_parent_slots[region_id % OC_REGION_PARENT_SLOTS];
+    atomic_store(&slot[0], 0);
+    atomic_store(&slot[1], parent_task_id);
+    atomic_store(&slot[0], region_id);
+}
+
+static uint64_t region_parent(uint64_t region_id)
+{
+    _Atomic uint64_t *slot = region_parent_slots[region_id % OC_REGION_PARENT_SLOTS];
+    if (region_id == 0 || atomic_load(&slot[0]) != region_id)
+        return 0;
+    uint64_t parent = atomic_load(&slot[1]);
+    return atomic_load(&slot[0]) == region_id ? parent : 0;
+}
+
+/* Puts `task` on top of this thread's chain; a signal handler sees it only once it is whole. */
+static void chain_push(struct oc_task *task)
+{
+    task->below = oc_self.task_top;
+    task->running = 1;
+    task->suspended = 0;
+    task->in_task_wait = 0;
+    task->in_reduction = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    oc_self.task_top = task;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+/* Takes the top task off this thread's chain; once this returns it may be freed. */
+static struct oc_task *chain_pop(void)
+{
+    struct oc_task *task = oc_self.task_top;
+    oc_self.task_top = task->below;
+    atomic_signal_fence(memory_order_seq_cst);
+    task->below = NULL;
+    task->running = 0;
+    return task;
+}
+
+/* Whether `task` is on this thread's chain. */
+static int chain_holds(const struct oc_task *task)
+{
+    for (const struct oc_task *t = oc_self.task_top; t != NULL; t = t->below)
+        if (t == task)
+            return 1;
+    return 0;
+}
+
+/* The running task leaves the thread for another one: SUSPEND opens while TASK_ID still names it. */
+static void suspend_top(void)
+{
+    struct oc_task *top = oc_self.task_top;
+    if (top != NULL && !top->suspended) {
+        top->suspended = 1;
+        oc_begin_pair(OC_SRC_task_suspend);
+    }
+}
+
+/* The task on top has the thread back. */
+static void resume_top(void)
+{
+    struct oc_task *top = oc_self.task_top;
+    if (top != NULL && top->suspended) {
+        top->suspended = 0;
+        oc_end_pair(OC_SRC_task_suspend);
+    }
+}
+
+/*
+ * An explicit task starts running on this thread, on top of the task it
+ * suspends.  A task the runtime queued is scheduled first (SCHD, with
+ * STEAL when another thread made it, and FETCHED); one created undeferred
+ * runs at once.  TASK_ID names the new task from SCHD on.
+ */
+static void start_task(struct oc_task *task)
+{
+    suspend_top();
+    chain_push(task);
+    if (!task->undeferred) {
+        oc_begin_pair(OC_SRC_task_schedule);
+        if (task->creator != 0 && task->creator != thread_tag()) {
+            oc_begin_pair(OC_SRC_task_steal);
+            oc_end_pair(OC_SRC_task_steal);
+        }
+        oc_emit(OMP_EVENT_THR_FETCHED_TASK);
+        oc_end_pair(OC_SRC_task_schedule);
+    }
+    oc_begin_pair(OC_SRC_task_execute);
+}
+
+/*
+ * The top task's run on this thread ends.  For an explicit task EXEC's pair
+ * closes with the BEGIN_FINISH that the FINISH pair delivers (once), then
+ * END_FINISH, all while TASK_ID still names the task.  Returns the task,
+ * off the chain.
+ */
+static struct oc_task *finish_top(void)
+{
+    struct oc_task *top = oc_self.task_top;
+    resume_top();
+    if (!top->implicit) {
+        oc_drop_pair(OC_SRC_task_execute);
+        oc_begin_pair(OC_SRC_task_finish);
+        oc_end_pair(OC_SRC_task_finish);
+    }
+    return chain_pop();
+}
+
+/* Frees a task that will not run again, and forgets it in the runtime's data. */
+static void task_free(struct oc_task *task, ompt_data_t *task_data)
+{
+    if (task_of(task_data) == task)
+        task_publish(task_data, NULL);
+    free(task);
+}
+
 /* A thread is born; workers start out idle. */
 static void on_ompt_callback_thread_begin(ompt_thread_t thread_type, ompt_data_t *thread_data)
 {
@@ -102,12 +282,13 @@ static void on_ompt_callback_thread_begin(ompt_thread_t thread_type, ompt_data_t
     }
 }
 
-/* A thread dies; close whatever it still has open so pairs stay balanced. */
+/* A thread dies; close whatever it still has open so pairs stay balanced, then free its delivery slot. */
 static void on_ompt_callback_thread_end(ompt_data_t *thread_data)
 {
     (void)thread_data;
     close_open_wait();
     leave_idle();
+    oc_release_delivery_slot();
 }
 
 /*
@@ -122,17 +303,19 @@ static void on_ompt_callback_parallel_begin(ompt_data_t *encountering_task_data,
                                             const void *codeptr_ra)
 {
     (void)encountering_task_data, (void)encountering_task_frame, (void)requested_parallelism;
-    (void)flags, (void)codeptr_ra;
+    (void)flags;
     close_open_wait();
     uint64_t region_id = atomic_fetch_add_explicit(&oc_next_region_id, 1, memory_order_relaxed);
     if (parallel_data != NULL)
-        parallel_data->value = region_id;
+        __atomic_store_n(&parallel_data->value, region_id, __ATOMIC_RELEASE); /* region_id_of reads it */
     struct oc_frame *enclosing = oc_top_frame(&oc_self);
     oc_self.fork_parent_id = enclosing != NULL ? enclosing->region_id : 0;
     oc_self.fork_region_id = region_id;
     if (oc_self.forked_depth < OC_MAX_NEST)
         oc_self.forked[oc_self.forked_depth] = region_id;
     oc_self.forked_depth++;
+    remember_region_parent(region_id, running_task_id());
+    oc_remember_region_codeptr(region_id, codeptr_ra);
     oc_emit(OMP_EVENT_FORK);
     oc_self.fork_region_id = 0;
 }
@@ -192,6 +375,34 @@ static uint64_t region_id_of(ompt_data_t *parallel_data)
 }
 
 /*
+ * The implicit task a thread runs in a team goes on its chain of tasks.
+ * Its parent is the task that met the parallel construct: on the master
+ * the task it runs, on a worker the one the master remembered for the
+ * region.
+ */
+static void begin_implicit_task(uint64_t region_id, unsigned int index, ompt_data_t *task_data)
+{
+    struct oc_task *task = task_new(index == 0 ? running_task_id() : region_parent(region_id));
+    if (task == NULL)
+        return;
+    task->implicit = 1;
+    task->region_id = region_id;
+    if (task_data != NULL)
+        task_publish(task_data, task);
+    chain_push(task);
+}
+
+/* The innermost implicit task on the chain ends; explicit tasks still above it never reported theirs. */
+static void end_implicit_task(ompt_data_t *task_data)
+{
+    struct oc_task *top;
+    while ((top = oc_self.task_top) != NULL && !top->implicit)
+        (void)finish_top();
+    if (top != NULL)
+        task_free(chain_pop(), task_data);
+}
+
+/*
  * A thread enters or leaves a team.  Frames beyond OC_MAX_NEST share the
  * last slot: ids stay right on the way in, and on the way out the thread
  * reports the deepest region it remembers until it is back in range.
@@ -201,7 +412,7 @@ static void on_ompt_callback_implicit_task(ompt_scope_endpoint_t endpoint,
                                            unsigned int actual_parallelism, unsigned int index,
                                            int flags)
 {
-    (void)task_data, (void)actual_parallelism;
+    (void)actual_parallelism;
     if (flags & ompt_task_initial)
         return;
     close_open_wait();
@@ -215,11 +426,16 @@ static void on_ompt_callback_implicit_task(ompt_scope_endpoint_t endpoint,
         frame->barrier_seq = 0;
         frame->team_index = (int32_t)index;
         oc_self.depth++;
-    } else if ((int)endpoint == OC_SCOPE_END && oc_self.depth > 0) {
-        close_open_single();
-        oc_self.depth--;
-        if (oc_self.depth == 0 && oc_self.is_worker)
-            enter_idle();
+        begin_implicit_task(frame->region_id, index, task_data);
+    } else if ((int)endpoint == OC_SCOPE_END) {
+        if (oc_self.depth > 0)
+            close_open_single();
+        end_implicit_task(task_data);
+        if (oc_self.depth > 0) {
+            oc_self.depth--;
+            if (oc_self.depth == 0 && oc_self.is_worker)
+                enter_idle();
+        }
     }
 }
 
@@ -229,6 +445,40 @@ static int is_barrier_kind(int kind)
            || kind == OC_SYNC_BARRIER_EXPLICIT || kind == OC_SYNC_BARRIER_IMPLEMENTATION
            || kind == OC_SYNC_BARRIER_IMPLICIT_WORKSHARE
            || kind == OC_SYNC_BARRIER_IMPLICIT_PARALLEL || kind == OC_SYNC_BARRIER_TEAMS;
+}
+
+/*
+ * The barrier kind to go by.  gcc code calls GOMP_barrier for its explicit
+ * barriers and also to end a single or a statically scheduled loop, and
+ * libomp reports every such barrier as an implementation barrier.  With
+ * OMPCOLLECTOR_GCC_BARRIERS=explicit, a barrier wait that begins right
+ * after such a call (lib/gomp.c marked the thread) counts as explicit,
+ * unless a single began at this depth since the last barrier (that is the
+ * single's own); a static loop's end cannot be told apart and counts as
+ * explicit too (doc/mapping.md).  The end is matched by depth, since a task
+ * run inside the wait may meet barriers of a nested team in between.
+ */
+static int explicit_in_gcc_code(int sync_kind, int endpoint)
+{
+    int level = oc_self.depth < 31 ? oc_self.depth : 31;
+    uint32_t level_bit = 1u << level;
+    if (endpoint == OC_SCOPE_BEGIN) {
+        int marked = oc_self.explicit_barrier_pending != 0
+                     && !(oc_self.single_since_barrier & level_bit);
+        oc_self.explicit_barrier_pending = 0;
+        oc_self.single_since_barrier &= ~level_bit;
+        if (marked && (sync_kind == OC_SYNC_BARRIER_IMPLEMENTATION || sync_kind == OC_SYNC_BARRIER)) {
+            oc_self.promoted_barriers |= level_bit;
+            return OC_SYNC_BARRIER_EXPLICIT;
+        }
+        oc_self.promoted_barriers &= ~level_bit;
+        return sync_kind;
+    }
+    if (oc_self.promoted_barriers & level_bit) {
+        oc_self.promoted_barriers &= ~level_bit;
+        return OC_SYNC_BARRIER_EXPLICIT;
+    }
+    return sync_kind;
 }
 
 /*
@@ -244,12 +494,21 @@ static void on_ompt_callback_sync_region_wait(ompt_sync_region_t kind,
     (void)parallel_data, (void)task_data, (void)codeptr_ra;
     int sync_kind = (int)kind;
     close_open_wait();
+    if ((int)endpoint == OC_SCOPE_BEGIN)
+        oc_self.sync_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
     if (sync_kind == OC_SYNC_TASKWAIT || sync_kind == OC_SYNC_TASKGROUP) {
-        oc_self.in_task_wait = (int)endpoint == OC_SCOPE_BEGIN;
+        /* The fact belongs to the waiting task: a task run inside the wait has its own. */
+        int waiting = (int)endpoint == OC_SCOPE_BEGIN;
+        struct oc_task *task = oc_self.task_top;
+        if (task != NULL)
+            task->in_task_wait = (uint8_t)waiting;
+        else
+            oc_self.in_task_wait = waiting;
         return;
     }
     if (!is_barrier_kind(sync_kind))
         return;
+    sync_kind = explicit_in_gcc_code(sync_kind, (int)endpoint);
     if ((int)endpoint == OC_SCOPE_BEGIN) {
         close_open_single();
         struct oc_frame *frame = oc_top_frame(&oc_self);
@@ -271,9 +530,11 @@ static void on_ompt_callback_sync_region_wait(ompt_sync_region_t kind,
 static void on_ompt_callback_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
                                            ompt_wait_id_t wait_id, const void *codeptr_ra)
 {
-    (void)hint, (void)impl, (void)wait_id, (void)codeptr_ra;
+    (void)hint, (void)impl;
     close_open_wait();
     oc_self.last_mutex_kind = (int)kind;
+    oc_self.mutex_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+    oc_self.mutex_object = (uint64_t)wait_id;
     int source = oc_source_begun_by(OC_CB_mutex_acquire, (int)kind);
     if (source >= 0) {
         oc_self.open_wait_source = source + 1;
@@ -319,6 +580,9 @@ static void on_ompt_callback_work(ompt_work_t work_type, ompt_scope_endpoint_t e
     close_open_wait();
     if ((int)endpoint == OC_SCOPE_BEGIN) {
         close_open_single();
+        /* gcc ends a single with a call of GOMP_barrier: that barrier is the single's, not explicit. */
+        if ((int)work_type == OC_WORK_SINGLE_EXECUTOR || (int)work_type == OC_WORK_SINGLE_OTHER)
+            oc_self.single_since_barrier |= 1u << (oc_self.depth < 31 ? oc_self.depth : 31);
         int source = oc_source_begun_by(OC_CB_work, (int)work_type);
         if (source == OC_SRC_single_executor)
             oc_self.open_single_depth = oc_self.depth + 1;
@@ -343,6 +607,116 @@ static void on_ompt_callback_masked(ompt_scope_endpoint_t endpoint, ompt_data_t 
         oc_begin_pair(OC_SRC_masked);
     else
         oc_end_pair(OC_SRC_masked);
+}
+
+/*
+ * A task is created, on the thread that meets the task construct.  The
+ * shim follows it from here: its id, its parent (the task running here)
+ * and its creator's tag hang off new_task_data.  BEGIN_CREATE_TASK is
+ * delivered while TASK_ID names the creator, END_CREATE_TASK_IMM (undeferred
+ * or included: it runs at once) or _DEL (queued) while it names the new task.
+ */
+static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
+                                         const ompt_frame_t *encountering_task_frame,
+                                         ompt_data_t *new_task_data, int flags,
+                                         int has_dependences, const void *codeptr_ra)
+{
+    (void)encountering_task_data, (void)encountering_task_frame, (void)has_dependences;
+    (void)codeptr_ra;
+    close_open_wait();
+    int undeferred = (flags & OC_TASK_FLAG_UNDEFERRED) != 0;
+    struct oc_task *task = NULL;
+    /* A merged task never runs on its own, so nothing would free its record. */
+    if (new_task_data != NULL && !((unsigned int)flags & OC_TASK_FLAG_MERGED)) {
+        task = task_new(running_task_id());
+        if (task != NULL) {
+            task->creator = thread_tag();
+            task->undeferred = (uint8_t)undeferred;
+            task_publish(new_task_data, task);
+        }
+    }
+    int source = oc_source_begun_by(OC_CB_task_create,
+                                    undeferred ? OC_TASK_UNDEFERRED : OC_TASK_DEFERRED);
+    oc_begin_pair(source);
+    oc_self.creating = task;
+    atomic_signal_fence(memory_order_seq_cst);
+    oc_end_pair(source);
+    atomic_signal_fence(memory_order_seq_cst);
+    oc_self.creating = NULL;
+}
+
+/*
+ * The thread switches tasks.  The prior task leaves it -- for good when
+ * it completed (or was cancelled or detached), for a while when it is
+ * suspended at a task scheduling point -- and the next one comes on: a
+ * task starting, or a suspended one resuming.  libomp runs tasks on one
+ * thread's stack, so the chain is a stack; anything else the runtime
+ * reports is absorbed without breaking a pair.
+ */
+static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
+                                           ompt_task_status_t prior_task_status,
+                                           ompt_data_t *next_task_data)
+{
+    int status = (int)prior_task_status;
+    close_open_wait();
+    int terminal = status == OC_TASK_COMPLETE || status == OC_TASK_CANCEL || status == OC_TASK_DETACH;
+    /* Fulfilling a detached task's event, or a taskwait's completion, switches nothing here. */
+    if (!terminal && status != OC_TASK_SWITCH && status != OC_TASK_YIELD)
+        return;
+    struct oc_task *prior = task_of(prior_task_data);
+    struct oc_task *next = task_of(next_task_data);
+    struct oc_task *top = oc_self.task_top;
+
+    if (prior != NULL && terminal) {
+        if (prior->running && chain_holds(prior)) {
+            while (oc_self.task_top != prior)
+                (void)finish_top();
+            task_free(finish_top(), prior_task_data);
+        } else if (!prior->running) {
+            task_free(prior, prior_task_data); /* cancelled before it ever ran */
+        }
+    } else if (prior != NULL && prior == top && !top->implicit && next != NULL
+               && next == top->below) {
+        (void)finish_top(); /* an untied task's part ended; it may run on elsewhere */
+    }
+
+    top = oc_self.task_top;
+    if (next == NULL) {
+        /* Back to a task the shim does not follow, or on to one made before it watched. */
+        if (terminal || next_task_data == NULL || (next = task_new(0)) == NULL)
+            return;
+        task_publish(next_task_data, next);
+    } else if (next == top) {
+        resume_top();
+        return;
+    } else if (next->running) {
+        if (chain_holds(next)) {
+            while (oc_self.task_top != next)
+                (void)finish_top();
+            resume_top();
+        }
+        return;
+    } else if (next->implicit) {
+        return;
+    }
+    start_task(next);
+}
+
+/*
+ * A reduction's combine (libomp reports it with the critical and tree
+ * methods; its default atomic method for teams of up to four, and gcc
+ * code, report none).  Like a task wait, the fact belongs to the task the
+ * thread runs: a task run inside the reduction's barrier works.
+ */
+static void on_ompt_callback_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                       ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                       const void *codeptr_ra)
+{
+    (void)kind, (void)parallel_data, (void)task_data, (void)codeptr_ra;
+    close_open_wait();
+    struct oc_task *task = oc_self.task_top;
+    if (task != NULL)
+        task->in_reduction = (int)endpoint == OC_SCOPE_BEGIN;
 }
 
 /* Handlers in callback-bit order, cast to the generic type set_callback takes. */
@@ -372,6 +746,18 @@ void oc_apply_callbacks(oc_callback_mask wanted)
         if (missing & ((oc_callback_mask)1u << i))
             oc_runtime.set_callback((ompt_callbacks_t)oc_callback_ompt_id(i), handlers[i]);
     callbacks_set |= missing;
+    atomic_store_explicit(&callbacks_followed, callbacks_set, memory_order_relaxed);
+}
+
+/*
+ * Whether the runtime reports barrier waits to the shim: sync_region_wait
+ * is set, and stays set once it is.  Any thread.
+ */
+int oc_sync_waits_followed(void)
+{
+    return atomic_load_explicit(&oc_tool_attached, memory_order_acquire)
+           && (atomic_load_explicit(&callbacks_followed, memory_order_relaxed)
+               & OC_BIT(sync_region_wait));
 }
 
 /*
@@ -388,6 +774,7 @@ static int on_tool_initialize(ompt_function_lookup_t lookup, int initial_device_
     oc_runtime.set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
     oc_runtime.get_state = (ompt_get_state_t)lookup("ompt_get_state");
     oc_runtime.get_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
+    oc_runtime.get_task_info = (ompt_get_task_info_t)lookup("ompt_get_task_info");
     if (oc_runtime.set_callback == NULL || oc_runtime.get_state == NULL) {
         oc_log("runtime lacks ompt_set_callback or ompt_get_state; not attaching");
         oc_control_unlock();
@@ -417,6 +804,7 @@ static void on_tool_finalize(ompt_data_t *tool_data)
     atomic_store(&oc_tool_attached, 0);
     atomic_store(&oc_tool_finalized, 1);
     callbacks_set = 0;
+    atomic_store(&callbacks_followed, 0);
     oc_control_unlock();
     oc_log("runtime finalized the tool");
 }

@@ -96,6 +96,8 @@ for mode in $modes; do
     expect "$mode" "--output= completes file names" "report.txt" ompcollect --output = rep
     expect "$mode" "-o completes file names" "report.txt" ompcollect -o rep
     has "$mode" "--timeline= completes .svg file names" yes run.svg ompcollect --timeline = ""
+    has "$mode" "--trace-json= completes .json file names" yes r0.json ompcollect --trace-json = ""
+    has "$mode" "--timeline-width= offers widths" yes 1920 ompcollect --timeline-width = ""
     expect "$mode" "--events completes the last item of a comma list" "lkwt,ctwt" ompcollect --events lkwt,ct
     expect "$mode" "-e completes an event name" "single" ompcollect -e sin
     has "$mode" "-e offers begin_ forms" yes begin_ibar ompcollect -e begin_i

@@ -13,6 +13,11 @@
 
 #define FIRING_THREADS 8
 #define STRESS_SECONDS 3
+/* Threads that get a delivery slot of their own; the others take the shared counters. */
+#define SLOTTED_THREADS 4
+
+/* The shim's own (hidden) hook, so both ways of marking a delivery race here. */
+void oc_limit_delivery_slots(unsigned limit);
 
 /* Which callbacks may run right now; cleared only after the request that retires them returned. */
 static _Atomic int callback_a_valid, callback_b_valid, delivery_allowed;
@@ -20,23 +25,36 @@ static _Atomic long violations, deliveries, samples, bad_samples;
 static _Atomic int stop_firing;
 static pthread_t firing_threads[FIRING_THREADS];
 
-static void check_delivery(int valid)
+/*
+ * A callback may begin only while valid, and must have returned before the
+ * request that retires it returns (the requests wait for deliveries in
+ * flight).  It stays a while and looks again on its way out: a request that
+ * did not wait for it shows here far more often than in the few
+ * instructions between reading a callback and calling it.
+ */
+static void check_delivery(_Atomic int *valid)
 {
     atomic_fetch_add(&deliveries, 1);
-    if (!valid || !atomic_load(&delivery_allowed))
+    if (!atomic_load(valid) || !atomic_load(&delivery_allowed))
         atomic_fetch_add(&violations, 1);
+    for (int look = 0; look < 32; look++) {
+        if (!atomic_load(valid) || !atomic_load(&delivery_allowed)) {
+            atomic_fetch_add(&violations, 1);
+            break;
+        }
+    }
 }
 
 static void callback_a(OMP_COLLECTORAPI_EVENT event)
 {
     (void)event;
-    check_delivery(atomic_load(&callback_a_valid));
+    check_delivery(&callback_a_valid);
 }
 
 static void callback_b(OMP_COLLECTORAPI_EVENT event)
 {
     (void)event;
-    check_delivery(atomic_load(&callback_b_valid));
+    check_delivery(&callback_b_valid);
 }
 
 static int send(int32_t *entry)
@@ -121,6 +139,7 @@ int main(void)
     action.sa_flags = SA_RESTART;
     sigaction(SIGUSR1, &action, NULL);
 
+    oc_limit_delivery_slots(SLOTTED_THREADS);
     if (fake_ompt_attach() != 1 || simple(OMP_REQ_START) != OMP_ERRCODE_OK)
         tap_bail("could not start a session on the fake runtime");
     atomic_store(&delivery_allowed, 1);
@@ -164,7 +183,7 @@ int main(void)
              atomic_load(&samples));
     tap_ok(requests_ok, "every control request was answered OK");
     tap_ok(atomic_load(&deliveries) > 0, "events were delivered while registered");
-    tap_is_int(atomic_load(&violations), 0, "no stale callback ran and none ran while paused");
+    tap_is_int(atomic_load(&violations), 0, "no stale callback began or still ran once its request returned, none while paused");
     tap_ok(atomic_load(&samples) > 0, "signal-handler samples were taken during the stress");
     tap_is_int(atomic_load(&bad_samples), 0, "every sampled state was one of the 11");
     tap_is_int(fake_ompt_null_dispatches(), 0,

@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 jobs=$top_builddir/t/ompcollect-jobs
 
-echo "1..17"
+echo "1..18"
 n=0
 # One TAP line; on failure the named files become diagnostics.
 result() {
@@ -62,6 +62,17 @@ result $? "-o r.%p.txt: each of the three processes names its file by its pid" "
 "$oc" --runtime "$LIBOMP" "$jobs" fork2 >/dev/null 2>"$tmp/forks.err"
 [ "$(grep -c '^ompcollect report: ' "$tmp/forks.err")" -eq 3 ]
 result $? "without -o the three reports follow one another on stderr" "$tmp/forks.err"
+
+# Two runs at once with the same -o and nothing to tell them apart: neither report is lost.
+mkdir "$tmp/same"
+"$oc" --runtime "$LIBOMP" -o "$tmp/same/r.txt" "$top_builddir/t/ompcollect-prog" >/dev/null 2>"$tmp/same1.err" &
+"$oc" --runtime "$LIBOMP" -o "$tmp/same/r.txt" "$top_builddir/t/ompcollect-prog" >/dev/null 2>"$tmp/same2.err" &
+wait
+[ "$(ls "$tmp/same" | wc -l)" -eq 2 ] && [ -f "$tmp/same/r.txt" ] \
+    && [ "$(cat "$tmp/same1.err" "$tmp/same2.err" | grep -c "r.txt was written by another process during this run .*: it stays, and this report went to .*/r\.[0-9]*\.txt$")" -eq 1 ] \
+    && [ "$(cat "$tmp"/same/* | grep -c '^ompcollect report: ')" -eq 2 ]
+result $? "two runs writing the same -o file at once: one keeps the name, the other's report goes beside it, and it says so" \
+    "$tmp/same1.err" "$tmp/same2.err"
 
 # merge: the totals of several reports are the sums of theirs.
 mkdir "$tmp/json"

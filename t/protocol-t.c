@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@ enum setup {
     STARTED,               /* ... and START went through */
     STOPPED,               /* ... and STOP after it */
     STARTED_NO_MASKED,     /* STARTED, on a runtime that never grants ompt_callback_masked */
+    STARTED_NO_TASK_SCHEDULE, /* STARTED, on a runtime that never grants ompt_callback_task_schedule */
     STARTED_FORK_REGISTERED, /* STARTED, FORK registered with the counting callback */
     STARTED_PAUSED         /* STARTED_FORK_REGISTERED, then PAUSE */
 };
@@ -121,7 +123,23 @@ static const struct protocol_case cases[] = {
       E(16, 0x7fffffff, OMP_ERRCODE_UNKNOWN, 0, 0)},
      0, NOTHING},
     {"unknown requests are unknown before START too", ATTACHED, 0,
-     {E(16, 9, OMP_ERRCODE_UNKNOWN, 0, 0)}, 0, NOTHING},
+     {E(16, 11, OMP_ERRCODE_UNKNOWN, 0, 0)}, 0, NOTHING},
+    {"OMP_REQ_LAST is 11 with the task extension: 9 and 10 are TASK_ID and TASK_PID", STARTED, 0,
+     {E(16, OMP_REQ_LAST, OMP_ERRCODE_UNKNOWN, 0, 0), E(24, 9, OMP_ERRCODE_OK, 8, 0),
+      E(24, 10, OMP_ERRCODE_OK, 8, 0)},
+     0, NOTHING},
+    {"TASK_ID and TASK_PID before START are sequence errors", ATTACHED, 0,
+     {E(24, OMP_REQ_TASK_ID, OMP_ERRCODE_SEQUENCE_ERR, 0, 0),
+      E(20, OMP_REQ_TASK_PID, OMP_ERRCODE_SEQUENCE_ERR, 0, 0)},
+     0, NOTHING},
+    {"TASK_ID outside any task: -1 as a 4-byte int (rsz 4) and as a 64-bit one (rsz 8)", STARTED, 0,
+     {E(20, OMP_REQ_TASK_ID, OMP_ERRCODE_OK, 4, 0), E(24, OMP_REQ_TASK_ID, OMP_ERRCODE_OK, 8, 0),
+      E(20, OMP_REQ_TASK_PID, OMP_ERRCODE_OK, 4, 0), E(24, OMP_REQ_TASK_PID, OMP_ERRCODE_OK, 8, 0)},
+     0, NOTHING},
+    {"TASK_ID and TASK_PID with no mem ask for 4", STARTED, 0,
+     {E(16, OMP_REQ_TASK_ID, OMP_ERRCODE_MEM_TOO_SMALL, 4, 0),
+      E(16, OMP_REQ_TASK_PID, OMP_ERRCODE_MEM_TOO_SMALL, 4, 0)},
+     0, NOTHING},
     {"REGISTER packed (sz 28, callback at mem+4) works", STARTED, 0,
      {E(28, OMP_REQ_REGISTER, OMP_ERRCODE_OK, 0, OMP_EVENT_FORK, CB_LO)}, 0, FORK_FIRES_ONCE},
     {"REGISTER aligned (sz 32, pad 0, callback at mem+8) works", STARTED, 0,
@@ -129,8 +147,18 @@ static const struct protocol_case cases[] = {
      FORK_FIRES_ONCE},
     {"REGISTER of event 0 is unknown", STARTED, 0,
      {E(28, OMP_REQ_REGISTER, OMP_ERRCODE_UNKNOWN, 0, 0, CB_LO)}, 0, NOTHING},
-    {"REGISTER of event 23 and of OMP_EVENT_THR_RESERVED_IMPL is unknown", STARTED, 0,
-     {E(28, OMP_REQ_REGISTER, OMP_ERRCODE_UNKNOWN, 0, 23, CB_LO),
+    {"REGISTER of OpenUH's task events 23 and 35 is OK", STARTED, 0,
+     {E(28, OMP_REQ_REGISTER, OMP_ERRCODE_OK, 0, OMP_EVENT_THR_BEGIN_CREATE_TASK, CB_LO),
+      E(28, OMP_REQ_REGISTER, OMP_ERRCODE_OK, 0, OMP_EVENT_THR_END_FINISH_TASK, CB_LO)},
+     0, NOTHING},
+    {"REGISTER of task events on a runtime that never grants task_schedule is unsupported",
+     STARTED_NO_TASK_SCHEDULE, 0,
+     {E(28, OMP_REQ_REGISTER, OMP_ERRCODE_UNSUPPORTED, 0, OMP_EVENT_THR_BEGIN_EXEC_TASK, CB_LO),
+      E(28, OMP_REQ_REGISTER, OMP_ERRCODE_UNSUPPORTED, 0, OMP_EVENT_THR_FETCHED_TASK, CB_LO),
+      E(28, OMP_REQ_REGISTER, OMP_ERRCODE_OK, 0, OMP_EVENT_THR_END_CREATE_TASK_DEL, CB_LO)},
+     0, NOTHING},
+    {"REGISTER of event 36 and of OMP_EVENT_THR_RESERVED_IMPL is unknown", STARTED, 0,
+     {E(28, OMP_REQ_REGISTER, OMP_ERRCODE_UNKNOWN, 0, 36, CB_LO),
       E(28, OMP_REQ_REGISTER, OMP_ERRCODE_UNKNOWN, 0, OMP_EVENT_THR_RESERVED_IMPL, CB_LO),
       E(28, OMP_REQ_REGISTER, OMP_ERRCODE_UNKNOWN, 0, -5, CB_LO)},
      0, NOTHING},
@@ -166,8 +194,8 @@ static const struct protocol_case cases[] = {
      0, FORK_FIRES_ONCE},
     {"STATE with room for state and wait id answers rsz 12", STARTED, 0,
      {E(28, OMP_REQ_STATE, OMP_ERRCODE_OK, 12, 0)}, 0, NOTHING},
-    {"STATE with room for the state only writes it and asks for 12", STARTED, 0,
-     {E(20, OMP_REQ_STATE, OMP_ERRCODE_MEM_TOO_SMALL, 12, 0)}, 0, NOTHING},
+    {"STATE with room for the state only, serial (no wait id): OK, rsz 4", STARTED, 0,
+     {E(20, OMP_REQ_STATE, OMP_ERRCODE_OK, 4, 0)}, 0, NOTHING},
     {"STATE with no mem asks for 12", STARTED, 0,
      {E(16, OMP_REQ_STATE, OMP_ERRCODE_MEM_TOO_SMALL, 12, 0)}, 0, NOTHING},
     {"CURRENT_PRID with 8 bytes answers rsz 8", STARTED, 0,
@@ -224,6 +252,9 @@ static int prepare(enum setup setup)
         return 1;
     case STARTED_NO_MASKED:
         fake_ompt_grant(ompt_callback_masked, ompt_set_never);
+        break;
+    case STARTED_NO_TASK_SCHEDULE:
+        fake_ompt_grant(ompt_callback_task_schedule, ompt_set_never);
         break;
     default:
         break;
@@ -370,10 +401,105 @@ static int run_case(const struct protocol_case *c)
     return held;
 }
 
+/*
+ * STATE with a 4-byte mem (TAU's sz 20) and with room for the wait id, one
+ * row per legacy state: the state word is always written; a state the API
+ * gives a wait id needs 12 bytes, the others fit in 4.
+ */
+struct state_case {
+    const char *name;
+    int ompt_state;
+    int in_team;          /* the thread is inside a parallel region */
+    int mutex_kind;       /* a mutex_acquire of this kind came first, 0 if none */
+    const char *taskwait_numbering; /* OMPCOLLECTOR_TASKWAIT_STATE, or NULL */
+    int expect_state;
+    int expect_ec_short;  /* ec with sz 20 */
+    int expect_rsz_short;
+};
+
+static const struct state_case state_cases[] = {
+    {"SERIAL", OC_OMPT_STATE_WORK_SERIAL, 0, 0, NULL, THR_SERIAL_STATE, OMP_ERRCODE_OK, 4},
+    {"WORK", OC_OMPT_STATE_WORK_PARALLEL, 1, 0, NULL, THR_WORK_STATE, OMP_ERRCODE_OK, 4},
+    {"REDUC", OC_OMPT_STATE_WORK_REDUCTION, 1, 0, NULL, THR_REDUC_STATE, OMP_ERRCODE_OK, 4},
+    {"IDLE", OC_OMPT_STATE_IDLE, 1, 0, NULL, THR_IDLE_STATE, OMP_ERRCODE_OK, 4},
+    {"OVHD", OC_OMPT_STATE_OVERHEAD, 1, 0, NULL, THR_OVHD_STATE, OMP_ERRCODE_OK, 4},
+    {"IBAR", OC_OMPT_STATE_WAIT_BARRIER_IMPLICIT, 1, 0, NULL, THR_IBAR_STATE,
+     OMP_ERRCODE_MEM_TOO_SMALL, 12},
+    {"EBAR", OC_OMPT_STATE_WAIT_BARRIER_EXPLICIT, 1, 0, NULL, THR_EBAR_STATE,
+     OMP_ERRCODE_MEM_TOO_SMALL, 12},
+    {"LKWT", OC_OMPT_STATE_WAIT_LOCK, 1, OC_MUTEX_LOCK, NULL, THR_LKWT_STATE,
+     OMP_ERRCODE_MEM_TOO_SMALL, 12},
+    {"CTWT", OC_OMPT_STATE_WAIT_LOCK, 1, OC_MUTEX_CRITICAL, NULL, THR_CTWT_STATE,
+     OMP_ERRCODE_MEM_TOO_SMALL, 12},
+    {"ODWT", OC_OMPT_STATE_WAIT_ORDERED, 1, 0, NULL, THR_ODWT_STATE, OMP_ERRCODE_MEM_TOO_SMALL, 12},
+    {"ATWT", OC_OMPT_STATE_WAIT_ATOMIC, 1, 0, NULL, THR_ATWT_STATE, OMP_ERRCODE_MEM_TOO_SMALL, 12},
+    {"task wait as EBAR", OC_OMPT_STATE_WAIT_TASKWAIT, 1, 0, NULL, THR_EBAR_STATE,
+     OMP_ERRCODE_MEM_TOO_SMALL, 12},
+    {"task wait as Oracle's state 12", OC_OMPT_STATE_WAIT_TASKWAIT, 1, 0, "12", 12,
+     OMP_ERRCODE_OK, 4},
+};
+
+/* One state row, sent with sz 20 and with sz 28; returns 1 when both answers held. */
+static int run_state_case(const struct state_case *c)
+{
+    if (c->taskwait_numbering != NULL)
+        setenv("OMPCOLLECTOR_TASKWAIT_STATE", c->taskwait_numbering, 1);
+    if (!prepare(STARTED))
+        return 0;
+    ompt_data_t team = {0};
+    if (c->in_team) {
+        fake_fire_parallel_begin(&team);
+        fake_fire_implicit_task(OC_SCOPE_BEGIN, &team, 0);
+    }
+    if (c->mutex_kind != 0)
+        fake_fire_mutex_acquire(c->mutex_kind, 0x77);
+    fake_ompt_set_state(c->ompt_state, 0x77);
+    int held = 1;
+    for (int size = 20; size <= 28; size += 8) {
+        int32_t buffer[10];
+        for (int i = 0; i < 10; i++)
+            buffer[i] = SENTINEL;
+        buffer[0] = size;
+        buffer[1] = OMP_REQ_STATE;
+        buffer[size / 4] = 0;
+        if (__omp_collector_api(buffer) != 0)
+            held = 0;
+        int want_ec = size == 20 ? c->expect_ec_short : OMP_ERRCODE_OK;
+        int want_rsz = size == 20 ? c->expect_rsz_short : 12;
+        if (buffer[2] != want_ec || buffer[3] != want_rsz || buffer[4] != c->expect_state) {
+            fprintf(stderr, "sz %d: ec %d rsz %d state %d; expected ec %d rsz %d state %d\n", size,
+                    buffer[2], buffer[3], buffer[4], want_ec, want_rsz, c->expect_state);
+            held = 0;
+        }
+        if (buffer[size / 4 + 1] != SENTINEL) {
+            fprintf(stderr, "sz %d: the word after the terminator changed\n", size);
+            held = 0;
+        }
+    }
+    return held;
+}
+
+/* Runs `rule` in a fresh child process; the TAP line says whether it held. */
+static void in_child(int (*rule)(const void *), const void *arg, const char *description)
+{
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(rule(arg) ? 0 : 1);
+    int status = 0;
+    waitpid(child, &status, 0);
+    int held = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!tap_ok(held, "%s", description) && WIFSIGNALED(status))
+        tap_diag("killed by signal %d", WTERMSIG(status));
+}
+
+static int state_case_thunk(const void *c) { return run_state_case(c); }
+
 int main(void)
 {
     int count = (int)(sizeof cases / sizeof cases[0]);
-    tap_plan(count + 1);
+    int state_count = (int)(sizeof state_cases / sizeof state_cases[0]);
+    tap_plan(count + 1 + state_count);
     tap_is_int(__omp_collector_api(NULL), -1, "a NULL buffer returns -1");
     for (int i = 0; i < count; i++) {
         fflush(stdout);
@@ -385,6 +511,14 @@ int main(void)
         int held = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         if (!tap_ok(held, "%s", cases[i].rule) && WIFSIGNALED(status))
             tap_diag("killed by signal %d", WTERMSIG(status));
+    }
+    for (int i = 0; i < state_count; i++) {
+        char description[160];
+        snprintf(description, sizeof description,
+                 "STATE in %s: sz 20 answers ec %d rsz %d, sz 28 OK rsz 12, state word written",
+                 state_cases[i].name, state_cases[i].expect_ec_short,
+                 state_cases[i].expect_rsz_short);
+        in_child(state_case_thunk, &state_cases[i], description);
     }
     return tap_done();
 }

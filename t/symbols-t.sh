@@ -1,13 +1,14 @@
 #!/bin/sh
-# symbols-t.sh - the installed library exports exactly __omp_collector_api and ompt_start_tool, and links no OpenMP runtime.
+# symbols-t.sh - the installed library exports exactly __omp_collector_api, ompt_start_tool and the two GOMP barrier entry points it forwards, and links no OpenMP runtime.
 # SPDX-License-Identifier: BSD-3-Clause
 lib=${SHIM:?SHIM must name the built libompcollector.so}
 echo "1..3"
-exports=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }' | sed 's/@.*//' | sort | tr '\n' ' ')
-if [ "$exports" = "__omp_collector_api ompt_start_tool " ]; then
-    echo "ok 1 - exactly two dynamic symbols are exported"
+exports=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVW]$/ { print $3 }' | sed 's/@.*//' | LC_ALL=C sort | tr '\n' ' ')
+# GOMP_barrier and GOMP_barrier_cancel: gcc code's explicit barriers, forwarded to the runtime (lib/gomp.c).
+if [ "$exports" = "GOMP_barrier GOMP_barrier_cancel __omp_collector_api ompt_start_tool " ]; then
+    echo "ok 1 - exactly four dynamic symbols are exported: the API, the OMPT entry, GOMP_barrier(_cancel)"
 else
-    echo "not ok 1 - exactly two dynamic symbols are exported"
+    echo "not ok 1 - exactly four dynamic symbols are exported: the API, the OMPT entry, GOMP_barrier(_cancel)"
     echo "# exported: $exports"
 fi
 needed=$(readelf -d "$lib" | awk '/NEEDED/ { print $5 }' | tr '\n' ' ')

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,10 @@ static int is_main;         /* the process the launcher started: it refuses to r
 static int session_live;    /* START answered OK in this image */
 static struct ompc_event_request requests[OMPC_NEVENTS];
 static int request_count;
+static int has_sample;      /* the runtime answered OMPCOLLECTOR_REQ_SAMPLE at START */
+/* dlpi_adds and dlpi_subs when the module map was last brought up to date. */
+static unsigned long long modules_adds, modules_subs;
+static int sample_request(ompcollector_sample_t *out);
 
 static _Atomic int collecting;  /* attached and not yet at exit */
 static _Atomic int sampling_on; /* the signal handler may record */
@@ -99,6 +104,12 @@ static pid_t scanner_tid;
 static int scanner_stop;
 static pthread_mutex_t scanner_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t scanner_cond;
+/*
+ * Held by the scanner while it scans (it allocates, and takes the loader's
+ * lock): fork waits for it, so a child never inherits a lock the scanner
+ * held -- a malloc that is not fork-safe (AddressSanitizer's) would hang.
+ */
+static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* CLOCK_MONOTONIC in ns; clock_gettime is async-signal-safe. */
 static uint64_t monotonic_ns(void)
@@ -219,6 +230,65 @@ static void note_runtime(struct ompc_process *slot)
         set_text(slot->runtime, path);
         atomic_store(&slot->openmp, 1);
     }
+}
+
+/* dl_iterate_phdr visitor: whether the loader's add/remove counters moved since `opaque` ({adds, subs}). */
+static int modules_changed(struct dl_phdr_info *info, size_t size, void *opaque)
+{
+    const unsigned long long *counts = opaque;
+    if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+        return 1;
+    return info->dlpi_adds != counts[0] || info->dlpi_subs != counts[1] ? 1 : 2;
+}
+
+/* dl_iterate_phdr visitor: appends every object not yet in the slot's module map. */
+static int add_module(struct dl_phdr_info *info, size_t size, void *opaque)
+{
+    struct ompc_process *slot = opaque;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        modules_adds = info->dlpi_adds;
+        modules_subs = info->dlpi_subs;
+    }
+    char path[OMPC_MODULE_PATH];
+    const char *name = info->dlpi_name;
+    if (name == NULL || name[0] == '\0') {
+        /* The main program has no name here; the vdso and such have no file at all. */
+        if (info->dlpi_phnum == 0 || slot->module_count > 0)
+            return 0;
+        ssize_t length = readlink("/proc/self/exe", path, sizeof path - 1);
+        if (length <= 0 || (size_t)length >= sizeof path - 1)
+            return 0;
+        path[length] = '\0';
+    } else if (strlen(name) >= sizeof path) {
+        atomic_fetch_add(&slot->modules_dropped, 1);
+        return 0;
+    } else {
+        strcpy(path, name);
+    }
+    uint32_t count = atomic_load(&slot->module_count);
+    for (uint32_t i = 0; i < count; i++)
+        if (slot->modules[i].bias == (uint64_t)info->dlpi_addr && strcmp(slot->modules[i].path, path) == 0)
+            return 0;
+    if (count >= OMPC_MAX_MODULES) {
+        atomic_fetch_add(&slot->modules_dropped, 1);
+        return 0;
+    }
+    slot->modules[count].bias = (uint64_t)info->dlpi_addr;
+    memcpy(slot->modules[count].path, path, sizeof path);
+    atomic_store(&slot->module_count, count + 1);
+    return 0;
+}
+
+/* Brings the module map up to date when objects came or went since the last look (the scanner, and once at attach). */
+static void refresh_modules(struct ompc_process *slot, int always)
+{
+    if (!always) {
+        /* dlpi_adds/dlpi_subs are the same in every entry: one visit tells whether anything changed. */
+        unsigned long long counts[2] = {modules_adds, modules_subs};
+        if (dl_iterate_phdr(modules_changed, counts) == 2)
+            return;
+    }
+    dl_iterate_phdr(add_module, slot);
 }
 
 /*
@@ -414,19 +484,42 @@ static struct ompc_region *region_row(struct ompc_process *owner, uint64_t id, i
     return NULL;
 }
 
-/* Remembers that this thread waited for object `id` in `state`; only the thread's own handler writes here. */
-static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_t weight)
+/* The construct row for parallel construct `codeptr`, inserted on first sight (lock-free, signal-safe); NULL when full. */
+static struct ompc_construct *construct_row(struct ompc_process *owner, uint64_t codeptr)
 {
-    uint64_t hash = (id ^ (uint64_t)state) * UINT64_C(0x9E3779B97F4A7C15);
+    uint64_t hash = codeptr * UINT64_C(0x9E3779B97F4A7C15);
+    for (unsigned probe = 0; probe < OMPC_MAX_CONSTRUCTS; probe++) {
+        struct ompc_construct *row = &owner->constructs[((hash >> 58) + probe) % OMPC_MAX_CONSTRUCTS];
+        uint64_t seen = atomic_load_explicit(&row->codeptr, memory_order_acquire);
+        if (seen == codeptr)
+            return row;
+        if (seen == 0) {
+            uint64_t expected = 0;
+            if (atomic_compare_exchange_strong(&row->codeptr, &expected, codeptr) || expected == codeptr)
+                return row;
+        }
+    }
+    atomic_fetch_add_explicit(&owner->constructs_dropped, 1, memory_order_relaxed);
+    return NULL;
+}
+
+/* Remembers that this thread waited for object `id` in `state` at `codeptr`; only the thread's own handler writes here. */
+static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_t codeptr, uint64_t object,
+                       uint64_t weight)
+{
+    uint64_t hash = (id ^ (uint64_t)state ^ codeptr) * UINT64_C(0x9E3779B97F4A7C15);
     for (unsigned probe = 0; probe < OMPC_WAIT_SLOTS; probe++) {
         struct ompc_wait *wait = &slot->waits[((hash >> 59) + probe) % OMPC_WAIT_SLOTS];
         uint32_t used = atomic_load_explicit(&wait->state, memory_order_relaxed);
         if (used == 0) {
             atomic_store_explicit(&wait->id, id, memory_order_relaxed);
+            atomic_store_explicit(&wait->codeptr, codeptr, memory_order_relaxed);
+            atomic_store_explicit(&wait->object, object, memory_order_relaxed);
             atomic_store_explicit(&wait->state, (uint32_t)state, memory_order_release);
             used = (uint32_t)state;
         }
-        if (used == (uint32_t)state && atomic_load_explicit(&wait->id, memory_order_relaxed) == id) {
+        if (used == (uint32_t)state && atomic_load_explicit(&wait->id, memory_order_relaxed) == id
+            && atomic_load_explicit(&wait->codeptr, memory_order_relaxed) == codeptr) {
             atomic_fetch_add_explicit(&wait->ticks, weight, memory_order_relaxed);
             return;
         }
@@ -457,7 +550,16 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight)
     atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
     int state = 0;
     uint64_t wait_id = 0, region_id = 0;
-    if (api(buffer) == 0) {
+    ompcollector_sample_t extended = {0};
+    if (has_sample) {
+        if (sample_request(&extended) == OMP_ERRCODE_OK) {
+            if (extended.state > 0 && extended.state < OMPC_NSTATES) {
+                state = extended.state;
+                wait_id = extended.wait_id;
+            }
+            region_id = extended.region_id;
+        }
+    } else if (api(buffer) == 0) {
         if (buffer[2] == OMP_ERRCODE_OK && buffer[4] > 0 && buffer[4] < OMPC_NSTATES) {
             state = buffer[4];
             memcpy(&wait_id, &buffer[5], sizeof wait_id);
@@ -468,7 +570,20 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight)
     atomic_fetch_add_explicit(&slot->state_ticks[state], weight, memory_order_relaxed);
     if (state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE
         || state == THR_ATWT_STATE)
-        count_wait(slot, state, wait_id, weight);
+        count_wait(slot, state, wait_id, extended.wait_codeptr, extended.wait_object, weight);
+    else if (has_sample && (state == THR_EBAR_STATE || state == THR_IBAR_STATE)) {
+        /* Runtimes often give a worker's implicit barrier no code address: it is its region's. */
+        uint64_t where = extended.wait_codeptr;
+        if (where == 0 && state == THR_IBAR_STATE)
+            where = extended.region_codeptr;
+        if (where != 0)
+            count_wait(slot, state, 0, where, 0, weight);
+    }
+    if (state == THR_WORK_STATE && extended.region_codeptr != 0) {
+        struct ompc_construct *construct = construct_row(owner, extended.region_codeptr);
+        if (construct != NULL)
+            atomic_fetch_add_explicit(&construct->work[index], weight, memory_order_relaxed);
+    }
     if (region_id != 0) {
         struct ompc_region *row = region_row(owner, region_id, 1);
         if (row != NULL) {
@@ -642,6 +757,16 @@ static int simple_request(int request)
     return buffer[2];
 }
 
+/* OMPCOLLECTOR_REQ_SAMPLE for the calling thread (async-signal-safe); its ec, or -1 when the call failed. */
+static int sample_request(ompcollector_sample_t *out)
+{
+    int32_t buffer[4 + sizeof *out / 4 + 1] = {(int32_t)(16 + sizeof *out), OMPCOLLECTOR_REQ_SAMPLE};
+    if (api(buffer) != 0)
+        return -1;
+    memcpy(out, &buffer[4], sizeof *out);
+    return buffer[2];
+}
+
 /*
  * The shim is preloaded, so the lookup normally succeeds at once.  If it was
  * loaded by the runtime instead (OMP_TOOL_LIBRARIES), it only becomes
@@ -680,6 +805,9 @@ static void region_event(struct ompc_process *owner, int event, uint64_t now)
         }
         atomic_fetch_add(&row->forks, 1);
         atomic_store(&row->parent, parent_id);
+        ompcollector_sample_t here;
+        if (has_sample && sample_request(&here) == OMP_ERRCODE_OK && here.region_codeptr != 0)
+            atomic_store(&row->codeptr, here.region_codeptr);
         atomic_store(&row->fork_ns, now);
     } else if (row != NULL) {
         atomic_fetch_add(&row->joins, 1);
@@ -831,14 +959,17 @@ static void *scanner_main(void *unused)
     pthread_mutex_lock(&scanner_mutex);
     while (!scanner_stop) {
         pthread_mutex_unlock(&scanner_mutex);
+        pthread_mutex_lock(&scan_lock);
         struct ompc_process *owner = atomic_load(&process);
         if (owner != NULL) {
             scan_tasks(owner);
             check_handler();
             if (!atomic_load(&owner->openmp))
                 note_runtime(owner);
+            refresh_modules(owner, 0);
             atomic_store(&owner->alive_ns, now_ns());
         }
+        pthread_mutex_unlock(&scan_lock);
         pthread_mutex_lock(&scanner_mutex);
         struct timespec deadline;
         clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -897,6 +1028,8 @@ static void begin_recording(int parent)
     if (atomic_load(&process) == NULL && atomic_load(&collecting)) {
         struct ompc_process *slot = claim_process(parent);
         if (slot != NULL) {
+            atomic_store(&slot->has_sample, (uint32_t)has_sample);
+            refresh_modules(slot, 1);
             atomic_store(&process, slot);
             if (record->flags & OMPC_OPT_SAMPLE)
                 start_sampling(slot);
@@ -1091,9 +1224,10 @@ AGENT_EXPORT int pthread_sigmask(int how, const sigset_t *restrict set, sigset_t
 
 /* ---- fork, exec, exit ---- */
 
-/* Before fork: no slot claim may be half done in the child's copy. */
+/* Before fork: no scan and no slot claim may be half done in the child's copy. */
 static void before_fork(void)
 {
+    pthread_mutex_lock(&scan_lock);
     pthread_mutex_lock(&begin_mutex);
     pthread_mutex_lock(&slots_mutex);
 }
@@ -1103,6 +1237,7 @@ static void after_fork_parent(void)
 {
     pthread_mutex_unlock(&slots_mutex);
     pthread_mutex_unlock(&begin_mutex);
+    pthread_mutex_unlock(&scan_lock);
 }
 
 /*
@@ -1116,6 +1251,7 @@ static void after_fork_child(void)
 {
     pthread_mutex_unlock(&slots_mutex);
     pthread_mutex_unlock(&begin_mutex);
+    pthread_mutex_unlock(&scan_lock);
     pthread_mutex_init(&scanner_mutex, NULL);
     scanner_started = 0;
     for (int i = 0; i < OMPC_MAX_THREADS; i++)
@@ -1397,6 +1533,8 @@ __attribute__((constructor)) static void agent_start(void)
                       ec_name(ec));
         return;
     }
+    ompcollector_sample_t probe;
+    has_sample = sample_request(&probe) == OMP_ERRCODE_OK;
     register_events(record->event_mask);
     if (request_count < 1 || requests[0].ec != OMP_ERRCODE_OK) {
         cannot_attach("REGISTER of FORK answered %s", ec_name(request_count ? requests[0].ec : -1));

@@ -92,6 +92,12 @@ static void usage(FILE *out)
             "  -f, --format=FORMAT      text (default), csv or json\n"
             "      --timeline=FILE.svg  also draw each thread's state over time as SVG\n"
             "                           (same patterns as --output)\n"
+            "      --timeline-width=N   draw the timeline N pixels wide (200-20000; 960)\n"
+            "      --from=TIME, --to=TIME  draw only this window of the run, times since\n"
+            "                           its start, e.g. 1.5s, 200ms, 50us (ms when bare)\n"
+            "      --trace-json=FILE.json  also write each thread's states over time as\n"
+            "                           Chrome trace-event JSON, for Perfetto or\n"
+            "                           chrome://tracing (same patterns as --output)\n"
             "  -i, --interval=TIME      sampling interval, e.g. 1ms (default), 250us, 2ms\n"
             "  -e, --events=LIST        further events to register besides fork and join:\n"
             "                           comma list of fork, join, begin_X, end_X, or just X\n"
@@ -119,6 +125,29 @@ static void usage(FILE *out)
             program_name, program_name,
             OMPCOLLECT_DEFAULT_RUNTIME[0] ? OMPCOLLECT_DEFAULT_RUNTIME
                                           : "(no libomp was found at configure time)");
+}
+
+/* Parses a time since the run's start: a decimal number with an optional unit (ns, us, ms, s; ms when absent); -1 when malformed. */
+static int parse_time(const char *text, uint64_t *nanoseconds)
+{
+    char *end;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (end == text || errno != 0 || !(value >= 0) || value > 1e7)
+        return -1;
+    double scale;
+    if (strcmp(end, "") == 0 || strcmp(end, "ms") == 0)
+        scale = 1e6;
+    else if (strcmp(end, "s") == 0)
+        scale = 1e9;
+    else if (strcmp(end, "us") == 0)
+        scale = 1e3;
+    else if (strcmp(end, "ns") == 0)
+        scale = 1;
+    else
+        return -1;
+    *nanoseconds = (uint64_t)(value * scale);
+    return 0;
 }
 
 /* An absolute version of `path` (relative to the current directory). */
@@ -464,6 +493,9 @@ struct run {
     long long interval_ns;
     const char *output;      /* pattern, or NULL: stderr */
     const char *timeline;    /* pattern, or NULL */
+    const char *trace_json;  /* pattern, or NULL */
+    int timeline_width;      /* 0: the default */
+    uint64_t from_ns, to_ns; /* the window drawn; to_ns 0: the end */
     const char *shim, *agent;
     const char *runtime_option; /* --runtime PATH (absolute), or NULL */
     const char *substitute;  /* what libgomp.so.1 resolves to, or NULL */
@@ -738,6 +770,9 @@ static void describe(const struct run *run, struct process_report *entry, struct
     judge_end(run, entry, last_image);
     report->process = process;
     report->timelines = (const uint64_t *const *)entry->timelines;
+    report->timeline_width = run->timeline_width;
+    report->from_ns = run->from_ns;
+    report->to_ns = run->to_ns;
     report->format = run->format;
     report->sampling = run->sampling;
     report->interval_ns = run->interval_ns;
@@ -817,16 +852,30 @@ static int write_file(const struct run *run, const char *what, const char *name,
                       const struct process_report *entry,
                       int (*writer)(const struct ompc_report *, FILE *), char **placed)
 {
+    /* A device or pipe (/dev/null, /dev/stdout, a FIFO) is written as it is: there is no file to replace. */
+    struct stat existing;
+    if (stat(name, &existing) == 0 && !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode)) {
+        FILE *stream = fopen(name, "w");
+        int failed = stream == NULL || writer(&entry->report, stream) != 0;
+        if (stream != NULL)
+            failed |= fclose(stream) != 0;
+        if (failed) {
+            say("writing the %s %s failed: %s", what, name, strerror(errno));
+            return -1;
+        }
+        *placed = strdup(name);
+        return 0;
+    }
     char *temp;
     FILE *file = ompc_open_temp(name, &temp);
     if (file == NULL) {
-        say("cannot write %s %s: %s", what, name, strerror(errno));
+        say("cannot write the %s %s: %s", what, name, strerror(errno));
         return -1;
     }
     int failed = writer(&entry->report, file) != 0;
     failed |= fclose(file) != 0;
     if (failed) {
-        say("writing %s %s failed: %s", what, name, strerror(errno));
+        say("writing the %s %s failed: %s", what, name, strerror(errno));
         unlink(temp);
         free(temp);
         return -1;
@@ -836,7 +885,7 @@ static int write_file(const struct run *run, const char *what, const char *name,
     char *fallback = ompc_insert_tag(name, tag);
     const char *where = ompc_place_file(temp, name, fallback, &run->start_real);
     if (where == NULL) {
-        say("cannot put %s in place at %s: %s", what, name, strerror(errno));
+        say("cannot put the %s in place at %s: %s", what, name, strerror(errno));
         unlink(temp);
         free(temp);
         free(fallback);
@@ -962,7 +1011,9 @@ static int write_reports(struct run *run)
             continue;
         struct process_report *entry = &entries[reports++];
         entry->process = process;
-        entry->timelines = run->timeline != NULL ? read_timelines(run, process) : NULL;
+        entry->timelines = run->timeline != NULL || run->trace_json != NULL
+                               ? read_timelines(run, process)
+                               : NULL;
         entry->initial = !initial_taken && process->pid == run->main_pid;
         initial_taken |= entry->initial;
         describe(run, entry, all, count);
@@ -993,14 +1044,21 @@ static int write_reports(struct run *run)
                     run->rank.from, names[i]);
                 rank_said = 1;
             }
-            write_file(run, "the report", names[i], entry, ompc_write_report, &placed[i]);
+            write_file(run, "report", names[i], entry, ompc_write_report, &placed[i]);
         }
         if (run->timeline != NULL) {
             char *svg = report_name(run, run->timeline, entry);
             char *svg_placed = NULL;
-            write_file(run, "the timeline", svg, entry, ompc_write_timeline, &svg_placed);
+            write_file(run, "timeline", svg, entry, ompc_write_timeline, &svg_placed);
             free(svg);
             free(svg_placed);
+        }
+        if (run->trace_json != NULL) {
+            char *json = report_name(run, run->trace_json, entry);
+            char *json_placed = NULL;
+            write_file(run, "trace", json, entry, ompc_write_trace_json, &json_placed);
+            free(json);
+            free(json_placed);
         }
     }
     if (run->output != NULL && reports > 1) {
@@ -1114,11 +1172,16 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
         return ompc_merge_main(argc - 1, argv + 1);
 
-    enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME };
+    enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME, OPT_TIMELINE_WIDTH, OPT_FROM, OPT_TO,
+           OPT_TRACE_JSON };
     static const struct option options[] = {
         {"output", required_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
         {"timeline", required_argument, NULL, OPT_TIMELINE},
+        {"timeline-width", required_argument, NULL, OPT_TIMELINE_WIDTH},
+        {"from", required_argument, NULL, OPT_FROM},
+        {"to", required_argument, NULL, OPT_TO},
+        {"trace-json", required_argument, NULL, OPT_TRACE_JSON},
         {"interval", required_argument, NULL, 'i'},
         {"events", required_argument, NULL, 'e'},
         {"no-sample", no_argument, NULL, OPT_NO_SAMPLE},
@@ -1148,6 +1211,24 @@ int main(int argc, char **argv)
             break;
         case OPT_TIMELINE:
             run.timeline = optarg;
+            break;
+        case OPT_TIMELINE_WIDTH: {
+            char *end;
+            long width = strtol(optarg, &end, 10);
+            if (end == optarg || *end != '\0' || width < 200 || width > 20000)
+                die(EXIT_OWN_FAILURE, "--timeline-width '%s' is not a number of pixels from 200 to 20000",
+                    optarg);
+            run.timeline_width = (int)width;
+            break;
+        }
+        case OPT_FROM:
+        case OPT_TO:
+            if (parse_time(optarg, option == OPT_FROM ? &run.from_ns : &run.to_ns) != 0)
+                die(EXIT_OWN_FAILURE, "%s '%s' is not a time since the start (e.g. 1.5s, 200ms, 50us)",
+                    option == OPT_FROM ? "--from" : "--to", optarg);
+            break;
+        case OPT_TRACE_JSON:
+            run.trace_json = optarg;
             break;
         case 'i':
             if (ompc_parse_interval(optarg, &run.interval_ns) != 0)
@@ -1206,6 +1287,13 @@ int main(int argc, char **argv)
         check_output("--output", &run, run.output);
     if (run.timeline != NULL)
         check_output("--timeline", &run, run.timeline);
+    if (run.trace_json != NULL)
+        check_output("--trace-json", &run, run.trace_json);
+    if (run.to_ns != 0 && run.to_ns <= run.from_ns)
+        die(EXIT_OWN_FAILURE, "--to must be later than --from");
+    if ((run.timeline_width != 0 || run.from_ns != 0 || run.to_ns != 0) && run.timeline == NULL)
+        die(EXIT_OWN_FAILURE, "--timeline-width, --from and --to shape the picture --timeline draws; "
+                              "give --timeline too");
 
     char *shim, *agent;
     locate_libraries(&shim, &agent);
@@ -1250,7 +1338,8 @@ int main(int argc, char **argv)
             die(EXIT_OWN_FAILURE, "out of memory");
     }
 
-    uint32_t flags = (run.sampling ? OMPC_OPT_SAMPLE : 0) | (run.timeline ? OMPC_OPT_TIMELINE : 0);
+    uint32_t flags = (run.sampling ? OMPC_OPT_SAMPLE : 0)
+                   | (run.timeline || run.trace_json ? OMPC_OPT_TIMELINE : 0);
     uint64_t size = ompc_record_layout(&run.header, flags);
     run.header.run_id = random_id();
     run.header.event_mask = event_mask;

@@ -27,7 +27,7 @@
  * dropped.
  */
 #define OMPC_RECORD_MAGIC "OMPCREC1"
-#define OMPC_RECORD_VERSION 1u
+#define OMPC_RECORD_VERSION 2u
 
 /* The environment variable that hands the record down: "FD,LAUNCHER_PID,RUN_ID" (run id in hex). */
 #define OMPC_RECORD_ENV "OMPCOLLECT_RECORD"
@@ -40,6 +40,11 @@
 #define OMPC_WAIT_SLOTS 32
 /* Parallel regions remembered per process; ids past it are only counted. */
 #define OMPC_MAX_REGIONS 16384
+/* Parallel constructs (code addresses) whose per-thread WORK samples are kept, per process. */
+#define OMPC_MAX_CONSTRUCTS 64
+/* Loaded objects remembered per process for the launcher's symbolizer. */
+#define OMPC_MAX_MODULES 256
+#define OMPC_MODULE_PATH 256
 /* State changes remembered per thread for --timeline. */
 #define OMPC_TIMELINE_CAP 65536u
 /* The arena when --timeline asks for one (sparse), and the small one otherwise. */
@@ -102,12 +107,19 @@ struct ompc_record_header {
     uint32_t reserved;
 };
 
-/* One object a thread was seen waiting for (LKWT, CTWT, ODWT, ATWT). */
+/*
+ * One place a thread was seen waiting: an object (LKWT, CTWT, ODWT, ATWT,
+ * keyed by wait id and code address) or, when the runtime answers
+ * OMPCOLLECTOR_REQ_SAMPLE, a barrier (EBAR, IBAR: wait id 0, keyed by code
+ * address).  codeptr and object are 0 without that request.
+ */
 struct ompc_wait {
     _Atomic uint64_t id;
     _Atomic uint32_t state;
     uint32_t reserved;
     _Atomic uint64_t ticks;
+    _Atomic uint64_t codeptr;   /* wait_codeptr: the construct or lock call waited in */
+    _Atomic uint64_t object;    /* wait_object: the omp_lock_t's address for locks */
 };
 
 /*
@@ -155,6 +167,19 @@ struct ompc_region {
     _Atomic uint64_t time_ns;     /* FORK to JOIN, summed */
     _Atomic uint64_t thread_mask; /* bit (slot % 64) of every thread sampled in it */
     _Atomic uint64_t ticks[OMPC_NSTATES];
+    _Atomic uint64_t codeptr;     /* the parallel construct's return address (SAMPLE at FORK), 0 unknown */
+};
+
+/* One parallel construct's WORK samples per thread slot, for its imbalance figure. */
+struct ompc_construct {
+    _Atomic uint64_t codeptr; /* 0: free */
+    _Atomic uint64_t work[OMPC_MAX_THREADS];
+};
+
+/* One object loaded in the process, as dl_iterate_phdr reports it. */
+struct ompc_module {
+    uint64_t bias;                  /* dlpi_addr */
+    char path[OMPC_MODULE_PATH];    /* dlpi_name, or the executable's path for the main program */
 };
 
 /* What REGISTER answered for an event asked for. */
@@ -203,6 +228,14 @@ struct ompc_process {
     struct ompc_thread untracked; /* events of threads past OMPC_MAX_THREADS */
     struct ompc_thread threads[OMPC_MAX_THREADS];
     struct ompc_region regions[OMPC_MAX_REGIONS];
+    /* Code locations (OMPCOLLECTOR_REQ_SAMPLE). */
+    _Atomic uint32_t has_sample;        /* the runtime answered the extension at START */
+    _Atomic uint32_t constructs_dropped;
+    struct ompc_construct constructs[OMPC_MAX_CONSTRUCTS];
+    /* The module map: every object seen loaded (appended by the scanner, never removed, so addresses in a closed library still resolve). */
+    _Atomic uint32_t module_count;
+    _Atomic uint32_t modules_dropped;   /* objects past OMPC_MAX_MODULES, or paths too long */
+    struct ompc_module modules[OMPC_MAX_MODULES];
 };
 
 /* Fills in a header (magic, version, layout) for the options; returns the mapping's total size. */

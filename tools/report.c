@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "omp_collector_api.h"
+#include "locations.h"
 #include "report.h"
 
 #include <inttypes.h>
@@ -38,6 +39,7 @@ struct summary {
     struct merged_wait *waits; /* most samples first */
     int wait_count;
     uint64_t wait_overflow_ticks;
+    struct ompc_locations locations; /* constructs and waits by code address, symbolized */
 };
 
 /* The record is final by now; relaxed loads keep the reads well defined without fences. */
@@ -210,7 +212,8 @@ static int summarise(const struct ompc_report *report, struct summary *summary)
         for (int slot = 0; slot < OMPC_WAIT_SLOTS; slot++) {
             const struct ompc_wait *wait = &thread->waits[slot];
             uint32_t state = atomic_load(&wait->state);
-            if (state == 0)
+            /* Barrier entries (code address only) belong to "Waits by location", not to the wait ids. */
+            if (state == 0 || state == THR_EBAR_STATE || state == THR_IBAR_STATE)
                 continue;
             all[used++] = (struct merged_wait){(int)state, load64(&wait->id), load64(&wait->ticks), 1};
         }
@@ -228,7 +231,7 @@ static int summarise(const struct ompc_report *report, struct summary *summary)
     qsort(all, merged, sizeof *all, compare_wait_ticks);
     summary->waits = all;
     summary->wait_count = (int)merged;
-    return 0;
+    return ompc_locations_build(process, &summary->locations);
 }
 
 /* Frees what summarise allocated; safe on a half-built summary. */
@@ -236,6 +239,7 @@ static void release_summary(struct summary *summary)
 {
     free(summary->regions);
     free(summary->waits);
+    ompc_locations_free(&summary->locations);
 }
 
 /* Name of a REGISTER answer. */
@@ -508,6 +512,8 @@ static void write_text(const struct summary *summary, FILE *out)
     fprintf(out, "  total: %" PRIu64 " forks, %" PRIu64 " joins, %.3f s inside outermost regions\n",
             summary->forks, summary->joins, summary->outermost_ns / 1e9);
 
+    ompc_locations_text(&summary->locations, summary->total_ticks, out);
+
     if (report->sampling) {
         fputs("\nMost waited-on objects (samples in LKWT, CTWT, ODWT, ATWT by wait id):\n", out);
         if (summary->wait_count == 0)
@@ -659,6 +665,8 @@ static void write_csv(const struct summary *summary, FILE *out)
                 wait->id, wait->ticks, wait->threads);
     }
 
+    ompc_locations_csv(&summary->locations, out);
+
     fputs("section,event,status,count,pair_time_ns\n", out);
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
         int event = process->requests[i].event;
@@ -705,7 +713,7 @@ static void json_header(const struct summary *summary, FILE *out)
 {
     const struct ompc_report *report = summary->report;
     const struct ompc_process *process = summary->process;
-    fputs("{\n  \"tool\": \"ompcollect\",\n  \"version\": ", out);
+    fputs("{\n  \"tool\": \"ompcollect\",\n  \"schema_version\": 2,\n  \"version\": ", out);
     json_string(out, PACKAGE_VERSION);
     fputs(",\n  \"program\": ", out);
     json_string(out, report->program);
@@ -802,7 +810,7 @@ static void write_json(const struct summary *summary, FILE *out)
                 (unsigned)atomic_load(&region->joins), (uint64_t)atomic_load(&region->time_ns),
                 popcount64(atomic_load(&region->thread_mask)), region_ticks(region));
         json_states(out, region->ticks);
-        fputc('}', out);
+        fprintf(out, ", \"codeptr\": \"0x%" PRIx64 "\"}", (uint64_t)atomic_load(&region->codeptr));
     }
     fprintf(out, "\n  ],\n  \"regions_overflow_forks\": %" PRIu64 ",\n  \"waits\": [",
             load64(&process->regions_overflow_forks));
@@ -813,7 +821,9 @@ static void write_json(const struct summary *summary, FILE *out)
                 ", \"threads\": %d}",
                 i ? "," : "", ompc_state_name(wait->state), wait->id, wait->ticks, wait->threads);
     }
-    fputs("\n  ],\n  \"events\": [", out);
+    fputs("\n  ]", out);
+    ompc_locations_json(&summary->locations, process, out);
+    fputs(",\n  \"events\": [", out);
     int listed = 0;
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
         int event = process->requests[i].event;

@@ -16,6 +16,8 @@
 struct ompc_report {
     const struct ompc_process *process;
     const uint64_t *const *timelines; /* per thread slot, NULL where there is none */
+    int timeline_width;               /* plot pixels; 0: the default */
+    uint64_t from_ns, to_ns;          /* the time window drawn; to_ns 0: the end */
     int format;                       /* enum ompc_format */
     int sampling;                     /* sampling was asked for */
     long long interval_ns;
@@ -52,6 +54,20 @@ const char *ompc_signal_name(int number, char *buffer, size_t size);
 
 /* Writes the report in report->format to `out`; returns 0, or -1 on a write error. */
 int ompc_write_report(const struct ompc_report *report, FILE *out);
+
+/* One recorded span of thread slot `thread`: the `index`th state change to the next (or the last sample); 0 past the end. */
+int ompc_timeline_span(const struct ompc_report *report, int thread, uint32_t index,
+                       uint64_t *begin_ns, uint64_t *end_ns, int *state);
+
+/* The parallel regions as the initial thread's time out of SERIAL: pairs of begin and end times in `*bounds` (malloc'd); returns the count, -1 without memory. */
+long ompc_timeline_regions(const struct ompc_report *report, uint64_t **bounds);
+
+/* The region of those a time falls in, as "parallel region N" (from 1) or "serial part". */
+void ompc_timeline_region_name(const uint64_t *bounds, long regions, uint64_t t, char *text,
+                               size_t size);
+
+/* Writes the Chrome trace-event JSON of the recorded state spans to `out`; returns 0, or -1 on a write error. */
+int ompc_write_trace_json(const struct ompc_report *report, FILE *out);
 
 /* Writes the SVG timeline to `out`; returns 0, or -1 on a write error. */
 int ompc_write_timeline(const struct ompc_report *report, FILE *out);

@@ -78,10 +78,23 @@ void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is
     out->function = function;
     out->function_offset = symbol_offset + (address - lookup);
     Dwfl_Line *line = dwfl_module_getsrc(module, lookup);
-    if (line == NULL)
-        return;
     int line_number = 0;
-    const char *file = dwfl_lineinfo(line, NULL, &line_number, NULL, NULL, NULL);
+    const char *file = NULL;
+    if (line != NULL) {
+        file = dwfl_lineinfo(line, NULL, &line_number, NULL, NULL, NULL);
+    } else {
+        /* clang emits no .debug_aranges and older libdw finds no CU without them: search the CUs' ranges. */
+        Dwarf_Addr cu_bias = 0;
+        Dwarf_Die *cu = NULL;
+        while ((cu = dwfl_module_nextcu(module, cu, &cu_bias)) != NULL) {
+            if (dwarf_haspc(cu, lookup - cu_bias) <= 0)
+                continue;
+            Dwarf_Line *found = dwarf_getsrc_die(cu, lookup - cu_bias);
+            if (found != NULL && dwarf_lineno(found, &line_number) == 0)
+                file = dwarf_linesrc(found, NULL, NULL);
+            break;
+        }
+    }
     if (file == NULL || line_number <= 0)
         return;
     out->kind = OMPC_LOC_LINE;

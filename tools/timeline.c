@@ -5,29 +5,47 @@
 #include "report.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SVG_LABEL_WIDTH 120
 #define SVG_PLOT_WIDTH 960
+#define SVG_MIN_WIDTH 200
+#define SVG_MAX_WIDTH 20000
 #define SVG_ROW_HEIGHT 16
 #define SVG_ROW_GAP 4
 #define SVG_TOP 48
+#define SVG_MARK_HEIGHT 5
 
-/* One colour per state, far enough apart to tell waits from work at a glance. */
+/*
+ * One colour per state from the qualitative, colour-blind-safe sets of
+ * Okabe and Ito and of Paul Tol, chosen so that no colour lies near the
+ * sRGB line between two others or between one and the white background:
+ * a column that a viewer's scaling blends from two states never takes the
+ * colour of a third (t/ompcollect-trace.sh checks the distances).  State 0
+ * (no valid state) is left unpainted.
+ */
 static const char *const state_colours[OMPC_NSTATES] = {
-    "#000000", /* no valid state */
-    "#9e9e9e", /* OVHD */
-    "#43a047", /* WORK */
-    "#fb8c00", /* IBAR */
-    "#fdd835", /* EBAR */
-    "#e0e0e0", /* IDLE */
-    "#1e88e5", /* SERIAL */
-    "#8e24aa", /* REDUC */
-    "#e53935", /* LKWT */
-    "#d81b60", /* CTWT */
-    "#6d4c41", /* ODWT */
-    "#00acc1", /* ATWT */
+    NULL,      /* no valid state */
+    "#000000", /* OVHD */
+    "#009e73", /* WORK */
+    "#ee7733", /* IBAR */
+    "#f0e442", /* EBAR */
+    "#ffaabb", /* IDLE */
+    "#0077bb", /* SERIAL */
+    "#332288", /* REDUC */
+    "#aa3377", /* LKWT */
+    "#aaaa00", /* CTWT */
+    "#117733", /* ODWT */
+    "#33bbee", /* ATWT */
 };
+
+/* Whether a state is a wait, which gets a mark even where it holds a column only briefly. */
+static int is_wait(int state)
+{
+    /* IBAR, EBAR, LKWT, CTWT, ODWT, ATWT as numbered in omp_collector_api.h. */
+    return state == 3 || state == 4 || (state >= 8 && state <= 11);
+}
 
 /* The entity that stands for `c` in XML text and attributes, or NULL when `c` stands for itself. */
 static const char *xml_entity(char c)
@@ -53,62 +71,226 @@ static void xml_text(FILE *out, const char *text)
     }
 }
 
-/*
- * One thread's row.  Samples are folded into one column per pixel, each
- * column painted in the state that held it longest, and equal neighbours
- * merged: the file stays small however many state changes there were.
- */
-static void svg_thread_row(FILE *out, const struct ompc_thread *thread, const uint64_t *timeline,
-                           int row, double ns_per_pixel)
+/* Decodes one timeline entry into a span (see report.h). */
+int ompc_timeline_span(const struct ompc_report *report, int thread, uint32_t index,
+                       uint64_t *begin_ns, uint64_t *end_ns, int *state)
 {
-    static uint64_t column_ns[SVG_PLOT_WIDTH][OMPC_NSTATES];
-    memset(column_ns, 0, sizeof column_ns);
-    uint32_t length = atomic_load(&thread->timeline_length);
+    if (report->timelines == NULL || report->timelines[thread] == NULL)
+        return 0;
+    const struct ompc_thread *slot = &report->process->threads[thread];
+    const uint64_t *timeline = report->timelines[thread];
+    uint32_t length = atomic_load(&slot->timeline_length);
     if (length > OMPC_TIMELINE_CAP)
         length = OMPC_TIMELINE_CAP;
-    uint64_t row_end = atomic_load_explicit(&thread->last_sample_ns, memory_order_relaxed);
-    for (uint32_t i = 0; i < length; i++) {
-        uint64_t begin = (timeline[i] >> 8) * 1000;
-        int state = (int)(timeline[i] & 0xff);
-        uint64_t end = i + 1 < length ? (timeline[i + 1] >> 8) * 1000 : row_end;
-        if (state >= OMPC_NSTATES || end <= begin)
+    if (index >= length)
+        return 0;
+    *begin_ns = (timeline[index] >> 8) * 1000;
+    *state = (int)(timeline[index] & 0xff);
+    *end_ns = index + 1 < length ? (timeline[index + 1] >> 8) * 1000
+                                 : atomic_load_explicit(&slot->last_sample_ns, memory_order_relaxed);
+    if (*end_ns < *begin_ns)
+        *end_ns = *begin_ns;
+    return 1;
+}
+
+/* Appends one region's begin and end to a growing array; -1 without memory. */
+static int add_region(uint64_t **bounds, size_t *count, size_t *capacity, uint64_t begin,
+                      uint64_t end)
+{
+    if (*count + 2 > *capacity) {
+        size_t grown_capacity = *capacity ? *capacity * 2 : 64;
+        uint64_t *grown = realloc(*bounds, grown_capacity * sizeof *grown);
+        if (grown == NULL)
+            return -1;
+        *bounds = grown;
+        *capacity = grown_capacity;
+    }
+    (*bounds)[(*count)++] = begin;
+    (*bounds)[(*count)++] = end;
+    return 0;
+}
+
+/* The parallel regions as seen from the initial thread's states (see report.h). */
+long ompc_timeline_regions(const struct ompc_report *report, uint64_t **bounds)
+{
+    *bounds = NULL;
+    int rows = atomic_load(&report->process->thread_count);
+    int initial = -1;
+    for (int i = 0; i < rows && i < OMPC_MAX_THREADS && initial < 0; i++)
+        if (report->process->threads[i].initial)
+            initial = i;
+    if (initial < 0)
+        return 0;
+    size_t count = 0, capacity = 0;
+    uint64_t begin, end, open = 0, last_end = 0;
+    int state, inside = 0, failed = 0;
+    /* SERIAL is the initial thread's state outside every parallel region; 0 says nothing. */
+    for (uint32_t k = 0; !failed && ompc_timeline_span(report, initial, k, &begin, &end, &state); k++) {
+        last_end = end;
+        if (state == 0)
             continue;
+        int parallel = state != 6;
+        if (parallel && !inside)
+            open = begin;
+        if (!parallel && inside)
+            failed = add_region(bounds, &count, &capacity, open, begin) != 0;
+        inside = parallel;
+    }
+    /* A run that ended inside a region: it closes where the record ends. */
+    if (!failed && inside)
+        failed = add_region(bounds, &count, &capacity, open, last_end) != 0;
+    if (failed) {
+        free(*bounds);
+        *bounds = NULL;
+        return -1;
+    }
+    return (long)(count / 2);
+}
+
+/* Names the region a time falls in, for tooltips and trace arguments (see report.h). */
+void ompc_timeline_region_name(const uint64_t *bounds, long regions, uint64_t t, char *text,
+                               size_t size)
+{
+    long low = 0, high = regions;
+    while (low < high) {
+        long middle = (low + high) / 2;
+        if (bounds[2 * middle + 1] <= t)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    if (low < regions && bounds[2 * low] <= t)
+        snprintf(text, size, "parallel region %ld", low + 1);
+    else
+        snprintf(text, size, "serial part");
+}
+
+/* The drawing's geometry: the time window and how it maps onto pixel columns. */
+struct plot {
+    int width;
+    uint64_t from_ns, to_ns;
+    double ns_per_pixel;
+    const uint64_t *regions;
+    long region_count;
+};
+
+/* Draws one merged run of columns (a span, or a wait mark under it) with its tooltip. */
+static void svg_span(FILE *out, const struct plot *plot, int state, int first, int last, int y,
+                     int height, const uint64_t *state_ns, const char *what)
+{
+    double begin = plot->from_ns + first * plot->ns_per_pixel;
+    double end = plot->from_ns + last * plot->ns_per_pixel;
+    char region[48];
+    ompc_timeline_region_name(plot->regions, plot->region_count, (uint64_t)begin, region, sizeof region);
+    fprintf(out,
+            "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" class=\"%s\">"
+            "<title>%s, %s: %.3f ms %s over %.3f-%.3f ms</title></rect>\n",
+            SVG_LABEL_WIDTH + first, y, last - first, height, state_colours[state], what,
+            ompc_state_name(state), region, state_ns[state] / 1e6,
+            what[0] == 'm' ? "of waiting hidden by longer states" : "in this state", begin / 1e6,
+            end / 1e6);
+}
+
+/*
+ * One thread's row.  Spans are folded into one column per pixel, each
+ * column painted in the state that held it longest, and equal neighbours
+ * merged: the file stays small however many state changes there were.  A
+ * wait that lost its columns to a longer state still gets a mark of at least
+ * one column under them, so a short lock wait next to long WORK is seen.
+ */
+static int svg_thread_row(FILE *out, const struct ompc_report *report, int thread,
+                          const struct plot *plot)
+{
+    int width = plot->width;
+    uint64_t (*column_ns)[OMPC_NSTATES] = calloc((size_t)width, sizeof *column_ns);
+    if (column_ns == NULL)
+        return -1;
+    uint64_t begin, end;
+    int state;
+    for (uint32_t k = 0; ompc_timeline_span(report, thread, k, &begin, &end, &state); k++) {
+        if (state >= OMPC_NSTATES || end <= plot->from_ns || begin >= plot->to_ns)
+            continue;
+        if (begin < plot->from_ns)
+            begin = plot->from_ns;
+        if (end > plot->to_ns)
+            end = plot->to_ns;
         for (uint64_t t = begin; t < end;) {
-            uint64_t column = (uint64_t)(t / ns_per_pixel);
-            if (column >= SVG_PLOT_WIDTH)
+            uint64_t column = (uint64_t)((t - plot->from_ns) / plot->ns_per_pixel);
+            if (column >= (uint64_t)width)
                 break;
-            uint64_t column_end = (uint64_t)((column + 1) * ns_per_pixel) + 1;
+            uint64_t column_end = plot->from_ns + (uint64_t)((column + 1) * plot->ns_per_pixel) + 1;
             uint64_t stop = end < column_end ? end : column_end;
             column_ns[column][state] += stop - t;
             t = stop;
         }
     }
-    int y = SVG_TOP + row * (SVG_ROW_HEIGHT + SVG_ROW_GAP);
+    const struct ompc_thread *slot = &report->process->threads[thread];
+    int y = SVG_TOP + thread * (SVG_ROW_HEIGHT + SVG_ROW_GAP);
     fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\">thread %d%s (tid %ld)%s</text>\n",
-            y + SVG_ROW_HEIGHT - 4, row, thread->initial ? "*" : "", (long)thread->tid,
-            ompc_thread_is_openmp(thread) ? "" : " not OpenMP");
-    int run_state = -1, run_start = 0;
-    for (int column = 0; column <= SVG_PLOT_WIDTH; column++) {
-        int best = -1;
-        uint64_t best_ns = 0;
-        if (column < SVG_PLOT_WIDTH)
-            for (int state = 0; state < OMPC_NSTATES; state++)
-                if (column_ns[column][state] > best_ns) {
-                    best = state;
-                    best_ns = column_ns[column][state];
+            y + SVG_ROW_HEIGHT - 4, thread, slot->initial ? "*" : "", (long)slot->tid,
+            ompc_thread_is_openmp(slot) ? "" : " not OpenMP");
+    /* Two passes: the spans, then the wait marks drawn over their lower edge. */
+    for (int pass = 0; pass < 2; pass++) {
+        int run_state = -1, run_start = 0;
+        uint64_t run_ns[OMPC_NSTATES] = {0};
+        for (int column = 0; column <= width; column++) {
+            int best = -1, wait = -1;
+            uint64_t best_ns = 0, wait_ns = 0;
+            if (column < width)
+                for (int s = 1; s < OMPC_NSTATES; s++) {
+                    if (column_ns[column][s] > best_ns) {
+                        best = s;
+                        best_ns = column_ns[column][s];
+                    }
+                    if (is_wait(s) && column_ns[column][s] > wait_ns) {
+                        wait = s;
+                        wait_ns = column_ns[column][s];
+                    }
                 }
-        if (best == run_state)
-            continue;
-        if (run_state >= 0)
-            fprintf(out,
-                    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\">"
-                    "<title>%s %.1f-%.1f ms</title></rect>\n",
-                    SVG_LABEL_WIDTH + run_start, y, column - run_start, SVG_ROW_HEIGHT,
-                    state_colours[run_state], ompc_state_name(run_state),
-                    run_start * ns_per_pixel / 1e6, column * ns_per_pixel / 1e6);
-        run_state = best;
-        run_start = column;
+            int shown = pass == 0 ? best : (wait != best ? wait : -1);
+            if (shown != run_state) {
+                if (run_state >= 0)
+                    svg_span(out, plot, run_state, run_start, column,
+                             pass == 0 ? y : y + SVG_ROW_HEIGHT - SVG_MARK_HEIGHT,
+                             pass == 0 ? SVG_ROW_HEIGHT : SVG_MARK_HEIGHT, run_ns,
+                             pass == 0 ? "span" : "mark");
+                run_state = shown;
+                run_start = column;
+                memset(run_ns, 0, sizeof run_ns);
+            }
+            if (column < width)
+                for (int s = 0; s < OMPC_NSTATES; s++)
+                    run_ns[s] += column_ns[column][s];
+        }
     }
+    free(column_ns);
+    return 0;
+}
+
+/* Dashed lines across every row where a parallel region begins or ends, at most one per two columns. */
+static void svg_region_lines(FILE *out, const struct plot *plot, int top, int bottom)
+{
+    int last_x = -2, hidden = 0;
+    for (long r = 0; r < plot->region_count; r++)
+        for (int edge = 0; edge < 2; edge++) {
+            uint64_t t = plot->regions[2 * r + edge];
+            if (t < plot->from_ns || t > plot->to_ns)
+                continue;
+            int x = (int)((t - plot->from_ns) / plot->ns_per_pixel);
+            if (x - last_x < 2) {
+                hidden++;
+                continue;
+            }
+            last_x = x;
+            fprintf(out,
+                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"region\">"
+                    "<title>parallel region %ld %s at %.3f ms</title></line>\n",
+                    SVG_LABEL_WIDTH + x, top, SVG_LABEL_WIDTH + x, bottom, r + 1,
+                    edge ? "ends" : "begins", t / 1e6);
+        }
+    if (hidden)
+        fprintf(out, "<!-- %d region boundaries closer than two columns to the previous one are not drawn -->\n",
+                hidden);
 }
 
 /* Per-thread state over time: rows of coloured spans, a time axis and a legend. */
@@ -116,18 +298,39 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
 {
     const struct ompc_process *process = report->process;
     int rows = atomic_load(&process->thread_count);
+    if (rows > OMPC_MAX_THREADS)
+        rows = OMPC_MAX_THREADS;
+    struct plot plot;
+    plot.width = report->timeline_width > 0 ? report->timeline_width : SVG_PLOT_WIDTH;
+    if (plot.width < SVG_MIN_WIDTH)
+        plot.width = SVG_MIN_WIDTH;
+    if (plot.width > SVG_MAX_WIDTH)
+        plot.width = SVG_MAX_WIDTH;
+    plot.from_ns = report->from_ns;
+    plot.to_ns = report->to_ns > 0 && report->to_ns < report->wall_ns ? report->to_ns : report->wall_ns;
+    if (plot.to_ns <= plot.from_ns)
+        plot.to_ns = plot.from_ns + 1;
+    double span_ns = (double)(plot.to_ns - plot.from_ns);
+    double ns_per_pixel = span_ns / plot.width;
+    plot.ns_per_pixel = ns_per_pixel;
+    uint64_t *regions;
+    plot.region_count = ompc_timeline_regions(report, &regions);
+    if (plot.region_count < 0)
+        return -1;
+    plot.regions = regions;
     int axis_y = SVG_TOP + rows * (SVG_ROW_HEIGHT + SVG_ROW_GAP) + 4;
     int legend_y = axis_y + 36;
-    int width = SVG_LABEL_WIDTH + SVG_PLOT_WIDTH + 20;
+    int width = SVG_LABEL_WIDTH + plot.width + 20;
+    if (width < 4 + (OMPC_NSTATES - 1) * 96)
+        width = 4 + (OMPC_NSTATES - 1) * 96; /* the legend */
     int height = legend_y + 30;
-    double span_ns = report->wall_ns > 0 ? (double)report->wall_ns : 1.0;
-    double ns_per_pixel = span_ns / SVG_PLOT_WIDTH;
 
     fprintf(out,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
             "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
-            "<style>.label { fill: #222222; } .axis { stroke: #444444; stroke-width: 1; }</style>\n"
+            "<style>.label { fill: #222222; } .axis { stroke: #444444; stroke-width: 1; } "
+            ".region { stroke: #222222; stroke-width: 1; stroke-dasharray: 3 2; }</style>\n"
             "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n",
             width, height, width, height, width, height);
     fputs("<text x=\"4\" y=\"18\" font-size=\"14\" class=\"label\">ompcollect: ", out);
@@ -135,31 +338,52 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
     fprintf(out, " (pid %ld", (long)process->pid);
     if (report->rank >= 0)
         fprintf(out, ", rank %d", report->rank);
-    fprintf(out, "), thread states over %.3f s%s</text>\n", span_ns / 1e9,
-            report->complete ? "" : " (incomplete)");
+    fprintf(out, "), thread states over %.3f s", report->wall_ns / 1e9);
+    if (plot.from_ns > 0 || plot.to_ns < report->wall_ns)
+        fprintf(out, ", drawn from %.3f to %.3f ms", plot.from_ns / 1e6, plot.to_ns / 1e6);
+    fprintf(out, "%s</text>\n", report->complete ? "" : " (incomplete)");
     fputs("<text x=\"4\" y=\"34\" class=\"label\">Each row is a thread (* initial); each column "
-          "shows the state sampled most in its time slice.</text>\n",
+          "shows the state that held it longest; a low mark, a wait hidden by it; dashed lines, "
+          "parallel regions.",
           out);
+    if (report->runtime_file != NULL && report->runtime_file[0] != '\0') {
+        fputs(" Runtime: ", out);
+        xml_text(out, report->runtime_file);
+        if (report->runtime_version != NULL && report->runtime_version[0] != '\0') {
+            fputs(" (", out);
+            xml_text(out, report->runtime_version);
+            fputc(')', out);
+        }
+        fputc('.', out);
+    }
+    fputs("</text>\n", out);
 
     int truncated = 0;
     for (int i = 0; i < rows; i++) {
-        if (report->timelines != NULL && report->timelines[i] != NULL)
-            svg_thread_row(out, &process->threads[i], report->timelines[i], i, ns_per_pixel);
+        if (report->timelines != NULL && report->timelines[i] != NULL
+            && svg_thread_row(out, report, i, &plot) != 0) {
+            free(regions);
+            return -1;
+        }
         truncated |= atomic_load(&process->threads[i].timeline_truncated) != 0;
     }
+    svg_region_lines(out, &plot, SVG_TOP - 2, axis_y - 4);
+    free(regions);
 
     fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n", SVG_LABEL_WIDTH,
-            axis_y, SVG_LABEL_WIDTH + SVG_PLOT_WIDTH, axis_y);
-    static const double steps[] = {1e6, 2e6, 5e6, 1e7, 2e7, 5e7, 1e8, 2e8, 5e8, 1e9, 2e9, 5e9, 1e10,
-                                   3e10, 6e10, 3e11, 6e11, 3e12};
+            axis_y, SVG_LABEL_WIDTH + plot.width, axis_y);
+    static const double steps[] = {1e3,  2e3,  5e3,  1e4,  2e4,  5e4,  1e5,  2e5,  5e5,
+                                   1e6,  2e6,  5e6,  1e7,  2e7,  5e7,  1e8,  2e8,  5e8,
+                                   1e9,  2e9,  5e9,  1e10, 3e10, 6e10, 3e11, 6e11, 3e12};
     double step = steps[sizeof steps / sizeof steps[0] - 1];
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
         if (span_ns / steps[i] <= 10) {
             step = steps[i];
             break;
         }
-    for (double t = 0; t <= span_ns; t += step) {
-        int x = SVG_LABEL_WIDTH + (int)(t / ns_per_pixel);
+    double first_tick = step * (double)(uint64_t)((plot.from_ns + step - 1) / step);
+    for (double t = first_tick; t <= plot.to_ns; t += step) {
+        int x = SVG_LABEL_WIDTH + (int)((t - plot.from_ns) / ns_per_pixel);
         fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n", x, axis_y,
                 x, axis_y + 4);
         if (step >= 1e9)

@@ -77,15 +77,72 @@ static int fake_get_state(ompt_wait_id_t *wait_id)
     return thread_state;
 }
 
-/* ompt_get_parallel_info: the fake knows no regions. */
+/* The return address fired callbacks report, as a compiler's call site would be. */
+static __thread const void *fire_codeptr;
+
+/* The calling thread's task chain as ompt_get_task_info reports it, innermost first. */
+static __thread const struct fake_task_level *task_chain;
+static __thread int task_chain_levels;
+
+/* ompt_get_task_info: the chain the test set for this thread. */
+static int fake_get_task_info(int ancestor_level, int *flags, ompt_data_t **task_data,
+                              ompt_frame_t **task_frame, ompt_data_t **parallel_data,
+                              int *thread_num)
+{
+    static __thread ompt_frame_t frame;
+    if (ancestor_level < 0 || ancestor_level >= task_chain_levels)
+        return 0;
+    const struct fake_task_level *level = &task_chain[ancestor_level];
+    memset(&frame, 0, sizeof frame);
+    frame.exit_frame.ptr = level->exit_frame;
+    frame.enter_frame.ptr = level->enter_frame;
+    frame.exit_frame_flags = level->exit_frame_flags;
+    frame.enter_frame_flags = level->enter_frame_flags;
+    if (flags != NULL)
+        *flags = level->task_flags;
+    if (task_data != NULL)
+        *task_data = NULL;
+    if (task_frame != NULL)
+        *task_frame = &frame;
+    if (parallel_data != NULL)
+        *parallel_data = level->parallel_data;
+    if (thread_num != NULL)
+        *thread_num = level->thread_num;
+    return 2;
+}
+
+/* Test-side knob: the code address later fires on this thread report. */
+void fake_ompt_set_codeptr(const void *codeptr)
+{
+    fire_codeptr = codeptr;
+}
+
+/* Test-side knob: this thread's task chain (the array must outlive its use). */
+void fake_ompt_set_task_chain(const struct fake_task_level *levels, int count)
+{
+    task_chain = levels;
+    task_chain_levels = count;
+}
+
+static __thread ompt_data_t *thread_team;
+static __thread int thread_team_size;
+
+/* Test-side knob: the team ompt_get_parallel_info(0) reports for this thread. */
+void fake_ompt_set_team(ompt_data_t *parallel_data, int team_size)
+{
+    thread_team = parallel_data;
+    thread_team_size = team_size;
+}
+
+/* ompt_get_parallel_info: the team the test set for this thread, at level 0 only. */
 static int fake_get_parallel_info(int ancestor_level, ompt_data_t **parallel_data, int *team_size)
 {
-    (void)ancestor_level;
+    int known = ancestor_level == 0 && thread_team != NULL;
     if (parallel_data != NULL)
-        *parallel_data = NULL;
+        *parallel_data = known ? thread_team : NULL;
     if (team_size != NULL)
-        *team_size = 0;
-    return 0;
+        *team_size = known ? thread_team_size : 0;
+    return known ? 2 : 0;
 }
 
 /* The lookup function handed to initialize. */
@@ -97,6 +154,8 @@ static ompt_interface_fn_t fake_lookup(const char *name)
         return (ompt_interface_fn_t)fake_get_state;
     if (strcmp(name, "ompt_get_parallel_info") == 0)
         return (ompt_interface_fn_t)fake_get_parallel_info;
+    if (strcmp(name, "ompt_get_task_info") == 0)
+        return (ompt_interface_fn_t)fake_get_task_info;
     return NULL;
 }
 
@@ -189,7 +248,7 @@ void fake_fire_parallel_begin(ompt_data_t *parallel_data)
 {
     static __thread ompt_data_t task_data;
     FIRE(ompt_callback_parallel_begin, ompt_callback_parallel_begin_t, &task_data, NULL,
-         parallel_data, 4, ompt_parallel_invoker_program | ompt_parallel_team, NULL);
+         parallel_data, 4, ompt_parallel_invoker_program | ompt_parallel_team, fire_codeptr);
 }
 
 void fake_fire_parallel_end(ompt_data_t *parallel_data)
@@ -199,24 +258,48 @@ void fake_fire_parallel_end(ompt_data_t *parallel_data)
          ompt_parallel_invoker_program | ompt_parallel_team, NULL);
 }
 
+/*
+ * Per thread, the tasks it runs, innermost last: implicit tasks (one
+ * ompt_data_t per nesting level, as libomp keeps one per team member) and
+ * the explicit tasks the tests begin on top of them.
+ */
+#define FAKE_TASK_DEPTH 64
+static __thread ompt_data_t implicit_data[FAKE_TASK_DEPTH];
+static __thread ompt_data_t *task_stack[FAKE_TASK_DEPTH];
+static __thread int task_depth;
+
+ompt_data_t *fake_current_task_data(void)
+{
+    return task_depth > 0 ? task_stack[task_depth - 1] : NULL;
+}
+
 void fake_fire_implicit_task(int endpoint, ompt_data_t *parallel_data, unsigned int index)
 {
-    static __thread ompt_data_t task_data;
+    ompt_data_t *task_data;
+    if (endpoint == OC_SCOPE_BEGIN) {
+        int level = task_depth < FAKE_TASK_DEPTH ? task_depth : FAKE_TASK_DEPTH - 1;
+        task_data = &implicit_data[level];
+        task_data->value = 0; /* libomp starts every implicit task with empty data */
+        if (task_depth < FAKE_TASK_DEPTH)
+            task_stack[task_depth++] = task_data;
+    } else {
+        task_data = task_depth > 0 ? task_stack[--task_depth] : &implicit_data[0];
+    }
     FIRE(ompt_callback_implicit_task, ompt_callback_implicit_task_t,
          (ompt_scope_endpoint_t)endpoint, endpoint == OC_SCOPE_BEGIN ? parallel_data : NULL,
-         &task_data, 4, index, ompt_task_implicit);
+         task_data, 4, index, ompt_task_implicit);
 }
 
 void fake_fire_sync_region_wait(int kind, int endpoint)
 {
     FIRE(ompt_callback_sync_region_wait, ompt_callback_sync_region_t, (ompt_sync_region_t)kind,
-         (ompt_scope_endpoint_t)endpoint, NULL, NULL, NULL);
+         (ompt_scope_endpoint_t)endpoint, NULL, NULL, fire_codeptr);
 }
 
 void fake_fire_mutex_acquire(int kind, uint64_t wait_id)
 {
     FIRE(ompt_callback_mutex_acquire, ompt_callback_mutex_acquire_t, (ompt_mutex_t)kind, 0, 0,
-         wait_id, NULL);
+         wait_id, fire_codeptr);
 }
 
 void fake_fire_mutex_acquired(int kind, uint64_t wait_id)
@@ -239,6 +322,48 @@ void fake_fire_work(int work_type, int endpoint)
 {
     FIRE(ompt_callback_work, ompt_callback_work_t, (ompt_work_t)work_type,
          (ompt_scope_endpoint_t)endpoint, NULL, NULL, 1, NULL);
+}
+
+void fake_fire_task_create(ompt_data_t *encountering, ompt_data_t *new_task, int flags)
+{
+    static __thread ompt_frame_t frame;
+    FIRE(ompt_callback_task_create, ompt_callback_task_create_t, encountering, &frame, new_task,
+         flags, 0, NULL);
+}
+
+void fake_fire_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
+{
+    FIRE(ompt_callback_task_schedule, ompt_callback_task_schedule_t, prior,
+         (ompt_task_status_t)status, next);
+}
+
+void fake_fire_reduction(int endpoint)
+{
+    FIRE(ompt_callback_reduction, ompt_callback_sync_region_t,
+         (ompt_sync_region_t)OC_SYNC_REDUCTION, (ompt_scope_endpoint_t)endpoint, NULL,
+         fake_current_task_data(), NULL);
+}
+
+void fake_task_create(ompt_data_t *task, int flags)
+{
+    task->value = 0; /* libomp starts every task with empty data */
+    fake_fire_task_create(fake_current_task_data(), task, flags);
+}
+
+void fake_task_begin(ompt_data_t *task, int status)
+{
+    ompt_data_t *prior = fake_current_task_data();
+    if (task_depth < FAKE_TASK_DEPTH)
+        task_stack[task_depth++] = task;
+    fake_fire_task_schedule(prior, status, task);
+}
+
+void fake_task_end(int status)
+{
+    if (task_depth == 0)
+        return;
+    ompt_data_t *ending = task_stack[--task_depth];
+    fake_fire_task_schedule(ending, status, fake_current_task_data());
 }
 
 void fake_fire_masked(int endpoint)

@@ -28,11 +28,29 @@ void fake_ompt_finalize(void);
 /* The handler the shim has set for `ompt_callback_id`, or NULL. */
 ompt_callback_t fake_ompt_handler(int ompt_callback_id);
 
+/* One level of a thread's task chain, for fake_ompt_set_task_chain. */
+struct fake_task_level {
+    void *exit_frame, *enter_frame;
+    int exit_frame_flags, enter_frame_flags;
+    int task_flags;
+    int thread_num;
+    ompt_data_t *parallel_data;
+};
+
+/* The code address (codeptr_ra) that parallel_begin, sync_region_wait and mutex_acquire fires report. */
+void fake_ompt_set_codeptr(const void *codeptr);
+
+/* What ompt_get_task_info answers on this thread, innermost level first. */
+void fake_ompt_set_task_chain(const struct fake_task_level *levels, int count);
+
 /* Times a dispatch found its callback enabled but the pointer NULL (libomp would have crashed). */
 long fake_ompt_null_dispatches(void);
 
 /* Times the tool unset or replaced a set callback after initialize returned. */
 long fake_ompt_unsafe_sets(void);
+
+/* The calling thread's team as ompt_get_parallel_info(0) will report it (NULL: none). */
+void fake_ompt_set_team(ompt_data_t *parallel_data, int team_size);
 
 /* The calling thread's state and wait id as ompt_get_state will report them. */
 void fake_ompt_set_state(int state, uint64_t wait_id);
@@ -50,5 +68,24 @@ void fake_fire_mutex_released(int kind, uint64_t wait_id);
 void fake_fire_nest_lock(int endpoint, uint64_t wait_id);
 void fake_fire_work(int work_type, int endpoint);
 void fake_fire_masked(int endpoint);
+void fake_fire_task_create(ompt_data_t *encountering, ompt_data_t *new_task, int flags);
+void fake_fire_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next);
+void fake_fire_reduction(int endpoint);
+
+/*
+ * Tasks as libomp runs them, on a per-thread stack of task data whose
+ * bottom is the thread's implicit task (fake_fire_implicit_task keeps one
+ * per nesting level): fake_task_create reports `task` created by the
+ * running task; fake_task_begin switches from the running task to `task`
+ * (status ompt_task_switch or ompt_task_yield); fake_task_end reports the
+ * running task leaving with `status` (complete, cancel, detach) and the one
+ * below it resuming.
+ */
+void fake_task_create(ompt_data_t *task, int flags);
+void fake_task_begin(ompt_data_t *task, int status);
+void fake_task_end(int status);
+
+/* The data of the task the calling thread runs in the fake, or NULL. */
+ompt_data_t *fake_current_task_data(void);
 
 #endif /* OMPCOLLECTOR_FAKE_OMPT_H */

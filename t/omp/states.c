@@ -668,15 +668,17 @@ static void check_team_shrinks(void)
 
 /*
  * Thread 0 waits in a taskwait (or at the end of a taskgroup) for a task
- * that ends only once thread 0 has been probed.  Whichever thread runs the
- * task does the probing; thread 0 may run it itself, inside its wait.
+ * that ends only once thread 0 has been probed.  Thread 1 runs the task
+ * and does the probing: thread 0 enters its wait only once the task has
+ * started there, so it has nothing to run in the wait and is waiting (a
+ * thread that runs a task inside its wait works: tasks-t.sh tests that).
  * First, thread 1 has thread 0 probed in a barrier, for its wait id.
  */
 static void task_wait(int use_taskgroup, int expected, struct sample *barrier_sample,
                       int *barrier_ok, struct sample *wait_sample, uint64_t *region, int *ok)
 {
     static const int master[1] = {0};
-    _Atomic int released = 0;
+    _Atomic int released = 0, started = 0;
     pid_t tids[2] = {0, 0};
     *ok = 0;
     *barrier_ok = 0;
@@ -698,21 +700,27 @@ static void task_wait(int use_taskgroup, int expected, struct sample *barrier_sa
             if (use_taskgroup) {
 #pragma omp taskgroup
                 {
-#pragma omp task shared(released, tids)
+#pragma omp task shared(released, started, tids)
                     {
+                        atomic_store(&started, 1);
                         *ok = team_parked_in(tids, master, 1, PH_TASK_WAIT, expected, wait_sample,
                                              "at the end of a taskgroup");
                         atomic_store(&released, 1);
                     }
+                    while (!atomic_load(&started))
+                        pause_us(100);
                     entering(me, PH_TASK_WAIT);
                 }
             } else {
-#pragma omp task shared(released, tids)
+#pragma omp task shared(released, started, tids)
                 {
+                    atomic_store(&started, 1);
                     *ok = team_parked_in(tids, master, 1, PH_TASK_WAIT, expected, wait_sample,
                                          "in a taskwait");
                     atomic_store(&released, 1);
                 }
+                while (!atomic_load(&started))
+                    pause_us(100);
                 entering(me, PH_TASK_WAIT);
 #pragma omp taskwait
             }

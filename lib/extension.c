@@ -1,0 +1,159 @@
+/* extension.c - ompcollector's own requests (OMPCOLLECTOR_REQ_*): code addresses and task frames for samplers. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "internal.h"
+
+#include <string.h>
+
+/*
+ * Code addresses of parallel constructs by region id.  Only the master sees
+ * parallel_begin, yet every thread of the team answers for the region, so
+ * the address is kept where any thread finds it: slot id % size, written
+ * id-last and read id-first-and-last, so a slot being reused for a region
+ * thousands of ids younger reads as unknown instead of as the wrong place.
+ */
+#define OC_REGION_CODEPTRS 4096
+
+struct codeptr_slot {
+    _Atomic uint64_t region_id;
+    _Atomic uint64_t codeptr;
+};
+
+static struct codeptr_slot region_codeptrs[OC_REGION_CODEPTRS];
+
+/* Records where `region_id` was forked.  Async-signal-safe: yes; the forking master. */
+void oc_remember_region_codeptr(uint64_t region_id, const void *codeptr)
+{
+    if (region_id == 0)
+        return;
+    struct codeptr_slot *slot = &region_codeptrs[region_id % OC_REGION_CODEPTRS];
+    atomic_store_explicit(&slot->region_id, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&slot->codeptr, (uint64_t)(uintptr_t)codeptr, memory_order_relaxed);
+    atomic_store_explicit(&slot->region_id, region_id, memory_order_release);
+}
+
+/* The code address `region_id` was forked at, 0 if unknown.  Async-signal-safe: yes; any thread. */
+uint64_t oc_region_codeptr(uint64_t region_id)
+{
+    if (region_id == 0)
+        return 0;
+    struct codeptr_slot *slot = &region_codeptrs[region_id % OC_REGION_CODEPTRS];
+    if (atomic_load_explicit(&slot->region_id, memory_order_acquire) != region_id)
+        return 0;
+    uint64_t codeptr = atomic_load_explicit(&slot->codeptr, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&slot->region_id, memory_order_relaxed) != region_id)
+        return 0;
+    return codeptr;
+}
+
+/* Whether a request number is one of ours. */
+int oc_is_extension_request(int32_t request)
+{
+    return request > OMPCOLLECTOR_REQ_BASE && request < OMPCOLLECTOR_REQ_END;
+}
+
+/*
+ * OMPCOLLECTOR_REQ_SAMPLE: state, wait id and region id as STATE and
+ * CURRENT_PRID answer them (one state computation serves both), plus the
+ * code addresses the shim kept from the callbacks that opened the wait and
+ * the region.
+ * Async-signal-safe: yes; any thread.
+ */
+static int sample(unsigned char *mem, int32_t mem_size, int32_t *rsz)
+{
+    ompcollector_sample_t out;
+    *rsz = (int32_t)sizeof out;
+    if (mem_size < (int32_t)sizeof out)
+        return OMP_ERRCODE_MEM_TOO_SMALL;
+    memset(&out, 0, sizeof out);
+    uint64_t wait_id;
+    out.state = oc_current_state(&wait_id);
+    out.wait_id = wait_id;
+    out.region_id = oc_current_region_id(out.state);
+    switch (out.state) {
+    case THR_LKWT_STATE:
+    case THR_CTWT_STATE:
+    case THR_ODWT_STATE:
+    case THR_ATWT_STATE:
+        out.wait_codeptr = oc_self.mutex_codeptr;
+        out.wait_object = oc_self.mutex_object;
+        break;
+    case THR_IBAR_STATE:
+    case THR_EBAR_STATE:
+        out.wait_codeptr = oc_self.sync_codeptr;
+        break;
+    default:
+        if (out.state == atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed))
+            out.wait_codeptr = oc_self.sync_codeptr;
+        break;
+    }
+    out.region_codeptr = oc_region_codeptr(out.region_id);
+    memcpy(mem, &out, sizeof out);
+    return OMP_ERRCODE_OK;
+}
+
+/*
+ * OMPCOLLECTOR_REQ_TASK_FRAMES: walks ompt_get_task_info up the ancestor
+ * levels, which OMPT defines as async-signal-safe, writing as many levels
+ * as fit and counting the rest.
+ * Async-signal-safe: yes; any thread.
+ */
+static int task_frames(unsigned char *mem, int32_t mem_size, int32_t *rsz)
+{
+    ompcollector_task_frames_t head = {0, 0};
+    const int32_t head_size = (int32_t)sizeof head, level_size = (int32_t)sizeof(ompcollector_task_frame_t);
+    if (mem_size < head_size) {
+        *rsz = head_size;
+        return OMP_ERRCODE_MEM_TOO_SMALL;
+    }
+    ompt_get_task_info_t get_task_info = oc_runtime.get_task_info;
+    if (get_task_info != NULL && atomic_load_explicit(&oc_tool_attached, memory_order_acquire)) {
+        /* The chain ends at the initial task; the bound only guards against a runtime that loops. */
+        for (int level = 0; level < 1024; level++) {
+            int flags = 0, thread_num = 0;
+            ompt_data_t *task_data = NULL, *parallel_data = NULL;
+            ompt_frame_t *frame = NULL;
+            if (get_task_info(level, &flags, &task_data, &frame, &parallel_data, &thread_num) != 2)
+                break;
+            head.levels++;
+            if (head_size + (head.count + 1) * level_size > mem_size)
+                continue;
+            ompcollector_task_frame_t out;
+            memset(&out, 0, sizeof out);
+            if (frame != NULL) {
+                out.exit_frame = (uint64_t)(uintptr_t)frame->exit_frame.ptr;
+                out.enter_frame = (uint64_t)(uintptr_t)frame->enter_frame.ptr;
+                out.exit_frame_flags = frame->exit_frame_flags;
+                out.enter_frame_flags = frame->enter_frame_flags;
+            }
+            out.task_flags = flags;
+            out.thread_num = thread_num;
+            out.region_id = parallel_data != NULL ? parallel_data->value : 0;
+            out.region_codeptr = oc_region_codeptr(out.region_id);
+            memcpy(mem + head_size + head.count * level_size, &out, sizeof out);
+            head.count++;
+        }
+    }
+    memcpy(mem, &head, sizeof head);
+    *rsz = head_size + head.levels * level_size;
+    return head.count < head.levels ? OMP_ERRCODE_MEM_TOO_SMALL : OMP_ERRCODE_OK;
+}
+
+/*
+ * Answers one of our requests; returns the ec and sets *rsz.  Writes only
+ * inside mem[0, mem_size).
+ * Async-signal-safe: yes; any thread.
+ */
+int oc_extension_request(int32_t request, unsigned char *mem, int32_t mem_size, int32_t *rsz)
+{
+    *rsz = 0;
+    switch (request) {
+    case OMPCOLLECTOR_REQ_SAMPLE:
+        return sample(mem, mem_size, rsz);
+    case OMPCOLLECTOR_REQ_TASK_FRAMES:
+        return task_frames(mem, mem_size, rsz);
+    default:
+        return OMP_ERRCODE_UNKNOWN;
+    }
+}

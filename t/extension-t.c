@@ -1,0 +1,344 @@
+/* extension-t.c - ompcollector's own requests (SAMPLE, TASK_FRAMES) through the fake runtime: layouts, code addresses, task chains, short mem. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/fake-ompt.h"
+#include "lib/mapping.h"
+#include "lib/tap.h"
+#include "omp_collector_api.h"
+
+#define GUARD 0x5a5a5a5a
+
+/* An entry of `mem_size` bytes of mem followed by guard words; the terminator after them. */
+struct probe {
+    int32_t words[64];
+};
+
+static int request(int32_t *entry)
+{
+    __omp_collector_api(entry);
+    return entry[2];
+}
+
+static int start_session(void)
+{
+    int32_t start[5] = {16, OMP_REQ_START, 0, 0, 0};
+    return fake_ompt_attach() == 1 && request(start) == OMP_ERRCODE_OK;
+}
+
+/* Sends request `number` with `mem_size` bytes of mem; guards follow the entry; returns ec. */
+static int send_probe(struct probe *probe, int32_t number, int mem_size)
+{
+    for (int i = 0; i < 64; i++)
+        probe->words[i] = GUARD;
+    probe->words[0] = 16 + mem_size;
+    probe->words[1] = number;
+    int end = 4 + mem_size / 4;
+    probe->words[end + 4] = 0; /* terminator after four guard words */
+    return request(probe->words);
+}
+
+/* Whether the four words after an entry of `mem_size` bytes are untouched. */
+static int guards_intact(const struct probe *probe, int mem_size)
+{
+    int end = 4 + mem_size / 4;
+    for (int i = end; i < end + 4; i++)
+        if (probe->words[i] != GUARD)
+            return 0;
+    return 1;
+}
+
+static ompcollector_sample_t sample_of(const struct probe *probe)
+{
+    ompcollector_sample_t out;
+    memcpy(&out, &probe->words[4], sizeof out);
+    return out;
+}
+
+static int before_start_is_sequence_error(void)
+{
+    struct probe probe;
+    fake_ompt_attach();
+    return send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) == OMP_ERRCODE_SEQUENCE_ERR
+           && send_probe(&probe, OMPCOLLECTOR_REQ_TASK_FRAMES, 8) == OMP_ERRCODE_SEQUENCE_ERR;
+}
+
+static int numbers_outside_ours_are_unknown(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    return send_probe(&probe, OMPCOLLECTOR_REQ_BASE, 48) == OMP_ERRCODE_UNKNOWN
+           && send_probe(&probe, OMPCOLLECTOR_REQ_END, 48) == OMP_ERRCODE_UNKNOWN
+           && probe.words[3] == 0 && guards_intact(&probe, 48);
+}
+
+static ompt_data_t team;
+
+/* Enters a region forked at `codeptr` on this thread, as its master. */
+static void enter_region(const void *codeptr)
+{
+    fake_ompt_set_codeptr(codeptr);
+    fake_fire_parallel_begin(&team);
+    fake_fire_implicit_task(OC_SCOPE_BEGIN, &team, 0);
+    fake_ompt_set_codeptr(NULL);
+}
+
+static int working_thread_names_its_region(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x1111);
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_PARALLEL, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) != OMP_ERRCODE_OK || probe.words[3] != 48
+        || !guards_intact(&probe, 48))
+        return 0;
+    ompcollector_sample_t out = sample_of(&probe);
+    return out.state == THR_WORK_STATE && out.region_id == team.value && team.value != 0
+           && out.region_codeptr == 0x1111 && out.wait_codeptr == 0 && out.wait_object == 0
+           && out.wait_id == 0 && out.reserved == 0;
+}
+
+static int critical_wait_names_call_site_and_lock(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x1111);
+    fake_ompt_set_codeptr((void *)0x2222);
+    fake_fire_mutex_acquire(OC_MUTEX_CRITICAL, 0x3000);
+    fake_ompt_set_state(OC_OMPT_STATE_WAIT_LOCK, 0x9000);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_sample_t out = sample_of(&probe);
+    return out.state == THR_CTWT_STATE && out.wait_id == 0x9000 && out.wait_codeptr == 0x2222
+           && out.wait_object == 0x3000 && out.region_codeptr == 0x1111;
+}
+
+static int barrier_wait_names_the_barrier(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x1111);
+    fake_ompt_set_codeptr((void *)0x4444);
+    fake_fire_sync_region_wait(OC_SYNC_BARRIER_EXPLICIT, OC_SCOPE_BEGIN);
+    fake_ompt_set_state(OC_OMPT_STATE_WAIT_BARRIER_EXPLICIT, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_sample_t out = sample_of(&probe);
+    return out.state == THR_EBAR_STATE && out.wait_id != 0 && out.wait_codeptr == 0x4444
+           && out.wait_object == 0 && out.region_id == team.value;
+}
+
+static int serial_thread_has_no_addresses(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_SERIAL, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_sample_t out = sample_of(&probe);
+    return out.state == THR_SERIAL_STATE && out.region_id == 0 && out.region_codeptr == 0
+           && out.wait_codeptr == 0;
+}
+
+static int short_mem_writes_nothing(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 44) != OMP_ERRCODE_MEM_TOO_SMALL
+        || probe.words[3] != 48)
+        return 0;
+    for (int i = 4; i < 4 + 11 + 4; i++)
+        if (probe.words[i] != GUARD)
+            return 0;
+    return 1;
+}
+
+static ompcollector_sample_t in_fork;
+
+static void sample_at_fork(OMP_COLLECTORAPI_EVENT event)
+{
+    (void)event;
+    struct probe probe;
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) == OMP_ERRCODE_OK)
+        in_fork = sample_of(&probe);
+}
+
+static int fork_callback_learns_the_region_address(void)
+{
+    if (!start_session())
+        return 0;
+    int32_t entry[8] = {28, OMP_REQ_REGISTER, 0, 0, OMP_EVENT_FORK};
+    void (*callback)(OMP_COLLECTORAPI_EVENT) = sample_at_fork;
+    memcpy(&entry[5], &callback, sizeof callback);
+    if (request(entry) != OMP_ERRCODE_OK)
+        return 0;
+    enter_region((void *)0x7777);
+    return in_fork.region_id == team.value && in_fork.region_codeptr == 0x7777;
+}
+
+static ompcollector_sample_t worker_saw;
+
+/* A worker of the team: it never saw parallel_begin, yet names the region's construct. */
+static void *worker(void *unused)
+{
+    (void)unused;
+    struct probe probe;
+    fake_fire_implicit_task(OC_SCOPE_BEGIN, &team, 1);
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_PARALLEL, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) == OMP_ERRCODE_OK)
+        worker_saw = sample_of(&probe);
+    return NULL;
+}
+
+static int workers_name_the_region_too(void)
+{
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x8888);
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, worker, NULL) != 0)
+        return 0;
+    pthread_join(thread, NULL);
+    return worker_saw.state == THR_WORK_STATE && worker_saw.region_id == team.value
+           && worker_saw.region_codeptr == 0x8888;
+}
+
+static ompt_data_t outer_team;
+static struct fake_task_level chain[3];
+
+/* Three levels: an explicit task inside a nested region's implicit task, inside the initial task. */
+static void set_chain(void)
+{
+    struct fake_task_level levels[3] = {
+        {(void *)0x7f00, (void *)0, 1, 0, ompt_task_explicit, 1, &team},
+        {(void *)0x7f80, (void *)0x7f40, 1, 1, ompt_task_implicit, 0, &team},
+        {(void *)0, (void *)0x7fc0, 0, 1, ompt_task_initial, 0, &outer_team},
+    };
+    memcpy(chain, levels, sizeof chain);
+    fake_ompt_set_task_chain(chain, 3);
+}
+
+static int frames_match(const struct probe *probe, int count)
+{
+    for (int i = 0; i < count; i++) {
+        ompcollector_task_frame_t frame;
+        memcpy(&frame, (const unsigned char *)&probe->words[4] + 8 + i * 48, sizeof frame);
+        if (frame.exit_frame != (uint64_t)(uintptr_t)chain[i].exit_frame
+            || frame.enter_frame != (uint64_t)(uintptr_t)chain[i].enter_frame
+            || frame.exit_frame_flags != chain[i].exit_frame_flags
+            || frame.enter_frame_flags != chain[i].enter_frame_flags
+            || frame.task_flags != chain[i].task_flags || frame.thread_num != chain[i].thread_num
+            || frame.region_id != chain[i].parallel_data->value)
+            return 0;
+        if (chain[i].parallel_data == &team && frame.region_codeptr != 0x1111)
+            return 0;
+    }
+    return 1;
+}
+
+static int task_chain_written_whole(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x1111);
+    set_chain();
+    int size = 8 + 3 * 48;
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK_FRAMES, size) != OMP_ERRCODE_OK
+        || probe.words[3] != size || !guards_intact(&probe, size))
+        return 0;
+    ompcollector_task_frames_t head;
+    memcpy(&head, &probe.words[4], sizeof head);
+    return head.count == 3 && head.levels == 3 && frames_match(&probe, 3);
+}
+
+static int task_chain_cut_to_fit(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x1111);
+    set_chain();
+    int size = 8 + 48 + 40; /* room for one level and most of another */
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK_FRAMES, size) != OMP_ERRCODE_MEM_TOO_SMALL
+        || probe.words[3] != 8 + 3 * 48 || !guards_intact(&probe, size))
+        return 0;
+    ompcollector_task_frames_t head;
+    memcpy(&head, &probe.words[4], sizeof head);
+    for (int i = 4 + (8 + 48) / 4; i < 4 + size / 4; i++)
+        if (probe.words[i] != GUARD)
+            return 0;
+    return head.count == 1 && head.levels == 3 && frames_match(&probe, 1);
+}
+
+static int task_chain_header_needs_room(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    set_chain();
+    return send_probe(&probe, OMPCOLLECTOR_REQ_TASK_FRAMES, 4) == OMP_ERRCODE_MEM_TOO_SMALL
+           && probe.words[3] == 8 && probe.words[4] == GUARD && guards_intact(&probe, 4);
+}
+
+static int no_task_is_zero_levels(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    fake_ompt_set_task_chain(NULL, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK_FRAMES, 8) != OMP_ERRCODE_OK || probe.words[3] != 8)
+        return 0;
+    return probe.words[4] == 0 && probe.words[5] == 0;
+}
+
+static const struct {
+    const char *name;
+    int (*check)(void);
+} cases[] = {
+    {"our requests before START answer SEQUENCE_ERR", before_start_is_sequence_error},
+    {"numbers at the edges of our range answer UNKNOWN and write nothing", numbers_outside_ours_are_unknown},
+    {"SAMPLE from a working thread: WORK, its region and the region's construct, no wait", working_thread_names_its_region},
+    {"SAMPLE in a critical wait: CTWT, the runtime's wait id, the call site and the critical's lock", critical_wait_names_call_site_and_lock},
+    {"SAMPLE at an explicit barrier: EBAR, the barrier's wait id and call site", barrier_wait_names_the_barrier},
+    {"SAMPLE in serial code: SERIAL, region 0, no addresses", serial_thread_has_no_addresses},
+    {"SAMPLE with 44 bytes of mem: MEM_TOO_SMALL, rsz 48, nothing written", short_mem_writes_nothing},
+    {"SAMPLE inside FORK delivery names the region being forked and its construct", fork_callback_learns_the_region_address},
+    {"SAMPLE on a worker names the construct its master forked", workers_name_the_region_too},
+    {"TASK_FRAMES writes every level of the chain, innermost first", task_chain_written_whole},
+    {"TASK_FRAMES with room for one level: that level, MEM_TOO_SMALL and the size for all", task_chain_cut_to_fit},
+    {"TASK_FRAMES with mem smaller than its header: MEM_TOO_SMALL, rsz 8, nothing written", task_chain_header_needs_room},
+    {"TASK_FRAMES with no task: OK, zero levels", no_task_is_zero_levels},
+};
+
+/* Runs `check` in a child so each starts from a fresh shim. */
+static int in_child(int (*check)(void))
+{
+    fflush(stdout);
+    pid_t child = fork();
+    if (child == 0)
+        _exit(check() ? 0 : 1);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+int main(void)
+{
+    int count = (int)(sizeof cases / sizeof cases[0]);
+    tap_plan(count);
+    for (int i = 0; i < count; i++)
+        tap_ok(in_child(cases[i].check), "%s", cases[i].name);
+    return tap_done();
+}

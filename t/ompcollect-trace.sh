@@ -1,0 +1,210 @@
+#!/bin/sh
+# ompcollect-trace.sh - the pictures and traces ompcollect writes: an SVG timeline true at any zoom and window, and Chrome trace-event JSON.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+locks=$top_builddir/examples/locks
+
+echo "1..9"
+n=0
+# Prints one TAP line; on failure the files named after the description become diagnostics.
+result() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        shift 2
+        for file in "$@"; do
+            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 40
+        done
+    fi
+}
+# Runs ompcollect with stdout and stderr in $tmp/out and $tmp/err; the exit status lands in $status.
+run() {
+    "$oc" "$@" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+}
+
+# The lock example alternates 0.5 ms of WORK with 2 ms waits; 200 pixels
+# for the run put several state changes in every column.
+run --runtime "$LIBOMP" -f json -o "$tmp/locks.json" --timeline "$tmp/locks.svg" \
+    --timeline-width=200 --trace-json "$tmp/locks.trace.json" "$locks" 0.4
+ran=$status
+
+if command -v xmllint >/dev/null 2>&1; then
+    [ $ran -eq 0 ] && xmllint --noout "$tmp/locks.svg" 2>"$tmp/xmllint.err"
+    result $? "xmllint finds the SVG timeline well-formed" "$tmp/err" "$tmp/xmllint.err"
+else
+    echo "ok $((n += 1)) # SKIP xmllint (libxml2-utils) is not installed"
+fi
+
+# No state's colour lies within 32 (of 255, sRGB) of any blend of two
+# others, or of one with the white background: a viewer's scaling that
+# mixes neighbouring columns cannot draw a state that was not there.
+python3 - "$tmp/locks.svg" >"$tmp/palette.out" 2>&1 <<'EOF'
+import itertools, math, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+legend = [g for g in root.iter(ns + "g") if g.get("id") == "legend"][0]
+colours = [r.get("fill") for r in legend.iter(ns + "rect")]
+names = [t.text for t in legend.iter(ns + "text")]
+rgb = [tuple(int(c[i:i + 2], 16) for i in (1, 3, 5)) for c in colours]
+def distance(c, a, b):
+    ab = [b[i] - a[i] for i in range(3)]
+    ac = [c[i] - a[i] for i in range(3)]
+    length = sum(x * x for x in ab)
+    t = max(0.0, min(1.0, sum(ab[i] * ac[i] for i in range(3)) / length)) if length else 0.0
+    return math.dist(c, [a[i] + t * ab[i] for i in range(3)])
+bad = 0
+if len(set(colours)) != 11:
+    print("legend colours:", colours); bad = 1
+for i, c in enumerate(rgb):
+    others = [x for j, x in enumerate(rgb) if j != i] + [(255, 255, 255)]
+    for a, b in itertools.combinations(others, 2):
+        if distance(c, a, b) < 32:
+            print(names[i], colours[i], "is a blend of", a, b); bad = 1
+sys.exit(bad)
+EOF
+result $? "no state's legend colour is a blend of two others' or of one with the background" "$tmp/palette.out"
+
+# Every drawn span and wait mark is painted in the colour of a state the
+# report counted; none in the colour of a state that did not occur.
+[ $ran -eq 0 ] && python3 - "$tmp/locks.svg" "$tmp/locks.json" >"$tmp/occur.out" 2>&1 <<'EOF'
+import json, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+report = json.load(open(sys.argv[2]))
+legend = [g for g in root.iter(ns + "g") if g.get("id") == "legend"][0]
+colour = dict(zip([t.text for t in legend.iter(ns + "text")],
+                  [r.get("fill") for r in legend.iter(ns + "rect")]))
+occurred = {s for t in report["threads"] for s, count in t["states"].items() if count > 0}
+allowed = {colour[s] for s in occurred}
+drawn = [r for r in root.iter(ns + "rect") if r.get("class") in ("span", "mark")]
+wrong = {r.get("fill") for r in drawn} - allowed
+print("occurred:", sorted(occurred), "drawn:", len(drawn), "wrong:", sorted(wrong))
+sys.exit(0 if drawn and not wrong and "LKWT" in occurred else 1)
+EOF
+result $? "the lock example's picture has no colour of a state that did not occur" "$tmp/occur.out" "$tmp/err"
+
+# Tooltips name the state, the region and the time; waits keep a visible
+# width; the parallel region's boundaries are marked.
+[ $ran -eq 0 ] && python3 - "$tmp/locks.svg" >"$tmp/tips.out" 2>&1 <<'EOF'
+import re, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+drawn = [r for r in root.iter(ns + "rect") if r.get("class") in ("span", "mark")]
+pattern = re.compile(r"^[A-Z]+, (parallel region \d+|serial part): [0-9.]+ ms .* over [0-9.]+-[0-9.]+ ms$")
+bad = [r.find(ns + "title").text for r in drawn
+       if r.find(ns + "title") is None or not pattern.match(r.find(ns + "title").text)]
+narrow = [r for r in drawn if int(r.get("width")) < 1]
+regions = [l for l in root.iter(ns + "line") if l.get("class") == "region"]
+print("untitled or malformed:", bad[:5], "narrow:", len(narrow), "region lines:", len(regions))
+sys.exit(0 if drawn and not bad and not narrow and len(regions) >= 2 else 1)
+EOF
+result $? "every span has a tooltip with state, region and duration; region boundaries are drawn" "$tmp/tips.out"
+
+# A time window: only that part of the run is drawn, at the width asked.
+run --runtime "$LIBOMP" -o "$tmp/window.txt" --timeline "$tmp/window.svg" --timeline-width=400 \
+    --from=100ms --to=150ms "$locks" 0.3
+[ $status -eq 0 ] && python3 - "$tmp/window.svg" >"$tmp/window.out" 2>&1 <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+texts = " ".join(t.text or "" for t in root.iter(ns + "text"))
+drawn = [r for r in root.iter(ns + "rect") if r.get("class") == "span"]
+right = max(int(r.get("x")) + int(r.get("width")) for r in drawn)
+ticks = [float(t.text.split()[0]) for t in root.iter(ns + "text")
+         if (t.text or "").endswith(" ms") and t.get("text-anchor") == "middle"]
+print("right edge:", right, "ticks:", ticks)
+sys.exit(0 if "drawn from 100.000 to 150.000 ms" in texts and right <= 120 + 400
+          and ticks and min(ticks) >= 100 and max(ticks) <= 150 else 1)
+EOF
+result $? "--from/--to draw only that window, --timeline-width sets the plot's pixels" "$tmp/window.out" "$tmp/err"
+
+# Bad values are refused before the program runs.
+bad=0
+for args in "--timeline-width=10" "--timeline-width=wide" "--from=soon" "--to=3parsecs" \
+    "--from=20ms --to=10ms"; do
+    # shellcheck disable=SC2086
+    run --timeline "$tmp/x.svg" $args "$locks" 0.01
+    if [ $status -ne 125 ] || [ ! -s "$tmp/err" ]; then
+        echo "$args: status $status" >>"$tmp/bad.out"
+        bad=1
+    fi
+done
+run --from=10ms "$locks" 0.01
+[ $status -eq 125 ] || { echo "--from without --timeline: status $status" >>"$tmp/bad.out"; bad=1; }
+result $bad "bad --timeline-width, --from and --to values are refused with status 125" "$tmp/bad.out"
+
+# The Chrome trace: complete events with both ends, in time order per
+# thread, names for the process and every thread, the program and runtime.
+[ $ran -eq 0 ] && python3 - "$tmp/locks.trace.json" "$tmp/locks.json" >"$tmp/trace.out" 2>&1 <<'EOF'
+import json, sys
+trace = json.load(open(sys.argv[1]))
+report = json.load(open(sys.argv[2]))
+events = trace["traceEvents"]
+ok = True
+def fail(*what):
+    global ok
+    print(*what); ok = False
+begins = {}
+for e in events:
+    if e["ph"] == "B":
+        begins.setdefault((e["pid"], e["tid"]), []).append(e)
+    elif e["ph"] == "E":
+        if not begins.get((e["pid"], e["tid"])):
+            fail("end without begin", e)
+        else:
+            begins[(e["pid"], e["tid"])].pop()
+    elif e["ph"] == "X":
+        if not isinstance(e.get("dur"), (int, float)) or e["dur"] < 0:
+            fail("complete event without an end", e)
+    elif e["ph"] != "M":
+        fail("unexpected phase", e)
+if any(begins.values()):
+    fail("begins without an end", begins)
+last = {}
+for e in events:
+    if e["ph"] in "XBE":
+        key = (e["pid"], e["tid"])
+        if e["ts"] < last.get(key, 0):
+            fail("time goes back on", key, e)
+        last[key] = e["ts"]
+names = {(e["pid"], e["tid"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+if not last or set(last) - names:
+    fail("threads without a name:", set(last) - names)
+if not any(e["ph"] == "M" and e["name"] == "process_name" for e in events):
+    fail("no process name")
+meta = trace["otherData"]
+if not meta.get("program", "").endswith("locks") or not meta.get("runtime"):
+    fail("metadata:", meta)
+states = [e for e in events if e.get("cat") == "state"]
+regions = [e for e in events if e.get("cat") == "region"]
+if {e["name"] for e in states} - {s for t in report["threads"] for s, c in t["states"].items() if c}:
+    fail("a state the report never counted")
+if not regions or any(r["tid"] != report["pid"] for r in regions):
+    fail("no region on the initial thread", regions[:2])
+if len({e["tid"] for e in states}) < 2 or not any(e["name"] == "LKWT" for e in states):
+    fail("expected LKWT states on two threads")
+print(len(events), "events;", len(states), "states;", len(regions), "regions")
+sys.exit(0 if ok else 1)
+EOF
+result $? "--trace-json: complete events, in time order per thread, named threads, program and runtime" "$tmp/trace.out" "$tmp/err"
+
+# The trace alone (no --timeline) records what it needs.
+run --runtime "$LIBOMP" -o "$tmp/alone.txt" --trace-json "$tmp/alone.json" "$locks" 0.05
+[ $status -eq 0 ] && python3 -c '
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+sys.exit(0 if any(e.get("cat") == "state" for e in events) else 1)' "$tmp/alone.json"
+result $? "--trace-json without --timeline still has the state spans" "$tmp/err"
+
+# %p patterns name the trace as they name the report.
+run --runtime "$LIBOMP" -o "$tmp/p.txt" --trace-json "$tmp/trace.%p.json" "$locks" 0.02
+set -- "$tmp"/trace.[0-9]*.json
+[ $status -eq 0 ] && [ -f "$1" ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"
+result $? "--trace-json takes the --output patterns (%p)" "$tmp/err"

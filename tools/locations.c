@@ -1,0 +1,530 @@
+/* locations.c - groups a finished record's regions and waits by code address and names them with the symbolizer, in the launcher after the program ended. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "omp_collector_api.h"
+#include "locations.h"
+#include "names.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How many rows each text table shows. */
+#define TEXT_ROWS 15
+
+/* The record is final by now; relaxed loads keep the reads well defined. */
+static uint64_t load64(const _Atomic uint64_t *value)
+{
+    return atomic_load_explicit(value, memory_order_relaxed);
+}
+
+static int popcount64(uint64_t value)
+{
+    int count = 0;
+    for (; value; value &= value - 1)
+        count++;
+    return count;
+}
+
+/* The file name without its directories: the tables stay narrow and the JSON keeps the full path. */
+static const char *trimmed(const char *path)
+{
+    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
+    return slash != NULL ? slash + 1 : (path != NULL ? path : "");
+}
+
+/* Locates `address` with the symbolizer, or leaves it raw. */
+static void locate(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return,
+                   struct ompc_location *out)
+{
+    memset(out, 0, sizeof *out);
+    if (symbolizer != NULL && address != 0)
+        ompc_symbolize(symbolizer, address, is_return, out);
+}
+
+const char *ompc_location_label(const struct ompc_location *where, uint64_t address, char *buffer,
+                                size_t size)
+{
+    switch (where->kind) {
+    case OMPC_LOC_LINE:
+        snprintf(buffer, size, "%s %s:%d", where->function != NULL ? where->function : "?",
+                 trimmed(where->file), where->line);
+        break;
+    case OMPC_LOC_SYMBOL:
+        snprintf(buffer, size, "%s+0x%" PRIx64, where->function, where->function_offset);
+        break;
+    case OMPC_LOC_MODULE:
+        snprintf(buffer, size, "%s+0x%" PRIx64, trimmed(where->module), where->module_offset);
+        break;
+    default:
+        if (address == 0)
+            snprintf(buffer, size, "(unknown)");
+        else
+            snprintf(buffer, size, "0x%" PRIx64, address);
+        break;
+    }
+    return buffer;
+}
+
+/* qsort: widest construct first (total time, then samples). */
+static int compare_constructs(const void *a, const void *b)
+{
+    const struct ompc_construct_row *x = a, *y = b;
+    if (x->total_ns != y->total_ns)
+        return (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
+    return (x->codeptr > y->codeptr) - (x->codeptr < y->codeptr);
+}
+
+/* One thread's wait entry, before merging. */
+struct wait_entry {
+    int state;
+    uint64_t codeptr, object;
+    int thread;
+    uint64_t ticks;
+};
+
+/* qsort: by key, then thread, so merging counts each thread once. */
+static int compare_entries(const void *a, const void *b)
+{
+    const struct wait_entry *x = a, *y = b;
+    if (x->state != y->state)
+        return x->state - y->state;
+    if (x->codeptr != y->codeptr)
+        return (x->codeptr > y->codeptr) - (x->codeptr < y->codeptr);
+    if (x->object != y->object)
+        return (x->object > y->object) - (x->object < y->object);
+    return x->thread - y->thread;
+}
+
+/* qsort: most samples first. */
+static int compare_wait_rows(const void *a, const void *b)
+{
+    const struct ompc_wait_row *x = a, *y = b;
+    if (x->ticks != y->ticks)
+        return (x->ticks < y->ticks) - (x->ticks > y->ticks);
+    return (x->codeptr > y->codeptr) - (x->codeptr < y->codeptr);
+}
+
+/* Groups the region table by construct; returns -1 when memory runs out. */
+static int build_constructs(const struct ompc_process *process, struct ompc_locations *out)
+{
+    out->constructs = calloc(OMPC_MAX_REGIONS + 1, sizeof *out->constructs);
+    if (out->constructs == NULL)
+        return -1;
+    for (int i = 0; i < OMPC_MAX_REGIONS; i++) {
+        const struct ompc_region *region = &process->regions[i];
+        if (atomic_load(&region->id) == 0)
+            continue;
+        uint64_t codeptr = load64(&region->codeptr);
+        struct ompc_construct_row *row = NULL;
+        for (int j = 0; j < out->construct_count; j++)
+            if (out->constructs[j].codeptr == codeptr)
+                row = &out->constructs[j];
+        if (row == NULL) {
+            row = &out->constructs[out->construct_count++];
+            row->codeptr = codeptr;
+        }
+        uint64_t time = load64(&region->time_ns);
+        row->instances += atomic_load(&region->forks);
+        row->total_ns += time;
+        if (time > row->max_ns)
+            row->max_ns = time;
+        row->thread_mask |= load64(&region->thread_mask);
+        for (int state = 0; state < OMPC_NSTATES; state++)
+            row->ticks[state] += load64(&region->ticks[state]);
+    }
+    for (int j = 0; j < out->construct_count; j++) {
+        struct ompc_construct_row *row = &out->constructs[j];
+        locate(out->symbolizer, row->codeptr, 1, &row->where);
+        for (int k = 0; row->codeptr != 0 && k < OMPC_MAX_CONSTRUCTS; k++) {
+            const struct ompc_construct *work = &process->constructs[k];
+            if (load64(&work->codeptr) != row->codeptr)
+                continue;
+            uint64_t sum = 0, max = 0;
+            int threads = 0;
+            for (int t = 0; t < OMPC_MAX_THREADS; t++) {
+                uint64_t ticks = load64(&work->work[t]);
+                if (ticks == 0)
+                    continue;
+                sum += ticks;
+                threads++;
+                if (ticks > max)
+                    max = ticks;
+            }
+            if (threads > 0)
+                row->imbalance = (double)max * threads / (double)sum;
+        }
+    }
+    qsort(out->constructs, (size_t)out->construct_count, sizeof *out->constructs, compare_constructs);
+    return 0;
+}
+
+/* Merges every thread's wait entries by (state, code address, object); returns -1 when memory runs out. */
+static int build_waits(const struct ompc_process *process, struct ompc_locations *out)
+{
+    int thread_count = atomic_load(&process->thread_count);
+    if (thread_count < 0 || thread_count > OMPC_MAX_THREADS)
+        thread_count = OMPC_MAX_THREADS;
+    struct wait_entry *entries = malloc(((size_t)thread_count * OMPC_WAIT_SLOTS + 1) * sizeof *entries);
+    if (entries == NULL)
+        return -1;
+    size_t used = 0;
+    for (int i = 0; i < thread_count; i++) {
+        for (int slot = 0; slot < OMPC_WAIT_SLOTS; slot++) {
+            const struct ompc_wait *wait = &process->threads[i].waits[slot];
+            uint32_t state = atomic_load(&wait->state);
+            uint64_t codeptr = load64(&wait->codeptr);
+            if (state == 0 || codeptr == 0)
+                continue;
+            entries[used++] = (struct wait_entry){(int)state, codeptr, load64(&wait->object), i,
+                                                  load64(&wait->ticks)};
+        }
+    }
+    qsort(entries, used, sizeof *entries, compare_entries);
+    out->waits = calloc(used + 1, sizeof *out->waits);
+    if (out->waits == NULL) {
+        free(entries);
+        return -1;
+    }
+    for (size_t i = 0; i < used; i++) {
+        const struct wait_entry *entry = &entries[i];
+        struct ompc_wait_row *row = out->wait_count > 0 ? &out->waits[out->wait_count - 1] : NULL;
+        if (row == NULL || row->state != entry->state || row->codeptr != entry->codeptr
+            || row->object != entry->object) {
+            row = &out->waits[out->wait_count++];
+            row->state = entry->state;
+            row->codeptr = entry->codeptr;
+            row->object = entry->object;
+        }
+        row->ticks += entry->ticks;
+        if (i == 0 || compare_entries(&entries[i - 1], entry) != 0 || entries[i - 1].thread != entry->thread)
+            row->threads++;
+    }
+    free(entries);
+    for (int j = 0; j < out->wait_count; j++) {
+        struct ompc_wait_row *row = &out->waits[j];
+        locate(out->symbolizer, row->codeptr, 1, &row->where);
+        locate(out->symbolizer, row->object, 0, &row->what);
+    }
+    qsort(out->waits, (size_t)out->wait_count, sizeof *out->waits, compare_wait_rows);
+    return 0;
+}
+
+int ompc_locations_build(const struct ompc_process *process, struct ompc_locations *out)
+{
+    memset(out, 0, sizeof *out);
+    out->known = atomic_load(&process->has_sample) != 0;
+    uint32_t modules = atomic_load(&process->module_count);
+    if (modules > OMPC_MAX_MODULES)
+        modules = OMPC_MAX_MODULES;
+    if (modules > 0)
+        out->symbolizer = ompc_symbolizer_new();
+    for (uint32_t i = 0; out->symbolizer != NULL && i < modules; i++) {
+        char path[OMPC_MODULE_PATH];
+        memcpy(path, process->modules[i].path, sizeof path);
+        path[sizeof path - 1] = '\0';
+        ompc_symbolizer_add_module(out->symbolizer, path, process->modules[i].bias);
+    }
+    if (build_constructs(process, out) != 0 || build_waits(process, out) != 0)
+        return -1;
+    return 0;
+}
+
+void ompc_locations_free(struct ompc_locations *locations)
+{
+    free(locations->constructs);
+    free(locations->waits);
+    if (locations->symbolizer != NULL)
+        ompc_symbolizer_free(locations->symbolizer);
+    memset(locations, 0, sizeof *locations);
+}
+
+/* The name of a named critical from its runtime lock symbol (GCC's and clang's ".gomp_critical_user_NAME"), or NULL. */
+static const char *critical_name(const struct ompc_wait_row *row, char *buffer, size_t size)
+{
+    static const char prefix[] = ".gomp_critical_user_";
+    if (row->what.kind < OMPC_LOC_SYMBOL || row->what.function == NULL
+        || strncmp(row->what.function, prefix, sizeof prefix - 1) != 0)
+        return NULL;
+    snprintf(buffer, size, "%s", row->what.function + sizeof prefix - 1);
+    char *suffix = strstr(buffer, ".var");
+    if (suffix != NULL && suffix[4] == '\0')
+        *suffix = '\0';
+    return buffer;
+}
+
+/* The lock's global symbol when wait_object is one ("lk"), or NULL. */
+static const char *lock_name(const struct ompc_wait_row *row)
+{
+    if (row->what.kind >= OMPC_LOC_SYMBOL && row->what.function != NULL && row->what.function_offset == 0)
+        return row->what.function;
+    return NULL;
+}
+
+/* What the row waited in, as a reader names it: "critical(accum)", "lock `lk` (global)", "barrier (explicit)". */
+static const char *wait_what(const struct ompc_wait_row *row, char *buffer, size_t size)
+{
+    char name[128];
+    switch (row->state) {
+    case THR_CTWT_STATE:
+        if (critical_name(row, name, sizeof name) != NULL)
+            snprintf(buffer, size, "critical(%s)", name);
+        else
+            snprintf(buffer, size, "critical");
+        break;
+    case THR_LKWT_STATE:
+        if (lock_name(row) != NULL)
+            snprintf(buffer, size, "lock `%s` (global)", lock_name(row));
+        else if (row->object != 0)
+            snprintf(buffer, size, "lock at 0x%" PRIx64, row->object);
+        else
+            snprintf(buffer, size, "lock");
+        break;
+    case THR_ODWT_STATE:
+        snprintf(buffer, size, "ordered");
+        break;
+    case THR_ATWT_STATE:
+        snprintf(buffer, size, "atomic");
+        break;
+    case THR_EBAR_STATE:
+        snprintf(buffer, size, "barrier (explicit)");
+        break;
+    case THR_IBAR_STATE:
+        snprintf(buffer, size, "barrier (implicit)");
+        break;
+    default:
+        snprintf(buffer, size, "%s", ompc_state_name(row->state));
+        break;
+    }
+    return buffer;
+}
+
+/* The construct's main states, as "WORK 51%, IBAR 37%". */
+static void main_states(const uint64_t *ticks, char *buffer, size_t size)
+{
+    uint64_t total = 0;
+    for (int state = 0; state < OMPC_NSTATES; state++)
+        total += ticks[state];
+    buffer[0] = '\0';
+    if (total == 0) {
+        snprintf(buffer, size, "no samples");
+        return;
+    }
+    int used[OMPC_NSTATES] = {0};
+    size_t length = 0;
+    for (int n = 0; n < 3; n++) {
+        int best = -1;
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            if (!used[state] && ticks[state] > 0 && (best < 0 || ticks[state] > ticks[best]))
+                best = state;
+        if (best < 0)
+            break;
+        used[best] = 1;
+        int wrote = snprintf(buffer + length, size - length, "%s%s %.0f%%", n ? ", " : "",
+                             ompc_state_name(best), 100.0 * (double)ticks[best] / (double)total);
+        if (wrote < 0 || (size_t)wrote >= size - length)
+            break;
+        length += (size_t)wrote;
+    }
+}
+
+void ompc_locations_text(const struct ompc_locations *locations, uint64_t total, FILE *out)
+{
+    char label[512], what[256], states[128];
+    fputs("\nParallel constructs (one row per construct; time = FORK to JOIN on the master; "
+          "widest first):\n", out);
+    if (!locations->known)
+        fputs("  the runtime does not answer OMPCOLLECTOR_REQ_SAMPLE: constructs are unknown\n", out);
+    if (locations->construct_count == 0) {
+        fputs("  none\n", out);
+    } else {
+        fprintf(out, "  %-32s %9s %10s %9s %9s %7s %9s  %s\n", "construct", "instances", "total ms",
+                "mean ms", "max ms", "threads", "imbalance", "main states");
+        for (int i = 0; i < locations->construct_count && i < TEXT_ROWS; i++) {
+            const struct ompc_construct_row *row = &locations->constructs[i];
+            main_states(row->ticks, states, sizeof states);
+            fprintf(out, "  %-32s %9" PRIu64 " %10.3f %9.3f %9.3f %7d ",
+                    ompc_location_label(&row->where, row->codeptr, label, sizeof label), row->instances,
+                    row->total_ns / 1e6, row->instances ? row->total_ns / 1e6 / (double)row->instances : 0.0,
+                    row->max_ns / 1e6, popcount64(row->thread_mask));
+            if (row->imbalance > 0)
+                fprintf(out, "%9.2f", row->imbalance);
+            else
+                fprintf(out, "%9s", "-");
+            fprintf(out, "  %s\n", states);
+        }
+        if (locations->construct_count > TEXT_ROWS)
+            fprintf(out, "  ... %d more constructs\n", locations->construct_count - TEXT_ROWS);
+        fputs("  imbalance = max/mean of the per-thread WORK samples inside the construct\n", out);
+    }
+    fputs("\nWaits by location (share of all samples; widest first):\n", out);
+    if (locations->wait_count == 0) {
+        fputs(locations->known ? "  none\n" : "  unknown (no OMPCOLLECTOR_REQ_SAMPLE)\n", out);
+        return;
+    }
+    for (int i = 0; i < locations->wait_count && i < TEXT_ROWS; i++) {
+        const struct ompc_wait_row *row = &locations->waits[i];
+        fprintf(out, "  %-28s at %-30s %s %5.1f%% over %d thread%s\n",
+                wait_what(row, what, sizeof what),
+                ompc_location_label(&row->where, row->codeptr, label, sizeof label),
+                ompc_state_name(row->state), total ? 100.0 * (double)row->ticks / (double)total : 0.0,
+                row->threads, row->threads == 1 ? "" : "s");
+    }
+    if (locations->wait_count > TEXT_ROWS)
+        fprintf(out, "  ... %d more locations\n", locations->wait_count - TEXT_ROWS);
+}
+
+/* A CSV field, quoted when needed. */
+static void csv_field(FILE *out, const char *text)
+{
+    if (text == NULL)
+        text = "";
+    if (strpbrk(text, ",\"\r\n") == NULL) {
+        fputs(text, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *text; text++) {
+        if (*text == '"')
+            fputc('"', out);
+        fputc(*text, out);
+    }
+    fputc('"', out);
+}
+
+/* function,file,line,module,module_offset of a location, as CSV fields (no leading comma). */
+static void csv_location(FILE *out, const struct ompc_location *where)
+{
+    csv_field(out, where->function);
+    fputc(',', out);
+    csv_field(out, where->file);
+    fputc(',', out);
+    if (where->kind == OMPC_LOC_LINE)
+        fprintf(out, "%d", where->line);
+    fputc(',', out);
+    csv_field(out, where->module);
+    fprintf(out, ",0x%" PRIx64, where->module_offset);
+}
+
+void ompc_locations_csv(const struct ompc_locations *locations, FILE *out)
+{
+    char buffer[256];
+    fputs("section,codeptr,function,file,line,module,module_offset,instances,total_ns,mean_ns,max_ns,"
+          "threads,imbalance",
+          out);
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        fprintf(out, ",%s", ompc_state_name(state));
+    fputc('\n', out);
+    for (int i = 0; i < locations->construct_count; i++) {
+        const struct ompc_construct_row *row = &locations->constructs[i];
+        fprintf(out, "construct,0x%" PRIx64 ",", row->codeptr);
+        csv_location(out, &row->where);
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,", row->instances, row->total_ns,
+                row->instances ? row->total_ns / row->instances : 0, row->max_ns,
+                popcount64(row->thread_mask));
+        if (row->imbalance > 0)
+            fprintf(out, "%.3f", row->imbalance);
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            fprintf(out, ",%" PRIu64, row->ticks[state]);
+        fputc('\n', out);
+    }
+    fputs("section,state,kind,codeptr,function,file,line,module,module_offset,object,object_symbol,"
+          "samples,threads\n",
+          out);
+    for (int i = 0; i < locations->wait_count; i++) {
+        const struct ompc_wait_row *row = &locations->waits[i];
+        fprintf(out, "wait_location,%s,", ompc_state_name(row->state));
+        csv_field(out, wait_what(row, buffer, sizeof buffer));
+        fprintf(out, ",0x%" PRIx64 ",", row->codeptr);
+        csv_location(out, &row->where);
+        fprintf(out, ",0x%" PRIx64 ",", row->object);
+        csv_field(out, row->what.kind >= OMPC_LOC_SYMBOL ? row->what.function : NULL);
+        fprintf(out, ",%" PRIu64 ",%d\n", row->ticks, row->threads);
+    }
+}
+
+/* A JSON string, or null. */
+static void json_text(FILE *out, const char *text)
+{
+    if (text == NULL) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+/* {"address", "kind", "function", "offset", "file", "line", "module", "module_offset"} of a location. */
+static void json_location(FILE *out, uint64_t address, const struct ompc_location *where)
+{
+    static const char *const kinds[] = {"none", "module", "symbol", "line"};
+    fprintf(out, "{\"address\": \"0x%" PRIx64 "\", \"kind\": \"%s\", \"function\": ", address,
+            kinds[where->kind]);
+    json_text(out, where->function);
+    fprintf(out, ", \"function_offset\": %" PRIu64 ", \"file\": ", where->function_offset);
+    json_text(out, where->file);
+    fputs(", \"line\": ", out);
+    if (where->kind == OMPC_LOC_LINE)
+        fprintf(out, "%d", where->line);
+    else
+        fputs("null", out);
+    fputs(", \"module\": ", out);
+    json_text(out, where->module);
+    fprintf(out, ", \"module_offset\": \"0x%" PRIx64 "\"}", where->module_offset);
+}
+
+void ompc_locations_json(const struct ompc_locations *locations, const struct ompc_process *process,
+                         FILE *out)
+{
+    char buffer[256];
+    fprintf(out, ",\n  \"locations_known\": %s,\n  \"constructs\": [", locations->known ? "true" : "false");
+    for (int i = 0; i < locations->construct_count; i++) {
+        const struct ompc_construct_row *row = &locations->constructs[i];
+        fprintf(out, "%s\n    {\"location\": ", i ? "," : "");
+        json_location(out, row->codeptr, &row->where);
+        fprintf(out,
+                ", \"instances\": %" PRIu64 ", \"total_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
+                ", \"threads\": %d, \"imbalance\": ",
+                row->instances, row->total_ns, row->max_ns, popcount64(row->thread_mask));
+        if (row->imbalance > 0)
+            fprintf(out, "%.3f", row->imbalance);
+        else
+            fputs("null", out);
+        fputs(", \"states\": {", out);
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            fprintf(out, "%s\"%s\": %" PRIu64, state > 1 ? ", " : "", ompc_state_name(state),
+                    row->ticks[state]);
+        fputs("}}", out);
+    }
+    fputs("\n  ],\n  \"wait_locations\": [", out);
+    for (int i = 0; i < locations->wait_count; i++) {
+        const struct ompc_wait_row *row = &locations->waits[i];
+        fprintf(out, "%s\n    {\"state\": \"%s\", \"what\": ", i ? "," : "", ompc_state_name(row->state));
+        json_text(out, wait_what(row, buffer, sizeof buffer));
+        fputs(", \"location\": ", out);
+        json_location(out, row->codeptr, &row->where);
+        fputs(", \"object\": ", out);
+        json_location(out, row->object, &row->what);
+        fprintf(out, ", \"samples\": %" PRIu64 ", \"threads\": %d}", row->ticks, row->threads);
+    }
+    fputs("\n  ],\n  \"modules\": [", out);
+    uint32_t modules = atomic_load(&process->module_count);
+    for (uint32_t i = 0; i < modules && i < OMPC_MAX_MODULES; i++) {
+        char path[OMPC_MODULE_PATH];
+        memcpy(path, process->modules[i].path, sizeof path);
+        path[sizeof path - 1] = '\0';
+        fprintf(out, "%s\n    {\"path\": ", i ? "," : "");
+        json_text(out, path);
+        fprintf(out, ", \"bias\": \"0x%" PRIx64 "\"}", process->modules[i].bias);
+    }
+    fprintf(out, "\n  ],\n  \"modules_dropped\": %u", (unsigned)atomic_load(&process->modules_dropped));
+}

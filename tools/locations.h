@@ -1,0 +1,62 @@
+/* locations.h - the launcher's view of a record by source location: parallel constructs and waits named by function, file and line, for every report format. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_LOCATIONS_H
+#define OMPCOLLECT_LOCATIONS_H 1
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "record.h"
+#include "symbolize.h"
+
+/* One parallel construct: every region instance forked at the same code address. */
+struct ompc_construct_row {
+    uint64_t codeptr;          /* 0: regions whose construct is unknown */
+    struct ompc_location where;
+    uint64_t instances;        /* FORKs */
+    uint64_t total_ns, max_ns; /* FORK to JOIN on the master */
+    uint64_t thread_mask;
+    uint64_t ticks[OMPC_NSTATES];
+    double imbalance;          /* max/mean of per-thread WORK samples; 0 when not known */
+};
+
+/* One place threads waited: a construct (and for locks the object) in one state. */
+struct ompc_wait_row {
+    int state;
+    uint64_t codeptr, object;
+    struct ompc_location where, what;
+    uint64_t ticks;
+    int threads;
+};
+
+/* Everything located, widest first. */
+struct ompc_locations {
+    struct ompc_symbolizer *symbolizer; /* NULL: addresses stay raw */
+    int known;                          /* the runtime answered OMPCOLLECTOR_REQ_SAMPLE */
+    struct ompc_construct_row *constructs;
+    int construct_count;
+    struct ompc_wait_row *waits;
+    int wait_count;
+};
+
+/* Builds the tables from a finished process record; returns -1 when memory runs out. */
+int ompc_locations_build(const struct ompc_process *process, struct ompc_locations *out);
+
+/* Frees what build allocated; safe on a zeroed or half-built one. */
+void ompc_locations_free(struct ompc_locations *locations);
+
+/* The "Parallel constructs" and "Waits by location" text tables; `total` is the samples shares are of. */
+void ompc_locations_text(const struct ompc_locations *locations, uint64_t total, FILE *out);
+
+/* The same as CSV sections ("construct", "wait_location"), each after its header row. */
+void ompc_locations_csv(const struct ompc_locations *locations, FILE *out);
+
+/* The same as JSON members ("constructs", "wait_locations", "modules"), each preceded by ",\n  ". */
+void ompc_locations_json(const struct ompc_locations *locations, const struct ompc_process *process,
+                         FILE *out);
+
+/* A short name of a construct for tooltips ("solve solver.c:17"); `buffer` holds it. */
+const char *ompc_location_label(const struct ompc_location *where, uint64_t address, char *buffer,
+                                size_t size);
+
+#endif /* OMPCOLLECT_LOCATIONS_H */
