@@ -128,6 +128,30 @@ static void *own_thread(void *seconds)
     return NULL;
 }
 
+static _Atomic int churning, churn_stop;
+
+/* A new root thread's one OpenMP region: the runtime starts it as a thread of its own. */
+static void *churn_one(void *unused)
+{
+    (void)unused;
+#pragma omp parallel num_threads(1)
+    work(0.0001);
+    return NULL;
+}
+
+/* Starts short-lived OpenMP root threads one after another, until told to stop. */
+static void *churn(void *unused)
+{
+    (void)unused;
+    atomic_store(&churning, 1);
+    while (!atomic_load(&churn_stop)) {
+        pthread_t thread;
+        if (pthread_create(&thread, NULL, churn_one, NULL) == 0)
+            pthread_join(thread, NULL);
+    }
+    return NULL;
+}
+
 /* Writes this process's pid to `path` (complete or not at all), so a test knows it is running. */
 static void announce(const char *path)
 {
@@ -154,6 +178,8 @@ static void announce(const char *path)
  *   rawsig               a SIGRTMAX handler installed by a raw system call
  *   block                thread 1 blocks SIGRTMAX for 0.15 s of a region
  *   pthread              a thread of its own working through a region
+ *   churn                0.1 s of short-lived OpenMP threads started one
+ *                        after another, then a region
  */
 int main(int argc, char **argv)
 {
@@ -248,7 +274,20 @@ int main(int argc, char **argv)
         pthread_join(thread, NULL);
         return 0;
     }
-    fprintf(stderr, "usage: %s segv|abort|wait MARKER|fork2|sigurg N|rtsig N|rawsig|block|pthread\n",
+    if (strcmp(mode, "churn") == 0) {
+        pthread_t thread;
+        region(0.02);
+        if (pthread_create(&thread, NULL, churn, NULL) != 0)
+            return 2;
+        while (!atomic_load(&churning))
+            work(0.001);
+        work(0.1);
+        atomic_store(&churn_stop, 1);
+        pthread_join(thread, NULL);
+        region(0.02);
+        return 0;
+    }
+    fprintf(stderr, "usage: %s segv|abort|wait MARKER|fork2|sigurg N|rtsig N|rawsig|block|pthread|churn\n",
             argv[0]);
     return 2;
 }

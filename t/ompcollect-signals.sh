@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 jobs=$top_builddir/t/ompcollect-jobs
 
-echo "1..11"
+echo "1..12"
 n=0
 # One TAP line; on failure the named files become diagnostics.
 result() {
@@ -15,6 +15,12 @@ result() {
         echo "not ok $n - $2"
         shift 2
         for file in "$@"; do
+            case $file in
+            *.json)
+                # The numbers the assertions read, ahead of the report's first lines.
+                python3 "$query" "$file" '[(r["sample_signal_name"], r["sampling_status"], r["signals_passed"], r["interval_ns"], r["wall_ns"])] + [(t["index"], t["openmp"], t["samples"], t["expected"], t["blocked_ns"], t["blocked_samples"], t["states"]) for t in threads]' 2>&1 | sed -e 's|^|# summary: |'
+                ;;
+            esac
             [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 30
         done
     fi
@@ -70,3 +76,16 @@ result $? "a thread of the program's own (never seen by the OpenMP runtime) is m
     "$tmp/own.json" "$tmp/own.err"
 holds "$tmp/own.json" 'totals["threads"] == 2 and totals["samples"] == sum(t["samples"] for t in threads if t["openmp"]) and all(totals["states"][s] == sum(t["states"][s] for t in threads if t["openmp"]) for s in r["states"])'
 result $? "the program's own thread is kept out of the OpenMP totals" "$tmp/own.json"
+
+# Threads that come and go: each gets one slot for its one life, none a second
+# one as it exits (the scanner still lists it) or after the process ended.
+churned=0
+for round in 1 2 3; do
+    collect churn churn
+    [ $status -eq 0 ] && holds "$tmp/churn.json" 'len(threads) > 3 and len(threads) == len(set(t["tid"] for t in threads)) and all(t["lifetime_ns"] > 0 for t in threads)' \
+        || break
+    churned=$round
+done
+[ $churned -eq 3 ]
+result $? "short-lived OpenMP threads: one slot per thread, each with a life of its own (3 runs)" \
+    "$tmp/churn.json" "$tmp/churn.err"

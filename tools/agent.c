@@ -87,7 +87,17 @@ static _Atomic int program_action_current;
 /* Per-thread timers, private to the process (a fork does not inherit them). */
 static timer_t timers[OMPC_MAX_THREADS];
 static int timer_ids[OMPC_MAX_THREADS];
+/* TIMER_NONE, TIMER_LIVE, or TIMER_DELETED: a deleted timer's signal may still be pending somewhere. */
 static _Atomic unsigned char has_timer[OMPC_MAX_THREADS];
+enum { TIMER_NONE, TIMER_LIVE, TIMER_DELETED };
+/*
+ * When each timer's period began and how many of its expirations samples
+ * have counted since: a kernel that folds expirations without reporting
+ * them in si_overrun (or reports fewer) still gets the count right, since
+ * a CLOCK_MONOTONIC timer expires at fixed points of its period.
+ */
+static _Atomic uint64_t timer_armed_ns[OMPC_MAX_THREADS];
+static _Atomic uint64_t timer_counted[OMPC_MAX_THREADS];
 
 /* Claims, timer changes and releases of thread slots; never taken in the signal handler. */
 static pthread_mutex_t slots_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -346,17 +356,45 @@ static void arm_timer(struct ompc_thread *slot, int index)
     period.it_value = period.it_interval;
     /* glibc hands out the kernel's timer id for SIGEV_THREAD_ID timers; the signal carries it back. */
     timer_ids[index] = (int)(intptr_t)timers[index];
-    atomic_store(&has_timer[index], 1);
+    atomic_store(&timer_armed_ns[index], 0);
+    atomic_store(&timer_counted[index], 0);
+    atomic_store(&has_timer[index], TIMER_LIVE);
     if (timer_settime(timers[index], 0, &period, NULL) != 0) {
-        atomic_store(&has_timer[index], 0);
+        atomic_store(&has_timer[index], TIMER_NONE);
         timer_delete(timers[index]);
+        return;
     }
+    /* Read after arming, so the expirations it implies never outnumber the real ones. */
+    atomic_store(&timer_armed_ns[index], now_ns());
+}
+
+/*
+ * Timer expirations one delivery of thread `index`'s signal stands for:
+ * the kernel's 1 + si_overrun, or more when the period's fixed expiry
+ * points say more have passed since the last counted one (a thread off the
+ * CPU or with the signal blocked collects one pending signal).
+ * Async-signal-safe: yes, only the thread's own signal handler calls it.
+ */
+static uint64_t expirations(int index, int overrun)
+{
+    uint64_t weight = 1 + (uint64_t)(overrun > 0 ? overrun : 0);
+    uint64_t armed = atomic_load_explicit(&timer_armed_ns[index], memory_order_relaxed);
+    uint64_t counted = atomic_load_explicit(&timer_counted[index], memory_order_relaxed);
+    uint64_t now = now_ns();
+    if (armed != 0 && now > armed && record->interval_ns > 0) {
+        uint64_t due = (now - armed) / (uint64_t)record->interval_ns;
+        if (due > counted + weight)
+            weight = due - counted;
+    }
+    atomic_store_explicit(&timer_counted[index], counted + weight, memory_order_relaxed);
+    return weight;
 }
 
 /* Deletes thread `index`'s timer; caller holds slots_mutex. */
 static void disarm_timer(int index)
 {
-    if (atomic_exchange(&has_timer[index], 0))
+    unsigned char live = TIMER_LIVE;
+    if (atomic_compare_exchange_strong(&has_timer[index], &live, TIMER_DELETED))
         timer_delete(timers[index]);
 }
 
@@ -380,7 +418,7 @@ static void stop_sampling(int why)
  * none.  Slots are never reused, so report order is the order threads were
  * first seen.  NULL once OMPC_MAX_THREADS are taken.
  */
-static struct ompc_thread *claim_thread(pid_t tid, int initial)
+static struct ompc_thread *claim_thread(pid_t tid, int initial, int scanned)
 {
     struct ompc_process *owner = atomic_load(&process);
     if (owner == NULL)
@@ -388,7 +426,13 @@ static struct ompc_thread *claim_thread(pid_t tid, int initial)
     pthread_mutex_lock(&slots_mutex);
     int count = atomic_load_explicit(&owner->thread_count, memory_order_relaxed);
     for (int i = 0; i < count; i++) {
-        if (owner->threads[i].tid == tid && atomic_load(&owner->threads[i].status) == OMPC_SLOT_LIVE) {
+        /*
+         * The scanner lists a thread until it is gone, also after its slot
+         * closed as it exited: a tid that had a slot is that same thread,
+         * not a new one (tids come round again only after the whole range).
+         */
+        if (owner->threads[i].tid == tid
+            && (scanned || atomic_load(&owner->threads[i].status) == OMPC_SLOT_LIVE)) {
             pthread_mutex_unlock(&slots_mutex);
             return &owner->threads[i];
         }
@@ -452,7 +496,7 @@ static struct ompc_thread *current_thread(void)
     if (owner == NULL)
         return NULL;
     pid_t tid = current_tid();
-    struct ompc_thread *slot = claim_thread(tid, tid == getpid());
+    struct ompc_thread *slot = claim_thread(tid, tid == getpid(), 0);
     if (slot == NULL)
         return self = &owner->untracked;
     if (slot_key_made)
@@ -676,14 +720,16 @@ static void on_sample(int signal_number, siginfo_t *info, void *context)
 {
     int saved_errno = errno;
     int index = info->si_value.sival_int;
-    if (info->si_code == SI_TIMER && index >= 0 && index < OMPC_MAX_THREADS
-        && atomic_load_explicit(&has_timer[index], memory_order_acquire)
-        && info->si_timerid == timer_ids[index]) {
+    unsigned char timer = index >= 0 && index < OMPC_MAX_THREADS
+                              ? atomic_load_explicit(&has_timer[index], memory_order_acquire)
+                              : TIMER_NONE;
+    if (info->si_code == SI_TIMER && timer != TIMER_NONE && info->si_timerid == timer_ids[index]) {
+        /* A deleted timer's last signal, delivered late, is ours all the same: never the program's. */
         struct ompc_process *owner = atomic_load_explicit(&process, memory_order_acquire);
-        if (owner != NULL && atomic_load_explicit(&sampling_on, memory_order_acquire)
+        if (timer == TIMER_LIVE && owner != NULL && atomic_load_explicit(&sampling_on, memory_order_acquire)
             && atomic_load_explicit(&owner->threads[index].status, memory_order_acquire)
                    == OMPC_SLOT_LIVE)
-            take_sample(owner, index, 1 + (uint64_t)(info->si_overrun > 0 ? info->si_overrun : 0));
+            take_sample(owner, index, expirations(index, info->si_overrun));
     } else {
         pass_on(signal_number, info, context);
     }
@@ -910,7 +956,7 @@ static void scan_tasks(struct ompc_process *owner)
         else
             complete = 0;
         if (tid != scanner_tid)
-            claim_thread(tid, tid == getpid());
+            claim_thread(tid, tid == getpid(), 1);
     }
     closedir(directory);
     if (!complete)
@@ -1254,8 +1300,9 @@ static void after_fork_child(void)
     pthread_mutex_unlock(&scan_lock);
     pthread_mutex_init(&scanner_mutex, NULL);
     scanner_started = 0;
+    /* A child inherits neither timers nor pending signals. */
     for (int i = 0; i < OMPC_MAX_THREADS; i++)
-        atomic_store(&has_timer[i], 0);
+        atomic_store(&has_timer[i], TIMER_NONE);
     self = NULL;
     if (slot_key_made)
         pthread_setspecific(slot_key, NULL);
@@ -1446,8 +1493,12 @@ static void at_exit(int status, void *unused)
     struct ompc_process *owner = atomic_load(&process);
     if (owner == NULL || owner->pid != getpid())
         return;
-    uint64_t end = now_ns();
     atomic_store(&sampling_on, 0);
+    /* Under the slots' lock, before the end is read: a claim either came first or finds collecting over, so no slot begins after the end. */
+    pthread_mutex_lock(&slots_mutex);
+    atomic_store(&collecting, 0);
+    pthread_mutex_unlock(&slots_mutex);
+    uint64_t end = now_ns();
     stop_scanner();
     pthread_mutex_lock(&slots_mutex);
     int count = atomic_load(&owner->thread_count);
@@ -1457,7 +1508,6 @@ static void at_exit(int status, void *unused)
     note_runtime(owner);
     if (session_live)
         simple_request(OMP_REQ_STOP);
-    atomic_store(&collecting, 0);
     atomic_store(&owner->exit_status, status);
     atomic_store(&owner->end_ns, end);
     atomic_store(&owner->state, OMPC_PROC_ENDED);
