@@ -129,7 +129,12 @@ static int task_frames(unsigned char *mem, int32_t mem_size, int32_t *rsz)
             }
             out.task_flags = flags;
             out.thread_num = thread_num;
-            out.region_id = parallel_data != NULL ? parallel_data->value : 0;
+            /*
+             * During a team's teardown libomp can answer a level whose team is
+             * already gone with the field's offset from a NULL team, not NULL:
+             * no object lives in the first page, so such a level has no region.
+             */
+            out.region_id = (uintptr_t)parallel_data >= 4096 ? parallel_data->value : 0;
             out.region_codeptr = oc_region_codeptr(out.region_id);
             memcpy(mem + head_size + head.count * level_size, &out, sizeof out);
             head.count++;

@@ -24,10 +24,11 @@ struct oc_frame {
 /*
  * A task as the shim follows it, explicit or implicit.  An explicit task
  * gets one at task_create (or when first seen running), an implicit task at
- * implicit_task begin; it hangs off the task's ompt_data_t and is freed when
- * the task completes.  While a thread runs a task, the task sits on that
- * thread's chain (oc_thread.task_top, linked through `below`), which only
- * that thread changes, so a signal handler on the thread reads it safely.
+ * implicit_task begin; it hangs off the task's ompt_data_t and is freed
+ * when the task completes (a thread keeps a few freed records for reuse).
+ * While a thread runs a task, the task sits on that thread's chain
+ * (oc_thread.task_top, linked through `below`), which only that thread
+ * changes, so a signal handler on the thread reads it safely.
  */
 struct oc_task {
     uint64_t id;            /* nonzero, unique in the process */
@@ -79,6 +80,9 @@ struct oc_thread {
     uint32_t explicit_barrier_pending; /* gcc code called GOMP_barrier; its wait is next */
     uint32_t promoted_barriers; /* bit per depth: the barrier wait open there is that explicit one */
     uint32_t single_since_barrier; /* bit per depth: a single began there since the last barrier */
+    uint32_t spare_task_count; /* records on spare_tasks */
+    struct oc_task *spare_tasks; /* finished task records kept for reuse, linked through `below` (tool.c) */
+    uint32_t open_pair_rows;   /* bit per source row whose open_pairs count is nonzero */
 };
 
 extern __thread struct oc_thread oc_self __attribute__((tls_model("initial-exec")));
@@ -86,10 +90,11 @@ extern __thread struct oc_thread oc_self __attribute__((tls_model("initial-exec"
 /* The innermost frame this thread remembers, or NULL outside any region. */
 static inline struct oc_frame *oc_top_frame(struct oc_thread *self)
 {
-    if (self->depth <= 0)
-        return 0;
-    int level = self->depth > OC_MAX_NEST ? OC_MAX_NEST : self->depth;
-    return &self->frames[level - 1];
+    /* One unsigned test covers the common depths 1..OC_MAX_NEST. */
+    uint32_t level = (uint32_t)self->depth - 1u;
+    if (level < OC_MAX_NEST)
+        return &self->frames[level];
+    return self->depth <= 0 ? 0 : &self->frames[OC_MAX_NEST - 1];
 }
 
 /* The OMPT entry points the shim uses, as handed over by the runtime. */
@@ -136,6 +141,9 @@ extern _Atomic(omp_collector_callback_t) oc_event_callbacks[OC_EVENT_MAX + 1];
  */
 extern _Atomic uint64_t oc_live_events;
 #define OC_EVENT_BIT(event) ((uint64_t)1u << (event))
+/* A source row's bit in oc_thread.open_pair_rows. */
+#define OC_SOURCE_BIT(source) ((uint32_t)1u << (source))
+_Static_assert(OC_SRC_COUNT <= 32, "open_pair_rows has a bit per source row");
 extern _Atomic int oc_taskwait_state;
 extern _Atomic uint32_t oc_session_generation;
 void oc_publish_live_events(void);
@@ -176,13 +184,105 @@ static inline void oc_begin_pair(int source)
 /* Closes the innermost open pair of `source` on this thread, if one is open. */
 static inline void oc_end_pair(int source)
 {
-    if (oc_self.open_pairs[source] != 0)
+    if (oc_self.open_pair_rows & OC_SOURCE_BIT(source))
         oc_end_pair_slow(source);
 }
 
+/*
+ * oc_begin_pair of the row that OMPT callback `callback` with `kind` opens,
+ * if one does; the row is looked up only when some event is live.
+ */
+static inline void oc_begin_pair_by(int callback, int kind)
+{
+    if (atomic_load_explicit(&oc_live_events, memory_order_relaxed) == 0)
+        return;
+    int source = oc_source_begun_by(callback, kind);
+    if (source >= 0)
+        oc_begin_pair(source);
+}
+
+/* oc_end_pair of the row `callback` with `kind` closes; looked up only while some pair is open. */
+static inline void oc_end_pair_by(int callback, int kind)
+{
+    if (oc_self.open_pair_rows == 0)
+        return;
+    int source = oc_source_ended_by(callback, kind);
+    if (source >= 0)
+        oc_end_pair(source);
+}
+
 /* state.c */
-int oc_current_state(uint64_t *wait_id);
-uint64_t oc_current_region_id(int state);
+/*
+ * What the general path (oc_refined_state, state.c) answers for OC_OMPT_STATE_WORK_PARALLEL (row
+ * refinement WORK, no wait id), spelled out because it is what a sampler
+ * meets most: the task wait's state while the running task waits in one, a
+ * reduction inside a reduction's bracket, and outside any region a worker
+ * is idle and any other thread serial.  It must answer as the general path
+ * does for that row.
+ * Async-signal-safe: yes; reads only this thread's TLS and an atomic.
+ */
+static inline int oc_working_state(void)
+{
+    const struct oc_task *top = oc_self.task_top;
+    int reducing = top != NULL && top->in_reduction;
+    if (top != NULL ? top->in_task_wait : oc_self.in_task_wait) {
+        int waiting = atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed);
+        return reducing && (waiting == THR_IBAR_STATE || waiting == THR_EBAR_STATE) ? THR_REDUC_STATE
+                                                                                    : waiting;
+    }
+    if (reducing)
+        return THR_REDUC_STATE;
+    if (oc_self.depth <= 0)
+        return oc_self.is_worker ? THR_IDLE_STATE : THR_SERIAL_STATE;
+    return THR_WORK_STATE;
+}
+
+int oc_refined_state(int ompt_state, uint64_t runtime_wait_id, uint64_t *wait_id);
+
+/*
+ * The calling thread's legacy state, and its wait id through `wait_id`;
+ * inline, with the general path in state.c, so a sample costs little more
+ * than the runtime's ompt_get_state.
+ * Reads only this thread's TLS, atomics and the runtime's ompt_get_state,
+ * which OMPT defines as async-signal-safe.
+ * Async-signal-safe: yes; any thread, OpenMP or not.
+ */
+static inline int oc_current_state(uint64_t *wait_id)
+{
+    *wait_id = 0;
+    if (!atomic_load_explicit(&oc_tool_attached, memory_order_acquire))
+        return THR_SERIAL_STATE;
+    /*
+     * A sample must agree with itself: region id 0 means SERIAL or IDLE.
+     * Inside FORK/JOIN delivery the master works for the runtime on the
+     * region CURRENT_PRID names (whatever the runtime's state); and libomp
+     * marks a thread as working just before it reports the implicit task,
+     * so in that gap the thread is still where the shim last saw it,
+     * outside any region.
+     */
+    if (oc_self.fork_region_id != 0)
+        return THR_OVHD_STATE;
+    ompt_wait_id_t runtime_wait_id = 0;
+    int ompt_state = oc_runtime.get_state(&runtime_wait_id);
+    if (ompt_state == OC_OMPT_STATE_WORK_PARALLEL)
+        return oc_working_state();
+    return oc_refined_state(ompt_state, runtime_wait_id, wait_id);
+}
+
+uint64_t oc_current_region_id_slow(int state);
+
+/*
+ * The region id CURRENT_PRID answers, given the thread's state (see
+ * oc_current_region_id_slow); inline for the common sample, a thread at
+ * work in a region it remembers.  Async-signal-safe: yes; any thread.
+ */
+static inline uint64_t oc_current_region_id(int state)
+{
+    int32_t depth = oc_self.depth;
+    if (state == THR_WORK_STATE && oc_self.fork_region_id == 0 && depth > 0 && depth <= OC_MAX_NEST)
+        return oc_self.frames[depth - 1].region_id;
+    return oc_current_region_id_slow(state);
+}
 const struct oc_task *oc_current_task(void);
 
 /* extension.c */

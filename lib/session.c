@@ -256,6 +256,7 @@ static inline void sync_pair_generation(void)
     uint32_t generation = atomic_load_explicit(&oc_session_generation, memory_order_relaxed);
     if (oc_self.pair_generation != generation) {
         memset(oc_self.open_pairs, 0, sizeof oc_self.open_pairs);
+        oc_self.open_pair_rows = 0;
         oc_self.pair_generation = generation;
     }
 }
@@ -275,6 +276,7 @@ static inline __attribute__((always_inline)) void begin_pair_marked(int source, 
     sync_pair_generation();
     if (oc_self.open_pairs[source] < UINT8_MAX)
         oc_self.open_pairs[source]++;
+    oc_self.open_pair_rows |= OC_SOURCE_BIT(source);
     call_if_live(begin, live);
 }
 
@@ -314,7 +316,8 @@ void oc_end_pair_slow(int source)
     sync_pair_generation();
     if (oc_self.open_pairs[source] == 0)
         return;
-    oc_self.open_pairs[source]--;
+    if (--oc_self.open_pairs[source] == 0)
+        oc_self.open_pair_rows &= ~OC_SOURCE_BIT(source);
     emit(oc_source_end_event(source));
 }
 
@@ -421,6 +424,6 @@ void oc_session_reset(void)
 void oc_drop_pair(int source)
 {
     sync_pair_generation();
-    if (oc_self.open_pairs[source] != 0)
-        oc_self.open_pairs[source]--;
+    if (oc_self.open_pairs[source] != 0 && --oc_self.open_pairs[source] == 0)
+        oc_self.open_pair_rows &= ~OC_SOURCE_BIT(source);
 }

@@ -32,28 +32,14 @@ static uint64_t region_joined_unseen(const struct oc_frame *frame)
 }
 
 /*
- * The calling thread's legacy state, and its wait id through `wait_id`.
- * Reads only this thread's TLS, atomics and the runtime's ompt_get_state,
- * which OMPT defines as async-signal-safe.
- * Async-signal-safe: yes; any thread, OpenMP or not.
+ * oc_current_state for any OMPT state but WORK_PARALLEL, given what
+ * ompt_get_state answered (the runtime's wait id in `runtime_wait_id`);
+ * out of line so that the common path stays small.
+ * Async-signal-safe: yes; reads only this thread's TLS, atomics and
+ * ompt_get_parallel_info.
  */
-int oc_current_state(uint64_t *wait_id)
+int oc_refined_state(int ompt_state, uint64_t runtime_wait_id, uint64_t *wait_id)
 {
-    *wait_id = 0;
-    if (!atomic_load_explicit(&oc_tool_attached, memory_order_acquire))
-        return THR_SERIAL_STATE;
-    /*
-     * A sample must agree with itself: region id 0 means SERIAL or IDLE.
-     * Inside FORK/JOIN delivery the master works for the runtime on the
-     * region CURRENT_PRID names (whatever the runtime's state); and libomp
-     * marks a thread as working just before it reports the implicit task,
-     * so in that gap the thread is still where the shim last saw it,
-     * outside any region.
-     */
-    if (oc_self.fork_region_id != 0)
-        return THR_OVHD_STATE;
-    ompt_wait_id_t runtime_wait_id = 0;
-    int ompt_state = oc_runtime.get_state(&runtime_wait_id);
     const struct oc_frame *frame = oc_top_frame(&oc_self);
     /* One row lookup; only what its refinement reads is worked out: samplers call this at kHz rates. */
     const struct oc_state_row *row = oc_state_row(ompt_state);
@@ -105,7 +91,7 @@ int oc_current_state(uint64_t *wait_id)
  * joined, whatever its state says.
  * Async-signal-safe: yes; any thread.
  */
-uint64_t oc_current_region_id(int state)
+uint64_t oc_current_region_id_slow(int state)
 {
     if (oc_self.fork_region_id != 0)
         return oc_self.fork_region_id;

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 __thread struct oc_thread oc_self __attribute__((tls_model("initial-exec")));
 
@@ -125,15 +126,47 @@ static struct oc_task *task_of(ompt_data_t *task_data)
     return task_data != NULL ? __atomic_load_n(&task_data->ptr, __ATOMIC_ACQUIRE) : NULL;
 }
 
-/* A fresh task with the next id, or NULL when memory is short: the task then goes unfollowed. */
-static struct oc_task *task_new(uint64_t parent_id)
+/*
+ * Implicit-task records a thread keeps for reuse: every region gives each
+ * thread an implicit task, and a record taken from here costs a few
+ * instructions where calloc and free cost a few hundred.  Bounded by the
+ * deepest nesting a thread unwinds at once.
+ */
+#define OC_SPARE_TASKS 8
+
+/* A zeroed task record from the heap, NULL when memory is short (the uncommon half of task_new). */
+static __attribute__((noinline)) struct oc_task *task_alloc(void)
 {
-    struct oc_task *task = calloc(1, sizeof *task);
+    return calloc(1, sizeof(struct oc_task));
+}
+
+/* A fresh task with the next id, or NULL when memory is short: the task then goes unfollowed. */
+static inline __attribute__((always_inline)) struct oc_task *task_new(uint64_t parent_id)
+{
+    struct oc_task *task = oc_self.spare_tasks;
     if (task != NULL) {
-        task->id = atomic_fetch_add_explicit(&oc_next_task_id, 1, memory_order_relaxed);
-        task->parent_id = parent_id;
+        oc_self.spare_tasks = task->below;
+        oc_self.spare_task_count--;
+        memset(task, 0, sizeof *task);
+    } else {
+        task = task_alloc();
+        if (task == NULL)
+            return NULL;
     }
+    task->id = atomic_fetch_add_explicit(&oc_next_task_id, 1, memory_order_relaxed);
+    task->parent_id = parent_id;
     return task;
+}
+
+/* Frees this thread's spare task records (its end). */
+static void free_spare_tasks(void)
+{
+    struct oc_task *task;
+    while ((task = oc_self.spare_tasks) != NULL) {
+        oc_self.spare_tasks = task->below;
+        free(task);
+    }
+    oc_self.spare_task_count = 0;
 }
 
 /* The id a task made now would name as its parent: the running task's, 0 when none is followed. */
@@ -264,11 +297,23 @@ static struct oc_task *finish_top(void)
     return chain_pop();
 }
 
-/* Frees a task that will not run again, and forgets it in the runtime's data. */
-static void task_free(struct oc_task *task, ompt_data_t *task_data)
+/* Frees a task that will not run again (or keeps its record for reuse), and forgets it in the runtime's data. */
+static inline __attribute__((always_inline)) void task_free(struct oc_task *task, ompt_data_t *task_data)
 {
     if (task_of(task_data) == task)
         task_publish(task_data, NULL);
+    /*
+     * Only implicit tasks' records are kept: they live and die on one
+     * thread.  An explicit task's may have been read on another thread,
+     * synchronised only through the runtime, which ThreadSanitizer cannot
+     * see; free() and calloc() stand between such reads and a reuse.
+     */
+    if (task->implicit && oc_self.spare_task_count < OC_SPARE_TASKS) {
+        task->below = oc_self.spare_tasks;
+        oc_self.spare_tasks = task;
+        oc_self.spare_task_count++;
+        return;
+    }
     free(task);
 }
 
@@ -289,6 +334,7 @@ static void on_ompt_callback_thread_end(ompt_data_t *thread_data)
     close_open_wait();
     leave_idle();
     oc_release_delivery_slot();
+    free_spare_tasks();
 }
 
 /*
@@ -439,12 +485,15 @@ static void on_ompt_callback_implicit_task(ompt_scope_endpoint_t endpoint,
     }
 }
 
+/* The sync-region kinds that are barriers, as a bit set: one test per callback. */
+#define OC_BARRIER_KINDS                                                                     \
+    ((1u << OC_SYNC_BARRIER) | (1u << OC_SYNC_BARRIER_IMPLICIT) | (1u << OC_SYNC_BARRIER_EXPLICIT) \
+     | (1u << OC_SYNC_BARRIER_IMPLEMENTATION) | (1u << OC_SYNC_BARRIER_IMPLICIT_WORKSHARE)     \
+     | (1u << OC_SYNC_BARRIER_IMPLICIT_PARALLEL) | (1u << OC_SYNC_BARRIER_TEAMS))
+
 static int is_barrier_kind(int kind)
 {
-    return kind == OC_SYNC_BARRIER || kind == OC_SYNC_BARRIER_IMPLICIT
-           || kind == OC_SYNC_BARRIER_EXPLICIT || kind == OC_SYNC_BARRIER_IMPLEMENTATION
-           || kind == OC_SYNC_BARRIER_IMPLICIT_WORKSHARE
-           || kind == OC_SYNC_BARRIER_IMPLICIT_PARALLEL || kind == OC_SYNC_BARRIER_TEAMS;
+    return (unsigned)kind < 32 && ((OC_BARRIER_KINDS >> kind) & 1u);
 }
 
 /*
@@ -486,43 +535,83 @@ static int explicit_in_gcc_code(int sync_kind, int endpoint)
  * the same order, so (region id, barrier count) names one barrier instance
  * identically on all of them: that is the wait id STATE reports.
  */
-static void on_ompt_callback_sync_region_wait(ompt_sync_region_t kind,
-                                              ompt_scope_endpoint_t endpoint,
-                                              ompt_data_t *parallel_data, ompt_data_t *task_data,
-                                              const void *codeptr_ra)
+static __attribute__((noinline)) void sync_region_wait_general(ompt_sync_region_t kind,
+                                                               ompt_scope_endpoint_t endpoint,
+                                                               const void *codeptr_ra)
 {
-    (void)parallel_data, (void)task_data, (void)codeptr_ra;
     int sync_kind = (int)kind;
+    int begin = (int)endpoint == OC_SCOPE_BEGIN;
     close_open_wait();
-    if ((int)endpoint == OC_SCOPE_BEGIN)
+    if (begin)
         oc_self.sync_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
     if (sync_kind == OC_SYNC_TASKWAIT || sync_kind == OC_SYNC_TASKGROUP) {
         /* The fact belongs to the waiting task: a task run inside the wait has its own. */
-        int waiting = (int)endpoint == OC_SCOPE_BEGIN;
         struct oc_task *task = oc_self.task_top;
         if (task != NULL)
-            task->in_task_wait = (uint8_t)waiting;
+            task->in_task_wait = (uint8_t)begin;
         else
-            oc_self.in_task_wait = waiting;
+            oc_self.in_task_wait = begin;
         return;
     }
     if (!is_barrier_kind(sync_kind))
         return;
-    sync_kind = explicit_in_gcc_code(sync_kind, (int)endpoint);
-    if ((int)endpoint == OC_SCOPE_BEGIN) {
+    /* All three clear (always, unless gcc barriers count as explicit): the kind stands as reported. */
+    if (oc_self.explicit_barrier_pending | oc_self.promoted_barriers | oc_self.single_since_barrier)
+        sync_kind = explicit_in_gcc_code(sync_kind, (int)endpoint);
+    if (begin) {
         close_open_single();
         struct oc_frame *frame = oc_top_frame(&oc_self);
         uint32_t seq = frame != NULL ? ++frame->barrier_seq : 0;
         uint64_t region_id = frame != NULL ? frame->region_id : 0;
         oc_self.last_sync_kind = sync_kind;
         oc_self.barrier_wait_id = (region_id << 24) | (seq & 0xffffffu);
-        int source = oc_source_begun_by(OC_CB_sync_region_wait, sync_kind);
-        if (source >= 0)
-            oc_begin_pair(source);
+        oc_begin_pair_by(OC_CB_sync_region_wait, sync_kind);
     } else {
-        int source = oc_source_ended_by(OC_CB_sync_region_wait, sync_kind);
-        if (source >= 0)
-            oc_end_pair(source);
+        oc_end_pair_by(OC_CB_sync_region_wait, sync_kind);
+    }
+}
+
+/*
+ * Barrier and task waits, the callback libomp makes most often.  A thread
+ * with nothing left open (no mutex wait, no single, no gcc barrier marks)
+ * takes the path below, which calls nothing until the pair it may open or
+ * close; anything else takes the general one.
+ */
+static void on_ompt_callback_sync_region_wait(ompt_sync_region_t kind,
+                                              ompt_scope_endpoint_t endpoint,
+                                              ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                              const void *codeptr_ra)
+{
+    (void)parallel_data, (void)task_data;
+    if ((oc_self.open_wait_source | oc_self.open_single_depth | oc_self.explicit_barrier_pending
+         | oc_self.promoted_barriers | oc_self.single_since_barrier)
+        != 0) {
+        sync_region_wait_general(kind, endpoint, codeptr_ra);
+        return;
+    }
+    int sync_kind = (int)kind;
+    int begin = (int)endpoint == OC_SCOPE_BEGIN;
+    if (begin)
+        oc_self.sync_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+    if (!is_barrier_kind(sync_kind)) {
+        if (sync_kind == OC_SYNC_TASKWAIT || sync_kind == OC_SYNC_TASKGROUP) {
+            struct oc_task *task = oc_self.task_top;
+            if (task != NULL)
+                task->in_task_wait = (uint8_t)begin;
+            else
+                oc_self.in_task_wait = begin;
+        }
+        return;
+    }
+    if (begin) {
+        struct oc_frame *frame = oc_top_frame(&oc_self);
+        uint32_t seq = frame != NULL ? ++frame->barrier_seq : 0;
+        uint64_t region_id = frame != NULL ? frame->region_id : 0;
+        oc_self.last_sync_kind = sync_kind;
+        oc_self.barrier_wait_id = (region_id << 24) | (seq & 0xffffffu);
+        oc_begin_pair_by(OC_CB_sync_region_wait, sync_kind);
+    } else {
+        oc_end_pair_by(OC_CB_sync_region_wait, sync_kind);
     }
 }
 
@@ -535,6 +624,9 @@ static void on_ompt_callback_mutex_acquire(ompt_mutex_t kind, unsigned int hint,
     oc_self.last_mutex_kind = (int)kind;
     oc_self.mutex_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
     oc_self.mutex_object = (uint64_t)wait_id;
+    /* With no event live no pair opens, so there is no wait to close later either. */
+    if (atomic_load_explicit(&oc_live_events, memory_order_relaxed) == 0)
+        return;
     int source = oc_source_begun_by(OC_CB_mutex_acquire, (int)kind);
     if (source >= 0) {
         oc_self.open_wait_source = source + 1;

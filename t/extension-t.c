@@ -303,6 +303,31 @@ static int no_task_is_zero_levels(void)
     return probe.words[4] == 0 && probe.words[5] == 0;
 }
 
+/*
+ * While a team is torn down, libomp answers an ancestor level whose team is
+ * already gone with the parallel-data field's offset from a NULL team (0x220
+ * seen from a sampler's signal): that level has no region, and reading it
+ * must not fault.
+ */
+static int team_gone_has_no_region(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    struct fake_task_level levels[2] = {
+        {(void *)0x7f80, (void *)0x7f40, 1, 1, ompt_task_implicit, 0, &team},
+        {(void *)0, (void *)0x7fc0, 0, 1, ompt_task_initial, 0, (ompt_data_t *)(uintptr_t)0x220},
+    };
+    fake_ompt_set_task_chain(levels, 2);
+    int size = 8 + 2 * 48;
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK_FRAMES, size) != OMP_ERRCODE_OK || !guards_intact(&probe, size))
+        return 0;
+    ompcollector_task_frame_t inner, outer;
+    memcpy(&inner, (const unsigned char *)&probe.words[4] + 8, sizeof inner);
+    memcpy(&outer, (const unsigned char *)&probe.words[4] + 8 + 48, sizeof outer);
+    return inner.region_id == team.value && outer.region_id == 0 && outer.enter_frame == 0x7fc0;
+}
+
 static const struct {
     const char *name;
     int (*check)(void);
@@ -320,6 +345,7 @@ static const struct {
     {"TASK_FRAMES with room for one level: that level, MEM_TOO_SMALL and the size for all", task_chain_cut_to_fit},
     {"TASK_FRAMES with mem smaller than its header: MEM_TOO_SMALL, rsz 8, nothing written", task_chain_header_needs_room},
     {"TASK_FRAMES with no task: OK, zero levels", no_task_is_zero_levels},
+    {"TASK_FRAMES on a level whose team is gone (libomp's NULL-team offset): region 0, no fault", team_gone_has_no_region},
 };
 
 /* Runs `check` in a child so each starts from a fresh shim. */

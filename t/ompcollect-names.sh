@@ -19,7 +19,7 @@ compilers=
 for cc in clang gcc; do
     command -v $cc >/dev/null 2>&1 && compilers="$compilers $cc"
 done
-echo "1..24"
+echo "1..28"
 n=0
 check() {
     n=$((n + 1))
@@ -64,13 +64,13 @@ for cc in clang gcc; do
     case " $compilers " in
     *" $cc "*) ;;
     *)
-        skip "$cc is not installed" 12
+        skip "$cc is not installed" 14
         continue
         ;;
     esac
     if ! $cc -fopenmp -g -O2 -I"$top_srcdir/examples" -o "$tmp/solver-$cc" "$source" 2>"$tmp/build.err" \
         || ! $cc -fopenmp -O2 -I"$top_srcdir/examples" -o "$tmp/solver-$cc-nodebug" "$source" 2>>"$tmp/build.err"; then
-        skip "$cc cannot build OpenMP programs" 12
+        skip "$cc cannot build OpenMP programs" 14
         continue
     fi
     cp "$tmp/solver-$cc-nodebug" "$tmp/solver-$cc-stripped" && strip "$tmp/solver-$cc-stripped"
@@ -82,6 +82,8 @@ for cc in clang gcc; do
     check $name "construct of solve() at solver.c:$solve_line" "$(construct solve "$solve_line")"
     check $name "construct of update() at solver.c:$update_line" "$(construct update "$update_line")"
     check $name "critical(accum) waits at solver.c:$critical_line" "$(waited CTWT "$critical_line")"
+    check $name "the critical's wait is named critical(accum), its object the compiler's .gomp_critical_user_accum variable" \
+        "any(w['state'] == 'CTWT' and w['what'] == 'critical(accum)' and w['object']['function'].startswith('.gomp_critical_user_accum') and w['location']['line'] == $critical_line for w in r['wait_locations'])"
     check $name "lock waits at solver.c:$lock_line on the global symbol lk" \
         "any(w['state'] == 'LKWT' and w['location']['line'] == $lock_line and w['object']['function'] == 'lk' and w['what'] == 'lock \`lk\` (global)' for w in r['wait_locations'])"
     check $name "explicit barrier waits at solver.c:$barrier_line" "$(waited EBAR "$barrier_line")"
@@ -94,6 +96,8 @@ for cc in clang gcc; do
         "$(cat "$tmp/$name.status") == 0 and set((c['location']['function'] or '').split('.')[0] for c in r['constructs'] if c['location']['kind'] == 'symbol') >= {'solve', 'update'}"
     check $name "without -g: the lock is still named lk" \
         "any(w['state'] == 'LKWT' and w['object']['function'] == 'lk' for w in r['wait_locations'])"
+    check $name "without -g: the critical is still named critical(accum)" \
+        "any(w['state'] == 'CTWT' and w['what'] == 'critical(accum)' for w in r['wait_locations'])"
 
     name=solver-$cc-stripped
     collect $name

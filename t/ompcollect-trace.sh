@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 locks=$top_builddir/examples/locks
 
-echo "1..9"
+echo "1..10"
 n=0
 # Prints one TAP line; on failure the files named after the description become diagnostics.
 result() {
@@ -96,7 +96,8 @@ import xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
 root = ET.parse(sys.argv[1]).getroot()
 drawn = [r for r in root.iter(ns + "rect") if r.get("class") in ("span", "mark")]
-pattern = re.compile(r"^[A-Z]+, (parallel region \d+|serial part): [0-9.]+ ms .* over [0-9.]+-[0-9.]+ ms$")
+# The construct follows the state when the runtime answers OMPCOLLECTOR_REQ_SAMPLE ("WORK in the construct at f x.c:3").
+pattern = re.compile(r"^[A-Z]+( (in the construct|waiting) at [^,]+)?, (parallel region \d+|serial part): [0-9.]+ ms .* over [0-9.]+-[0-9.]+ ms$")
 bad = [r.find(ns + "title").text for r in drawn
        if r.find(ns + "title") is None or not pattern.match(r.find(ns + "title").text)]
 narrow = [r for r in drawn if int(r.get("width")) < 1]
@@ -184,8 +185,13 @@ if not meta.get("program", "").endswith("locks") or not meta.get("runtime"):
     fail("metadata:", meta)
 states = [e for e in events if e.get("cat") == "state"]
 regions = [e for e in events if e.get("cat") == "region"]
-if {e["name"] for e in states} - {s for t in report["threads"] for s, c in t["states"].items() if c}:
-    fail("a state the report never counted")
+# A state is in the trace because samples saw it, or because its BEGIN event arrived.
+pairs = {"IDLE": "begin_idle", "IBAR": "begin_ibar", "EBAR": "begin_ebar", "LKWT": "begin_lkwt",
+         "CTWT": "begin_ctwt", "ODWT": "begin_odwt", "ATWT": "begin_atwt"}
+counted = {s for t in report["threads"] for s, c in t["states"].items() if c}
+counted |= {s for s, e in pairs.items() if any(t["events"].get(e) for t in report["threads"])}
+if {e["name"] for e in states} - counted:
+    fail("a state the report never counted:", {e["name"] for e in states} - counted)
 if not regions or any(r["tid"] != report["pid"] for r in regions):
     fail("no region on the initial thread", regions[:2])
 if len({e["tid"] for e in states}) < 2 or not any(e["name"] == "LKWT" for e in states):
@@ -208,3 +214,65 @@ run --runtime "$LIBOMP" -o "$tmp/p.txt" --trace-json "$tmp/trace.%p.json" "$lock
 set -- "$tmp"/trace.[0-9]*.json
 [ $status -eq 0 ] && [ -f "$1" ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"
 result $? "--trace-json takes the --output patterns (%p)" "$tmp/err"
+
+# What a browser shows: headless Chromium renders the lock example's SVG;
+# the screenshot holds the spans in the colours of the states that occurred
+# (far more than their legend swatches), and of any other state no more
+# than its swatch.
+chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$chromium" ]; then
+    echo "ok $((n += 1)) # SKIP no chromium to render the SVG with"
+elif [ $ran -ne 0 ]; then
+    result 1 "headless Chromium renders the SVG timeline with the states' colours" "$tmp/err"
+else
+    # A hung browser must not hang the suite; it has minutes for a second's work.
+    HOME=$tmp timeout 300 "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+        --window-size=1200,400 --screenshot="$tmp/shot.png" "file://$tmp/locks.svg" >"$tmp/chromium.out" 2>&1
+    [ -s "$tmp/shot.png" ] && python3 - "$tmp/shot.png" "$tmp/locks.svg" "$tmp/locks.json" >"$tmp/shot.out" 2>&1 <<'EOF2'
+import json, struct, sys, zlib
+import xml.etree.ElementTree as ET
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, chunks = 8, []
+while pos < len(data):
+    length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    chunks.append((kind, data[pos + 8:pos + 8 + length]))
+    pos += 12 + length
+header = dict(chunks)[b"IHDR"]
+width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", header)
+assert depth == 8 and colour in (2, 6) and interlace == 0, (depth, colour, interlace)
+channels = 4 if colour == 6 else 3
+raw = zlib.decompress(b"".join(c for k, c in chunks if k == b"IDAT"))
+stride = width * channels
+pixels, previous = {}, bytearray(stride)
+for y in range(height):
+    kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+    for i in range(stride):
+        a = line[i - channels] if i >= channels else 0
+        b = previous[i]
+        c = previous[i - channels] if i >= channels else 0
+        if kind == 1: line[i] = (line[i] + a) & 255
+        elif kind == 2: line[i] = (line[i] + b) & 255
+        elif kind == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif kind == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    for x in range(width):
+        rgb = "#%02x%02x%02x" % tuple(line[x * channels:x * channels + 3])
+        pixels[rgb] = pixels.get(rgb, 0) + 1
+    previous = line
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[2]).getroot()
+legend = [g for g in root.iter(ns + "g") if g.get("id") == "legend"][0]
+colour = dict(zip([t.text for t in legend.iter(ns + "text")], [r.get("fill") for r in legend.iter(ns + "rect")]))
+swatch = max(int(float(r.get("width"))) * int(float(r.get("height"))) for r in legend.iter(ns + "rect"))
+report = json.load(open(sys.argv[3]))
+occurred = {s for t in report["threads"] for s, c in t["states"].items() if c}
+counts = {s: pixels.get(c, 0) for s, c in colour.items()}
+print(width, "x", height, "swatch", swatch, "pixels per state colour:", counts, "occurred:", sorted(occurred))
+big = {s for s, c in counts.items() if c > 2 * swatch}
+sys.exit(0 if {"WORK", "LKWT"} <= big and big <= occurred else 1)
+EOF2
+    result $? "headless Chromium renders the SVG timeline with the states' colours" "$tmp/shot.out" "$tmp/chromium.out"
+fi

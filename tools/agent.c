@@ -3,9 +3,11 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "agent_critical.h"
 #include "names.h"
 #include "omp_collector_api.h"
 #include "record.h"
+#include "stackwalk.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -71,6 +73,8 @@ static int is_main;         /* the process the launcher started: it refuses to r
 static int session_live;    /* START answered OK in this image */
 static struct ompc_event_request requests[OMPC_NEVENTS];
 static int request_count;
+static struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
+static int task_request_count;
 static int has_sample;      /* the runtime answered OMPCOLLECTOR_REQ_SAMPLE at START */
 /* dlpi_adds and dlpi_subs when the module map was last brought up to date. */
 static unsigned long long modules_adds, modules_subs;
@@ -327,6 +331,8 @@ static struct ompc_process *claim_process(int parent)
         set_text(slot->program, program_invocation_name);
         memcpy(slot->requests, requests, sizeof requests);
         slot->request_count = request_count;
+        memcpy(slot->task_requests, task_requests, sizeof task_requests);
+        slot->task_request_count = task_request_count;
         slot->event_mask = record->event_mask;
         atomic_store(&slot->alive_ns, now_ns());
         note_runtime(slot);
@@ -454,6 +460,18 @@ static struct ompc_thread *claim_thread(pid_t tid, int initial, int scanned)
             atomic_store(&slot->timeline, offset);
         else
             atomic_store(&slot->timeline_truncated, 1);
+        /* Each state change's code address, for the SVG's tooltips; without room the timeline only loses them. */
+        if (offset != 0 && has_sample)
+            atomic_store(&slot->timeline_where, ompc_record_alloc(record, OMPC_TIMELINE_CAP * sizeof(uint64_t)));
+    }
+    if (record->flags & OMPC_OPT_STACKS)
+        ompc_stackwalk_claim(record, slot, tid == current_tid());
+    if (record->event_log_bytes != 0) {
+        /* No room: every event of the thread is counted as dropped from its first. */
+        uint64_t offset = ompc_record_alloc(record, record->event_log_bytes);
+        slot->event_log_capacity
+            = offset != 0 ? (uint32_t)(record->event_log_bytes / sizeof(struct ompc_event_entry)) : 0;
+        atomic_store(&slot->event_log, offset);
     }
     atomic_store(&slot->status, OMPC_SLOT_LIVE);
     if (atomic_load(&sampling_on))
@@ -501,6 +519,9 @@ static struct ompc_thread *current_thread(void)
         return self = &owner->untracked;
     if (slot_key_made)
         pthread_setspecific(slot_key, slot);
+    /* A slot the scanner claimed for this thread has no stack bounds yet: only the thread can read them. */
+    if (record->flags & OMPC_OPT_STACKS)
+        ompc_stackwalk_bounds(slot);
     return self = slot;
 }
 
@@ -572,6 +593,29 @@ static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_
 }
 
 /*
+ * In the sampling handler: the thread is in the wait whose BEGIN it logged
+ * last; that entry gets the wait id and code address the callback could
+ * not see yet.  The handler interrupts the thread itself, so the entry is
+ * not being written meanwhile.
+ */
+static void complete_wait_entry(struct ompc_thread *slot, int state, uint64_t wait_id, uint64_t codeptr)
+{
+    static const int pair_states[OMPC_NPAIRS] = {0, THR_IBAR_STATE, THR_EBAR_STATE, THR_LKWT_STATE,
+                                                  THR_CTWT_STATE, THR_ODWT_STATE, 0, 0, 0, THR_ATWT_STATE};
+    uint32_t open = atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed);
+    if (open == 0 || open > slot->event_log_capacity)
+        return;
+    struct ompc_event_entry *entry = (struct ompc_event_entry *)((char *)record
+                                     + atomic_load_explicit(&slot->event_log, memory_order_relaxed)) + (open - 1);
+    int pair = ompc_event_pair(OMPC_EVENT_CODE(entry));
+    if (pair < 0 || pair >= OMPC_NPAIRS || pair_states[pair] != state || entry->wait_id != 0)
+        return;
+    entry->wait_id = wait_id;
+    entry->codeptr = codeptr;
+    atomic_store_explicit(&slot->event_log_open_wait, 0, memory_order_relaxed);
+}
+
+/*
  * One sample of the interrupted thread: STATE (28-byte entry: state at
  * mem+0, wait id at mem+4) and CURRENT_PRID (24-byte entry) in one call,
  * both async-signal-safe.  `weight` counts timer expirations the kernel
@@ -579,7 +623,7 @@ static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_
  * could not change state meanwhile, so they all count for this state --
  * unless the thread had the signal blocked, which says nothing of its state.
  */
-static void take_sample(struct ompc_process *owner, int index, uint64_t weight)
+static void take_sample(struct ompc_process *owner, int index, uint64_t weight, void *context)
 {
     struct ompc_thread *slot = &owner->threads[index];
     if (atomic_load_explicit(&slot->blocked, memory_order_relaxed) == 2) {
@@ -612,6 +656,17 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight)
             memcpy(&region_id, &buffer[11], sizeof region_id);
     }
     atomic_fetch_add_explicit(&slot->state_ticks[state], weight, memory_order_relaxed);
+    if (wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
+        complete_wait_entry(slot, state, wait_id, extended.wait_codeptr);
+    if (record->flags & OMPC_OPT_STACKS)
+        ompc_stackwalk_sample(api, record, owner, slot, state, weight, region_id, extended.wait_codeptr,
+                              context);
+    if (state == THR_CTWT_STATE && extended.wait_codeptr != 0) {
+        /* A named critical's object is the compiler's variable, when the thread entered it through us at this very call. */
+        const struct ompc_critical_entry *entered = ompc_critical_current();
+        if (entered->call_site == extended.wait_codeptr && entered->variable != 0)
+            extended.wait_object = entered->variable;
+    }
     if (state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE
         || state == THR_ATWT_STATE)
         count_wait(slot, state, wait_id, extended.wait_codeptr, extended.wait_object, weight);
@@ -636,8 +691,14 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight)
                                      memory_order_relaxed);
         }
     }
+    /* Where the thread is, for the timeline's tooltips: the construct it waits in, else its region's. */
+    uint64_t where = 0;
+    if (has_sample)
+        where = state != THR_WORK_STATE && extended.wait_codeptr != 0 ? extended.wait_codeptr
+                                                                      : extended.region_codeptr;
+    uint64_t where_offset = atomic_load_explicit(&slot->timeline_where, memory_order_relaxed);
     uint64_t offset = atomic_load_explicit(&slot->timeline, memory_order_relaxed);
-    if (offset != 0 && state != slot->last_state) {
+    if (offset != 0 && (state != slot->last_state || (where_offset != 0 && where != slot->last_where))) {
         uint64_t *timeline = (uint64_t *)((char *)record + offset);
         uint32_t length = atomic_load_explicit(&slot->timeline_length, memory_order_relaxed);
         if (length < OMPC_TIMELINE_CAP) {
@@ -649,8 +710,11 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight)
             if (length > 0 && since_us < (timeline[length - 1] >> 8))
                 since_us = timeline[length - 1] >> 8;
             timeline[length] = (since_us << 8) | (uint64_t)state;
+            if (where_offset != 0)
+                ((uint64_t *)((char *)record + where_offset))[length] = where;
             atomic_store_explicit(&slot->timeline_length, length + 1, memory_order_release);
             slot->last_state = state;
+            slot->last_where = where;
         } else {
             atomic_store_explicit(&slot->timeline_truncated, 1, memory_order_relaxed);
         }
@@ -729,7 +793,7 @@ static void on_sample(int signal_number, siginfo_t *info, void *context)
         if (timer == TIMER_LIVE && owner != NULL && atomic_load_explicit(&sampling_on, memory_order_acquire)
             && atomic_load_explicit(&owner->threads[index].status, memory_order_acquire)
                    == OMPC_SLOT_LIVE)
-            take_sample(owner, index, expirations(index, info->si_overrun));
+            take_sample(owner, index, expirations(index, info->si_overrun), context);
     } else {
         pass_on(signal_number, info, context);
     }
@@ -863,14 +927,130 @@ static void region_event(struct ompc_process *owner, int event, uint64_t now)
     }
 }
 
+/*
+ * Appends one event to the calling thread's log (--trace), with the
+ * region it happened in and, for the BEGIN of a wait, the wait id and
+ * where it waited; at FORK the parallel construct's address.  Only the
+ * thread itself writes its log.  A full log counts what it drops.
+ */
+static void log_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now)
+{
+    if (slot == &owner->untracked || slot->event_log_capacity == 0
+        || atomic_load_explicit(&slot->event_log_length, memory_order_relaxed) >= slot->event_log_capacity) {
+        if (atomic_fetch_add_explicit(&slot->event_log_dropped, 1, memory_order_relaxed) == 0)
+            atomic_store_explicit(&slot->event_log_dropped_ns, now != 0 ? now : 1, memory_order_relaxed);
+        return;
+    }
+    struct ompc_event_entry entry = {(now << 8) | (uint64_t)event, 0, 0, 0};
+    int pair = ompc_event_pair(event);
+    /* IDLE, IBAR, EBAR, LKWT, CTWT, ODWT and ATWT: the pairs that are waits (numbered in names.c). */
+    int wait_begin = event % 2 == 1 && pair >= 0 && (pair <= 5 || pair == 9);
+    if (has_sample) {
+        ompcollector_sample_t here;
+        if (sample_request(&here) == OMP_ERRCODE_OK) {
+            entry.region = here.region_id;
+            if (wait_begin) {
+                entry.wait_id = here.wait_id;
+                entry.codeptr = here.wait_codeptr;
+            } else if (event == OMP_EVENT_FORK) {
+                entry.codeptr = here.region_codeptr;
+            }
+        }
+    } else {
+        int32_t buffer[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
+        if (api(buffer) == 0) {
+            if (wait_begin && buffer[2] == OMP_ERRCODE_OK)
+                memcpy(&entry.wait_id, &buffer[5], sizeof entry.wait_id);
+            if (buffer[9] == OMP_ERRCODE_OK)
+                memcpy(&entry.region, &buffer[11], sizeof entry.region);
+        }
+    }
+    uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
+    struct ompc_event_entry *log
+        = (struct ompc_event_entry *)((char *)record + atomic_load_explicit(&slot->event_log, memory_order_relaxed));
+    if (pair >= 0 && event % 2 == 0)
+        atomic_store_explicit(&slot->event_log_open_wait, 0, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    log[length] = entry;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (wait_begin && pair != 0 && entry.wait_id == 0)
+        atomic_store_explicit(&slot->event_log_open_wait, length + 1, memory_order_relaxed);
+    atomic_store_explicit(&slot->event_log_length, length + 1, memory_order_release);
+}
+
+/* --stacks: the stack the region being forked was forked from, for its workers' samples. */
+static void fork_stack(struct ompc_process *owner, struct ompc_thread *slot)
+{
+    int32_t buffer[7] = {24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
+    uint64_t region_id;
+    if (api(buffer) != 0 || buffer[2] != OMP_ERRCODE_OK)
+        return;
+    memcpy(&region_id, &buffer[4], sizeof region_id);
+    ompc_stackwalk_fork(api, record, owner, slot, region_id);
+}
+
 static void begin_recording(int parent);
+
+/* Closes one of a thread's task timers when its depth falls back to 0; a stray END is ignored. */
+static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *total, uint64_t now)
+{
+    if (*depth > 0 && --*depth == 0 && now > since)
+        atomic_fetch_add_explicit(total, now - since, memory_order_relaxed);
+}
+
+/*
+ * A task event (23..35) on the thread where it happens: counted, and the
+ * thread's create, execute and suspend timers moved.  Per thread the
+ * events nest (doc/mapping.md), so a depth per timer is enough: execution
+ * runs while any EXEC is open, which counts a task run on top of a
+ * suspended one once; a suspension is an explicit task's when it begins
+ * inside an EXEC, and ends at the END_SUSPEND met at the same EXEC depth.
+ * Nothing is allocated, locked or formatted here.
+ */
+static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now)
+{
+    atomic_fetch_add_explicit(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1, memory_order_relaxed);
+    if (slot == &owner->untracked)
+        return;
+    switch (event) {
+    case OMP_EVENT_THR_BEGIN_CREATE_TASK:
+        if (slot->task_create_depth++ == 0)
+            slot->task_create_since = now;
+        break;
+    case OMP_EVENT_THR_END_CREATE_TASK_IMM:
+    case OMP_EVENT_THR_END_CREATE_TASK_DEL:
+        task_timer_end(&slot->task_create_depth, slot->task_create_since, &slot->task_create_ns, now);
+        break;
+    case OMP_EVENT_THR_BEGIN_EXEC_TASK:
+        if (slot->task_exec_depth++ == 0)
+            slot->task_exec_since = now;
+        break;
+    case OMP_EVENT_THR_BEGIN_FINISH_TASK:
+        task_timer_end(&slot->task_exec_depth, slot->task_exec_since, &slot->task_exec_ns, now);
+        break;
+    case OMP_EVENT_THR_BEGIN_SUSPEND_TASK:
+        if (slot->task_exec_depth > 0) {
+            atomic_fetch_add_explicit(&slot->task_suspensions, 1, memory_order_relaxed);
+            if (slot->task_suspend_depth++ == 0)
+                slot->task_suspend_since = now;
+        }
+        break;
+    case OMP_EVENT_THR_END_SUSPEND_TASK:
+        if (slot->task_exec_depth > 0)
+            task_timer_end(&slot->task_suspend_depth, slot->task_suspend_since, &slot->task_suspend_ns,
+                           now);
+        break;
+    default:
+        break;
+    }
+}
 
 /* The one callback for every registered event; runs on the thread where the event happens. */
 static void on_event(OMP_COLLECTORAPI_EVENT event_code)
 {
     int event = (int)event_code;
     if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event <= 0
-        || event >= OMPC_NEVENTS)
+        || event >= OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS)
         return;
     int saved_errno = errno;
     struct ompc_process *owner = atomic_load(&process);
@@ -891,7 +1071,16 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
         errno = saved_errno;
         return;
     }
+    if (event >= OMPC_NEVENTS) {
+        task_event(owner, slot, event, now);
+        errno = saved_errno;
+        return;
+    }
     atomic_fetch_add_explicit(&slot->events[event], 1, memory_order_relaxed);
+    if (record->event_log_bytes != 0)
+        log_event(owner, slot, event, now);
+    if (event == OMP_EVENT_FORK && (record->flags & OMPC_OPT_STACKS) && slot != &owner->untracked)
+        fork_stack(owner, slot);
     if (event == OMP_EVENT_FORK || event == OMP_EVENT_JOIN) {
         region_event(owner, event, now);
     } else if (slot != &owner->untracked) {
@@ -905,6 +1094,28 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
         }
     }
     errno = saved_errno;
+}
+
+/* Registers the task events 23..35 in one batch, remembering each answer; a runtime without them answers UNKNOWN or UNSUPPORTED. */
+static void register_task_events(void)
+{
+    enum { ENTRY_INTS = 8 };
+    int32_t buffer[ENTRY_INTS * OMPC_TASK_EVENTS + 1];
+    omp_collector_callback_t callback = on_event;
+    for (int i = 0; i < OMPC_TASK_EVENTS; i++) {
+        int32_t *entry = &buffer[i * ENTRY_INTS];
+        memset(entry, 0, ENTRY_INTS * sizeof *entry);
+        entry[0] = ENTRY_INTS * 4;
+        entry[1] = OMP_REQ_REGISTER;
+        entry[4] = OMPC_TASK_EVENT_FIRST + i;
+        memcpy(&entry[6], &callback, sizeof callback);
+        task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
+    }
+    buffer[OMPC_TASK_EVENTS * ENTRY_INTS] = 0;
+    int result = api(buffer);
+    for (int i = 0; i < OMPC_TASK_EVENTS; i++)
+        task_requests[i].ec = result == 0 ? buffer[i * ENTRY_INTS + 2] : -1;
+    task_request_count = OMPC_TASK_EVENTS;
 }
 
 /* Registers FORK, JOIN and the launcher's selection in one batch, remembering each answer. */
@@ -1586,6 +1797,8 @@ __attribute__((constructor)) static void agent_start(void)
     ompcollector_sample_t probe;
     has_sample = sample_request(&probe) == OMP_ERRCODE_OK;
     register_events(record->event_mask);
+    if (record->flags & OMPC_OPT_TASKS)
+        register_task_events();
     if (request_count < 1 || requests[0].ec != OMP_ERRCODE_OK) {
         cannot_attach("REGISTER of FORK answered %s", ec_name(request_count ? requests[0].ec : -1));
         simple_request(OMP_REQ_STOP);

@@ -4,6 +4,7 @@
 
 #include "omp_collector_api.h"
 #include "locations.h"
+#include "csvdir.h"
 #include "names.h"
 
 #include <inttypes.h>
@@ -251,7 +252,8 @@ static const char *critical_name(const struct ompc_wait_row *row, char *buffer, 
     char *suffix = strstr(buffer, ".var");
     if (suffix != NULL && suffix[4] == '\0')
         *suffix = '\0';
-    return buffer;
+    /* clang names the unnamed critical's variable with an empty name. */
+    return buffer[0] != '\0' ? buffer : NULL;
 }
 
 /* The lock's global symbol when wait_object is one ("lk"), or NULL. */
@@ -410,6 +412,7 @@ static void csv_location(FILE *out, const struct ompc_location *where)
 void ompc_locations_csv(const struct ompc_locations *locations, FILE *out)
 {
     char buffer[256];
+    ompc_csv_table(out, "construct");
     fputs("section,codeptr,function,file,line,module,module_offset,instances,total_ns,mean_ns,max_ns,"
           "threads,imbalance",
           out);
@@ -429,6 +432,7 @@ void ompc_locations_csv(const struct ompc_locations *locations, FILE *out)
             fprintf(out, ",%" PRIu64, row->ticks[state]);
         fputc('\n', out);
     }
+    ompc_csv_table(out, "wait_location");
     fputs("section,state,kind,codeptr,function,file,line,module,module_offset,object,object_symbol,"
           "samples,threads\n",
           out);

@@ -19,6 +19,13 @@ static const char *const event_names[OMPC_NEVENTS] = {
     "end_ordered", "begin_atwt",    "end_atwt",
 };
 
+static const char *const task_event_names[OMPC_TASK_EVENTS] = {
+    "begin_create_task", "end_create_task_imm", "end_create_task_del", "begin_schd_task",
+    "end_schd_task",     "begin_suspend_task",  "end_suspend_task",    "begin_steal_task",
+    "end_steal_task",    "fetched_task",        "begin_exec_task",     "begin_finish_task",
+    "end_finish_task",
+};
+
 static const char *const pair_names[OMPC_NPAIRS] = {
     "idle", "ibar", "ebar", "lkwt", "ctwt", "odwt", "master", "single", "ordered", "atwt",
 };
@@ -33,6 +40,13 @@ const char *ompc_state_name(int state)
 const char *ompc_event_name(int event)
 {
     return event > 0 && event < OMPC_NEVENTS ? event_names[event] : event_names[0];
+}
+
+/* Lower-case name of a task event. */
+const char *ompc_task_event_name(int event)
+{
+    int index = event - OMPC_TASK_EVENT_FIRST;
+    return index >= 0 && index < OMPC_TASK_EVENTS ? task_event_names[index] : event_names[0];
 }
 
 /* The header numbers pairs from 3 (BEGIN_IDLE), BEGIN odd and END even. */

@@ -12,12 +12,18 @@
 #define OMPC_NEVENTS 23
 /* BEGIN/END event pairs: BEGIN_IDLE/END_IDLE .. BEGIN_ATWT/END_ATWT. */
 #define OMPC_NPAIRS 10
+/* The OpenUH task extension's events, 23..35 (BEGIN_CREATE_TASK .. END_FINISH_TASK), counted apart from the 22 above. */
+#define OMPC_TASK_EVENT_FIRST 23
+#define OMPC_TASK_EVENTS 13
 
 /* Short upper-case name of a state ("WORK"), "?" outside 1..11. */
 const char *ompc_state_name(int state);
 
 /* Lower-case name of an event ("begin_ctwt"), "?" outside 1..22. */
 const char *ompc_event_name(int event);
+
+/* Lower-case name of a task event ("begin_create_task"), "?" outside 23..35. */
+const char *ompc_task_event_name(int event);
 
 /* Which BEGIN/END pair an event belongs to, or -1 for FORK, JOIN and unknown events. */
 int ompc_event_pair(int event);
@@ -41,6 +47,8 @@ int ompc_parse_interval(const char *text, long long *nanoseconds);
 
 /* Report formats. */
 enum ompc_format { OMPC_FORMAT_TEXT, OMPC_FORMAT_CSV, OMPC_FORMAT_JSON };
+/* The report as folded call stacks (--stacks=folded); not a --format value. */
+enum { OMPC_FORMAT_FOLDED = OMPC_FORMAT_JSON + 1 };
 
 /* Parses a format name; -1 when unknown. */
 int ompc_parse_format(const char *text);

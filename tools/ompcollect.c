@@ -3,13 +3,16 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "csvdir.h"
 #include "elfcheck.h"
 #include "names.h"
 #include "omp_collector_api.h"
 #include "output.h"
 #include "record.h"
 #include "report.h"
+#include "stacks.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -98,12 +101,28 @@ static void usage(FILE *out)
             "      --trace-json=FILE.json  also write each thread's states over time as\n"
             "                           Chrome trace-event JSON, for Perfetto or\n"
             "                           chrome://tracing (same patterns as --output)\n"
+            "      --trace=DIR          also write an OTF2 archive DIR/traces.otf2 (Vampir,\n"
+            "                           otf2-print) from every delivered event and the\n"
+            "                           samples (same patterns as --output)\n"
+            "      --trace-buffer=SIZE  event log per thread for --trace and --trace-json,\n"
+            "                           e.g. 8M (default), 512K; what does not fit is counted\n"
+            "      --stacks[=folded]    also sample each thread's call stack: the report gets\n"
+            "                           a call tree per state (where IBAR, LKWT... time goes\n"
+            "                           by the user's call path, runtime frames spliced\n"
+            "                           out); =folded makes the report folded stacks for\n"
+            "                           flamegraph.pl (program built -fno-omit-frame-pointer)\n"
+            "      --stacks-file=FILE   also write the folded stacks to FILE (implies\n"
+            "                           --stacks; same patterns as --output)\n"
             "  -i, --interval=TIME      sampling interval, e.g. 1ms (default), 250us, 2ms\n"
             "  -e, --events=LIST        further events to register besides fork and join:\n"
             "                           comma list of fork, join, begin_X, end_X, or just X\n"
             "                           for both halves, X one of idle ibar ebar lkwt ctwt\n"
             "                           odwt master single ordered atwt; or all, none\n"
             "      --no-sample          do not sample; report events only\n"
+            "      --no-tasks           do not register the task events (no task table)\n"
+            "      --csv-dir=DIR        also write the CSV report as one file per table,\n"
+            "                           DIR/TABLE.csv (same patterns as --output)\n"
+            "      --list-regions       text report: list every parallel region instance\n"
             "      --runtime=PATH       run PROGRAM on this LLVM libomp.so.5 (preloaded, and\n"
             "                           in place of GCC's libgomp); 'none' changes nothing.\n"
             "                           Default: GCC's libgomp (no OMPT), wherever it is asked\n"
@@ -147,6 +166,33 @@ static int parse_time(const char *text, uint64_t *nanoseconds)
     else
         return -1;
     *nanoseconds = (uint64_t)(value * scale);
+    return 0;
+}
+
+/* Parses a size in bytes: a whole number with an optional K, M or G (binary; "KiB", "MB" and the like too); -1 when malformed. */
+static int parse_size(const char *text, uint64_t *bytes)
+{
+    char *end;
+    errno = 0;
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0 || end == text)
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (shift != 0 && *end == 'i')
+        end++;
+    if (*end == 'B' || (shift == 0 && *end == 'b'))
+        end++;
+    if (*end != '\0' || value > (UINT64_MAX >> 30))
+        return -1;
+    *bytes = (uint64_t)value << shift;
     return 0;
 }
 
@@ -510,6 +556,13 @@ struct run {
     size_t reaped_count, reaped_capacity;
     pid_t main_pid;
     int main_status;
+    const char *trace;       /* --trace: OTF2 archive directory pattern, or NULL */
+    int no_tasks;            /* --no-tasks: leave the task events unregistered */
+    const char *csv_dir;     /* --csv-dir: directory pattern for one CSV file per table, or NULL */
+    int list_regions;        /* --list-regions: every region instance in the text report */
+    uint64_t trace_buffer;   /* --trace-buffer: event log bytes per thread (0: the default) */
+    int stacks;              /* --stacks: sample call stacks */
+    const char *folded;      /* --stacks-file: folded-stacks file pattern, or NULL */
 };
 
 /* Remembers a process the launcher collected. */
@@ -649,6 +702,9 @@ struct process_report {
     char *runtime_file;
     char *runtime_version;
     int initial;
+    struct ompc_event_entry **event_logs;
+    struct ompc_stacks *stacks;  /* --stacks */
+    uint64_t **timeline_where;   /* per thread, the code address of each timeline entry, or NULL */
 };
 
 /* Reads the slot `index` in full, with its threads' timelines; NULL when it cannot. */
@@ -689,6 +745,62 @@ static uint64_t **read_timelines(const struct run *run, const struct ompc_proces
             memset(timelines[i], 0, OMPC_TIMELINE_CAP * sizeof(uint64_t));
     }
     return timelines;
+}
+
+/* The code addresses beside a slot's threads' timelines, from the arena; entries stay NULL where there are none. */
+static uint64_t **read_timeline_where(const struct run *run, const struct ompc_process *process)
+{
+    int count = atomic_load(&process->thread_count);
+    if (count <= 0 || count > OMPC_MAX_THREADS)
+        return NULL;
+    uint64_t **where = calloc((size_t)count, sizeof *where);
+    if (where == NULL)
+        return NULL;
+    for (int i = 0; i < count; i++) {
+        uint64_t offset = atomic_load(&process->threads[i].timeline_where);
+        uint32_t length = atomic_load(&process->threads[i].timeline_length);
+        if (offset == 0 || offset < run->header.arena_offset
+            || offset + OMPC_TIMELINE_CAP * sizeof(uint64_t) > run->header.total_size)
+            continue;
+        if (length > OMPC_TIMELINE_CAP)
+            length = OMPC_TIMELINE_CAP;
+        where[i] = calloc(OMPC_TIMELINE_CAP, sizeof(uint64_t));
+        if (where[i] != NULL && length > 0
+            && pread(run->record_fd, where[i], length * sizeof(uint64_t), (off_t)offset)
+                   != (ssize_t)(length * sizeof(uint64_t))) {
+            free(where[i]);
+            where[i] = NULL;
+        }
+    }
+    return where;
+}
+
+/* The event logs (--trace) of a slot's threads, from the arena; entries stay NULL where there is none. */
+static struct ompc_event_entry **read_event_logs(const struct run *run, const struct ompc_process *process)
+{
+    int count = atomic_load(&process->thread_count);
+    if (count <= 0 || count > OMPC_MAX_THREADS || run->header.event_log_bytes == 0)
+        return NULL;
+    struct ompc_event_entry **logs = calloc((size_t)count, sizeof *logs);
+    if (logs == NULL)
+        return NULL;
+    for (int i = 0; i < count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
+        uint64_t offset = atomic_load(&thread->event_log);
+        uint64_t capacity = thread->event_log_capacity;
+        uint32_t length = atomic_load(&thread->event_log_length);
+        if (offset == 0 || offset < run->header.arena_offset || length == 0 || length > capacity
+            || capacity * sizeof(struct ompc_event_entry) > run->header.event_log_bytes
+            || offset + capacity * sizeof(struct ompc_event_entry) > run->header.total_size)
+            continue;
+        size_t bytes = length * sizeof(struct ompc_event_entry);
+        logs[i] = malloc(bytes);
+        if (logs[i] != NULL && pread(run->record_fd, logs[i], bytes, (off_t)offset) != (ssize_t)bytes) {
+            free(logs[i]);
+            logs[i] = NULL;
+        }
+    }
+    return logs;
 }
 
 /*
@@ -812,6 +924,8 @@ static void describe(const struct run *run, struct process_report *entry, struct
     report->agent = run->agent;
     report->arena_refused = atomic_load(&run->header.arena_refused);
     report->processes_dropped = atomic_load(&run->header.processes_dropped);
+    report->event_log_bytes = run->header.event_log_bytes;
+    report->event_logs = (const struct ompc_event_entry *const *)entry->event_logs;
 }
 
 /* The file name one report goes to, from the pattern: rank and pid added where the pattern cannot tell processes apart. */
@@ -975,6 +1089,114 @@ static int did_openmp_work(const struct ompc_process *process)
 }
 
 /*
+ * Writes one process's OTF2 archive into a private directory next to
+ * `directory` and renames it into place, so a reader never sees half an
+ * archive; a directory some other process of the run filled meanwhile
+ * stays, and the archive goes to a name with the pid instead.
+ */
+static void write_otf2(const struct run *run, const char *directory, const struct process_report *entry)
+{
+#ifdef HAVE_OTF2
+    char *temp;
+    if (asprintf(&temp, "%s.tmp.XXXXXX", directory) < 0 || mkdtemp(temp) == NULL) {
+        say("cannot make a directory next to %s for the OTF2 trace: %s", directory, strerror(errno));
+        return;
+    }
+    char error[256] = "";
+    if (ompc_write_otf2(&entry->report, temp, OMPC_OTF2_NAME, error, sizeof error) != 0) {
+        say("writing the OTF2 trace %s failed: %s", directory, error);
+        ompc_remove_tree(temp);
+        free(temp);
+        return;
+    }
+    const char *where = directory;
+    char *fallback = NULL;
+    if (rename(temp, directory) != 0) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "%ld", (long)entry->process->pid);
+        fallback = ompc_insert_tag(directory, tag);
+        if ((errno != ENOTEMPTY && errno != EEXIST) || fallback == NULL || rename(temp, fallback) != 0) {
+            say("cannot put the OTF2 trace in place at %s: %s", directory, strerror(errno));
+            ompc_remove_tree(temp);
+            free(temp);
+            free(fallback);
+            return;
+        }
+        where = fallback;
+        say("%s was filled by another process during this run: it stays, and this trace went to %s",
+            directory, where);
+    }
+    if (run->output != NULL || !entry->initial)
+        say("OTF2 trace of pid %ld: %s/%s.otf2", (long)entry->process->pid, where, OMPC_OTF2_NAME);
+    free(fallback);
+    free(temp);
+#else
+    (void)run, (void)directory, (void)entry;
+#endif
+}
+
+/* The table write_file is writing for --csv-dir. */
+static const struct ompc_csv_table *csv_dir_table;
+
+/* write_file's writer for one --csv-dir table. */
+static int write_csv_table(const struct ompc_report *report, FILE *out)
+{
+    (void)report;
+    fwrite(csv_dir_table->text, 1, csv_dir_table->length, out);
+    return ferror(out) ? -1 : 0;
+}
+
+/*
+ * --csv-dir: the process's CSV report split into one file per table,
+ * DIR/TABLE.csv, each with its header row and without the stream's
+ * section column (rank and pid added to the names as for --output).
+ */
+static void write_csv_dir(const struct run *run, const struct process_report *entry)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *memory = open_memstream(&text, &size);
+    if (memory == NULL) {
+        say("cannot write the CSV tables: %s", strerror(errno));
+        return;
+    }
+    struct ompc_report report = entry->report;
+    report.format = OMPC_FORMAT_CSV;
+    ompc_csv_markers = 1;
+    int failed = ompc_write_report(&report, memory) != 0;
+    ompc_csv_markers = 0;
+    failed |= fclose(memory) != 0;
+    struct ompc_csv_table *tables = NULL;
+    long count = failed ? -1 : ompc_csv_split(text, size, &tables);
+    free(text);
+    char *directory = ompc_expand_pattern(run->csv_dir, (long)entry->process->pid, run->rank.rank, run->host);
+    if (count < 0 || directory == NULL) {
+        say("cannot write the CSV tables: out of memory");
+        free(directory);
+        return;
+    }
+    if (mkdir(directory, 0777) != 0 && errno != EEXIST)
+        say("cannot make the directory %s for the CSV tables: %s", directory, strerror(errno));
+    for (long i = 0; i < count; i++) {
+        /* Table names become file names: anything but letters, digits, '-' and '_' is replaced. */
+        for (char *c = tables[i].name; *c; c++)
+            if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
+                *c = '_';
+        char *pattern, *placed = NULL;
+        if (asprintf(&pattern, "%s/%s.csv", run->csv_dir, tables[i].name) < 0)
+            die(EXIT_OWN_FAILURE, "out of memory");
+        char *file = report_name(run, pattern, entry);
+        csv_dir_table = &tables[i];
+        write_file(run, "CSV table", file, entry, write_csv_table, &placed);
+        free(placed);
+        free(file);
+        free(pattern);
+    }
+    free(directory);
+    ompc_csv_tables_free(tables, count);
+}
+
+/*
  * Reads every slot and writes a report for each process that ran OpenMP:
  * all to standard error, or each to its file (rank and pid added to the
  * name where the pattern does not tell processes apart).  Returns the
@@ -1014,9 +1236,24 @@ static int write_reports(struct run *run)
         entry->timelines = run->timeline != NULL || run->trace_json != NULL
                                ? read_timelines(run, process)
                                : NULL;
+        entry->event_logs = read_event_logs(run, process);
+        if (entry->timelines == NULL && run->trace != NULL)
+            entry->timelines = read_timelines(run, process);
         entry->initial = !initial_taken && process->pid == run->main_pid;
         initial_taken |= entry->initial;
         describe(run, entry, all, count);
+        entry->report.list_regions = run->list_regions;
+        if (run->timeline != NULL) {
+            entry->timeline_where = read_timeline_where(run, process);
+            entry->report.timeline_where = (const uint64_t *const *)entry->timeline_where;
+        }
+        if (run->stacks) {
+            entry->stacks = ompc_stacks_read(run->record_fd, &run->header, process);
+            if (entry->stacks == NULL)
+                say("out of memory reading the call stacks of pid %ld", (long)process->pid);
+            entry->report.stacks = entry->stacks;
+            entry->report.stacks_asked = 1;
+        }
     }
 
     char **names = calloc(reports + 1, sizeof *names);
@@ -1060,6 +1297,20 @@ static int write_reports(struct run *run)
             free(json);
             free(json_placed);
         }
+        if (run->csv_dir != NULL)
+            write_csv_dir(run, entry);
+        if (run->trace != NULL) {
+            char *directory = report_name(run, run->trace, entry);
+            write_otf2(run, directory, entry);
+            free(directory);
+        }
+        if (run->folded != NULL) {
+            char *folded = report_name(run, run->folded, entry);
+            char *folded_placed = NULL;
+            write_file(run, "folded stacks", folded, entry, ompc_write_folded, &folded_placed);
+            free(folded);
+            free(folded_placed);
+        }
     }
     if (run->output != NULL && reports > 1) {
         fprintf(stderr, "%s: %zu processes ran OpenMP; reports:", program_name, reports);
@@ -1075,10 +1326,21 @@ static int write_reports(struct run *run)
         free(placed[i]);
         free(entries[i].runtime_file);
         free(entries[i].runtime_version);
+        ompc_stacks_free(entries[i].stacks);
+        if (entries[i].event_logs != NULL) {
+            for (int t = 0; t < atomic_load(&entries[i].process->thread_count); t++)
+                free(entries[i].event_logs[t]);
+            free(entries[i].event_logs);
+        }
         if (entries[i].timelines != NULL) {
             for (int t = 0; t < atomic_load(&entries[i].process->thread_count); t++)
                 free(entries[i].timelines[t]);
             free(entries[i].timelines);
+        }
+        if (entries[i].timeline_where != NULL) {
+            for (int t = 0; t < atomic_load(&entries[i].process->thread_count); t++)
+                free(entries[i].timeline_where[t]);
+            free(entries[i].timeline_where);
         }
     }
     int any_slot = 0;
@@ -1163,6 +1425,66 @@ static void check_output(const char *option, const struct run *run, const char *
 }
 
 /*
+ * Checks, before the program runs, that --csv-dir can be written: its
+ * parent takes new entries, and the directory, when it exists already, is
+ * a directory that takes files.  It is made after the run.
+ */
+static void check_csv_dir(struct run *run, const char *pattern)
+{
+    char *trimmed = strdup(pattern);
+    if (trimmed == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    for (size_t length = strlen(trimmed); length > 1 && trimmed[length - 1] == '/'; length--)
+        trimmed[length - 1] = '\0';
+    run->csv_dir = trimmed;
+    check_output("--csv-dir", run, trimmed);
+    char *name = ompc_expand_pattern(trimmed, (long)getpid(), run->rank.rank, run->host);
+    if (name == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    struct stat info;
+    if (stat(name, &info) == 0) {
+        if (!S_ISDIR(info.st_mode))
+            die(EXIT_OWN_FAILURE, "--csv-dir %s: %s exists and is not a directory", pattern, name);
+        if (access(name, W_OK | X_OK) != 0)
+            die(EXIT_OWN_FAILURE, "--csv-dir %s: cannot create files in %s: %s", pattern, name,
+                strerror(errno));
+    }
+    free(name);
+}
+
+/*
+ * Checks, before the program runs, that an OTF2 archive can be written
+ * where --trace points: the build has OTF2, the parent directory takes new
+ * entries, and the directory itself is new or empty (an archive is a whole
+ * directory, which cannot be replaced in one step as a file can).
+ */
+static void check_trace_directory(const struct run *run, const char *pattern)
+{
+#ifndef HAVE_OTF2
+    (void)run;
+    die(EXIT_OWN_FAILURE, "--trace %s: this ompcollect was built without OTF2 (configure found no "
+                          "libotf2; on Debian install libopen-trace-format2-dev and rebuild); "
+                          "--trace-json writes a trace without it",
+        pattern);
+#else
+    check_output("--trace", run, pattern);
+    char *name = ompc_expand_pattern(pattern, (long)getpid(), run->rank.rank, run->host);
+    if (name == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    struct stat info;
+    if (!ompc_pattern_has(pattern, 'p') && stat(name, &info) == 0) {
+        if (!S_ISDIR(info.st_mode))
+            die(EXIT_OWN_FAILURE, "--trace %s: %s exists and is not a directory", pattern, name);
+        if (!ompc_directory_empty(name))
+            die(EXIT_OWN_FAILURE, "--trace %s: the directory %s is not empty; remove it or name "
+                                  "another (the archive is written as a new directory)",
+                pattern, name);
+    }
+    free(name);
+#endif
+}
+
+/*
  * Checks everything that can be checked before the program runs, runs it
  * under the record, waits for it and its recording descendants, and turns
  * the record and the wait status into reports and our exit status.
@@ -1174,7 +1496,17 @@ int main(int argc, char **argv)
 
     enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME, OPT_TIMELINE_WIDTH, OPT_FROM, OPT_TO,
            OPT_TRACE_JSON };
+    enum { OPT_TRACE = 512, OPT_TRACE_BUFFER };
+    enum { OPT_NO_TASKS = 768, OPT_CSV_DIR, OPT_LIST_REGIONS };
+    enum { OPT_STACKS = 1024, OPT_FOLDED };
     static const struct option options[] = {
+        {"stacks", optional_argument, NULL, OPT_STACKS},
+        {"stacks-file", required_argument, NULL, OPT_FOLDED},
+        {"no-tasks", no_argument, NULL, OPT_NO_TASKS},
+        {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
+        {"list-regions", no_argument, NULL, OPT_LIST_REGIONS},
+        {"trace", required_argument, NULL, OPT_TRACE},
+        {"trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER},
         {"output", required_argument, NULL, 'o'},
         {"format", required_argument, NULL, 'f'},
         {"timeline", required_argument, NULL, OPT_TIMELINE},
@@ -1196,6 +1528,8 @@ int main(int argc, char **argv)
     run.interval_ns = 1000000;
     run.sampling = 1;
     uint32_t event_mask = 0;
+    int events_given = 0;
+    int stacks_folded = 0, format_given = 0;
     const char *runtime = getenv("OMPCOLLECT_RUNTIME");
 
     opterr = 0;
@@ -1206,6 +1540,7 @@ int main(int argc, char **argv)
             run.output = optarg;
             break;
         case 'f':
+            format_given = 1;
             if ((run.format = ompc_parse_format(optarg)) < 0)
                 die(EXIT_OWN_FAILURE, "--format must be text, csv or json, not '%s'", optarg);
             break;
@@ -1239,13 +1574,52 @@ int main(int argc, char **argv)
             char bad[64];
             if (ompc_parse_events(optarg, &event_mask, bad, sizeof bad) != 0)
                 die(EXIT_OWN_FAILURE, "--events: unknown event '%s' (see --help)", bad);
+            events_given = 1;
             break;
         }
         case OPT_NO_SAMPLE:
             run.sampling = 0;
             break;
+        case OPT_NO_TASKS:
+            run.no_tasks = 1;
+            break;
+        case OPT_CSV_DIR:
+            if (optarg[0] == '\0')
+                die(EXIT_OWN_FAILURE, "--csv-dir needs a directory to write the CSV tables into");
+            run.csv_dir = optarg;
+            break;
+        case OPT_LIST_REGIONS:
+            run.list_regions = 1;
+            break;
+        case OPT_TRACE:
+            if (optarg[0] == '\0')
+                die(EXIT_OWN_FAILURE, "--trace needs a directory to write the OTF2 archive into");
+            run.trace = optarg;
+            break;
+        case OPT_TRACE_BUFFER:
+            if (parse_size(optarg, &run.trace_buffer) != 0 || run.trace_buffer < OMPC_EVENT_LOG_MIN
+                || run.trace_buffer > OMPC_EVENT_LOG_MAX)
+                die(EXIT_OWN_FAILURE,
+                    "--trace-buffer '%s' is not a size from 64 bytes to 1G per thread (e.g. 8M, 512K)",
+                    optarg);
+            break;
         case OPT_RUNTIME:
             runtime = optarg;
+            break;
+        case OPT_STACKS:
+            run.stacks = 1;
+            if (optarg != NULL && strcmp(optarg, "folded") == 0)
+                stacks_folded = 1;
+            else if (optarg != NULL && strcmp(optarg, "tree") != 0)
+                die(EXIT_OWN_FAILURE, "--stacks takes no value, 'tree' (the default: a call tree per state "
+                                      "in the report) or 'folded' (the report is folded stacks), not '%s'",
+                    optarg);
+            break;
+        case OPT_FOLDED:
+            if (optarg[0] == '\0')
+                die(EXIT_OWN_FAILURE, "--stacks-file needs a file to write the folded stacks into");
+            run.stacks = 1;
+            run.folded = optarg;
             break;
         case 'h':
             usage(stdout);
@@ -1289,6 +1663,29 @@ int main(int argc, char **argv)
         check_output("--timeline", &run, run.timeline);
     if (run.trace_json != NULL)
         check_output("--trace-json", &run, run.trace_json);
+    if (run.trace != NULL)
+        check_trace_directory(&run, run.trace);
+    if (run.csv_dir != NULL)
+        check_csv_dir(&run, run.csv_dir);
+    if (run.folded != NULL)
+        check_output("--stacks-file", &run, run.folded);
+    if (run.stacks && !run.sampling)
+        die(EXIT_OWN_FAILURE, "--stacks and --stacks-file sample call stacks; they cannot go with --no-sample");
+    if (run.stacks && !ompc_stacks_supported())
+        die(EXIT_OWN_FAILURE, "--stacks walks frame pointers, which this build does not know how to do "
+                              "on this machine (x86-64 and AArch64 only)");
+    if (stacks_folded) {
+        if (format_given)
+            die(EXIT_OWN_FAILURE, "--stacks=folded makes the report folded stacks; it cannot go with "
+                                  "--format (use --stacks-file=FILE beside a report)");
+        run.format = OMPC_FORMAT_FOLDED;
+    }
+    if (run.trace_buffer != 0 && run.trace == NULL && run.trace_json == NULL)
+        die(EXIT_OWN_FAILURE, "--trace-buffer sizes the event log a trace is written from; give "
+                              "--trace or --trace-json too");
+    /* A trace shows every event the runtime delivers unless --events chose. */
+    if ((run.trace != NULL || run.trace_json != NULL) && !events_given)
+        ompc_parse_events("all", &event_mask, NULL, 0);
     if (run.to_ns != 0 && run.to_ns <= run.from_ns)
         die(EXIT_OWN_FAILURE, "--to must be later than --from");
     if ((run.timeline_width != 0 || run.from_ns != 0 || run.to_ns != 0) && run.timeline == NULL)
@@ -1339,8 +1736,19 @@ int main(int argc, char **argv)
     }
 
     uint32_t flags = (run.sampling ? OMPC_OPT_SAMPLE : 0)
-                   | (run.timeline || run.trace_json ? OMPC_OPT_TIMELINE : 0);
+                   | (run.timeline || run.trace_json || run.trace ? OMPC_OPT_TIMELINE : 0);
+    if (!run.no_tasks)
+        flags |= OMPC_OPT_TASKS;
+    if (run.stacks)
+        flags |= OMPC_OPT_STACKS;
     uint64_t size = ompc_record_layout(&run.header, flags);
+    if (flags & OMPC_OPT_TIMELINE)
+        size = ompc_record_reserve_timeline_where(&run.header);
+    if (run.stacks)
+        size = ompc_record_reserve_stacks(&run.header);
+    if (run.trace != NULL || run.trace_json != NULL)
+        size = ompc_record_reserve_event_log(&run.header,
+                                             run.trace_buffer ? run.trace_buffer : OMPC_EVENT_LOG_DEFAULT);
     run.header.run_id = random_id();
     run.header.event_mask = event_mask;
     run.header.interval_ns = run.interval_ns;

@@ -3,8 +3,10 @@
 #define _GNU_SOURCE 1
 #include "output.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -201,4 +203,32 @@ const char *ompc_place_file(const char *temp, const char *final, const char *fal
     }
     errno = EEXIST;
     return NULL;
+}
+
+/* Whether `path` is a directory with nothing in it. */
+int ompc_directory_empty(const char *path)
+{
+    DIR *directory = opendir(path);
+    if (directory == NULL)
+        return 0;
+    int empty = 1;
+    struct dirent *entry;
+    while (empty && (entry = readdir(directory)) != NULL)
+        empty = strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0;
+    closedir(directory);
+    return empty;
+}
+
+/* nftw visitor: removes what it is given (depth first, so directories are empty by then). */
+static int remove_entry(const char *path, const struct stat *info, int flag, struct FTW *where)
+{
+    (void)info, (void)flag, (void)where;
+    remove(path);
+    return 0;
+}
+
+/* Removes a directory the launcher made, with everything in it. */
+void ompc_remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -43,4 +43,10 @@ FILE *ompc_open_temp(const char *final, char **temp);
 const char *ompc_place_file(const char *temp, const char *final, const char *fallback,
                             const struct timespec *run_start);
 
+/* Whether `path` is a directory with nothing in it. */
+int ompc_directory_empty(const char *path);
+
+/* Removes a directory the launcher made (a half-written trace), with everything in it. */
+void ompc_remove_tree(const char *path);
+
 #endif /* OMPCOLLECT_OUTPUT_H */

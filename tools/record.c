@@ -32,6 +32,31 @@ uint64_t ompc_record_layout(struct ompc_record_header *header, uint32_t flags)
     return header->total_size;
 }
 
+/* Room for OMPC_STACK_THREADS threads' stack and fork-stack tables (sparse: only what is written costs memory). */
+uint64_t ompc_record_reserve_stacks(struct ompc_record_header *header)
+{
+    header->arena_size += (OMPC_STACK_TABLE_BYTES + OMPC_FORK_TABLE_BYTES + 128) * OMPC_STACK_THREADS;
+    header->total_size = header->arena_offset + header->arena_size;
+    return header->total_size;
+}
+
+/* Room for every thread's event log: OMPC_EVENT_LOG_THREADS buffers of `bytes` more arena (sparse). */
+uint64_t ompc_record_reserve_event_log(struct ompc_record_header *header, uint64_t bytes)
+{
+    header->event_log_bytes = round_up(bytes, 64);
+    header->arena_size += header->event_log_bytes * OMPC_EVENT_LOG_THREADS;
+    header->total_size = header->arena_offset + header->arena_size;
+    return header->total_size;
+}
+
+/* Room for OMPC_MAX_THREADS threads' timeline code addresses beside their timelines (sparse). */
+uint64_t ompc_record_reserve_timeline_where(struct ompc_record_header *header)
+{
+    header->arena_size += (uint64_t)OMPC_TIMELINE_CAP * sizeof(uint64_t) * OMPC_MAX_THREADS;
+    header->total_size = header->arena_offset + header->arena_size;
+    return header->total_size;
+}
+
 /* Everything a reader relies on before it touches a slot. */
 const char *ompc_record_check(const struct ompc_record_header *header, uint64_t file_size)
 {

@@ -27,7 +27,7 @@
  * dropped.
  */
 #define OMPC_RECORD_MAGIC "OMPCREC1"
-#define OMPC_RECORD_VERSION 2u
+#define OMPC_RECORD_VERSION 3u
 
 /* The environment variable that hands the record down: "FD,LAUNCHER_PID,RUN_ID" (run id in hex). */
 #define OMPC_RECORD_ENV "OMPCOLLECT_RECORD"
@@ -50,9 +50,39 @@
 /* The arena when --timeline asks for one (sparse), and the small one otherwise. */
 #define OMPC_ARENA_TIMELINE ((uint64_t)256 << 20)
 #define OMPC_ARENA_DEFAULT ((uint64_t)1 << 20)
+/*
+ * --trace, --trace-json: the exact event log, per thread a buffer of
+ * struct ompc_event_entry.  The default (8 MiB, 262144 events a thread) keeps
+ * the dense case -- every event registered, a lock taken every few
+ * microseconds -- exact for a few seconds, and a 2-core machine's handful
+ * of threads far below its memory even when all are full; the arena holds
+ * OMPC_EVENT_LOG_THREADS such buffers beyond the timelines (sparse: only
+ * what is written costs memory).
+ */
+#define OMPC_EVENT_LOG_DEFAULT ((uint64_t)8 << 20)
+#define OMPC_EVENT_LOG_MIN ((uint64_t)64)
+#define OMPC_EVENT_LOG_MAX ((uint64_t)1 << 30)
+#define OMPC_EVENT_LOG_THREADS 64u
+/*
+ * --stacks: per thread a table of distinct sampled call stacks (leaf
+ * first, runtime frames already spliced out, see tools/stackwalk.c) with a
+ * count each, and a smaller one of the stacks the thread forked regions
+ * from; OMPC_STACK_THREADS threads get them (sparse arena).  A sample whose
+ * stack does not fit is counted in its thread's stack_dropped.
+ */
+#define OMPC_STACK_DEPTH 64
+#define OMPC_STACK_TABLE_BYTES ((uint64_t)2 << 20)
+#define OMPC_STACK_INDEX 16384u
+#define OMPC_FORK_TABLE_BYTES ((uint64_t)256 << 10)
+#define OMPC_FORK_INDEX 2048u
+#define OMPC_STACK_THREADS 256u
+/* Regions whose fork stack a worker's sample can still find (id-tagged, id % size). */
+#define OMPC_FORK_CACHE 4096
 
 /* Options the launcher writes into the header (flags). */
-enum { OMPC_OPT_SAMPLE = 1u << 0, OMPC_OPT_TIMELINE = 1u << 1 };
+enum { OMPC_OPT_SAMPLE = 1u << 0, OMPC_OPT_TIMELINE = 1u << 1, OMPC_OPT_STACKS = 1u << 2 };
+/* Register the task extension's events 23..35 (default; --no-tasks leaves them out).  A high bit, clear of the options above. */
+enum { OMPC_OPT_TASKS = 1u << 8 };
 
 /* Lifecycle of a thread slot. */
 enum { OMPC_SLOT_FREE, OMPC_SLOT_LIVE, OMPC_SLOT_EXITED };
@@ -105,7 +135,26 @@ struct ompc_record_header {
     _Atomic uint64_t arena_refused;      /* allocations that did not fit */
     _Atomic uint32_t processes_dropped;  /* processes that found no free slot */
     uint32_t reserved;
+    /* --trace, --trace-json: bytes of event log per thread, 0 when no trace was asked for. */
+    uint64_t event_log_bytes;
 };
+
+/*
+ * One delivered event in a thread's event log: when (ns since the
+ * process's origin, shifted left by 8) with the event number in the low 8
+ * bits, the region CURRENT_PRID named then, the wait id where the event
+ * has one (BEGIN of a wait), and a code address: the parallel construct's
+ * at FORK, the construct or lock call waited in at the BEGIN of a wait
+ * (OMPCOLLECTOR_REQ_SAMPLE; 0 without it).
+ */
+struct ompc_event_entry {
+    uint64_t when;
+    uint64_t region;
+    uint64_t wait_id;
+    uint64_t codeptr;
+};
+#define OMPC_EVENT_WHEN(entry) ((entry)->when >> 8)
+#define OMPC_EVENT_CODE(entry) ((int)((entry)->when & 0xff))
 
 /*
  * One place a thread was seen waiting: an object (LKWT, CTWT, ODWT, ATWT,
@@ -155,6 +204,79 @@ struct ompc_thread {
     uint64_t blocked_since_ns;  /* the interposed sigmask calls' own scratch */
     _Atomic int32_t blocked;    /* 1 now, 2 unblocked since the last sample */
     int32_t ever_blocked;       /* counted once in the process's blocking_threads */
+    /* --trace: offset in the mapping of the thread's event log (0: none), entries written, and what did not fit. */
+    _Atomic uint64_t event_log;
+    _Atomic uint32_t event_log_length;
+    uint32_t event_log_capacity;     /* entries */
+    _Atomic uint64_t event_log_dropped;
+    _Atomic uint64_t event_log_dropped_ns; /* when the first event was dropped (0: none) */
+    /*
+     * 1 + the entry of the wait whose BEGIN was logged last and whose END
+     * not yet (0: none).  Runtimes report the wait state only after the
+     * BEGIN callback, so the sampler fills in that entry's wait id and code
+     * address when it finds the thread in the wait.
+     */
+    _Atomic uint32_t event_log_open_wait;
+    uint32_t event_log_reserved;
+    /* --stacks: offsets in the mapping of the thread's stack table and fork-stack table (0: none). */
+    _Atomic uint64_t stacks;
+    _Atomic uint64_t fork_stacks;
+    uint64_t stack_low, stack_high;       /* the thread's stack, set by the thread itself (0: unknown) */
+    _Atomic uint64_t stack_dropped[OMPC_NSTATES]; /* samples per state whose stack was not kept */
+    /*
+     * Task events (OMPC_OPT_TASKS), written by the event callbacks on the
+     * thread itself: how often each of events 23..35 arrived, and the time
+     * an explicit task was being created, executing (BEGIN_EXEC to
+     * BEGIN_FINISH; a task run nested inside another counts once, as the
+     * one running) and suspended (an explicit task waiting for one run in
+     * its place on this thread), with how many such suspensions.
+     */
+    _Atomic uint64_t task_events[OMPC_TASK_EVENTS];
+    _Atomic uint64_t task_create_ns;
+    _Atomic uint64_t task_exec_ns;
+    _Atomic uint64_t task_suspend_ns;
+    _Atomic uint64_t task_suspensions;
+    uint64_t task_create_since, task_exec_since, task_suspend_since; /* the callbacks' own scratch */
+    int32_t task_create_depth, task_exec_depth, task_suspend_depth;
+    int32_t task_reserved;
+    /*
+     * --timeline with OMPCOLLECTOR_REQ_SAMPLE: offset in the mapping of
+     * OMPC_TIMELINE_CAP code addresses, one per timeline entry (0: none): the
+     * construct the thread waited in, else its region's parallel construct
+     * (0 in serial code).  An entry is also added when only this changes.
+     */
+    _Atomic uint64_t timeline_where;
+    uint64_t last_where;        /* the sampler's own: the last one put on the timeline */
+};
+
+/*
+ * A stack table in the arena (--stacks): this header, OMPC_*_INDEX 32-bit
+ * hash slots (0 free, else 1 + the entry's word offset in the pool), then
+ * the pool of entries, appended and never moved.  An entry is, in 64-bit
+ * words: count; key (state | frames << 8 | flags << 16 | hash << 32); the
+ * mapping offset of the fork-stack entry the stack continues into (0:
+ * none); frames elided in the middle of a deep stack; then the frames'
+ * code addresses, leaf first (the leaf is the interrupted address, the
+ * others return addresses).  Only the owning thread writes a table.
+ */
+struct ompc_stack_table {
+    uint32_t index_slots;
+    uint32_t reserved;
+    uint64_t pool_words;
+    _Atomic uint64_t pool_used;    /* words */
+    _Atomic uint64_t entries;
+    _Atomic uint64_t full;         /* insertions that found no room */
+    uint64_t reserved2[3];
+};
+#define OMPC_STACK_ENTRY_WORDS 4 /* before the frames */
+/* Entry flags: the walk stopped early (a frame that made no sense), or the forking thread's stack was not found. */
+enum { OMPC_STACK_BROKEN = 1, OMPC_STACK_NO_CALLER = 2, OMPC_STACK_NO_BOUNDS = 4, OMPC_STACK_LEAF_EXACT = 8 };
+/* (LEAF_EXACT: the first frame is the interrupted address itself, not a return address.) */
+
+/* A region's fork stack, for the workers' samples (--stacks). */
+struct ompc_fork_slot {
+    _Atomic uint64_t region_id;
+    _Atomic uint64_t entry; /* mapping offset of the entry in the forking thread's fork-stack table */
 };
 
 /* One parallel region, keyed by the id CURRENT_PRID reports. */
@@ -236,10 +358,25 @@ struct ompc_process {
     _Atomic uint32_t module_count;
     _Atomic uint32_t modules_dropped;   /* objects past OMPC_MAX_MODULES, or paths too long */
     struct ompc_module modules[OMPC_MAX_MODULES];
+    /* --stacks: where each recent region was forked from. */
+    struct ompc_fork_slot fork_cache[OMPC_FORK_CACHE];
+    /* What REGISTER answered for the task events 23..35 (OMPC_OPT_TASKS); task_request_count 0 when they were not asked for. */
+    struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
+    int32_t task_request_count;
+    int32_t task_reserved;
 };
 
 /* Fills in a header (magic, version, layout) for the options; returns the mapping's total size. */
 uint64_t ompc_record_layout(struct ompc_record_header *header, uint32_t flags);
+
+/* Makes the arena hold every thread's timeline code addresses (--timeline, --trace-json); returns the mapping's new total size. */
+uint64_t ompc_record_reserve_timeline_where(struct ompc_record_header *header);
+
+/* Makes the arena hold the per-thread stack tables of --stacks; returns the mapping's new total size. */
+uint64_t ompc_record_reserve_stacks(struct ompc_record_header *header);
+
+/* Makes the arena hold per-thread event logs of `bytes` each (--trace); returns the mapping's new total size. */
+uint64_t ompc_record_reserve_event_log(struct ompc_record_header *header, uint64_t bytes);
 
 /* 0 when `header` is a record this build can read and `file_size` is its size; else a reason. */
 const char *ompc_record_check(const struct ompc_record_header *header, uint64_t file_size);

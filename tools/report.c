@@ -4,7 +4,10 @@
 
 #include "omp_collector_api.h"
 #include "locations.h"
+#include "tasks.h"
+#include "csvdir.h"
 #include "report.h"
+#include "stacks.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -341,6 +344,18 @@ static void text_main_states(FILE *out, const struct ompc_region *region)
         fputs("-", out);
 }
 
+/* For --list-regions: the construct an instance was forked at, after its states ("  at solve solver.c:15"). */
+static void text_region_construct(const struct ompc_locations *locations, uint64_t codeptr, FILE *out)
+{
+    char label[512];
+    for (int i = 0; codeptr != 0 && i < locations->construct_count; i++)
+        if (locations->constructs[i].codeptr == codeptr) {
+            fprintf(out, "  at %s", ompc_location_label(&locations->constructs[i].where, codeptr, label,
+                                                        sizeof label));
+            return;
+        }
+}
+
 /* What happened to sampling, when anything did: the signal's owner, blocked threads, losses. */
 static void text_sampling_notes(const struct summary *summary, FILE *out)
 {
@@ -428,6 +443,21 @@ static void text_header(const struct summary *summary, FILE *out)
                 report->processes_dropped, OMPC_MAX_PROCESSES);
 }
 
+/* What the threads' event logs (--trace) hold and what did not fit: returns the threads that dropped any. */
+static int event_log_totals(const struct ompc_process *process, uint64_t *recorded, uint64_t *dropped)
+{
+    int threads = 0, count = atomic_load(&process->thread_count);
+    *recorded = 0;
+    *dropped = load64(&process->untracked.event_log_dropped);
+    for (int i = 0; i < count && i < OMPC_MAX_THREADS; i++) {
+        uint64_t lost = load64(&process->threads[i].event_log_dropped);
+        *recorded += atomic_load(&process->threads[i].event_log_length);
+        *dropped += lost;
+        threads += lost != 0;
+    }
+    return threads;
+}
+
 /* The at-a-glance report: header, thread table, regions, waits, events, totals. */
 static void write_text(const struct summary *summary, FILE *out)
 {
@@ -473,18 +503,30 @@ static void write_text(const struct summary *summary, FILE *out)
         fprintf(out, "  %" PRIu64 " further threads were not followed (limit %d)\n", not_followed,
                 OMPC_MAX_THREADS);
 
-    fputs("\nParallel regions (time = FORK to JOIN on the master; longest first):\n", out);
+    /* Where constructs are known their table stands for the instances, which --list-regions lists in full. */
+    int by_construct = summary->locations.known && summary->locations.construct_count > 0
+                       && summary->region_count > 0 && !report->list_regions;
+    if (by_construct)
+        fputs("\nParallel regions (each instance counts in its construct's row under \"Parallel "
+              "constructs\";\n  --list-regions lists every instance):\n", out);
+    else if (report->list_regions)
+        fputs("\nParallel regions (every instance in fork order; time = FORK to JOIN on the master):\n",
+              out);
+    else
+        fputs("\nParallel regions (time = FORK to JOIN on the master; longest first):\n", out);
     if (summary->region_count == 0) {
         fputs("  none\n", out);
-    } else {
+    } else if (!by_construct) {
         const struct ompc_region **by_time = malloc((size_t)summary->region_count * sizeof *by_time);
         if (by_time != NULL) {
             memcpy(by_time, summary->regions, (size_t)summary->region_count * sizeof *by_time);
-            qsort(by_time, (size_t)summary->region_count, sizeof *by_time, compare_region_times);
+            if (!report->list_regions)
+                qsort(by_time, (size_t)summary->region_count, sizeof *by_time, compare_region_times);
             fprintf(out, "  %8s %8s %5s %5s %10s %7s %8s  %s\n", "region", "parent", "forks",
                     "joins", "time ms", "threads", "samples", "main states");
-            int shown = summary->region_count < TEXT_REGION_ROWS ? summary->region_count
-                                                                 : TEXT_REGION_ROWS;
+            int shown = summary->region_count < TEXT_REGION_ROWS || report->list_regions
+                            ? summary->region_count
+                            : TEXT_REGION_ROWS;
             for (int i = 0; i < shown; i++) {
                 const struct ompc_region *region = by_time[i];
                 fprintf(out, "  %8" PRIu64 " %8" PRIu64 " %5u %5u %10.3f %7d %8" PRIu64 "  ",
@@ -493,6 +535,8 @@ static void write_text(const struct summary *summary, FILE *out)
                         atomic_load(&region->time_ns) / 1e6,
                         popcount64(atomic_load(&region->thread_mask)), region_ticks(region));
                 text_main_states(out, region);
+                if (report->list_regions)
+                    text_region_construct(&summary->locations, load64(&region->codeptr), out);
                 fputc('\n', out);
             }
             if (summary->region_count > shown) {
@@ -513,6 +557,8 @@ static void write_text(const struct summary *summary, FILE *out)
             summary->forks, summary->joins, summary->outermost_ns / 1e9);
 
     ompc_locations_text(&summary->locations, summary->total_ticks, out);
+    if (report->stacks_asked)
+        ompc_stacks_text(report->stacks, summary->total_ticks + summary->other_ticks, out);
 
     if (report->sampling) {
         fputs("\nMost waited-on objects (samples in LKWT, CTWT, ODWT, ATWT by wait id):\n", out);
@@ -529,6 +575,8 @@ static void write_text(const struct summary *summary, FILE *out)
             fprintf(out, "  ... %d more wait ids\n", summary->wait_count - TEXT_WAIT_ROWS);
     }
 
+    ompc_tasks_text(process, out);
+
     fputs("\nEvents registered:\n", out);
     fprintf(out, "  %-14s %-11s %10s %12s\n", "event", "status", "count", "pair time ms");
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
@@ -541,6 +589,15 @@ static void write_text(const struct summary *summary, FILE *out)
         if (pair >= 0 && event % 2 == 0)
             fprintf(out, " %12.3f", pair_time_ns(summary, pair) / 1e6);
         fputc('\n', out);
+    }
+    if (report->event_log_bytes != 0) {
+        uint64_t recorded, dropped;
+        int threads = event_log_totals(process, &recorded, &dropped);
+        if (dropped != 0)
+            fprintf(out, "  event log: %" PRIu64 " events recorded; %" PRIu64 " events of %d threads "
+                         "did not fit their %" PRIu64 "-byte buffers (--trace-buffer) and are not in "
+                         "the trace\n",
+                    recorded, dropped, threads, report->event_log_bytes);
     }
 
     if (report->sampling) {
@@ -605,6 +662,7 @@ static void write_csv(const struct summary *summary, FILE *out)
 {
     const struct ompc_report *report = summary->report;
     const struct ompc_process *process = summary->process;
+    ompc_csv_table(out, "run");
     fputs("section,program,pid,wall_ns,interval_ns,sampling,threads,samples,forks,joins,"
           "outermost_ns,rank,host,complete,end,exit_status,signal,runtime,runtime_version,"
           "sample_signal,sampling_status\n",
@@ -629,6 +687,7 @@ static void write_csv(const struct summary *summary, FILE *out)
     fprintf(out, ",%d,%s\n", process->sample_signal,
             sampling_status_name(atomic_load(&process->sampling)));
 
+    ompc_csv_table(out, "thread");
     fputs("section,index,tid,initial,lifetime_ns,signals,samples,expected", out);
     csv_state_names(out);
     for (int i = 0; i < summary->thread_count; i++) {
@@ -639,6 +698,7 @@ static void write_csv(const struct summary *summary, FILE *out)
         csv_states(out, thread->state_ticks);
     }
 
+    ompc_csv_table(out, "thread_kind");
     fputs("section,index,openmp,blocked_ns,blocked_samples\n", out);
     for (int i = 0; i < summary->thread_count; i++) {
         const struct ompc_thread *thread = &process->threads[i];
@@ -646,6 +706,7 @@ static void write_csv(const struct summary *summary, FILE *out)
                 load64(&thread->blocked_ns), load64(&thread->blocked_ticks));
     }
 
+    ompc_csv_table(out, "region");
     fputs("section,id,parent,forks,joins,time_ns,threads,samples", out);
     csv_state_names(out);
     for (int i = 0; i < summary->region_count; i++) {
@@ -658,6 +719,7 @@ static void write_csv(const struct summary *summary, FILE *out)
         csv_states(out, region->ticks);
     }
 
+    ompc_csv_table(out, "wait");
     fputs("section,state,wait_id,samples,threads\n", out);
     for (int i = 0; i < summary->wait_count; i++) {
         const struct merged_wait *wait = &summary->waits[i];
@@ -666,7 +728,9 @@ static void write_csv(const struct summary *summary, FILE *out)
     }
 
     ompc_locations_csv(&summary->locations, out);
+    ompc_tasks_csv(process, out);
 
+    ompc_csv_table(out, "event");
     fputs("section,event,status,count,pair_time_ns\n", out);
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
         int event = process->requests[i].event;
@@ -823,6 +887,9 @@ static void write_json(const struct summary *summary, FILE *out)
     }
     fputs("\n  ]", out);
     ompc_locations_json(&summary->locations, process, out);
+    if (report->stacks_asked)
+        ompc_stacks_json(report->stacks, out);
+    ompc_tasks_json(process, out);
     fputs(",\n  \"events\": [", out);
     int listed = 0;
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
@@ -839,6 +906,13 @@ static void write_json(const struct summary *summary, FILE *out)
     }
     fprintf(out, "\n  ],\n  \"other_threads\": {\"threads\": %d, \"samples\": %" PRIu64 "},",
             summary->thread_count - summary->openmp_threads, summary->other_ticks);
+    if (report->event_log_bytes != 0) {
+        uint64_t recorded, dropped;
+        int threads = event_log_totals(process, &recorded, &dropped);
+        fprintf(out, "\n  \"event_log\": {\"bytes_per_thread\": %" PRIu64 ", \"recorded\": %" PRIu64
+                     ", \"dropped\": %" PRIu64 ", \"threads_dropping\": %d},",
+                report->event_log_bytes, recorded, dropped, threads);
+    }
     fprintf(out, "\n  \"totals\": {\"threads\": %d, \"samples\": %" PRIu64
                  ", \"invalid\": %" PRIu64 ", \"forks\": %" PRIu64 ", \"joins\": %" PRIu64
                  ", \"regions\": %d, \"outermost_ns\": %" PRIu64 ", \"states\": {",
@@ -850,9 +924,19 @@ static void write_json(const struct summary *summary, FILE *out)
     fputs("}}\n}\n", out);
 }
 
+/* The folded stacks alone: --stacks=folded's report and --folded's file. */
+int ompc_write_folded(const struct ompc_report *report, FILE *out)
+{
+    if (report->stacks != NULL && ompc_stacks_folded(report->stacks, out) != 0)
+        return -1;
+    return ferror(out) ? -1 : 0;
+}
+
 /* Writes the report in the configured format. */
 int ompc_write_report(const struct ompc_report *report, FILE *out)
 {
+    if (report->format == OMPC_FORMAT_FOLDED)
+        return ompc_write_folded(report, out);
     struct summary summary;
     if (summarise(report, &summary) != 0) {
         release_summary(&summary);

@@ -13,6 +13,8 @@
  * end of every thread still live at the end filled in) and what only the
  * launcher knows -- how the process ended, where it ran, which runtime.
  */
+struct ompc_stacks;
+
 struct ompc_report {
     const struct ompc_process *process;
     const uint64_t *const *timelines; /* per thread slot, NULL where there is none */
@@ -44,6 +46,16 @@ struct ompc_report {
     /* Run-wide losses. */
     uint64_t arena_refused;
     uint32_t processes_dropped;
+    /* --trace, --trace-json: the event log's bytes per thread (0: no log was kept). */
+    uint64_t event_log_bytes;
+    const struct ompc_event_entry *const *event_logs; /* per thread slot, NULL where there is none */
+    /* --stacks: the sampled call stacks (NULL when not asked for or out of memory). */
+    const struct ompc_stacks *stacks;
+    int stacks_asked;
+    /* --list-regions: the text report lists every region instance. */
+    int list_regions;
+    /* --timeline: per thread slot, the code address of each timeline entry (NULL where there are none). */
+    const uint64_t *const *timeline_where;
 };
 
 /* Whether the OpenMP runtime ever reported the thread: the initial thread, or one with an event or a state other than SERIAL. */
@@ -51,6 +63,9 @@ int ompc_thread_is_openmp(const struct ompc_thread *thread);
 
 /* Name of a signal number ("SIGRTMAX", "SIGRTMIN+3", "SIGSEGV"). */
 const char *ompc_signal_name(int number, char *buffer, size_t size);
+
+/* Writes the folded call stacks of --stacks to `out`; returns 0, or -1 on a write error. */
+int ompc_write_folded(const struct ompc_report *report, FILE *out);
 
 /* Writes the report in report->format to `out`; returns 0, or -1 on a write error. */
 int ompc_write_report(const struct ompc_report *report, FILE *out);
@@ -68,6 +83,50 @@ void ompc_timeline_region_name(const uint64_t *bounds, long regions, uint64_t t,
 
 /* Writes the Chrome trace-event JSON of the recorded state spans to `out`; returns 0, or -1 on a write error. */
 int ompc_write_trace_json(const struct ompc_report *report, FILE *out);
+
+/*
+ * One span of a thread's trace.  REGION: a parallel region, FORK to JOIN on
+ * its master (or, without an event log, the initial thread's time out of
+ * SERIAL); CONSTRUCT: a BEGIN/END pair of events (a wait, master, single,
+ * ordered); STATE: the thread's state, exact inside a wait's pair of
+ * events and sampled elsewhere.
+ */
+enum ompc_span_kind { OMPC_SPAN_REGION, OMPC_SPAN_CONSTRUCT, OMPC_SPAN_STATE };
+struct ompc_span {
+    uint64_t begin_ns, end_ns;
+    int kind;           /* enum ompc_span_kind */
+    int depth;          /* how many events' spans enclose it; STATE spans are innermost */
+    int state;          /* STATE: the state */
+    int pair;           /* CONSTRUCT: the event pair (names.h), else -1 */
+    int exact;          /* from events (1) or from samples (0) */
+    uint64_t region;    /* the region id recorded at its begin (REGION: its own), 0 unknown */
+    uint64_t wait_id;   /* CONSTRUCT of a wait: its wait id */
+    uint64_t codeptr;   /* REGION: the parallel construct; CONSTRUCT: where it waited; 0 unknown */
+};
+
+/*
+ * The spans of thread slot `thread`, properly nested, ordered by begin
+ * (an enclosing span before those it encloses): from the event log where
+ * there is one (until the log ran full), from the sampled state changes
+ * elsewhere.  Returns the count (*spans malloc'd), or -1 without memory.
+ */
+long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_span **spans);
+
+struct ompc_symbolizer;
+
+/* A span's name: its state, or its construct with the source location where known ("lock wait at solve solver.c:34"); `buffer` holds it. */
+const char *ompc_span_name(const struct ompc_span *span, struct ompc_symbolizer *symbolizer, char *buffer,
+                           size_t size);
+
+/* The name OTF2 archives get inside their --trace directory. */
+#define OMPC_OTF2_NAME "traces"
+
+/*
+ * Writes the OTF2 archive `directory`/`name`.otf2 (with its directory
+ * `name`/) of one process; returns 0, or -1 with a reason in `error`.
+ */
+int ompc_write_otf2(const struct ompc_report *report, const char *directory, const char *name,
+                    char *error, size_t error_size);
 
 /* Writes the SVG timeline to `out`; returns 0, or -1 on a write error. */
 int ompc_write_timeline(const struct ompc_report *report, FILE *out);

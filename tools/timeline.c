@@ -2,7 +2,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "locations.h"
 #include "report.h"
+#include "symbolize.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -165,6 +167,16 @@ void ompc_timeline_region_name(const uint64_t *bounds, long regions, uint64_t t,
         snprintf(text, size, "serial part");
 }
 
+/* Code addresses named once for every tooltip that shows them. */
+struct label_cache {
+    struct ompc_symbolizer *symbolizer; /* NULL: labels stay raw addresses */
+    struct {
+        uint64_t address;
+        char *label;
+    } *entries;
+    size_t count, capacity;
+};
+
 /* The drawing's geometry: the time window and how it maps onto pixel columns. */
 struct plot {
     int width;
@@ -172,11 +184,79 @@ struct plot {
     double ns_per_pixel;
     const uint64_t *regions;
     long region_count;
+    struct label_cache *labels;
 };
 
-/* Draws one merged run of columns (a span, or a wait mark under it) with its tooltip. */
+/* "solve solver.c:15" for a recorded code address, NULL for 0 or without memory; the cache owns it. */
+static const char *code_label(struct label_cache *cache, uint64_t address)
+{
+    if (cache == NULL || address == 0)
+        return NULL;
+    for (size_t i = 0; i < cache->count; i++)
+        if (cache->entries[i].address == address)
+            return cache->entries[i].label;
+    if (cache->count == cache->capacity) {
+        size_t capacity = cache->capacity ? 2 * cache->capacity : 16;
+        void *grown = realloc(cache->entries, capacity * sizeof *cache->entries);
+        if (grown == NULL)
+            return NULL;
+        cache->entries = grown;
+        cache->capacity = capacity;
+    }
+    struct ompc_location where;
+    char buffer[512];
+    ompc_symbolize(cache->symbolizer, address, 1, &where);
+    char *label = strdup(ompc_location_label(&where, address, buffer, sizeof buffer));
+    if (label == NULL)
+        return NULL;
+    cache->entries[cache->count].address = address;
+    cache->entries[cache->count].label = label;
+    return cache->entries[cache->count++].label;
+}
+
+/* A cache over the process's module map, when any thread recorded code addresses; NULL otherwise. */
+static struct label_cache *labels_new(const struct ompc_report *report, int rows)
+{
+    int any = 0;
+    for (int i = 0; report->timeline_where != NULL && i < rows && !any; i++)
+        any = report->timeline_where[i] != NULL;
+    struct label_cache *cache = any ? calloc(1, sizeof *cache) : NULL;
+    if (cache == NULL)
+        return NULL;
+    const struct ompc_process *process = report->process;
+    uint32_t modules = atomic_load(&process->module_count);
+    if (modules > OMPC_MAX_MODULES)
+        modules = OMPC_MAX_MODULES;
+    cache->symbolizer = modules > 0 ? ompc_symbolizer_new() : NULL;
+    for (uint32_t i = 0; cache->symbolizer != NULL && i < modules; i++) {
+        char path[OMPC_MODULE_PATH];
+        memcpy(path, process->modules[i].path, sizeof path);
+        path[sizeof path - 1] = '\0';
+        ompc_symbolizer_add_module(cache->symbolizer, path, process->modules[i].bias);
+    }
+    return cache;
+}
+
+/* Frees the cache, its labels and its symbolizer. */
+static void labels_free(struct label_cache *cache)
+{
+    if (cache == NULL)
+        return;
+    for (size_t i = 0; i < cache->count; i++)
+        free(cache->entries[i].label);
+    free(cache->entries);
+    if (cache->symbolizer != NULL)
+        ompc_symbolizer_free(cache->symbolizer);
+    free(cache);
+}
+
+/*
+ * Draws one merged run of columns (a span, or a wait mark under it) with
+ * its tooltip, which names the construct at `where` when it is known:
+ * the one waited in for a wait, the parallel construct otherwise.
+ */
 static void svg_span(FILE *out, const struct plot *plot, int state, int first, int last, int y,
-                     int height, const uint64_t *state_ns, const char *what)
+                     int height, const uint64_t *state_ns, const char *what, uint64_t where)
 {
     double begin = plot->from_ns + first * plot->ns_per_pixel;
     double end = plot->from_ns + last * plot->ns_per_pixel;
@@ -184,9 +264,15 @@ static void svg_span(FILE *out, const struct plot *plot, int state, int first, i
     ompc_timeline_region_name(plot->regions, plot->region_count, (uint64_t)begin, region, sizeof region);
     fprintf(out,
             "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" class=\"%s\">"
-            "<title>%s, %s: %.3f ms %s over %.3f-%.3f ms</title></rect>\n",
+            "<title>%s",
             SVG_LABEL_WIDTH + first, y, last - first, height, state_colours[state], what,
-            ompc_state_name(state), region, state_ns[state] / 1e6,
+            ompc_state_name(state));
+    const char *label = code_label(plot->labels, where);
+    if (label != NULL) {
+        fputs(is_wait(state) ? " waiting at " : " in the construct at ", out);
+        xml_text(out, label);
+    }
+    fprintf(out, ", %s: %.3f ms %s over %.3f-%.3f ms</title></rect>\n", region, state_ns[state] / 1e6,
             what[0] == 'm' ? "of waiting hidden by longer states" : "in this state", begin / 1e6,
             end / 1e6);
 }
@@ -203,8 +289,16 @@ static int svg_thread_row(FILE *out, const struct ompc_report *report, int threa
 {
     int width = plot->width;
     uint64_t (*column_ns)[OMPC_NSTATES] = calloc((size_t)width, sizeof *column_ns);
-    if (column_ns == NULL)
+    /* Per column and state, the code address of the longest piece there, and its length. */
+    const uint64_t *wheres = report->timeline_where != NULL ? report->timeline_where[thread] : NULL;
+    uint64_t (*column_where)[OMPC_NSTATES] = wheres != NULL ? calloc((size_t)width, sizeof *column_where) : NULL;
+    uint64_t (*where_ns)[OMPC_NSTATES] = wheres != NULL ? calloc((size_t)width, sizeof *where_ns) : NULL;
+    if (column_ns == NULL || (wheres != NULL && (column_where == NULL || where_ns == NULL))) {
+        free(column_ns);
+        free(column_where);
+        free(where_ns);
         return -1;
+    }
     uint64_t begin, end;
     int state;
     for (uint32_t k = 0; ompc_timeline_span(report, thread, k, &begin, &end, &state); k++) {
@@ -221,6 +315,10 @@ static int svg_thread_row(FILE *out, const struct ompc_report *report, int threa
             uint64_t column_end = plot->from_ns + (uint64_t)((column + 1) * plot->ns_per_pixel) + 1;
             uint64_t stop = end < column_end ? end : column_end;
             column_ns[column][state] += stop - t;
+            if (wheres != NULL && stop - t > where_ns[column][state]) {
+                where_ns[column][state] = stop - t;
+                column_where[column][state] = wheres[k];
+            }
             t = stop;
         }
     }
@@ -232,6 +330,7 @@ static int svg_thread_row(FILE *out, const struct ompc_report *report, int threa
     /* Two passes: the spans, then the wait marks drawn over their lower edge. */
     for (int pass = 0; pass < 2; pass++) {
         int run_state = -1, run_start = 0;
+        uint64_t run_where = 0;
         uint64_t run_ns[OMPC_NSTATES] = {0};
         for (int column = 0; column <= width; column++) {
             int best = -1, wait = -1;
@@ -248,13 +347,16 @@ static int svg_thread_row(FILE *out, const struct ompc_report *report, int threa
                     }
                 }
             int shown = pass == 0 ? best : (wait != best ? wait : -1);
-            if (shown != run_state) {
+            uint64_t where = column_where != NULL && shown > 0 ? column_where[column][shown] : 0;
+            /* A new construct starts a new run, so each tooltip names one. */
+            if (shown != run_state || where != run_where) {
                 if (run_state >= 0)
                     svg_span(out, plot, run_state, run_start, column,
                              pass == 0 ? y : y + SVG_ROW_HEIGHT - SVG_MARK_HEIGHT,
                              pass == 0 ? SVG_ROW_HEIGHT : SVG_MARK_HEIGHT, run_ns,
-                             pass == 0 ? "span" : "mark");
+                             pass == 0 ? "span" : "mark", run_where);
                 run_state = shown;
+                run_where = where;
                 run_start = column;
                 memset(run_ns, 0, sizeof run_ns);
             }
@@ -264,6 +366,8 @@ static int svg_thread_row(FILE *out, const struct ompc_report *report, int threa
         }
     }
     free(column_ns);
+    free(column_where);
+    free(where_ns);
     return 0;
 }
 
@@ -318,6 +422,7 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
     if (plot.region_count < 0)
         return -1;
     plot.regions = regions;
+    plot.labels = labels_new(report, rows);
     int axis_y = SVG_TOP + rows * (SVG_ROW_HEIGHT + SVG_ROW_GAP) + 4;
     int legend_y = axis_y + 36;
     int width = SVG_LABEL_WIDTH + plot.width + 20;
@@ -363,12 +468,14 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
         if (report->timelines != NULL && report->timelines[i] != NULL
             && svg_thread_row(out, report, i, &plot) != 0) {
             free(regions);
+            labels_free(plot.labels);
             return -1;
         }
         truncated |= atomic_load(&process->threads[i].timeline_truncated) != 0;
     }
     svg_region_lines(out, &plot, SVG_TOP - 2, axis_y - 4);
     free(regions);
+    labels_free(plot.labels);
 
     fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n", SVG_LABEL_WIDTH,
             axis_y, SVG_LABEL_WIDTH + plot.width, axis_y);

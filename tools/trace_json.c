@@ -2,9 +2,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "locations.h"
 #include "report.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A JSON string literal of `text`; control characters become \u escapes. */
 static void json_text(FILE *out, const char *text)
@@ -27,18 +30,29 @@ static void json_us(FILE *out, const char *key, uint64_t ns)
     fprintf(out, ",\"%s\":%llu.%03u", key, (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
 }
 
-/* One complete ("X") event on a thread. */
+/* One complete ("X") event on a thread; `span` adds its exactness, region id and wait id to the arguments. */
 static void complete_event(FILE *out, long pid, long tid, const char *name, const char *category,
-                           uint64_t begin_ns, uint64_t end_ns, const char *region)
+                           uint64_t begin_ns, uint64_t end_ns, const char *region,
+                           const struct ompc_span *span)
 {
     fputs(",\n{\"ph\":\"X\",\"name\":", out);
     json_text(out, name);
     fprintf(out, ",\"cat\":\"%s\",\"pid\":%ld,\"tid\":%ld", category, pid, tid);
     json_us(out, "ts", begin_ns);
     json_us(out, "dur", end_ns - begin_ns);
-    if (region != NULL) {
-        fputs(",\"args\":{\"region\":", out);
-        json_text(out, region);
+    if (region != NULL || span != NULL) {
+        fputs(",\"args\":{", out);
+        if (region != NULL) {
+            fputs("\"region\":", out);
+            json_text(out, region);
+        }
+        if (span != NULL) {
+            fprintf(out, "%s\"from\":\"%s\"", region != NULL ? "," : "", span->exact ? "events" : "samples");
+            if (span->region != 0)
+                fprintf(out, ",\"region_id\":%" PRIu64, span->region);
+            if (span->wait_id != 0)
+                fprintf(out, ",\"wait_id\":\"0x%" PRIx64 "\"", span->wait_id);
+        }
         fputc('}', out);
     }
     fputc('}', out);
@@ -54,11 +68,13 @@ static void name_event(FILE *out, const char *what, long pid, long tid, const ch
 }
 
 /*
- * The trace: per thread, one complete event per recorded state span (the
- * --timeline state changes, so sampled where events are not registered);
- * on the initial thread also one per parallel region, from leaving SERIAL
- * to returning to it, emitted before the states it encloses so every
- * thread's events come in time order.
+ * The trace: per thread, one complete event per span (trace_spans.c): the
+ * parallel regions from FORK to JOIN on their master, the constructs and
+ * waits between their BEGIN and END events, and the states -- exact inside
+ * a wait's events, sampled elsewhere; without an event log, the sampled
+ * states and the initial thread's time out of SERIAL as its regions.  An
+ * enclosing span comes before those it encloses, so every thread's events
+ * come in time order.
  */
 int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
 {
@@ -73,8 +89,19 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
         return -1;
 
     int truncated = 0;
-    for (int i = 0; i < rows; i++)
+    uint64_t events_recorded = 0, events_dropped = atomic_load(&process->untracked.event_log_dropped);
+    for (int i = 0; i < rows; i++) {
         truncated += atomic_load(&process->threads[i].timeline_truncated) != 0;
+        events_recorded += atomic_load(&process->threads[i].event_log_length);
+        events_dropped += atomic_load(&process->threads[i].event_log_dropped);
+    }
+    struct ompc_locations locations;
+    memset(&locations, 0, sizeof locations);
+    if (ompc_locations_build(process, &locations) != 0) {
+        ompc_locations_free(&locations);
+        free(regions);
+        return -1;
+    }
     fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"collector\":\"ompcollect " PACKAGE_VERSION
           "\",\"program\":",
           out);
@@ -85,10 +112,14 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
     json_text(out, report->runtime_version);
     fprintf(out,
             ",\"complete\":%s,\"wall_ns\":%llu,\"timeline_cap_per_thread\":%u,"
-            "\"threads_truncated\":%d,\"regions_from\":\"the initial thread's time out of SERIAL\"},\n"
+            "\"threads_truncated\":%d,\"regions_from\":\"%s\",\"event_log_bytes_per_thread\":%llu,"
+            "\"events_recorded\":%llu,\"events_dropped\":%llu},\n"
             "\"traceEvents\":[\n",
             report->complete ? "true" : "false", (unsigned long long)report->wall_ns,
-            OMPC_TIMELINE_CAP, truncated);
+            OMPC_TIMELINE_CAP, truncated,
+            report->event_log_bytes != 0 ? "FORK and JOIN events" : "the initial thread's time out of SERIAL",
+            (unsigned long long)report->event_log_bytes, (unsigned long long)events_recorded,
+            (unsigned long long)events_dropped);
 
     char name[160];
     snprintf(name, sizeof name, "%s (pid %ld%s)", report->program != NULL ? report->program : "?",
@@ -108,23 +139,35 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
                 ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%ld,\"tid\":%ld,"
                 "\"args\":{\"sort_index\":%d}}",
                 pid, tid, i);
-        long next_region = thread->initial ? 0 : region_count;
-        uint64_t begin, end;
-        int state;
-        for (uint32_t k = 0; ompc_timeline_span(report, i, k, &begin, &end, &state); k++) {
-            for (; next_region < region_count && regions[2 * next_region] <= begin; next_region++) {
-                snprintf(name, sizeof name, "parallel region %ld", next_region + 1);
-                complete_event(out, pid, tid, name, "region", regions[2 * next_region],
-                               regions[2 * next_region + 1], NULL);
-            }
-            if (state <= 0 || state >= OMPC_NSTATES)
-                continue;
-            char region[48];
-            ompc_timeline_region_name(regions, region_count, begin, region, sizeof region);
-            complete_event(out, pid, tid, ompc_state_name(state), "state", begin, end, region);
+        struct ompc_span *spans;
+        long count = ompc_trace_spans(report, i, &spans);
+        if (count < 0) {
+            ompc_locations_free(&locations);
+            free(regions);
+            return -1;
         }
+        long next_region = 0;
+        for (long k = 0; k < count; k++) {
+            const struct ompc_span *span = &spans[k];
+            char label[300], region[48];
+            ompc_span_name(span, locations.symbolizer, label, sizeof label);
+            if (span->kind == OMPC_SPAN_REGION) {
+                /* Without events the regions are numbered; with them, named by their construct. */
+                if (!span->exact)
+                    snprintf(label, sizeof label, "parallel region %ld", ++next_region);
+                complete_event(out, pid, tid, label, "region", span->begin_ns, span->end_ns, NULL, span);
+            } else if (span->kind == OMPC_SPAN_CONSTRUCT) {
+                complete_event(out, pid, tid, label, "construct", span->begin_ns, span->end_ns, NULL, span);
+            } else {
+                ompc_timeline_region_name(regions, region_count, span->begin_ns, region, sizeof region);
+                complete_event(out, pid, tid, label, "state", span->begin_ns, span->end_ns,
+                               report->event_log_bytes != 0 ? NULL : region, span);
+            }
+        }
+        free(spans);
     }
     fputs("\n]}\n", out);
+    ompc_locations_free(&locations);
     free(regions);
     return ferror(out) ? -1 : 0;
 }

@@ -1,0 +1,141 @@
+#!/bin/sh
+# ompcollect-stacks.sh - builds t/ompcollect-stacks.c with clang and GCC (-g -fno-omit-frame-pointer) and checks --stacks: folded stacks start at main, hold no runtime frame, continue workers' stacks through the forking function, and add up to the samples.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+source=$top_srcdir/t/ompcollect-stacks.c
+seconds=${OMPCOLLECT_STACKS_SECONDS:-0.4}
+
+per_compiler=11
+echo "1..$((2 * per_compiler + 4))"
+n=0
+
+# Evaluates a Python expression over one run: r (the JSON report) and stacks, a list of
+# (frames, state, samples) from the folded file, frames outermost first.
+check() {
+    n=$((n + 1))
+    name=$1
+    if [ ! -s "$tmp/$name.json" ] || [ ! -s "$tmp/$name.folded" ]; then
+        echo "not ok $n - $name: $2 # no report or no folded stacks"
+        sed 's/^/# stderr: /' "$tmp/$name.err" 2>/dev/null | head -n 10
+        return
+    fi
+    value=$(python3 - "$tmp/$name.json" "$tmp/$name.folded" "$3" <<'EOF' 2>&1
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+stacks = []
+for line in open(sys.argv[2]):
+    text, count = line.rstrip("\n").rsplit(" ", 1)
+    parts = text.split(";")
+    stacks.append((parts[:-1], parts[-1], int(count)))
+states = set(r["states"])
+mine = {"spin", "recurse", "worker_only", "recursion_region", "fib", "task_tree", "inner_leaf", "inner_region", "nested_regions"}
+runtime = re.compile(r"^(__kmp|__kmpc|GOMP_|omp_|\[(libomp|libgomp|libompcollector|libompcollect-agent)\.so)")
+def has(frames, *names):
+    """Whether the frames hold `names` in this order (GCC may clone a function as name.constprop.0)."""
+    at = 0
+    for frame in frames:
+        if at < len(names) and frame.split(".")[0] == names[at]:
+            at += 1
+    return at == len(names)
+print(eval(sys.argv[3]))
+EOF
+)
+    if [ "$value" = True ]; then
+        echo "ok $n - $name: $2"
+    else
+        echo "not ok $n - $name: $2"
+        echo "# expression: $3 -> $value" | head -n 5
+        { grep -v '^main;' "$tmp/$name.folded" | head -n 10; sort -t' ' -k2 -rn "$tmp/$name.folded" | head -n 5; } | sed 's/^/# /'
+    fi
+}
+skip() {
+    for _ in $(seq "$2"); do
+        n=$((n + 1))
+        echo "ok $n # SKIP $1"
+    done
+}
+
+for cc in clang gcc; do
+    if ! command -v $cc >/dev/null 2>&1; then
+        skip "$cc is not installed" $per_compiler
+        continue
+    fi
+    name=stacks-$cc
+    if ! $cc -fopenmp -g -O0 -fno-omit-frame-pointer -o "$tmp/$name" "$source" 2>"$tmp/build.err"; then
+        skip "$cc cannot build OpenMP programs" $per_compiler
+        continue
+    fi
+    "$oc" --runtime "$LIBOMP" --stacks -f json -o "$tmp/$name.json" --stacks-file="$tmp/$name.folded" \
+        "$tmp/$name" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    status=$?
+    check $name "ran (exit $status), every folded line is 'frames;STATE count' with a state of the API" \
+        "$status == 0 and len(stacks) > 0 and all(s in states and c > 0 and '' not in f for f, s, c in stacks)"
+    check $name "the counts add up to the samples recorded (all threads)" \
+        "sum(c for f, s, c in stacks) == r['totals']['samples'] + r['other_threads']['samples'] == r['stacks']['samples'] and r['stacks']['not_recorded'] == 0"
+    if ! python3 -c "import json,sys; sys.exit(0 if json.load(open('$tmp/$name.json'))['stacks']['symbolized'] else 1)" 2>/dev/null; then
+        skip "no symbolizer (libdw) in this build: frames are raw addresses" $((per_compiler - 2))
+        continue
+    fi
+    check $name "every stack in an OpenMP state starts at main (IDLE: nothing of the user's on a waiting worker)" \
+        "all(f[:1] == ['main'] for f, s, c in stacks if s not in ('SERIAL', 'IDLE')) and all(f == [] or f[:1] == ['main'] for f, s, c in stacks if s == 'IDLE')"
+    check $name "SERIAL stacks outside main hold none of the program's functions (thread starts and ends, the loader)" \
+        "not [f for f, s, c in stacks if s == 'SERIAL' and f[:1] != ['main'] and set(x.split('.')[0] for x in f) & mine]"
+    check $name "no runtime, shim or agent frame in any stack" \
+        "not [x for f, s, c in stacks for x in f if runtime.match(x)]"
+    check $name "recursion under a parallel region: 11 recurse frames above recursion_region" \
+        "any(has(f, 'main', 'recursion_region', *(['recurse'] * 11), 'spin') for f, s, c in stacks if s == 'WORK')"
+    check $name "every recurse frame lies under main and recursion_region" \
+        "all(has(f, 'main', 'recursion_region', 'recurse') for f, s, c in stacks if 'recurse' in f)"
+    check $name "a worker's stack (worker_only runs on thread 1 alone) continues through the forking function" \
+        "any('worker_only' in f for f, s, c in stacks) and all(has(f, 'main', 'recursion_region', 'worker_only', 'recurse') for f, s, c in stacks if 'worker_only' in f)"
+    check $name "task tree: every fib frame lies under main and task_tree, on both threads' samples" \
+        "sum(c for f, s, c in stacks if 'fib' in [x.split('.')[0] for x in f]) > 0 and all(has(f, 'main', 'task_tree', 'fib') for f, s, c in stacks if 'fib' in [x.split('.')[0] for x in f])"
+    check $name "nested regions: inner_leaf lies under main, nested_regions and inner_region" \
+        "any('inner_leaf' in f or has(f, 'inner_region', 'spin') for f, s, c in stacks) and all(has(f, 'main', 'nested_regions', 'inner_region') for f, s, c in stacks if 'inner_leaf' in f or 'inner_region' in f)"
+    check $name "the JSON carries a call tree per state, WORK's rooted at main" \
+        "any(t['state'] == 'WORK' and t['children'][0]['name'] == 'main' and t['samples'] == sum(ch['samples'] for ch in t['children']) for t in r['stacks']['trees'])"
+done
+
+# The report itself as folded stacks, and the text report's call trees.
+name=stacks-report
+if command -v clang >/dev/null 2>&1 && [ -x "$tmp/stacks-clang" ]; then
+    "$oc" --runtime "$LIBOMP" --stacks=folded -o "$tmp/$name.txt" "$tmp/stacks-clang" "$seconds" recursion >/dev/null 2>"$tmp/$name.err"
+    n=$((n + 1))
+    if [ -s "$tmp/$name.txt" ] && grep -Eqv '^.* [0-9]+$' "$tmp/$name.txt"; then
+        echo "not ok $n - --stacks=folded: the report is folded stacks only"
+        head -n 5 "$tmp/$name.txt" | sed 's/^/# /'
+    elif grep -q '^main;recursion_region;' "$tmp/$name.txt"; then
+        echo "ok $n - --stacks=folded: the report is folded stacks only"
+    else
+        echo "not ok $n - --stacks=folded: the report is folded stacks only"
+        sed 's/^/# /' "$tmp/$name.err" | head -n 5
+    fi
+    "$oc" --runtime "$LIBOMP" --stacks -o "$tmp/$name.text" "$tmp/stacks-clang" "$seconds" recursion >/dev/null 2>&1
+    n=$((n + 1))
+    if sed -n '/^Call paths by state/,$p' "$tmp/$name.text" | grep -Eq '^ +[0-9.]+% +recursion_region$'; then
+        echo "ok $n - the text report shows a call tree per state"
+    else
+        echo "not ok $n - the text report shows a call tree per state"
+        sed -n '/^Call paths by state/,/^$/s/^/# /p' "$tmp/$name.text" | head -n 20
+    fi
+else
+    skip "clang did not build the test program" 2
+fi
+
+# Options that cannot work are refused before the program runs.
+n=$((n + 1))
+"$oc" --stacks=bogus true >/dev/null 2>"$tmp/bad.err"
+if [ $? -eq 125 ] && grep -q "stacks" "$tmp/bad.err"; then
+    echo "ok $n - --stacks=bogus is refused with exit 125"
+else
+    echo "not ok $n - --stacks=bogus is refused with exit 125"
+fi
+n=$((n + 1))
+"$oc" --stacks --no-sample true >/dev/null 2>"$tmp/bad.err" && status=0 || status=$?
+"$oc" --stacks=folded -f json true >/dev/null 2>>"$tmp/bad.err" && status2=0 || status2=$?
+if [ "$status" -eq 125 ] && [ "$status2" -eq 125 ]; then
+    echo "ok $n - --stacks with --no-sample, and --stacks=folded with --format, are refused"
+else
+    echo "not ok $n - --stacks with --no-sample, and --stacks=folded with --format, are refused ($status, $status2)"
+    sed 's/^/# /' "$tmp/bad.err"
+fi

@@ -1,0 +1,671 @@
+/* stacks.c - turns the stack tables of --stacks into user-model call paths in the launcher after the program ended: continues workers' stacks into their forking threads', drops runtime and collector frames, symbolizes, and writes folded stacks, a call tree per state and JSON. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "names.h"
+#include "stacks.h"
+#include "symbolize.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Continuations followed per stack; a longer chain (or a loop) ends with a marker. */
+#define MAX_LINKS 64
+/* Tree rows the text report shows per state, and the share of a state's samples a row needs. */
+#define TEXT_ROWS 30
+#define TEXT_MIN_SHARE 0.01
+
+/* One entry of a stack table, parsed. */
+struct entry {
+    uint64_t offset;        /* in the mapping: what continuations name */
+    uint64_t count;
+    int state, flags, frames;
+    uint64_t continuation, elided;
+    const uint64_t *pcs;    /* into the table's copy */
+};
+
+/* Everything read, before it becomes paths. */
+struct loaded {
+    uint64_t **pools;       /* the tables' copies, to free */
+    size_t pool_count, pool_capacity;
+    struct entry *samples, *forks;
+    size_t sample_count, fork_count;
+    size_t sample_capacity, fork_capacity;
+};
+
+/* A symbolized address: the name the paths use, and whether the frame is the runtime's or the collector's. */
+struct symbol {
+    uint64_t key;           /* address << 1 | is_return */
+    char *name;
+    int drop;
+};
+
+/* Open-addressing cache of symbols. */
+struct symbols {
+    struct ompc_symbolizer *symbolizer;
+    uint64_t vdso;          /* the kernel's vDSO's load address (it has no file to read), 0 unknown */
+    const char *runtime;    /* the runtime's path as the loader opened it */
+    struct symbol *slots;
+    size_t capacity, used;
+};
+
+/* Appends to a growing array; returns -1 when memory runs out. */
+static int grow(void **items, size_t *capacity, size_t count, size_t size)
+{
+    if (count < *capacity)
+        return 0;
+    size_t more = *capacity ? 2 * *capacity : 64;
+    void *grown = realloc(*items, more * size);
+    if (grown == NULL)
+        return -1;
+    *items = grown;
+    *capacity = more;
+    return 0;
+}
+
+/* Reads one table at mapping offset `offset` and appends its entries; returns -1 when memory runs out. */
+static int load_table(int fd, const struct ompc_record_header *header, uint64_t offset, int forks,
+                      struct loaded *loaded, uint64_t *full)
+{
+    struct ompc_stack_table table;
+    if (offset == 0 || offset < header->arena_offset || offset + sizeof table > header->total_size
+        || pread(fd, &table, sizeof table, (off_t)offset) != (ssize_t)sizeof table)
+        return 0;
+    uint64_t pool_at = offset + sizeof table + (uint64_t)table.index_slots * sizeof(uint32_t);
+    uint64_t used = atomic_load(&table.pool_used);
+    if (table.index_slots > (1u << 24) || used > table.pool_words || pool_at > header->total_size
+        || used > (header->total_size - pool_at) / sizeof(uint64_t))
+        return 0;
+    *full += atomic_load(&table.full);
+    if (used == 0)
+        return 0;
+    uint64_t *pool = malloc(used * sizeof *pool);
+    if (pool == NULL)
+        return -1;
+    if (pread(fd, pool, used * sizeof *pool, (off_t)pool_at) != (ssize_t)(used * sizeof *pool)) {
+        free(pool);
+        return 0;
+    }
+    if (grow((void **)&loaded->pools, &loaded->pool_capacity, loaded->pool_count, sizeof *loaded->pools) != 0) {
+        free(pool);
+        return -1;
+    }
+    loaded->pools[loaded->pool_count++] = pool;
+    for (uint64_t at = 0; at + OMPC_STACK_ENTRY_WORDS <= used;) {
+        uint64_t key = pool[at + 1];
+        int frames = (int)((key >> 8) & 0xff);
+        if (frames > OMPC_STACK_DEPTH || at + OMPC_STACK_ENTRY_WORDS + (uint64_t)frames > used)
+            break;
+        struct entry item = {pool_at + at * sizeof(uint64_t), pool[at], (int)(key & 0xff),
+                             (int)((key >> 16) & 0xffff), frames, pool[at + 2], pool[at + 3],
+                             &pool[at + OMPC_STACK_ENTRY_WORDS]};
+        struct entry **list = forks ? &loaded->forks : &loaded->samples;
+        size_t *count = forks ? &loaded->fork_count : &loaded->sample_count;
+        size_t *capacity = forks ? &loaded->fork_capacity : &loaded->sample_capacity;
+        if (grow((void **)list, capacity, *count, sizeof **list) != 0)
+            return -1;
+        (*list)[(*count)++] = item;
+        at += OMPC_STACK_ENTRY_WORDS + (uint64_t)frames;
+    }
+    return 0;
+}
+
+/* qsort and bsearch: entries by mapping offset. */
+static int compare_offsets(const void *a, const void *b)
+{
+    const struct entry *x = a, *y = b;
+    return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* The file name without its directories. */
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+/* Whether a module is the OpenMP runtime, the shim or the agent: its frames are not the user's. */
+static int runtime_module(const char *path, const char *runtime)
+{
+    static const char *const prefixes[] = {"libomp.so", "libgomp.so", "libiomp5.so", "libompcollector.so",
+                                           "libompcollect-agent.so"};
+    if (path == NULL)
+        return 0;
+    if (runtime != NULL && runtime[0] != '\0' && strcmp(path, runtime) == 0)
+        return 1;
+    const char *base = base_name(path);
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether a function is the C library's thread or program start, which is plumbing, not the user's call path. */
+static int plumbing(const char *function)
+{
+    static const char *const names[] = {"_start", "__libc_start_main", "__libc_start_call_main", "start_thread",
+                                        "clone", "clone3", "__clone", "__clone3"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(function, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* A copy of `text` fit for a folded line: no ';' (the separator) and no line breaks. */
+static char *frame_name(const char *text)
+{
+    char *name = strdup(text);
+    for (char *c = name; c != NULL && *c; c++)
+        if (*c == ';' || *c == '\n' || *c == '\r')
+            *c = *c == ';' ? ':' : ' ';
+    return name;
+}
+
+/* The cached symbol of an address, looked up on first use; NULL when memory runs out. */
+static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address, int is_return)
+{
+    if (symbols->used * 2 >= symbols->capacity) {
+        size_t capacity = symbols->capacity ? 2 * symbols->capacity : 1024;
+        struct symbol *slots = calloc(capacity, sizeof *slots);
+        if (slots == NULL)
+            return NULL;
+        for (size_t i = 0; i < symbols->capacity; i++) {
+            if (symbols->slots[i].name == NULL)
+                continue;
+            size_t at = (size_t)(symbols->slots[i].key * UINT64_C(0x9E3779B97F4A7C15) >> 20) & (capacity - 1);
+            while (slots[at].name != NULL)
+                at = (at + 1) & (capacity - 1);
+            slots[at] = symbols->slots[i];
+        }
+        free(symbols->slots);
+        symbols->slots = slots;
+        symbols->capacity = capacity;
+    }
+    uint64_t key = address << 1 | (uint64_t)(is_return != 0);
+    size_t at = (size_t)(key * UINT64_C(0x9E3779B97F4A7C15) >> 20) & (symbols->capacity - 1);
+    while (symbols->slots[at].name != NULL) {
+        if (symbols->slots[at].key == key)
+            return &symbols->slots[at];
+        at = (at + 1) & (symbols->capacity - 1);
+    }
+    struct ompc_location where;
+    memset(&where, 0, sizeof where);
+    if (symbols->symbolizer != NULL)
+        ompc_symbolize(symbols->symbolizer, address, is_return, &where);
+    char text[512];
+    int drop = runtime_module(where.module, symbols->runtime);
+    if (where.kind >= OMPC_LOC_SYMBOL) {
+        snprintf(text, sizeof text, "%s", where.function);
+        drop |= plumbing(where.function);
+    } else if (where.kind == OMPC_LOC_MODULE) {
+        snprintf(text, sizeof text, "[%s]", base_name(where.module));
+    } else if (symbols->vdso != 0 && address >= symbols->vdso && address - symbols->vdso < 0x4000) {
+        /* A clock read the runtime (omp_get_wtime) or the C library made: not the user's call path. */
+        snprintf(text, sizeof text, "[vdso]");
+        drop = 1;
+    } else {
+        snprintf(text, sizeof text, "0x%" PRIx64, address);
+    }
+    struct symbol *slot = &symbols->slots[at];
+    slot->key = key;
+    slot->name = frame_name(text);
+    slot->drop = drop;
+    if (slot->name == NULL)
+        return NULL;
+    symbols->used++;
+    return slot;
+}
+
+/* A growing string. */
+struct text {
+    char *data;
+    size_t length, capacity;
+};
+
+/* Appends `count` bytes; returns -1 when memory runs out. */
+static int append(struct text *text, const char *bytes, size_t count)
+{
+    if (text->length + count + 1 > text->capacity) {
+        size_t capacity = text->capacity ? text->capacity : 256;
+        while (capacity < text->length + count + 1)
+            capacity *= 2;
+        char *grown = realloc(text->data, capacity);
+        if (grown == NULL)
+            return -1;
+        text->data = grown;
+        text->capacity = capacity;
+    }
+    memcpy(text->data + text->length, bytes, count);
+    text->length += count;
+    text->data[text->length] = '\0';
+    return 0;
+}
+
+/* One frame of a logical stack while it is assembled (leaf first). */
+struct frame {
+    const char *name;
+    int drop;
+};
+
+/*
+ * The path of one sampled entry, outermost first, joined by ';': its own
+ * frames, then those of the stacks it continues into, without the
+ * runtime's and the collector's frames and without what lies outside
+ * main; a marker at the root says when the stack is not whole.  NULL when
+ * memory runs out.
+ */
+static char *path_of(const struct entry *sample, const struct loaded *loaded, struct symbols *symbols, int *incomplete,
+                     int *no_caller)
+{
+    struct frame frames[MAX_LINKS * (OMPC_STACK_DEPTH + 1) + 1];
+    size_t count = 0;
+    const struct entry *piece = sample;
+    int flags = 0;
+    char elided_text[MAX_LINKS][48];
+    for (int link = 0; piece != NULL; link++) {
+        flags = piece->flags;
+        for (int i = 0; i < piece->frames; i++) {
+            if (piece->elided != 0 && i == OMPC_STACK_DEPTH / 2) {
+                snprintf(elided_text[link], sizeof elided_text[link], "[%" PRIu64 " frames elided]", piece->elided);
+                frames[count++] = (struct frame){elided_text[link], 0};
+            }
+            int is_return = !(piece == sample && i == 0 && (piece->flags & OMPC_STACK_LEAF_EXACT));
+            const struct symbol *symbol = symbol_of(symbols, piece->pcs[i], is_return);
+            if (symbol == NULL)
+                return NULL;
+            frames[count++] = (struct frame){symbol->name, symbol->drop};
+        }
+        if (piece->continuation == 0)
+            break;
+        if (link + 1 == MAX_LINKS) {
+            flags |= OMPC_STACK_BROKEN;
+            break;
+        }
+        struct entry key = {.offset = piece->continuation};
+        piece = bsearch(&key, loaded->forks, loaded->fork_count, sizeof key, compare_offsets);
+        if (piece == NULL)
+            flags |= OMPC_STACK_NO_CALLER;
+    }
+    /* Outermost first from here; nothing outside main belongs to the user's model. */
+    size_t root = count;
+    int whole = 0;
+    for (size_t i = count; i-- > 0;)
+        if (!frames[i].drop && strcmp(frames[i].name, "main") == 0) {
+            root = i + 1;
+            whole = 1;
+            break;
+        }
+    struct text text = {NULL, 0, 0};
+    const char *marker = NULL;
+    if (!whole) {
+        if (flags & OMPC_STACK_NO_BOUNDS)
+            marker = "[stack not walked]";
+        else if (flags & OMPC_STACK_NO_CALLER)
+            marker = "[forking thread's stack unknown]";
+        else if (flags & OMPC_STACK_BROKEN)
+            marker = "[incomplete stack]";
+    }
+    *incomplete = (flags & (OMPC_STACK_BROKEN | OMPC_STACK_NO_BOUNDS)) != 0 && !whole;
+    *no_caller = (flags & OMPC_STACK_NO_CALLER) != 0 && !whole;
+    if (marker != NULL && append(&text, marker, strlen(marker)) != 0)
+        return NULL;
+    for (size_t i = root; i-- > 0;) {
+        if (frames[i].drop)
+            continue;
+        if ((text.length != 0 && append(&text, ";", 1) != 0)
+            || append(&text, frames[i].name, strlen(frames[i].name)) != 0) {
+            free(text.data);
+            return NULL;
+        }
+    }
+    if (text.data == NULL)
+        text.data = strdup("");
+    return text.data;
+}
+
+/* qsort: paths by text, then state. */
+static int compare_paths(const void *a, const void *b)
+{
+    const struct ompc_stack_path *x = a, *y = b;
+    int order = strcmp(x->text, y->text);
+    return order != 0 ? order : x->state - y->state;
+}
+
+/* The child of `node` named by the `length` bytes at `name`, added when missing; NULL when memory runs out. */
+static struct ompc_stack_node *child(struct ompc_stack_node *node, const char *name, size_t length)
+{
+    for (int i = 0; i < node->child_count; i++)
+        if (node->children[i].name_length == length && memcmp(node->children[i].name, name, length) == 0)
+            return &node->children[i];
+    if (node->child_count == node->child_capacity) {
+        int capacity = node->child_capacity ? 2 * node->child_capacity : 4;
+        struct ompc_stack_node *grown = realloc(node->children, (size_t)capacity * sizeof *grown);
+        if (grown == NULL)
+            return NULL;
+        node->children = grown;
+        node->child_capacity = capacity;
+    }
+    struct ompc_stack_node *added = &node->children[node->child_count++];
+    memset(added, 0, sizeof *added);
+    added->name = name;
+    added->name_length = length;
+    return added;
+}
+
+/* Adds one path to its state's tree; returns -1 when memory runs out. */
+static int add_to_tree(struct ompc_stacks *stacks, const struct ompc_stack_path *path)
+{
+    struct ompc_stack_node *node = &stacks->trees[path->state];
+    node->samples += path->samples;
+    for (const char *at = path->text; *at;) {
+        const char *end = strchr(at, ';');
+        size_t length = end != NULL ? (size_t)(end - at) : strlen(at);
+        node = child(node, at, length);
+        if (node == NULL)
+            return -1;
+        node->samples += path->samples;
+        at += length + (end != NULL);
+    }
+    return 0;
+}
+
+/* qsort: most samples first, then by name, so the output is stable. */
+static int compare_nodes(const void *a, const void *b)
+{
+    const struct ompc_stack_node *x = a, *y = b;
+    if (x->samples != y->samples)
+        return (x->samples < y->samples) - (x->samples > y->samples);
+    size_t shorter = x->name_length < y->name_length ? x->name_length : y->name_length;
+    int order = memcmp(x->name, y->name, shorter);
+    return order != 0 ? order : (x->name_length > y->name_length) - (x->name_length < y->name_length);
+}
+
+/* Orders every level of a tree. */
+static void sort_tree(struct ompc_stack_node *node)
+{
+    qsort(node->children, (size_t)node->child_count, sizeof *node->children, compare_nodes);
+    for (int i = 0; i < node->child_count; i++)
+        sort_tree(&node->children[i]);
+}
+
+/* Frees a tree's nodes below `node`. */
+static void free_tree(struct ompc_stack_node *node)
+{
+    for (int i = 0; i < node->child_count; i++)
+        free_tree(&node->children[i]);
+    free(node->children);
+}
+
+/* Adds a path (merging happens after sorting); returns -1 when memory runs out. */
+static int add_path(struct ompc_stacks *stacks, size_t *capacity, char *text, int state, uint64_t samples)
+{
+    if (text == NULL || grow((void **)&stacks->paths, capacity, stacks->path_count, sizeof *stacks->paths) != 0) {
+        free(text);
+        return -1;
+    }
+    stacks->paths[stacks->path_count++] = (struct ompc_stack_path){text, state, samples};
+    return 0;
+}
+
+/* Builds paths and trees from what was loaded; returns -1 when memory runs out. */
+static int build(struct ompc_stacks *stacks, const struct ompc_process *process, struct loaded *loaded)
+{
+    struct symbols symbols = {NULL, 0, process->runtime, NULL, 0, 0};
+    uint32_t modules = atomic_load(&process->module_count);
+    if (modules > OMPC_MAX_MODULES)
+        modules = OMPC_MAX_MODULES;
+    if (modules > 0)
+        symbols.symbolizer = ompc_symbolizer_new();
+    stacks->symbolized = symbols.symbolizer != NULL;
+    for (uint32_t i = 0; symbols.symbolizer != NULL && i < modules; i++) {
+        char path[OMPC_MODULE_PATH];
+        memcpy(path, process->modules[i].path, sizeof path);
+        path[sizeof path - 1] = '\0';
+        if (strncmp(path, "linux-vdso.so", 13) == 0 || strncmp(path, "linux-gate.so", 13) == 0)
+            symbols.vdso = process->modules[i].bias;
+        ompc_symbolizer_add_module(symbols.symbolizer, path, process->modules[i].bias);
+    }
+    qsort(loaded->forks, loaded->fork_count, sizeof *loaded->forks, compare_offsets);
+    int failed = 0;
+    size_t capacity = 0;
+    for (size_t i = 0; i < loaded->sample_count && !failed; i++) {
+        const struct entry *sample = &loaded->samples[i];
+        if (sample->count == 0)
+            continue;
+        int incomplete = 0, no_caller = 0;
+        char *text = path_of(sample, loaded, &symbols, &incomplete, &no_caller);
+        int state = sample->state >= 0 && sample->state < OMPC_NSTATES ? sample->state : 0;
+        failed = add_path(stacks, &capacity, text, state, sample->count) != 0;
+        stacks->samples += sample->count;
+        stacks->incomplete += incomplete ? sample->count : 0;
+        stacks->no_caller += no_caller ? sample->count : 0;
+    }
+    int threads = atomic_load(&process->thread_count);
+    for (int t = 0; t < threads && t < OMPC_MAX_THREADS && !failed; t++) {
+        for (int state = 0; state < OMPC_NSTATES && !failed; state++) {
+            uint64_t lost = atomic_load(&process->threads[t].stack_dropped[state]);
+            if (lost == 0)
+                continue;
+            failed = add_path(stacks, &capacity, strdup("[stack not recorded]"), state, lost) != 0;
+            stacks->samples += lost;
+            stacks->not_recorded += lost;
+        }
+    }
+    for (size_t i = 0; i < symbols.capacity; i++)
+        free(symbols.slots[i].name);
+    free(symbols.slots);
+    if (symbols.symbolizer != NULL)
+        ompc_symbolizer_free(symbols.symbolizer);
+    if (failed)
+        return -1;
+    qsort(stacks->paths, stacks->path_count, sizeof *stacks->paths, compare_paths);
+    size_t merged = 0;
+    for (size_t i = 0; i < stacks->path_count; i++) {
+        if (merged > 0 && compare_paths(&stacks->paths[merged - 1], &stacks->paths[i]) == 0) {
+            stacks->paths[merged - 1].samples += stacks->paths[i].samples;
+            free(stacks->paths[i].text);
+        } else {
+            stacks->paths[merged++] = stacks->paths[i];
+        }
+    }
+    stacks->path_count = merged;
+    for (size_t i = 0; i < stacks->path_count; i++)
+        if (add_to_tree(stacks, &stacks->paths[i]) != 0)
+            return -1;
+    for (int state = 0; state < OMPC_NSTATES; state++)
+        sort_tree(&stacks->trees[state]);
+    return 0;
+}
+
+int ompc_stacks_supported(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+struct ompc_stacks *ompc_stacks_read(int fd, const struct ompc_record_header *header,
+                                     const struct ompc_process *process)
+{
+    struct ompc_stacks *stacks = calloc(1, sizeof *stacks);
+    struct loaded loaded;
+    memset(&loaded, 0, sizeof loaded);
+    if (stacks == NULL)
+        return NULL;
+    int failed = 0;
+    int threads = atomic_load(&process->thread_count);
+    for (int t = 0; t < threads && t < OMPC_MAX_THREADS && !failed; t++) {
+        const struct ompc_thread *thread = &process->threads[t];
+        failed = load_table(fd, header, atomic_load(&thread->stacks), 0, &loaded, &stacks->table_full) != 0
+                 || load_table(fd, header, atomic_load(&thread->fork_stacks), 1, &loaded, &stacks->table_full) != 0;
+    }
+    if (!failed)
+        failed = build(stacks, process, &loaded) != 0;
+    for (size_t i = 0; i < loaded.pool_count; i++)
+        free(loaded.pools[i]);
+    free(loaded.pools);
+    free(loaded.samples);
+    free(loaded.forks);
+    if (failed) {
+        ompc_stacks_free(stacks);
+        return NULL;
+    }
+    return stacks;
+}
+
+void ompc_stacks_free(struct ompc_stacks *stacks)
+{
+    if (stacks == NULL)
+        return;
+    for (size_t i = 0; i < stacks->path_count; i++)
+        free(stacks->paths[i].text);
+    free(stacks->paths);
+    for (int state = 0; state < OMPC_NSTATES; state++)
+        free_tree(&stacks->trees[state]);
+    free(stacks);
+}
+
+/* The name of a state for the outputs; samples without a valid state are "invalid". */
+static const char *state_label(int state)
+{
+    return state > 0 && state < OMPC_NSTATES ? ompc_state_name(state) : "invalid";
+}
+
+int ompc_stacks_folded(const struct ompc_stacks *stacks, FILE *out)
+{
+    if (stacks == NULL)
+        return 0;
+    for (size_t i = 0; i < stacks->path_count; i++) {
+        const struct ompc_stack_path *path = &stacks->paths[i];
+        fprintf(out, "%s%s%s %" PRIu64 "\n", path->text, path->text[0] ? ";" : "", state_label(path->state),
+                path->samples);
+    }
+    return ferror(out) ? -1 : 0;
+}
+
+/* Prints the rows of a tree below `node`, depth-first, the widest first; `rows` counts what is left to print. */
+static void text_tree(const struct ompc_stack_node *node, int depth, uint64_t state_samples, uint64_t total,
+                      int *rows, FILE *out)
+{
+    for (int i = 0; i < node->child_count && *rows > 0; i++) {
+        const struct ompc_stack_node *next = &node->children[i];
+        if ((double)next->samples < TEXT_MIN_SHARE * (double)state_samples)
+            break;
+        (*rows)--;
+        fprintf(out, "  %6.1f%% %*s%.*s\n", total ? 100.0 * (double)next->samples / (double)total : 0.0,
+                2 * depth + 2, "", (int)next->name_length, next->name);
+        text_tree(next, depth + 1, state_samples, total, rows, out);
+    }
+}
+
+void ompc_stacks_text(const struct ompc_stacks *stacks, uint64_t total, FILE *out)
+{
+    fputs("\nCall paths by state (--stacks: the user's call stacks, runtime frames spliced out, workers' "
+          "stacks continued into the forking thread's; % of all samples):\n", out);
+    if (stacks == NULL) {
+        fputs("  not available (out of memory)\n", out);
+        return;
+    }
+    if (stacks->samples == 0) {
+        fputs("  no samples\n", out);
+        return;
+    }
+    if (total == 0)
+        total = stacks->samples;
+    int order[OMPC_NSTATES], used = 0;
+    for (int state = 0; state < OMPC_NSTATES; state++)
+        if (stacks->trees[state].samples != 0)
+            order[used++] = state;
+    for (int i = 1; i < used; i++)
+        for (int j = i; j > 0 && stacks->trees[order[j]].samples > stacks->trees[order[j - 1]].samples; j--) {
+            int swap = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = swap;
+        }
+    for (int i = 0; i < used; i++) {
+        const struct ompc_stack_node *tree = &stacks->trees[order[i]];
+        fprintf(out, "  %s: %.1f%% (%" PRIu64 " samples)\n", state_label(order[i]),
+                100.0 * (double)tree->samples / (double)total, tree->samples);
+        int rows = TEXT_ROWS;
+        text_tree(tree, 0, tree->samples, total, &rows, out);
+    }
+    fprintf(out, "  (rows under %.0f%% of their state's samples are left out; --stacks=folded has every stack)\n",
+            100 * TEXT_MIN_SHARE);
+    if (!stacks->symbolized)
+        fputs("  (no symbolizer: frames are raw addresses)\n", out);
+    if (stacks->not_recorded != 0)
+        fprintf(out, "  %" PRIu64 " samples' stacks did not fit their thread's table: [stack not recorded]\n",
+                stacks->not_recorded);
+    if (stacks->incomplete != 0)
+        fprintf(out, "  %" PRIu64 " samples' stacks end before main (a frame without frame pointer?): "
+                     "[incomplete stack]\n", stacks->incomplete);
+    if (stacks->no_caller != 0)
+        fprintf(out, "  %" PRIu64 " worker samples did not find their forking thread's stack\n", stacks->no_caller);
+}
+
+/* A JSON string of `length` bytes. */
+static void json_text(FILE *out, const char *text, size_t length)
+{
+    fputc('"', out);
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/* A tree node's children as a JSON array. */
+static void json_children(const struct ompc_stack_node *node, FILE *out)
+{
+    fputc('[', out);
+    for (int i = 0; i < node->child_count; i++) {
+        const struct ompc_stack_node *next = &node->children[i];
+        fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+        json_text(out, next->name, next->name_length);
+        fprintf(out, ", \"samples\": %" PRIu64 ", \"children\": ", next->samples);
+        json_children(next, out);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+void ompc_stacks_json(const struct ompc_stacks *stacks, FILE *out)
+{
+    if (stacks == NULL) {
+        fputs(",\n  \"stacks\": null", out);
+        return;
+    }
+    fprintf(out,
+            ",\n  \"stacks\": {\"samples\": %" PRIu64 ", \"not_recorded\": %" PRIu64 ", \"incomplete\": %" PRIu64
+            ", \"no_caller\": %" PRIu64 ", \"symbolized\": %s,\n    \"trees\": [",
+            stacks->samples, stacks->not_recorded, stacks->incomplete, stacks->no_caller,
+            stacks->symbolized ? "true" : "false");
+    int first = 1;
+    for (int state = 0; state < OMPC_NSTATES; state++) {
+        const struct ompc_stack_node *tree = &stacks->trees[state];
+        if (tree->samples == 0)
+            continue;
+        fprintf(out, "%s\n      {\"state\": \"%s\", \"samples\": %" PRIu64 ", \"children\": ", first ? "" : ",",
+                state_label(state), tree->samples);
+        json_children(tree, out);
+        fputc('}', out);
+        first = 0;
+    }
+    fputs("],\n    \"folded\": [", out);
+    for (size_t i = 0; i < stacks->path_count; i++) {
+        const struct ompc_stack_path *path = &stacks->paths[i];
+        fputs(i ? ",\n      {\"stack\": " : "\n      {\"stack\": ", out);
+        json_text(out, path->text, strlen(path->text));
+        fprintf(out, ", \"state\": \"%s\", \"samples\": %" PRIu64 "}", state_label(path->state), path->samples);
+    }
+    fputs("]}", out);
+}

@@ -1,0 +1,63 @@
+/* stacks.h - the launcher's view of the sampled call stacks of --stacks: read from the record, continued into the forking threads' stacks, symbolized, and written as folded stacks, a call tree per state, or JSON. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_STACKS_H
+#define OMPCOLLECT_STACKS_H 1
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "record.h"
+
+/* One distinct user-model stack in one state: a line of the folded output. */
+struct ompc_stack_path {
+    char *text;        /* frames outermost first, joined by ';' ("main;solve;work") */
+    int state;
+    uint64_t samples;
+};
+
+/* A node of a state's top-down call tree. */
+struct ompc_stack_node {
+    const char *name;  /* points into a path's text, which owns it */
+    size_t name_length;
+    uint64_t samples;
+    struct ompc_stack_node *children;
+    int child_count, child_capacity;
+};
+
+/* Every sampled stack of one process. */
+struct ompc_stacks {
+    struct ompc_stack_path *paths; /* sorted by text, then state */
+    size_t path_count;
+    uint64_t samples;              /* all samples, with or without a recorded stack */
+    uint64_t not_recorded;         /* samples whose stack did not fit the thread's table */
+    uint64_t incomplete;           /* samples whose walk stopped before the outermost frame */
+    uint64_t no_caller;            /* worker samples whose forking thread's stack was not found */
+    uint64_t table_full;           /* insertions the tables refused */
+    int symbolized;                /* a symbolizer was available */
+    struct ompc_stack_node trees[OMPC_NSTATES]; /* per state; the root's name is unused */
+};
+
+/* Whether the agent of this build walks stacks on this machine (frame pointers of x86-64 and AArch64). */
+int ompc_stacks_supported(void);
+
+/*
+ * Reads the stack tables of a finished process from the record behind
+ * `fd` (laid out as `header` says) and builds the paths and trees.  NULL
+ * when memory runs out; a process without tables gives an empty result.
+ */
+struct ompc_stacks *ompc_stacks_read(int fd, const struct ompc_record_header *header,
+                                     const struct ompc_process *process);
+
+/* Frees what read built. */
+void ompc_stacks_free(struct ompc_stacks *stacks);
+
+/* The folded stacks, "main;solve;work;IBAR 12", one line per stack and state; returns 0 or -1 on a write error. */
+int ompc_stacks_folded(const struct ompc_stacks *stacks, FILE *out);
+
+/* The text report's section: a top-down call tree per state, shares of `total` samples. */
+void ompc_stacks_text(const struct ompc_stacks *stacks, uint64_t total, FILE *out);
+
+/* The JSON member "stacks", preceded by ",\n  ". */
+void ompc_stacks_json(const struct ompc_stacks *stacks, FILE *out);
+
+#endif /* OMPCOLLECT_STACKS_H */

@@ -1,0 +1,444 @@
+/* stackwalk.c - walks a sampled thread's frame-pointer chain inside the program, keeping only the user's frames (the runtime's are spliced out with OMPCOLLECTOR_REQ_TASK_FRAMES), and counts each distinct stack in the thread's table in the record. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include "omp_collector_api.h"
+#include "stackwalk.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <ucontext.h>
+
+/*
+ * How the walk splices.  TASK_FRAMES gives, innermost task first, the frame
+ * where the runtime called each task's code (exit) and where that code
+ * called into the runtime (enter).  A task's user frames are the frames
+ * whose frame pointer F lies between its enter frame (or the interrupted
+ * point) and its exit frame; between one task's exit frame and the next
+ * task's enter frame is the runtime, which is never walked: the walk jumps
+ * from the exit frame straight to the next enter frame, which is the frame
+ * of a runtime entry point (libomp gives those a frame pointer even where
+ * the rest of it has none), and goes on with that entry's caller.  So the
+ * runtime's own frames are neither read nor recorded.  When the next enter
+ * frame lies on another thread's stack -- the thread that forked this
+ * thread's team -- the stack continues into what that thread recorded at
+ * FORK for the region (the fork cache), which is itself a spliced stack
+ * that may continue further out.  Every read is checked against the
+ * thread's own stack bounds, and frame pointers must grow outwards, so a
+ * frame without a frame pointer ends the walk instead of faulting.
+ */
+
+/* OMPT's task and frame flags (ompt_task_flag_t, ompt_frame_flag_t). */
+#define TASK_INITIAL 0x1
+#define FRAME_CFA 0x10
+
+/* Task levels asked for; deeper nesting marks the stack broken. */
+#define MAX_LEVELS 32
+/* Frames looked at per walk, kept or elided. */
+#define MAX_STEPS 4096
+/* A stack deeper than OMPC_STACK_DEPTH keeps its innermost HEAD and outermost DEPTH - HEAD frames. */
+#define HEAD (OMPC_STACK_DEPTH / 2)
+#define TAIL (OMPC_STACK_DEPTH - HEAD)
+
+/* The walk so far. */
+struct walk {
+    uint64_t low, high;                /* the thread's stack: reads stay inside */
+    uint64_t last;                     /* the last frame pointer followed: each must be above it */
+    uint64_t frames[OMPC_STACK_DEPTH];
+    uint64_t total;                    /* frames met, kept or elided */
+    int flags;                         /* OMPC_STACK_* */
+    uint64_t continuation;             /* fork-stack entry the stack goes on into, 0 none */
+};
+
+int ompc_stackwalk_supported(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* Reads the calling thread's stack bounds (pthread_getattr_np: not for signal handlers). */
+void ompc_stackwalk_bounds(struct ompc_thread *slot)
+{
+    if (slot->stack_high != 0)
+        return;
+    pthread_attr_t attributes;
+    if (pthread_getattr_np(pthread_self(), &attributes) != 0)
+        return;
+    void *base = NULL;
+    size_t size = 0;
+    if (pthread_attr_getstack(&attributes, &base, &size) == 0 && base != NULL && size != 0) {
+        slot->stack_low = (uint64_t)(uintptr_t)base;
+        /* The handler on this thread must never see the high bound before the low one. */
+        atomic_signal_fence(memory_order_seq_cst);
+        slot->stack_high = (uint64_t)(uintptr_t)base + size;
+    }
+    pthread_attr_destroy(&attributes);
+}
+
+/* One table of `bytes` with `slots` index slots from the arena, initialized; its mapping offset or 0. */
+static uint64_t new_table(struct ompc_record_header *record, uint64_t bytes, uint32_t slots)
+{
+    uint64_t offset = ompc_record_alloc(record, bytes);
+    if (offset == 0)
+        return 0;
+    struct ompc_stack_table *table = (struct ompc_stack_table *)((char *)record + offset);
+    uint64_t header = sizeof *table + (uint64_t)slots * sizeof(uint32_t);
+    table->index_slots = slots;
+    table->pool_words = (bytes - header) / sizeof(uint64_t);
+    return offset;
+}
+
+void ompc_stackwalk_claim(struct ompc_record_header *record, struct ompc_thread *slot, int is_self)
+{
+    if (!ompc_stackwalk_supported())
+        return;
+    atomic_store(&slot->stacks, new_table(record, OMPC_STACK_TABLE_BYTES, OMPC_STACK_INDEX));
+    atomic_store(&slot->fork_stacks, new_table(record, OMPC_FORK_TABLE_BYTES, OMPC_FORK_INDEX));
+    if (is_self)
+        ompc_stackwalk_bounds(slot);
+}
+
+/* Whether the 16 bytes of a frame record at `fp` lie on the thread's stack. */
+static int readable(const struct walk *walk, uint64_t fp)
+{
+    return fp >= walk->low && fp <= walk->high - 16 && (fp & 7) == 0;
+}
+
+/* Counts one kept frame; past the bound, the outermost frames go round a ring so main stays. */
+static void emit(struct walk *walk, uint64_t pc)
+{
+    if (walk->total < OMPC_STACK_DEPTH)
+        walk->frames[walk->total] = pc;
+    else
+        walk->frames[HEAD + (walk->total - HEAD) % TAIL] = pc;
+    walk->total++;
+}
+
+/* Puts the ring of outermost frames in order; returns the number of frames kept. */
+static int finish(struct walk *walk)
+{
+    if (walk->total <= OMPC_STACK_DEPTH)
+        return (int)walk->total;
+    uint64_t ring[TAIL];
+    uint64_t start = (walk->total - HEAD) % TAIL;
+    for (int i = 0; i < TAIL; i++)
+        ring[i] = walk->frames[HEAD + (start + (uint64_t)i) % TAIL];
+    memcpy(&walk->frames[HEAD], ring, sizeof ring);
+    return OMPC_STACK_DEPTH;
+}
+
+/*
+ * Follows the chain from the frame (pc, fp) while its frame pointers stay
+ * below `upper` (0: no bound), keeping each frame's address.  Returns 1 when
+ * it reached `upper` (the runtime's exit frame: the next level follows), 0
+ * when the chain ended or broke.
+ */
+static int follow(struct walk *walk, uint64_t pc, uint64_t fp, uint64_t upper)
+{
+    /*
+     * With an exit frame above, a chain that breaks below it left the
+     * user's code for the runtime's (whose frames need not keep a frame
+     * pointer, so the saved one is garbage): the level's user frames are
+     * done, and the next level's enter frame says where the user's go on.
+     */
+    int bounded = upper != 0;
+    if (upper == 0)
+        upper = walk->high;
+    for (int steps = 0; steps < MAX_STEPS; steps++) {
+        if (fp >= upper)
+            return 1;
+        if (!readable(walk, fp) || fp <= walk->last) {
+            if (bounded)
+                return 1;
+            walk->flags |= OMPC_STACK_BROKEN;
+            return 0;
+        }
+        emit(walk, pc);
+        walk->last = fp;
+        const volatile uint64_t *record = (const volatile uint64_t *)(uintptr_t)fp;
+        uint64_t next = record[0];
+        pc = record[1];
+        /* The outermost frame (_start, a thread's start) has no caller. */
+        if (next == 0 || pc == 0)
+            return bounded;
+        fp = next;
+    }
+    walk->flags |= OMPC_STACK_BROKEN;
+    return 0;
+}
+
+/* A frame address as the frame pointer it stands for. */
+static uint64_t frame_pointer(uint64_t address, int flags)
+{
+    return address != 0 && (flags & FRAME_CFA) ? address - 16 : address;
+}
+
+/* The fork-stack entry of `region_id` from the fork cache (read id-first-and-last), 0 unknown. */
+static uint64_t fork_entry(struct ompc_process *owner, uint64_t region_id)
+{
+    if (region_id == 0)
+        return 0;
+    struct ompc_fork_slot *cache = &owner->fork_cache[region_id % OMPC_FORK_CACHE];
+    if (atomic_load_explicit(&cache->region_id, memory_order_acquire) != region_id)
+        return 0;
+    uint64_t entry = atomic_load_explicit(&cache->entry, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&cache->region_id, memory_order_relaxed) == region_id ? entry : 0;
+}
+
+/*
+ * Walks level by level (see the comment at the top).  With a context
+ * (`pc`, `fp` of the interrupted code) the innermost task's own frames come
+ * first when it runs its own code; without one the walk starts at the
+ * innermost enter frame.
+ */
+static void walk_levels(struct walk *walk, struct ompc_process *owner, const ompcollector_task_frame_t *levels,
+                        int count, int truncated, int have_context, uint64_t pc, uint64_t fp, uint64_t codeptr)
+{
+    if (count == 0) {
+        if (have_context) {
+            walk->flags |= OMPC_STACK_LEAF_EXACT;
+            follow(walk, pc, fp, 0);
+        }
+        return;
+    }
+    int level = 0;
+    uint64_t exit0 = frame_pointer(levels[0].exit_frame, levels[0].exit_frame_flags);
+    if (levels[0].enter_frame == 0) {
+        /* Not inside the runtime on behalf of this task: in its code, or (no exit frame either) between tasks in the runtime. */
+        if (have_context && (exit0 != 0 || (levels[0].task_flags & TASK_INITIAL))) {
+            walk->flags |= OMPC_STACK_LEAF_EXACT;
+            if (!follow(walk, pc, fp, exit0))
+                return;
+        }
+        level = 1;
+    }
+    for (; level < count; level++) {
+        uint64_t enter = frame_pointer(levels[level].enter_frame, levels[level].enter_frame_flags);
+        /*
+         * A task that has neither frame is not on this stack as far as the
+         * runtime says (libomp leaves a worker's implicit task so while the
+         * worker runs tasks in a barrier of GCC code): the next level's
+         * enter frame says where the user's frames go on.
+         */
+        if (enter == 0 && levels[level].exit_frame == 0 && level + 1 < count)
+            continue;
+        if (enter == 0) {
+            walk->flags |= OMPC_STACK_BROKEN;
+            return;
+        }
+        if (enter < walk->low || enter >= walk->high) {
+            /* This level runs on the thread that forked our team (or created our task): its stack goes on there. */
+            walk->continuation = level > 0 ? fork_entry(owner, levels[level - 1].region_id) : 0;
+            if (walk->continuation == 0)
+                walk->flags |= OMPC_STACK_NO_CALLER;
+            return;
+        }
+        if (!readable(walk, enter) || enter <= walk->last) {
+            walk->flags |= OMPC_STACK_BROKEN;
+            return;
+        }
+        /* `enter` is the runtime entry point's own frame: its caller is the user's. */
+        const volatile uint64_t *record = (const volatile uint64_t *)(uintptr_t)enter;
+        walk->last = enter;
+        uint64_t caller_fp = record[0], caller_pc = record[1];
+        /*
+         * Where the innermost task called the runtime, as the runtime's
+         * callbacks said: some entry points record their caller's frame, or
+         * reach the frame through a helper, so the enter frame's return
+         * address need not be in the function that made the call.
+         */
+        if (level == 0 && codeptr != 0 && caller_pc != codeptr)
+            emit(walk, codeptr);
+        if (caller_fp == 0 || caller_pc == 0)
+            return;
+        if (!follow(walk, caller_pc, caller_fp,
+                    frame_pointer(levels[level].exit_frame, levels[level].exit_frame_flags)))
+            return;
+    }
+    /* Still below an exit frame with no level left: the answer was cut short. */
+    if (truncated)
+        walk->flags |= OMPC_STACK_BROKEN;
+}
+
+/* TASK_FRAMES for the calling thread into `levels`; the count, -1 when the request failed; *truncated when levels were left out. */
+static int task_frames(ompc_api_t api, ompcollector_task_frame_t *levels, int *truncated)
+{
+    enum { MEM = sizeof(ompcollector_task_frames_t) + MAX_LEVELS * sizeof(ompcollector_task_frame_t) };
+    int32_t buffer[4 + MEM / 4 + 1];
+    memset(buffer, 0, sizeof buffer);
+    buffer[0] = 16 + MEM;
+    buffer[1] = OMPCOLLECTOR_REQ_TASK_FRAMES;
+    *truncated = 0;
+    if (api(buffer) != 0 || (buffer[2] != OMP_ERRCODE_OK && buffer[2] != OMP_ERRCODE_MEM_TOO_SMALL))
+        return -1;
+    ompcollector_task_frames_t head;
+    memcpy(&head, &buffer[4], sizeof head);
+    if (head.count < 0 || head.count > MAX_LEVELS)
+        return -1;
+    *truncated = head.count < head.levels;
+    memcpy(levels, (const char *)&buffer[4] + sizeof head, (size_t)head.count * sizeof *levels);
+    return head.count;
+}
+
+/* Mixes one word into a hash. */
+static uint64_t mix(uint64_t hash, uint64_t value)
+{
+    hash ^= value + UINT64_C(0x9E3779B97F4A7C15) + (hash << 6) + (hash >> 2);
+    return hash * UINT64_C(0xBF58476D1CE4E5B9);
+}
+
+/*
+ * Adds `weight` to the entry for (state, walk) in the table at `offset`,
+ * appending it on first sight.  Returns the entry's mapping offset, or 0
+ * when the table is full.  Only the owning thread calls this for a table.
+ */
+static uint64_t count_stack(struct ompc_record_header *record, uint64_t offset, int state, const struct walk *walk,
+                            int frames, uint64_t weight)
+{
+    if (offset == 0)
+        return 0;
+    struct ompc_stack_table *table = (struct ompc_stack_table *)((char *)record + offset);
+    _Atomic uint32_t *index = (_Atomic uint32_t *)(table + 1);
+    uint64_t *pool = (uint64_t *)(index + table->index_slots);
+    uint64_t pool_offset = offset + sizeof *table + (uint64_t)table->index_slots * sizeof(uint32_t);
+    uint64_t elided = walk->total > (uint64_t)frames ? walk->total - (uint64_t)frames : 0;
+    uint64_t hash = mix(mix(mix((uint64_t)state, (uint64_t)walk->flags), walk->continuation), elided);
+    for (int i = 0; i < frames; i++)
+        hash = mix(hash, walk->frames[i]);
+    uint32_t hash32 = (uint32_t)(hash >> 32);
+    uint64_t key = (uint64_t)(state & 0xff) | (uint64_t)frames << 8 | (uint64_t)(walk->flags & 0xffff) << 16
+                   | (uint64_t)hash32 << 32;
+    uint64_t words = OMPC_STACK_ENTRY_WORDS + (uint64_t)frames;
+    for (uint32_t probe = 0; probe < 64; probe++) {
+        _Atomic uint32_t *cell = &index[(hash32 + probe) & (table->index_slots - 1)];
+        uint32_t used = atomic_load_explicit(cell, memory_order_relaxed);
+        if (used == 0) {
+            uint64_t at = atomic_load_explicit(&table->pool_used, memory_order_relaxed);
+            if (at + words > table->pool_words || at + 1 > UINT32_MAX)
+                break;
+            uint64_t *entry = pool + at;
+            entry[0] = weight;
+            entry[1] = key;
+            entry[2] = walk->continuation;
+            entry[3] = elided;
+            memcpy(&entry[4], walk->frames, (size_t)frames * sizeof(uint64_t));
+            atomic_store_explicit(&table->pool_used, at + words, memory_order_release);
+            atomic_store_explicit(cell, (uint32_t)(at + 1), memory_order_release);
+            atomic_fetch_add_explicit(&table->entries, 1, memory_order_relaxed);
+            return pool_offset + at * sizeof(uint64_t);
+        }
+        uint64_t *entry = pool + (used - 1);
+        if (entry[1] == key && entry[2] == walk->continuation && entry[3] == elided
+            && memcmp(&entry[4], walk->frames, (size_t)frames * sizeof(uint64_t)) == 0) {
+            atomic_fetch_add_explicit((_Atomic uint64_t *)&entry[0], weight, memory_order_relaxed);
+            return pool_offset + (uint64_t)(used - 1) * sizeof(uint64_t);
+        }
+    }
+    atomic_fetch_add_explicit(&table->full, 1, memory_order_relaxed);
+    return 0;
+}
+
+void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
+                           struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
+                           uint64_t wait_codeptr, void *context)
+{
+    uint64_t offset = atomic_load_explicit(&slot->stacks, memory_order_relaxed);
+    if (offset == 0 || context == NULL || state < 0 || state >= OMPC_NSTATES) {
+        atomic_fetch_add_explicit(&slot->stack_dropped[state >= 0 && state < OMPC_NSTATES ? state : 0], weight,
+                                  memory_order_relaxed);
+        return;
+    }
+    const ucontext_t *uc = context;
+    uint64_t pc, fp, sp;
+#if defined(__x86_64__)
+    pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+    fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+    sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    pc = (uint64_t)uc->uc_mcontext.pc;
+    fp = (uint64_t)uc->uc_mcontext.regs[29];
+    sp = (uint64_t)uc->uc_mcontext.sp;
+#else
+    (void)uc;
+    pc = fp = sp = 0;
+#endif
+    struct walk walk;
+    walk.total = 0;
+    walk.flags = 0;
+    walk.continuation = 0;
+    walk.last = 0;
+    uint64_t high = slot->stack_high;
+    atomic_signal_fence(memory_order_seq_cst);
+    walk.low = sp > slot->stack_low ? sp : slot->stack_low;
+    walk.high = high;
+    if (high == 0 || sp >= high || sp < slot->stack_low) {
+        /* No bounds yet, or running on an alternate signal stack: only the interrupted address is safe to take. */
+        walk.flags |= OMPC_STACK_NO_BOUNDS | OMPC_STACK_LEAF_EXACT;
+        emit(&walk, pc);
+    } else {
+        ompcollector_task_frame_t levels[MAX_LEVELS];
+        int truncated = 0;
+        if (state == THR_IDLE_STATE) {
+            /* A worker waiting for work: nothing of the user's is on its stack, and the runtime's frames need not have frame pointers. */
+            walk.flags |= OMPC_STACK_LEAF_EXACT;
+        } else if (state == THR_OVHD_STATE && region_id != 0) {
+            /*
+             * The runtime is setting a team up or tearing it down, and the
+             * task information it answers may point into what it is freeing
+             * (seen: a dangling parallel_data while an implicit task ends),
+             * so TASK_FRAMES is not asked: the thread's user stack here is
+             * where its region was forked.
+             */
+            walk.continuation = fork_entry(owner, region_id);
+            if (walk.continuation == 0)
+                walk.flags |= OMPC_STACK_NO_CALLER;
+        } else {
+            int count = task_frames(api, levels, &truncated);
+            walk_levels(&walk, owner, levels, count > 0 ? count : 0, truncated, 1, pc, fp, wait_codeptr);
+        }
+    }
+    int frames = finish(&walk);
+    if (count_stack(record, offset, state, &walk, frames, weight) == 0)
+        atomic_fetch_add_explicit(&slot->stack_dropped[state], weight, memory_order_relaxed);
+}
+
+void ompc_stackwalk_fork(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
+                         struct ompc_thread *slot, uint64_t region_id)
+{
+    uint64_t offset = atomic_load_explicit(&slot->fork_stacks, memory_order_relaxed);
+    if (offset == 0 || region_id == 0)
+        return;
+    ompc_stackwalk_bounds(slot);
+    if (slot->stack_high == 0)
+        return;
+    struct walk walk;
+    walk.total = 0;
+    walk.flags = 0;
+    walk.continuation = 0;
+    walk.last = 0;
+    walk.low = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    walk.high = slot->stack_high;
+    if (walk.low < slot->stack_low || walk.low >= walk.high)
+        return;
+    ompcollector_task_frame_t levels[MAX_LEVELS];
+    int truncated = 0;
+    int count = task_frames(api, levels, &truncated);
+    if (count <= 0)
+        return;
+    walk_levels(&walk, owner, levels, count, truncated, 0, 0, 0, 0);
+    int frames = finish(&walk);
+    uint64_t entry = count_stack(record, offset, 0, &walk, frames, 1);
+    if (entry == 0)
+        return;
+    struct ompc_fork_slot *cache = &owner->fork_cache[region_id % OMPC_FORK_CACHE];
+    atomic_store_explicit(&cache->region_id, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&cache->entry, entry, memory_order_relaxed);
+    atomic_store_explicit(&cache->region_id, region_id, memory_order_release);
+}

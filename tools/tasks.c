@@ -1,0 +1,252 @@
+/* tasks.c - writes the task table of ompcollect's report (text, CSV, JSON) from the per-thread task counters the agent recorded, in the launcher after the program ended. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "omp_collector_api.h"
+#include "tasks.h"
+#include "csvdir.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+/* One thread's task figures, or their sum. */
+struct task_row {
+    uint64_t created, undeferred, deferred, executed, stolen, suspensions;
+    uint64_t create_ns, exec_ns, suspend_ns, lifetime_ns;
+};
+
+/* The record is final by now; relaxed loads keep the reads well defined. */
+static uint64_t load64(const _Atomic uint64_t *value)
+{
+    return atomic_load_explicit(value, memory_order_relaxed);
+}
+
+/* How often task event `event` (23..35) arrived on a thread. */
+static uint64_t task_count(const struct ompc_thread *thread, int event)
+{
+    return load64(&thread->task_events[event - OMPC_TASK_EVENT_FIRST]);
+}
+
+/* Thread slots in use, bounded by the table. */
+static int thread_count(const struct ompc_process *process)
+{
+    int count = atomic_load(&process->thread_count);
+    return count < 0 ? 0 : count > OMPC_MAX_THREADS ? OMPC_MAX_THREADS : count;
+}
+
+/* A thread's figures: created counts BEGIN_CREATE_TASK, split by the END that closed it. */
+static struct task_row thread_row(const struct ompc_thread *thread)
+{
+    struct task_row row;
+    row.created = task_count(thread, OMP_EVENT_THR_BEGIN_CREATE_TASK);
+    row.undeferred = task_count(thread, OMP_EVENT_THR_END_CREATE_TASK_IMM);
+    row.deferred = task_count(thread, OMP_EVENT_THR_END_CREATE_TASK_DEL);
+    row.executed = task_count(thread, OMP_EVENT_THR_BEGIN_EXEC_TASK);
+    row.stolen = task_count(thread, OMP_EVENT_THR_BEGIN_STEAL_TASK);
+    row.suspensions = load64(&thread->task_suspensions);
+    row.create_ns = load64(&thread->task_create_ns);
+    row.exec_ns = load64(&thread->task_exec_ns);
+    row.suspend_ns = load64(&thread->task_suspend_ns);
+    uint64_t end = load64(&thread->end_ns);
+    row.lifetime_ns = end > thread->start_ns ? end - thread->start_ns : 0;
+    return row;
+}
+
+/* Adds one row into a sum. */
+static void add_row(struct task_row *sum, const struct task_row *row)
+{
+    sum->created += row->created;
+    sum->undeferred += row->undeferred;
+    sum->deferred += row->deferred;
+    sum->executed += row->executed;
+    sum->stolen += row->stolen;
+    sum->suspensions += row->suspensions;
+    sum->create_ns += row->create_ns;
+    sum->exec_ns += row->exec_ns;
+    sum->suspend_ns += row->suspend_ns;
+    sum->lifetime_ns += row->lifetime_ns;
+}
+
+/* Whether a thread saw any task event. */
+static int thread_had_tasks(const struct ompc_thread *thread)
+{
+    for (int i = 0; i < OMPC_TASK_EVENTS; i++)
+        if (load64(&thread->task_events[i]) != 0)
+            return 1;
+    return 0;
+}
+
+int ompc_tasks_ran(const struct ompc_process *process)
+{
+    if (thread_had_tasks(&process->untracked))
+        return 1;
+    int count = thread_count(process);
+    for (int i = 0; i < count; i++)
+        if (thread_had_tasks(&process->threads[i]))
+            return 1;
+    return 0;
+}
+
+/* Every thread together, the untracked ones (past OMPC_MAX_THREADS, counts only) included. */
+static struct task_row total_row(const struct ompc_process *process)
+{
+    struct task_row sum;
+    memset(&sum, 0, sizeof sum);
+    struct task_row untracked = thread_row(&process->untracked);
+    untracked.lifetime_ns = 0;
+    add_row(&sum, &untracked);
+    int count = thread_count(process);
+    for (int i = 0; i < count; i++) {
+        struct task_row row = thread_row(&process->threads[i]);
+        add_row(&sum, &row);
+    }
+    return sum;
+}
+
+/* Name of a REGISTER answer. */
+static const char *status_name(int ec)
+{
+    switch (ec) {
+    case OMP_ERRCODE_OK:
+        return "ok";
+    case OMP_ERRCODE_UNSUPPORTED:
+        return "unsupported";
+    case OMP_ERRCODE_UNKNOWN:
+        return "unknown";
+    case -1:
+        return "call-failed";
+    default:
+        return "error";
+    }
+}
+
+/* One text row of figures after its label. */
+static void text_row(FILE *out, const char *label, const char *tid, const struct task_row *row)
+{
+    fprintf(out, "  %-7s %7s %9" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %9" PRIu64
+                 " %10.3f %10.3f %10.3f",
+            label, tid, row->created, row->undeferred, row->deferred, row->executed, row->stolen,
+            row->suspensions, row->create_ns / 1e6, row->exec_ns / 1e6, row->suspend_ns / 1e6);
+    if (row->lifetime_ns > 0)
+        fprintf(out, " %6.1f\n", 100.0 * (double)row->exec_ns / (double)row->lifetime_ns);
+    else
+        fprintf(out, " %6s\n", "-");
+}
+
+void ompc_tasks_text(const struct ompc_process *process, FILE *out)
+{
+    if (!ompc_tasks_ran(process))
+        return;
+    fputs("\nTasks (explicit tasks, from the task events; per thread):\n", out);
+    fprintf(out, "  %-7s %7s %9s %10s %8s %8s %7s %9s %10s %10s %10s %6s\n", "thread", "tid", "created",
+            "undeferred", "deferred", "executed", "stolen", "suspended", "create ms", "exec ms",
+            "suspend ms", "exec %");
+    int count = thread_count(process);
+    for (int i = 0; i < count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
+        if (!thread_had_tasks(thread))
+            continue;
+        struct task_row row = thread_row(thread);
+        char label[16], tid[16];
+        snprintf(label, sizeof label, "%d%s", i, thread->initial ? "*" : "");
+        snprintf(tid, sizeof tid, "%ld", (long)thread->tid);
+        text_row(out, label, tid, &row);
+    }
+    struct task_row sum = total_row(process);
+    text_row(out, "all", "", &sum);
+    fputs("  (created: undeferred ran at once on their creator (if(0), final, a team of one), deferred\n"
+          "  were queued; stolen: executed here, created on another thread; exec: BEGIN_EXEC to\n"
+          "  BEGIN_FINISH, a task run on top of a suspended one counted once; suspended: an explicit\n"
+          "  task waiting while another ran in its place on the thread; exec %: of the thread's life)\n",
+          out);
+    int refused = 0;
+    for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS; i++) {
+        int ec = process->task_requests[i].ec;
+        if (ec == OMP_ERRCODE_OK)
+            continue;
+        fprintf(out, "%s%s (%s)", refused++ ? ", " : "  task events the runtime did not grant: ",
+                ompc_task_event_name(process->task_requests[i].event), status_name(ec));
+    }
+    if (refused)
+        fputc('\n', out);
+}
+
+/* One CSV row of figures after its first fields. */
+static void csv_row(FILE *out, const struct task_row *row)
+{
+    fprintf(out,
+            ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+            ",%" PRIu64 ",%" PRIu64 "\n",
+            row->created, row->undeferred, row->deferred, row->executed, row->stolen, row->suspensions,
+            row->create_ns, row->exec_ns, row->suspend_ns, row->lifetime_ns);
+}
+
+void ompc_tasks_csv(const struct ompc_process *process, FILE *out)
+{
+    if (!ompc_tasks_ran(process))
+        return;
+    ompc_csv_table(out, "task");
+    fputs("section,thread,tid,created,undeferred,deferred,executed,stolen,suspensions,create_ns,exec_ns,"
+          "suspend_ns,lifetime_ns\n",
+          out);
+    int count = thread_count(process);
+    for (int i = 0; i < count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
+        if (!thread_had_tasks(thread))
+            continue;
+        struct task_row row = thread_row(thread);
+        fprintf(out, "task,%d,%ld", i, (long)thread->tid);
+        csv_row(out, &row);
+    }
+    struct task_row sum = total_row(process);
+    fputs("task,all,", out);
+    csv_row(out, &sum);
+}
+
+/* The figures of a row as JSON members, without braces. */
+static void json_row(FILE *out, const struct task_row *row)
+{
+    fprintf(out,
+            "\"created\": %" PRIu64 ", \"undeferred\": %" PRIu64 ", \"deferred\": %" PRIu64
+            ", \"executed\": %" PRIu64 ", \"stolen\": %" PRIu64 ", \"suspensions\": %" PRIu64
+            ", \"create_ns\": %" PRIu64 ", \"exec_ns\": %" PRIu64 ", \"suspend_ns\": %" PRIu64,
+            row->created, row->undeferred, row->deferred, row->executed, row->stolen, row->suspensions,
+            row->create_ns, row->exec_ns, row->suspend_ns);
+}
+
+void ompc_tasks_json(const struct ompc_process *process, FILE *out)
+{
+    fputs(",\n  \"tasks\": ", out);
+    if (!ompc_tasks_ran(process)) {
+        fputs("null", out);
+        return;
+    }
+    struct task_row sum = total_row(process);
+    fputc('{', out);
+    json_row(out, &sum);
+    fputs(",\n    \"registered\": {", out);
+    for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS; i++)
+        fprintf(out, "%s\"%s\": \"%s\"", i ? ", " : "", ompc_task_event_name(process->task_requests[i].event),
+                status_name(process->task_requests[i].ec));
+    fputs("},\n    \"events\": {", out);
+    for (int i = 0; i < OMPC_TASK_EVENTS; i++) {
+        uint64_t total = load64(&process->untracked.task_events[i]);
+        int count = thread_count(process);
+        for (int t = 0; t < count; t++)
+            total += load64(&process->threads[t].task_events[i]);
+        fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", ompc_task_event_name(OMPC_TASK_EVENT_FIRST + i),
+                total);
+    }
+    fputs("},\n    \"threads\": [", out);
+    int count = thread_count(process), listed = 0;
+    for (int i = 0; i < count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
+        if (!thread_had_tasks(thread))
+            continue;
+        struct task_row row = thread_row(thread);
+        fprintf(out, "%s\n      {\"index\": %d, \"tid\": %ld, ", listed++ ? "," : "", i, (long)thread->tid);
+        json_row(out, &row);
+        fprintf(out, ", \"lifetime_ns\": %" PRIu64 "}", row.lifetime_ns);
+    }
+    fputs("\n    ]}", out);
+}
