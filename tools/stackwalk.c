@@ -387,17 +387,15 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
         if (state == THR_IDLE_STATE) {
             /* A worker waiting for work: nothing of the user's is on its stack, and the runtime's frames need not have frame pointers. */
             walk.flags |= OMPC_STACK_LEAF_EXACT;
-        } else if (state == THR_OVHD_STATE && region_id != 0) {
+        } else if (state == THR_OVHD_STATE && region_id != 0
+                   && (walk.continuation = fork_entry(owner, region_id)) != 0) {
             /*
-             * The runtime is setting a team up or tearing it down, and the
-             * task information it answers may point into what it is freeing
-             * (seen: a dangling parallel_data while an implicit task ends),
-             * so TASK_FRAMES is not asked: the thread's user stack here is
-             * where its region was forked.
+             * The runtime is setting a team up or tearing it down: the
+             * thread's user stack here is where its region was forked, and
+             * the fork stack says so without walking the runtime's frames.
+             * Before the fork stack is stored (a sample inside the FORK
+             * delivery itself), the task frames below still say it.
              */
-            walk.continuation = fork_entry(owner, region_id);
-            if (walk.continuation == 0)
-                walk.flags |= OMPC_STACK_NO_CALLER;
         } else {
             int count = task_frames(api, levels, &truncated);
             walk_levels(&walk, owner, levels, count > 0 ? count : 0, truncated, 1, pc, fp, wait_codeptr);
