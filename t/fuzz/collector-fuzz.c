@@ -256,7 +256,32 @@ static void check_entry(int index, const unsigned char *before, const unsigned c
     int32_t expected_rsz = 0;
     size_t may_write = 0; /* bytes of mem that may change */
 
-    if (request < 0 || request >= OMP_REQ_LAST) {
+    if (request == OMPCOLLECTOR_REQ_SAMPLE || request == OMPCOLLECTOR_REQ_TASK_FRAMES) {
+        /* Our extension requests (their own section of the header): the sizes they document. */
+        const int32_t level_size = (int32_t)sizeof(ompcollector_task_frame_t);
+        const int32_t head_size = (int32_t)sizeof(ompcollector_task_frames_t);
+        if (!session_active) {
+            expected_ec = OMP_ERRCODE_SEQUENCE_ERR;
+        } else if (request == OMPCOLLECTOR_REQ_SAMPLE) {
+            expected_rsz = (int32_t)sizeof(ompcollector_sample_t);
+            expected_ec = mem_size < expected_rsz ? OMP_ERRCODE_MEM_TOO_SMALL : OMP_ERRCODE_OK;
+            may_write = mem_size < expected_rsz ? 0 : (size_t)expected_rsz;
+        } else if (mem_size < head_size) {
+            expected_rsz = head_size;
+            expected_ec = OMP_ERRCODE_MEM_TOO_SMALL;
+        } else {
+            /* The header says how many levels there are and how many were written; rsz and ec follow. */
+            ompcollector_task_frames_t head;
+            memcpy(&head, mem_after, sizeof head);
+            int32_t fits = (mem_size - head_size) / level_size;
+            if (head.count < 0 || head.count > head.levels || (int32_t)head.count > fits
+                || (head.count < head.levels && (int32_t)head.count != fits) || head.levels > 1024)
+                finding("TASK_FRAMES levels written and counted disagree with mem", index, header);
+            expected_rsz = head_size + (int32_t)head.levels * level_size;
+            expected_ec = head.count < head.levels ? OMP_ERRCODE_MEM_TOO_SMALL : OMP_ERRCODE_OK;
+            may_write = (size_t)head_size + (size_t)head.count * (size_t)level_size;
+        }
+    } else if (request < 0 || request >= OMP_REQ_LAST) {
         expected_ec = OMP_ERRCODE_UNKNOWN;
     } else if (request != OMP_REQ_START && !session_active) {
         expected_ec = OMP_ERRCODE_SEQUENCE_ERR;
