@@ -226,7 +226,7 @@ elif [ $ran -ne 0 ]; then
     result 1 "headless Chromium renders the SVG timeline with the states' colours" "$tmp/err"
 else
     # A hung browser must not hang the suite; it has minutes for a second's work.
-    HOME=$tmp timeout 300 "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    HOME=$tmp timeout 300 env -u LD_PRELOAD -u ASAN_OPTIONS "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars \
         --window-size=1200,400 --screenshot="$tmp/shot.png" "file://$tmp/locks.svg" >"$tmp/chromium.out" 2>&1
     [ -s "$tmp/shot.png" ] && python3 - "$tmp/shot.png" "$tmp/locks.svg" "$tmp/locks.json" >"$tmp/shot.out" 2>&1 <<'EOF2'
 import json, struct, sys, zlib
