@@ -108,6 +108,8 @@ static void on_sample_signal(int signo)
 static void *fire_events(void *unused)
 {
     (void)unused;
+    /* A runtime's thread: it begins and ends as one, so the shim can drop what it keeps per thread. */
+    fake_fire_thread_begin(ompt_thread_worker);
     fake_ompt_set_state(0x001, 0);
     while (!atomic_load(&stop_firing)) {
         ompt_data_t region = {0};
@@ -120,6 +122,7 @@ static void *fire_events(void *unused)
         fake_fire_implicit_task(2, NULL, 0);
         fake_fire_parallel_end(&region);
     }
+    fake_fire_thread_end();
     return NULL;
 }
 
