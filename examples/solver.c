@@ -21,7 +21,11 @@ __attribute__((noinline)) static void solve(double slice)
     }
 }
 
-/* Every thread takes the named critical and then the lock, holding each long enough for the other to wait. */
+/*
+ * Every thread takes the named critical and then the lock, holding each long
+ * enough for the other to wait: the lock twice as long as the critical, or
+ * the second thread would reach it just as the first lets go.
+ */
 __attribute__((noinline)) static void update(double slice)
 {
 #pragma omp parallel num_threads(2) /* @update-parallel */
@@ -32,7 +36,7 @@ __attribute__((noinline)) static void update(double slice)
             total += 1;
         }
         omp_set_lock(&lk); /* @update-lock */
-        example_work(slice);
+        example_work(2 * slice);
         omp_unset_lock(&lk);
     }
 }
