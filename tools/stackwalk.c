@@ -192,6 +192,23 @@ static uint64_t fork_entry(struct ompc_process *owner, uint64_t region_id)
 }
 
 /*
+ * The region whose fork stack continues a walk that leaves this thread's
+ * stack at `level`: the region of the task below that level, as the
+ * runtime says.  libomp moves one team outwards at every parent step, even
+ * from an explicit task to its parent in the same team, so a worker's
+ * deeper levels can name no region (or an outer one, answered as 0 by a
+ * serialized team); the innermost level that names one is then the
+ * thread's team.  0 when none does.
+ */
+static uint64_t crossing_region(const ompcollector_task_frame_t *levels, int level)
+{
+    for (int at = level - 1; at >= 0; at--)
+        if (levels[at].region_id != 0)
+            return levels[at].region_id;
+    return 0;
+}
+
+/*
  * Walks level by level (see the comment at the top).  With a context
  * (`pc`, `fp` of the interrupted code) the innermost task's own frames come
  * first when it runs its own code; without one the walk starts at the
@@ -228,13 +245,21 @@ static void walk_levels(struct walk *walk, struct ompc_process *owner, const omp
          */
         if (enter == 0 && levels[level].exit_frame == 0 && level + 1 < count)
             continue;
-        if (enter == 0) {
+        /*
+         * A task running its own code (no enter frame) on another thread's
+         * stack: the parent of a task this worker took, still running when
+         * asked.  It is no more on this stack than a parent inside the
+         * runtime there, so the stack goes on the same way, below.
+         */
+        uint64_t elsewhere = enter != 0 ? enter
+                                        : frame_pointer(levels[level].exit_frame, levels[level].exit_frame_flags);
+        if (enter == 0 && (elsewhere == 0 || (elsewhere >= walk->low && elsewhere < walk->high))) {
             walk->flags |= OMPC_STACK_BROKEN;
             return;
         }
-        if (enter < walk->low || enter >= walk->high) {
+        if (elsewhere < walk->low || elsewhere >= walk->high) {
             /* This level runs on the thread that forked our team (or created our task): its stack goes on there. */
-            walk->continuation = level > 0 ? fork_entry(owner, levels[level - 1].region_id) : 0;
+            walk->continuation = fork_entry(owner, crossing_region(levels, level));
             if (walk->continuation == 0)
                 walk->flags |= OMPC_STACK_NO_CALLER;
             return;
@@ -398,7 +423,11 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
              */
         } else {
             int count = task_frames(api, levels, &truncated);
-            walk_levels(&walk, owner, levels, count > 0 ? count : 0, truncated, 1, pc, fp, wait_codeptr);
+            if (count == 0 && state == THR_OVHD_STATE && !slot->initial)
+                /* A worker in no task at all is starting or ending in the runtime: nothing of the user's is on its stack. */
+                walk.flags |= OMPC_STACK_LEAF_EXACT;
+            else
+                walk_levels(&walk, owner, levels, count > 0 ? count : 0, truncated, 1, pc, fp, wait_codeptr);
         }
     }
     int frames = finish(&walk);
