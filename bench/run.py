@@ -5,7 +5,8 @@
 
 Configurations: no tool; the reference OMPT tool idle and with every callback
 the shim sets (bench/reftool.c); the shim with a START-only client and with
-all 22 events registered (bench/client.c); ompcollect by default and with
+all 22 events registered (bench/client.c); ompcollect by default, with
+--interval=1ms (the default before it became the kernel's tick) and with
 --no-sample.  Figures:
 
 * instructions per region from valgrind's callgrind (1 thread, the fixed mix
@@ -14,7 +15,11 @@ all 22 events registered (bench/client.c); ompcollect by default and with
 * instructions of one STATE + CURRENT_PRID sample against the two raw OMPT
   inquiries it stands for;
 * wall time per construct (EPCC-syncbench style) and of a compute-bound
-  region-rate loop, from interleaved rounds: median and minimum.
+  region-rate loop, from interleaved rounds: median and minimum;
+  --rate-only runs the region-rate loop alone;
+* local timer interrupts per second of each run (Linux /proc/interrupts,
+  every CPU, so other processes' too): what sampling timers add to the
+  tick, the dear part of a sample on a virtual machine.
 
 Every figure of a tool also comes as a ratio to the reference tool measured
 in the same run.  Numbers never make this script fail; a configuration that
@@ -31,6 +36,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 CONFIGS = [
     # key, column title, kind
@@ -40,6 +46,7 @@ CONFIGS = [
     ("shim-start", "shim START", "shim"),
     ("shim-all", "shim all", "shim"),
     ("oc-default", "ompcollect", "ompcollect"),
+    ("oc-1ms", "ompc -i 1ms", "ompcollect"),
     ("oc-nosample", "ompc --no-sample", "ompcollect"),
 ]
 CONSTRUCTS = ["parallel", "for", "barrier", "single", "critical", "lock", "ordered", "atomic",
@@ -75,6 +82,8 @@ def parse_arguments():
                         help="comma list of configurations to run")
     parser.add_argument("--no-callgrind", action="store_true", help="skip instruction counts")
     parser.add_argument("--no-wall", action="store_true", help="skip wall time")
+    parser.add_argument("--rate-only", action="store_true",
+                        help="wall time of the region-rate loop alone, no construct loops")
     parser.add_argument("--output", default="", help="also write the table to this file")
     return parser.parse_args()
 
@@ -141,6 +150,8 @@ def command_for(config, args, paths, threads, workload_args, wrapper=()):
         argv += [args.ompcollect, "--runtime=" + args.libomp, "-o", os.devnull]
         if config == "oc-nosample":
             argv.append("--no-sample")
+        if config == "oc-1ms":
+            argv.append("--interval=1ms")
     return env, argv + [syncbench] + list(workload_args)
 
 
@@ -200,6 +211,8 @@ def instruction_counts(args, paths, configs):
     per_region, per_inquiry = {}, {}
     with tempfile.TemporaryDirectory(prefix="bench-callgrind-") as workdir:
         for config in configs:
+            if config == "oc-1ms":
+                continue
             note("bench: callgrind, %s" % config)
             figure = per_unit(config, args, paths, "mix", workdir)
             if figure is not None:
@@ -221,6 +234,19 @@ def calibrate(args, paths):
     sys.exit(1)
 
 
+def timer_interrupts():
+    """Local timer interrupts so far, all CPUs together (None when /proc/interrupts says nothing)."""
+    try:
+        with open("/proc/interrupts") as table:
+            for line in table:
+                fields = line.split()
+                if fields and fields[0] == "LOC:":
+                    return sum(int(f) for f in fields[1:] if f.isdigit())
+    except OSError:
+        pass
+    return None
+
+
 def wall_times(args, paths, configs):
     """Per configuration: {construct: [us per construct, one per round]}, plus 'rate': [s]."""
     units = calibrate(args, paths)
@@ -233,9 +259,14 @@ def wall_times(args, paths, configs):
         shuffler.shuffle(order)
         note("bench: wall-time round %d of %d" % (round_number + 1, args.rounds))
         for config in order:
-            env, argv = command_for(config, args, paths, args.threads,
-                                    ["wall", str(args.scale), str(units), str(regions)])
+            mode = ["rate", str(units), str(regions)] if args.rate_only \
+                else ["wall", str(args.scale), str(units), str(regions)]
+            env, argv = command_for(config, args, paths, args.threads, mode)
+            interrupts, began = timer_interrupts(), time.time()
             status, out, err = run(argv, env)
+            if interrupts is not None and status == 0:
+                times[config].setdefault("irq", []).append(
+                    (timer_interrupts() - interrupts) / max(time.time() - began, 1e-3))
             if status != 0:
                 failures[config] = "exit %d: %s" % (status, err.strip()[-300:])
                 continue
@@ -296,6 +327,8 @@ def build_table(args, paths, configs, per_region, per_inquiry, times, regions, n
             return statistics.median(values), min(values)
 
         for construct in CONSTRUCTS + ["rate"]:
+            if all(summary(config, construct) is None for config in configs):
+                continue
             base = summary("none", construct)
             reference = summary("ref-all", construct)
             if construct == "rate":
@@ -317,6 +350,12 @@ def build_table(args, paths, configs, per_region, per_inquiry, times, regions, n
                     added = (mine[0] - base[0], mine[1] - base[1])
                     ref = None if reference is None else reference[0] - base[0]
                     row.append("%+.3f/%+.3f%s" % (added[0], added[1], ratio(added[0], ref)))
+            rows.append(row)
+        if any(summary(config, "irq") for config in configs):
+            row = ["timer irq/s (med)"]
+            for config in configs:
+                mine = summary(config, "irq")
+                row.append("n/a" if mine is None else "%.0f" % mine[0])
             rows.append(row)
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     lines = ["| " + " | ".join(cell.ljust(widths[i]) for i, cell in enumerate(header)) + " |",
@@ -401,6 +440,14 @@ def main():
                      "in its run; no tool in us (the loop in s) as median/min over rounds, others "
                      "as the added median/min and the median's ratio to ref all's added."
                      % (args.rounds, args.threads))
+        if any(times[config].get("irq") for config in configs):
+            # CLOCK_MONOTONIC_COARSE (6 on Linux) ticks with the kernel's scheduler tick.
+            try:
+                tick = "%.0f" % (1 / time.clock_getres(getattr(time, "CLOCK_MONOTONIC_COARSE", 6)))
+            except (OSError, ZeroDivisionError):
+                tick = "HZ"
+            notes.append("timer irq/s: local timer interrupts per second of each run, every CPU "
+                         "(the tick alone is %s per busy CPU), median over rounds." % tick)
     notes += ["%s failed in some rounds: %s" % (c, why) for c, why in sorted(failures.items())]
     notes += skipped
     table = build_table(args, paths, configs, per_region, per_inquiry, times, regions, notes)

@@ -57,19 +57,13 @@ static void *next_definition(const char *name)
 }
 
 /* OMPCOLLECTOR_GCC_BARRIERS=explicit at START: GOMP_barrier calls count as explicit barriers. */
-static _Atomic int barriers_explicit;
+_Atomic int oc_gomp_barriers_explicit_setting;
 
 /* Reads the setting; START calls this, as it reads OMPCOLLECTOR_TASKWAIT_STATE.  Not async-signal-safe. */
 void oc_gomp_configure(void)
 {
     const char *setting = getenv("OMPCOLLECTOR_GCC_BARRIERS");
-    atomic_store(&barriers_explicit, setting != NULL && strcmp(setting, "explicit") == 0);
-}
-
-/* Whether gcc code's GOMP_barrier calls are taken for explicit barriers.  Any thread. */
-int oc_gomp_barriers_explicit(void)
-{
-    return atomic_load_explicit(&barriers_explicit, memory_order_relaxed);
+    atomic_store(&oc_gomp_barriers_explicit_setting, setting != NULL && strcmp(setting, "explicit") == 0);
 }
 
 /* Marks the thread: its next barrier wait is the one gcc code called GOMP_barrier for. */

@@ -11,6 +11,17 @@
 
 #define OC_EXPORT __attribute__((visibility("default")))
 
+/*
+ * For an out-of-line slow path that takes a handler's own arguments: gcc
+ * would otherwise drop the unused ones and make the handler shuffle the
+ * rest, where a jump with the arguments in place costs nothing.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define OC_SLOW_PATH __attribute__((noinline, noipa))
+#else
+#define OC_SLOW_PATH __attribute__((noinline))
+#endif
+
 /* Deepest nesting of parallel regions whose ids a thread remembers. */
 #define OC_MAX_NEST 8
 
@@ -51,6 +62,8 @@ struct oc_task {
  * library's static TLS comes out of a small surplus glibc reserves.
  */
 struct oc_delivery_slot;
+/* session.c: where delivery_slot points while the thread has claimed none (never NULL). */
+extern struct oc_delivery_slot oc_slot_unclaimed;
 
 struct oc_thread {
     uint64_t fork_region_id;   /* master, inside FORK/JOIN delivery: that region */
@@ -64,8 +77,22 @@ struct oc_thread {
     struct oc_delivery_slot *delivery_slot; /* where its deliveries mark themselves (session.c) */
     uint32_t idle;             /* a worker between teams */
     uint32_t is_worker;        /* a thread the runtime created for its teams */
-    int32_t open_wait_source;  /* 1 + source row of an open mutex wait, 0 if none */
-    int32_t open_single_depth; /* 1 + depth of a single begun and not seen to end, 0 if none */
+    /*
+     * What sends a barrier wait to the general path: all zero on a thread
+     * with nothing left open, which the handler tests as three words
+     * (sync_marks) rather than five fields.
+     */
+    union {
+        struct {
+            int32_t open_wait_source;  /* 1 + source row of an open mutex wait, 0 if none */
+            int32_t open_single_depth; /* 1 + depth of a single begun and not seen to end, 0 if none */
+            uint32_t explicit_barrier_pending; /* gcc code called GOMP_barrier; its wait is next */
+            uint32_t promoted_barriers; /* bit per depth: the barrier wait open there is that explicit one */
+            uint32_t single_since_barrier; /* bit per depth, gcc barriers explicit only: a single began there since the last barrier */
+            uint32_t sync_marks_unused; /* always 0 */
+        };
+        uint64_t sync_marks[3];
+    };
     uint32_t pair_generation;  /* session the open_pairs counts belong to */
     uint8_t open_pairs[OC_SRC_COUNT]; /* BEGINs tracked whose END is still owed */
     struct oc_frame frames[OC_MAX_NEST];
@@ -77,12 +104,15 @@ struct oc_thread {
     struct oc_task *task_top;  /* the task this thread runs, NULL when none is followed */
     struct oc_task *creating;  /* inside END_CREATE_TASK delivery: the task just created */
     uint32_t tag;              /* nonzero number of this thread, for telling task creators apart */
-    uint32_t explicit_barrier_pending; /* gcc code called GOMP_barrier; its wait is next */
-    uint32_t promoted_barriers; /* bit per depth: the barrier wait open there is that explicit one */
-    uint32_t single_since_barrier; /* bit per depth: a single began there since the last barrier */
     uint32_t spare_task_count; /* records on spare_tasks */
     struct oc_task *spare_tasks; /* finished task records kept for reuse, linked through `below` (tool.c) */
     uint32_t open_pair_rows;   /* bit per source row whose open_pairs count is nonzero */
+    /*
+     * oc_top_frame(&oc_self) as of the last implicit-task callback, for the
+     * handlers on this thread (one load where oc_top_frame computes); signal
+     * handlers use oc_top_frame, which depends on depth alone.
+     */
+    struct oc_frame *top_frame;
 };
 
 extern __thread struct oc_thread oc_self __attribute__((tls_model("initial-exec")));
@@ -120,7 +150,14 @@ int oc_sync_waits_followed(void);
 /* gomp.c */
 int oc_gomp_barrier_interposed(void);
 void oc_gomp_configure(void);
-int oc_gomp_barriers_explicit(void);
+/* OMPCOLLECTOR_GCC_BARRIERS=explicit at START; read through oc_gomp_barriers_explicit. */
+extern _Atomic int oc_gomp_barriers_explicit_setting;
+
+/* Whether gcc code's GOMP_barrier calls are taken for explicit barriers; inline for the work handler.  Any thread. */
+static inline int oc_gomp_barriers_explicit(void)
+{
+    return atomic_load_explicit(&oc_gomp_barriers_explicit_setting, memory_order_relaxed);
+}
 
 /* codescan.c */
 #define OC_CODE_GCC 1   /* some loaded object calls GOMP_* entry points */
@@ -148,7 +185,7 @@ extern _Atomic int oc_taskwait_state;
 extern _Atomic uint32_t oc_session_generation;
 void oc_publish_live_events(void);
 void oc_emit_slow(int event);
-void oc_begin_pair_slow(int source, int begin_event, int end_event);
+void oc_begin_pair_slow(int source);
 void oc_end_pair_slow(int source);
 void oc_drop_pair(int source);
 void oc_release_delivery_slot(void);
@@ -174,11 +211,14 @@ static inline void oc_emit(int event)
 static inline void oc_begin_pair(int source)
 {
     uint64_t live = atomic_load_explicit(&oc_live_events, memory_order_relaxed);
-    if (live == 0)
-        return; /* no event at all: the row's events need not even be looked up */
-    int begin = oc_source_begin_event(source), end = oc_source_end_event(source);
-    if (live & (OC_EVENT_BIT(begin) | OC_EVENT_BIT(end)))
-        oc_begin_pair_slow(source, begin, end);
+    /* A row named by a constant folds to one test; any other is looked up only when something is live. */
+    if (__builtin_constant_p(source)) {
+        if (live & (OC_EVENT_BIT(oc_source_begin_event(source)) | OC_EVENT_BIT(oc_source_end_event(source))))
+            oc_begin_pair_slow(source);
+        return;
+    }
+    if (live != 0 && (unsigned)source < OC_SRC_COUNT && (live & oc_source_events_table[source].bits))
+        oc_begin_pair_slow(source);
 }
 
 /* Closes the innermost open pair of `source` on this thread, if one is open. */
@@ -194,11 +234,34 @@ static inline void oc_end_pair(int source)
  */
 static inline void oc_begin_pair_by(int callback, int kind)
 {
-    if (atomic_load_explicit(&oc_live_events, memory_order_relaxed) == 0)
+    uint64_t live = atomic_load_explicit(&oc_live_events, memory_order_relaxed);
+    if (live == 0)
         return;
     int source = oc_source_begun_by(callback, kind);
-    if (source >= 0)
-        oc_begin_pair(source);
+    if (source >= 0 && (live & oc_source_events_table[source].bits))
+        oc_begin_pair_slow(source);
+}
+
+/* oc_begin_pair_by for a `kind` the caller knows is below OC_KIND_CELLS: no range test. */
+static inline void oc_begin_pair_by_cell(int callback, int kind)
+{
+    uint64_t live = atomic_load_explicit(&oc_live_events, memory_order_relaxed);
+    if (live == 0)
+        return;
+    int source = oc_source_begun_cells[callback * OC_KIND_CELLS + (kind & (OC_KIND_CELLS - 1))] - 1;
+    if (source >= 0 && (live & oc_source_events_table[source].bits))
+        oc_begin_pair_slow(source);
+}
+
+/* oc_end_pair_by for a `kind` the caller knows is below OC_KIND_CELLS: no range test. */
+static inline void oc_end_pair_by_cell(int callback, int kind)
+{
+    uint32_t rows = oc_self.open_pair_rows;
+    if (rows == 0)
+        return;
+    int source = oc_source_ended_cells[callback * OC_KIND_CELLS + (kind & (OC_KIND_CELLS - 1))] - 1;
+    if (source >= 0 && (rows & OC_SOURCE_BIT(source)))
+        oc_end_pair_slow(source);
 }
 
 /* oc_end_pair of the row `callback` with `kind` closes; looked up only while some pair is open. */

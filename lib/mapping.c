@@ -12,6 +12,13 @@ const struct oc_event_source_row oc_event_source_rows[OC_SRC_COUNT] = {
 #undef OC_SOURCE_ROW
 };
 
+const struct oc_source_events oc_source_events_table[OC_SRC_COUNT] = {
+#define OC_SOURCE_EVENTS(source, begin_cb, end_cb, extra, kind, begin, end) \
+    {((uint64_t)1u << (begin)) | ((uint64_t)1u << (end)), (begin), (end)},
+    OC_EVENT_SOURCES(OC_SOURCE_EVENTS)
+#undef OC_SOURCE_EVENTS
+};
+
 const struct oc_state_row oc_state_rows[] = {
 #define OC_STATE_ROW(ompt_state, legacy_state, refinement) {(ompt_state), (legacy_state), (refinement)},
     OC_STATE_MAP(OC_STATE_ROW)

@@ -237,6 +237,20 @@ static inline int oc_source_end_event(int source)
         return 0;
     }
 }
+
+/*
+ * The same per row as one table, for code whose row is not a constant (the
+ * pair slow paths, handlers whose kind picks the row): both events' bits in
+ * oc_live_events, and the events.  Filled from OC_EVENT_SOURCES (mapping.c).
+ */
+struct oc_source_events {
+    uint64_t bits;       /* bit of begin_event | bit of end_event */
+    uint8_t begin_event;
+    uint8_t end_event;
+};
+extern const struct oc_source_events oc_source_events_table[OC_SRC_COUNT]
+    __attribute__((visibility("hidden")));
+
 extern const struct oc_state_row oc_state_rows[];
 extern const int oc_state_row_count;
 

@@ -54,6 +54,13 @@ static _Atomic uint32_t delivery_slots_used;
 static _Atomic uint32_t delivery_slot_limit = OC_DELIVERY_SLOTS;
 /* What oc_self.delivery_slot points at in a thread that found no slot free; its odd sequence number sends deliveries to the uncommon path. */
 static struct oc_delivery_slot no_slot_free = {.seq = 1};
+/*
+ * What oc_self.delivery_slot points at before the thread's first delivery
+ * and after its end (tool.c initialises every thread's TLS so): the odd
+ * sequence number sends that delivery to the uncommon path, which claims a
+ * slot, so the common path needs no test for "no slot yet".
+ */
+struct oc_delivery_slot oc_slot_unclaimed = {.seq = 1};
 
 static _Atomic unsigned delivery_epoch;
 static _Atomic long deliveries_in_flight[2];
@@ -112,8 +119,8 @@ static struct oc_delivery_slot *claim_delivery_slot(void)
 void oc_release_delivery_slot(void)
 {
     struct oc_delivery_slot *slot = oc_self.delivery_slot;
-    oc_self.delivery_slot = NULL;
-    if (slot != NULL && slot != &no_slot_free)
+    oc_self.delivery_slot = &oc_slot_unclaimed;
+    if (slot != NULL && slot != &no_slot_free && slot != &oc_slot_unclaimed)
         atomic_store(&slot->claimed, 0);
 }
 
@@ -152,7 +159,7 @@ struct mark {
 static void mark_generic(struct mark *mark)
 {
     struct oc_delivery_slot *slot = oc_self.delivery_slot;
-    if (slot == NULL)
+    if (slot == NULL || slot == &oc_slot_unclaimed)
         slot = claim_delivery_slot();
     mark->slot = NULL;
     mark->epoch = -1;
@@ -184,22 +191,23 @@ static void unmark_generic(const struct mark *mark)
 
 /*
  * The common case of marking, for the fast paths: this thread has a slot
- * and is not inside a delivery.  Returns the slot (its even sequence number
- * in *seq) after one sequentially consistent store, or NULL when the
- * caller must take its generic path.  A thread without a slot points at a
- * marker whose sequence number stays odd, so it goes generic too.
+ * and is not inside a delivery.  Returns 1 with the slot in *slotp (its
+ * even sequence number in *seq) after one sequentially consistent store, or
+ * 0 when the caller must take its generic path.  A thread without a slot (none claimed
+ * yet, or none free) points at a marker whose sequence number stays odd, so
+ * it goes generic too; the pointer is never NULL.
  */
-static inline __attribute__((always_inline)) struct oc_delivery_slot *mark_fast(uint32_t *seq)
+static inline __attribute__((always_inline)) int mark_fast(struct oc_delivery_slot **slotp,
+                                                           uint32_t *seq)
 {
     struct oc_delivery_slot *slot = oc_self.delivery_slot;
-    if (slot == NULL)
-        return NULL;
     uint32_t now = atomic_load_explicit(&slot->seq, memory_order_relaxed);
     if (now & 1u)
-        return NULL;
+        return 0;
     atomic_store(&slot->seq, now + 1);
+    *slotp = slot;
     *seq = now;
-    return slot;
+    return 1;
 }
 
 /* Ends what mark_fast began. */
@@ -235,8 +243,8 @@ static __attribute__((noinline, cold)) void emit_generic(int event)
 static inline __attribute__((always_inline)) void emit(int event)
 {
     uint32_t seq;
-    struct oc_delivery_slot *slot = mark_fast(&seq);
-    if (slot == NULL) {
+    struct oc_delivery_slot *slot;
+    if (!mark_fast(&slot, &seq)) {
         emit_generic(event);
         return;
     }
@@ -268,40 +276,37 @@ static inline void sync_pair_generation(void)
  * never without its BEGIN having been tracked, which keeps pairs balanced
  * across REGISTER, PAUSE and START.
  */
-static inline __attribute__((always_inline)) void begin_pair_marked(int source, int begin, int end,
-                                                                    uint64_t live)
+static inline __attribute__((always_inline)) void begin_pair_marked(int source, uint64_t live)
 {
-    if (!(live & (OC_EVENT_BIT(begin) | OC_EVENT_BIT(end))))
+    const struct oc_source_events *row = &oc_source_events_table[source];
+    if (!(live & row->bits))
         return;
     sync_pair_generation();
     if (oc_self.open_pairs[source] < UINT8_MAX)
         oc_self.open_pairs[source]++;
     oc_self.open_pair_rows |= OC_SOURCE_BIT(source);
-    call_if_live(begin, live);
+    call_if_live(row->begin_event, live);
 }
 
 /* oc_begin_pair_slow for the threads and moments mark_fast does not serve. */
-static __attribute__((noinline, cold)) void begin_pair_generic(int source, int begin, int end)
+static __attribute__((noinline, cold)) void begin_pair_generic(int source)
 {
     struct mark mark;
     mark_generic(&mark);
-    begin_pair_marked(source, begin, end, atomic_load(&oc_live_events));
+    begin_pair_marked(source, atomic_load(&oc_live_events));
     unmark_generic(&mark);
 }
 
-/*
- * Opens a BEGIN/END pair of row `source`, whose events are `begin` and
- * `end`, on this thread: oc_begin_pair saw one of them live.
- */
-void oc_begin_pair_slow(int source, int begin, int end)
+/* Opens a BEGIN/END pair of row `source` on this thread: oc_begin_pair saw one of its events live. */
+void oc_begin_pair_slow(int source)
 {
     uint32_t seq;
-    struct oc_delivery_slot *slot = mark_fast(&seq);
-    if (slot == NULL) {
-        begin_pair_generic(source, begin, end);
+    struct oc_delivery_slot *slot;
+    if (!mark_fast(&slot, &seq)) {
+        begin_pair_generic(source);
         return;
     }
-    begin_pair_marked(source, begin, end, atomic_load(&oc_live_events));
+    begin_pair_marked(source, atomic_load(&oc_live_events));
     unmark_fast(slot, seq);
 }
 
@@ -318,7 +323,7 @@ void oc_end_pair_slow(int source)
         return;
     if (--oc_self.open_pairs[source] == 0)
         oc_self.open_pair_rows &= ~OC_SOURCE_BIT(source);
-    emit(oc_source_end_event(source));
+    emit(oc_source_events_table[source].end_event);
 }
 
 /* The counted half of a drain: waits for the counted deliveries of the old epoch. */
@@ -356,7 +361,7 @@ static void drain_counted(void)
 void oc_drain_deliveries(void)
 {
     struct oc_delivery_slot *mine = oc_self.delivery_slot;
-    int inside = mine != NULL && mine != &no_slot_free
+    int inside = mine != NULL && mine != &no_slot_free && mine != &oc_slot_unclaimed
                  && (atomic_load_explicit(&mine->seq, memory_order_relaxed) & 1u);
     if (inside)
         atomic_store(&mine->draining, 1);

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-__thread struct oc_thread oc_self __attribute__((tls_model("initial-exec")));
+__thread struct oc_thread oc_self __attribute__((tls_model("initial-exec"))) = {
+    .delivery_slot = &oc_slot_unclaimed,
+};
 
 struct oc_runtime oc_runtime;
 _Atomic int oc_tool_attached;
@@ -354,7 +356,7 @@ static void on_ompt_callback_parallel_begin(ompt_data_t *encountering_task_data,
     uint64_t region_id = atomic_fetch_add_explicit(&oc_next_region_id, 1, memory_order_relaxed);
     if (parallel_data != NULL)
         __atomic_store_n(&parallel_data->value, region_id, __ATOMIC_RELEASE); /* region_id_of reads it */
-    struct oc_frame *enclosing = oc_top_frame(&oc_self);
+    struct oc_frame *enclosing = oc_self.top_frame;
     oc_self.fork_parent_id = enclosing != NULL ? enclosing->region_id : 0;
     oc_self.fork_region_id = region_id;
     if (oc_self.forked_depth < OC_MAX_NEST)
@@ -393,7 +395,7 @@ static void on_ompt_callback_parallel_end(ompt_data_t *parallel_data,
     close_open_wait();
     uint64_t region_id = ending_region_id(parallel_data);
     mark_region_ended(region_id);
-    struct oc_frame *enclosing = oc_top_frame(&oc_self);
+    struct oc_frame *enclosing = oc_self.top_frame;
     oc_self.fork_parent_id = enclosing != NULL ? enclosing->region_id : 0;
     oc_self.fork_region_id = region_id;
     oc_emit(OMP_EVENT_JOIN);
@@ -472,13 +474,18 @@ static void on_ompt_callback_implicit_task(ompt_scope_endpoint_t endpoint,
         frame->barrier_seq = 0;
         frame->team_index = (int32_t)index;
         oc_self.depth++;
+        oc_self.top_frame = frame;
         begin_implicit_task(frame->region_id, index, task_data);
     } else if ((int)endpoint == OC_SCOPE_END) {
         if (oc_self.depth > 0)
             close_open_single();
         end_implicit_task(task_data);
         if (oc_self.depth > 0) {
-            oc_self.depth--;
+            int32_t depth = --oc_self.depth;
+            /* oc_top_frame for the new depth: the frame below, or the shared last one past OC_MAX_NEST. */
+            oc_self.top_frame = depth <= 0 ? NULL
+                                : depth < OC_MAX_NEST ? oc_self.top_frame - 1
+                                                      : oc_self.top_frame;
             if (oc_self.depth == 0 && oc_self.is_worker)
                 enter_idle();
         }
@@ -535,10 +542,13 @@ static int explicit_in_gcc_code(int sync_kind, int endpoint)
  * the same order, so (region id, barrier count) names one barrier instance
  * identically on all of them: that is the wait id STATE reports.
  */
-static __attribute__((noinline)) void sync_region_wait_general(ompt_sync_region_t kind,
+static OC_SLOW_PATH void sync_region_wait_general(ompt_sync_region_t kind,
                                                                ompt_scope_endpoint_t endpoint,
+                                                               ompt_data_t *parallel_data,
+                                                               ompt_data_t *task_data,
                                                                const void *codeptr_ra)
 {
+    (void)parallel_data, (void)task_data;
     int sync_kind = (int)kind;
     int begin = (int)endpoint == OC_SCOPE_BEGIN;
     close_open_wait();
@@ -582,45 +592,61 @@ static void on_ompt_callback_sync_region_wait(ompt_sync_region_t kind,
                                               ompt_data_t *parallel_data, ompt_data_t *task_data,
                                               const void *codeptr_ra)
 {
-    (void)parallel_data, (void)task_data;
-    if ((oc_self.open_wait_source | oc_self.open_single_depth | oc_self.explicit_barrier_pending
-         | oc_self.promoted_barriers | oc_self.single_since_barrier)
-        != 0) {
-        sync_region_wait_general(kind, endpoint, codeptr_ra);
-        return;
-    }
     int sync_kind = (int)kind;
-    int begin = (int)endpoint == OC_SCOPE_BEGIN;
-    if (begin)
-        oc_self.sync_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
-    if (!is_barrier_kind(sync_kind)) {
-        if (sync_kind == OC_SYNC_TASKWAIT || sync_kind == OC_SYNC_TASKGROUP) {
-            struct oc_task *task = oc_self.task_top;
-            if (task != NULL)
-                task->in_task_wait = (uint8_t)begin;
-            else
-                oc_self.in_task_wait = begin;
-        }
+    /* Task waits and reductions take the general path too: they are rare next to barriers. */
+    if ((oc_self.sync_marks[0] | oc_self.sync_marks[1] | oc_self.sync_marks[2]) != 0
+        || !is_barrier_kind(sync_kind)) {
+        sync_region_wait_general(kind, endpoint, parallel_data, task_data, codeptr_ra);
         return;
     }
-    if (begin) {
-        struct oc_frame *frame = oc_top_frame(&oc_self);
-        uint32_t seq = frame != NULL ? ++frame->barrier_seq : 0;
-        uint64_t region_id = frame != NULL ? frame->region_id : 0;
-        oc_self.last_sync_kind = sync_kind;
-        oc_self.barrier_wait_id = (region_id << 24) | (seq & 0xffffffu);
-        oc_begin_pair_by(OC_CB_sync_region_wait, sync_kind);
-    } else {
-        oc_end_pair_by(OC_CB_sync_region_wait, sync_kind);
+    /* Barrier kinds are all below OC_KIND_CELLS (is_barrier_kind's set): the row lookups need no range test. */
+    _Static_assert(OC_BARRIER_KINDS < (1u << OC_KIND_CELLS), "barrier kinds index the cell tables");
+    if ((int)endpoint != OC_SCOPE_BEGIN) {
+        oc_end_pair_by_cell(OC_CB_sync_region_wait, sync_kind);
+        return;
     }
+    oc_self.sync_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+    struct oc_frame *frame = oc_self.top_frame;
+    uint32_t seq = frame != NULL ? ++frame->barrier_seq : 0;
+    uint64_t region_id = frame != NULL ? frame->region_id : 0;
+    oc_self.last_sync_kind = sync_kind;
+    oc_self.barrier_wait_id = (region_id << 24) | (seq & 0xffffffu);
+    oc_begin_pair_by_cell(OC_CB_sync_region_wait, sync_kind);
 }
 
-/* A thread tries to take a lock, critical, atomic or ordered: remember which, open the wait. */
-static void on_ompt_callback_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
-                                           ompt_wait_id_t wait_id, const void *codeptr_ra)
+static inline __attribute__((always_inline)) void mutex_acquire_body(ompt_mutex_t kind,
+                                                                     ompt_wait_id_t wait_id,
+                                                                     const void *codeptr_ra);
+
+/* mutex_acquire on a thread that has a mutex wait still open: close it first. */
+static OC_SLOW_PATH void mutex_acquire_closing(ompt_mutex_t kind, unsigned int hint,
+                                               unsigned int impl, ompt_wait_id_t wait_id,
+                                               const void *codeptr_ra)
 {
     (void)hint, (void)impl;
     close_open_wait();
+    mutex_acquire_body(kind, wait_id, codeptr_ra);
+}
+
+/*
+ * A thread tries to take a lock, critical, atomic or ordered: remember which, open the wait.
+ * A wait left open goes out of line, so the common call saves no registers.
+ */
+static void on_ompt_callback_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl,
+                                           ompt_wait_id_t wait_id, const void *codeptr_ra)
+{
+    if (oc_self.open_wait_source != 0) {
+        mutex_acquire_closing(kind, hint, impl, wait_id, codeptr_ra);
+        return;
+    }
+    mutex_acquire_body(kind, wait_id, codeptr_ra);
+}
+
+/* What mutex_acquire does once no wait is open. */
+static inline __attribute__((always_inline)) void mutex_acquire_body(ompt_mutex_t kind,
+                                                                     ompt_wait_id_t wait_id,
+                                                                     const void *codeptr_ra)
+{
     oc_self.last_mutex_kind = (int)kind;
     oc_self.mutex_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
     oc_self.mutex_object = (uint64_t)wait_id;
@@ -635,14 +661,31 @@ static void on_ompt_callback_mutex_acquire(ompt_mutex_t kind, unsigned int hint,
 }
 
 /* The wait is over; for ordered, the ordered region itself begins. */
-static void on_ompt_callback_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id,
-                                            const void *codeptr_ra)
+static inline __attribute__((always_inline)) void mutex_acquired_body(ompt_mutex_t kind)
 {
-    (void)wait_id, (void)codeptr_ra;
-    close_open_wait();
     int source = oc_source_begun_by(OC_CB_mutex_acquired, (int)kind);
     if (source >= 0)
         oc_begin_pair(source);
+}
+
+/* mutex_acquired closing the wait its mutex_acquire opened (out of line: see mutex_acquire). */
+static OC_SLOW_PATH void mutex_acquired_closing(ompt_mutex_t kind, ompt_wait_id_t wait_id,
+                                                const void *codeptr_ra)
+{
+    (void)wait_id, (void)codeptr_ra;
+    close_open_wait();
+    mutex_acquired_body(kind);
+}
+
+/* The mutex_acquired callback: the common call saves no registers (see mutex_acquire). */
+static void on_ompt_callback_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id,
+                                            const void *codeptr_ra)
+{
+    if (oc_self.open_wait_source != 0) {
+        mutex_acquired_closing(kind, wait_id, codeptr_ra);
+        return;
+    }
+    mutex_acquired_body(kind);
 }
 
 /* Leaving an ordered region (other releases end no legacy pair). */
@@ -664,16 +707,20 @@ static void on_ompt_callback_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait
 }
 
 /* Worksharing constructs; only the single executor maps to a legacy pair. */
-static void on_ompt_callback_work(ompt_work_t work_type, ompt_scope_endpoint_t endpoint,
-                                  ompt_data_t *parallel_data, ompt_data_t *task_data,
-                                  uint64_t count, const void *codeptr_ra)
+static inline __attribute__((always_inline)) void work_body(ompt_work_t work_type,
+                                                            ompt_scope_endpoint_t endpoint,
+                                                            int anything_open)
 {
-    (void)parallel_data, (void)task_data, (void)count, (void)codeptr_ra;
-    close_open_wait();
     if ((int)endpoint == OC_SCOPE_BEGIN) {
-        close_open_single();
-        /* gcc ends a single with a call of GOMP_barrier: that barrier is the single's, not explicit. */
-        if ((int)work_type == OC_WORK_SINGLE_EXECUTOR || (int)work_type == OC_WORK_SINGLE_OTHER)
+        if (anything_open)
+            close_open_single();
+        /*
+         * gcc ends a single with a call of GOMP_barrier: that barrier is the
+         * single's, not explicit.  Only then is it looked at, and while the
+         * bit is set every barrier wait takes the general path.
+         */
+        if (((int)work_type == OC_WORK_SINGLE_EXECUTOR || (int)work_type == OC_WORK_SINGLE_OTHER)
+            && oc_gomp_barriers_explicit())
             oc_self.single_since_barrier |= 1u << (oc_self.depth < 31 ? oc_self.depth : 31);
         int source = oc_source_begun_by(OC_CB_work, (int)work_type);
         if (source == OC_SRC_single_executor)
@@ -689,16 +736,56 @@ static void on_ompt_callback_work(ompt_work_t work_type, ompt_scope_endpoint_t e
     }
 }
 
-/* master and masked constructs. */
-static void on_ompt_callback_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
-                                    ompt_data_t *task_data, const void *codeptr_ra)
+/* work on a thread with a mutex wait or a single still open (out of line: see mutex_acquire). */
+static OC_SLOW_PATH void work_closing(ompt_work_t work_type, ompt_scope_endpoint_t endpoint,
+                                      ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                      uint64_t count, const void *codeptr_ra)
 {
-    (void)parallel_data, (void)task_data, (void)codeptr_ra;
+    (void)parallel_data, (void)task_data, (void)count, (void)codeptr_ra;
     close_open_wait();
+    work_body(work_type, endpoint, 1);
+}
+
+/* The work callback: the common call saves no registers (see mutex_acquire). */
+static void on_ompt_callback_work(ompt_work_t work_type, ompt_scope_endpoint_t endpoint,
+                                  ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                  uint64_t count, const void *codeptr_ra)
+{
+    /* sync_marks[0]: open_wait_source and open_single_depth. */
+    if (oc_self.sync_marks[0] != 0) {
+        work_closing(work_type, endpoint, parallel_data, task_data, count, codeptr_ra);
+        return;
+    }
+    work_body(work_type, endpoint, 0);
+}
+
+/* master and masked constructs. */
+static inline __attribute__((always_inline)) void masked_body(ompt_scope_endpoint_t endpoint)
+{
     if ((int)endpoint == OC_SCOPE_BEGIN)
         oc_begin_pair(OC_SRC_masked);
     else
         oc_end_pair(OC_SRC_masked);
+}
+
+/* masked on a thread with a mutex wait still open (out of line: see mutex_acquire). */
+static OC_SLOW_PATH void masked_closing(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                                        ompt_data_t *task_data, const void *codeptr_ra)
+{
+    (void)parallel_data, (void)task_data, (void)codeptr_ra;
+    close_open_wait();
+    masked_body(endpoint);
+}
+
+/* The masked callback: the common call saves no registers (see mutex_acquire). */
+static void on_ompt_callback_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                                    ompt_data_t *task_data, const void *codeptr_ra)
+{
+    if (oc_self.open_wait_source != 0) {
+        masked_closing(endpoint, parallel_data, task_data, codeptr_ra);
+        return;
+    }
+    masked_body(endpoint);
 }
 
 /*
@@ -800,15 +887,33 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
  * code, report none).  Like a task wait, the fact belongs to the task the
  * thread runs: a task run inside the reduction's barrier works.
  */
+static inline __attribute__((always_inline)) void reduction_body(ompt_scope_endpoint_t endpoint)
+{
+    struct oc_task *task = oc_self.task_top;
+    if (task != NULL)
+        task->in_reduction = (int)endpoint == OC_SCOPE_BEGIN;
+}
+
+/* The reduction callback on a thread with a mutex wait still open (out of line: see mutex_acquire). */
+static OC_SLOW_PATH void reduction_closing(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                           ompt_data_t *parallel_data, ompt_data_t *task_data,
+                                           const void *codeptr_ra)
+{
+    (void)kind, (void)parallel_data, (void)task_data, (void)codeptr_ra;
+    close_open_wait();
+    reduction_body(endpoint);
+}
+
+/* The reduction callback: the common call saves no registers (see mutex_acquire). */
 static void on_ompt_callback_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                                        ompt_data_t *parallel_data, ompt_data_t *task_data,
                                        const void *codeptr_ra)
 {
-    (void)kind, (void)parallel_data, (void)task_data, (void)codeptr_ra;
-    close_open_wait();
-    struct oc_task *task = oc_self.task_top;
-    if (task != NULL)
-        task->in_reduction = (int)endpoint == OC_SCOPE_BEGIN;
+    if (oc_self.open_wait_source != 0) {
+        reduction_closing(kind, endpoint, parallel_data, task_data, codeptr_ra);
+        return;
+    }
+    reduction_body(endpoint);
 }
 
 /* Handlers in callback-bit order, cast to the generic type set_callback takes. */

@@ -6,28 +6,8 @@ prog=$top_builddir/t/ompcollect-prog
 
 echo "1..28"
 n=0
-# Prints one TAP line; on failure the files named after the description become diagnostics.
-result() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        shift 2
-        for file in "$@"; do
-            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 40
-        done
-    fi
-}
-# Runs ompcollect with stdout and stderr in $tmp/out and $tmp/err; the exit status lands in $status.
-run() {
-    "$oc" "$@" >"$tmp/out" 2>"$tmp/err"
-    status=$?
-}
-# True when the Python expression over a JSON report is true.
-holds() {
-    [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]
-}
+# A failed test shows the first 40 lines of each file it names.
+result_lines="head -n 40"
 
 run --help
 grep -q -e '--timeline' "$tmp/out" && [ $status -eq 0 ]

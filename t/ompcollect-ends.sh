@@ -12,22 +12,6 @@ export ASAN_OPTIONS
 
 echo "1..17"
 n=0
-# One TAP line; on failure the named files become diagnostics.
-result() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        shift 2
-        for file in "$@"; do
-            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 30
-        done
-    fi
-}
-holds() {
-    [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]
-}
 # A complete text report: its header at the top and its last section at the end.
 whole_report() {
     head -n 1 "$1" | grep -q '^ompcollect report: ' && tail -n 1 "$1" | grep -q '^Totals: '

@@ -21,22 +21,8 @@ EOF
 . "$tmp/dirs"
 echo "1..8"
 n=0
-# One TAP line; on failure the named files become diagnostics.
-result() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        shift 2
-        for file in "$@"; do
-            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | tail -n 20
-        done
-    fi
-}
-holds() {
-    [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]
-}
+# A failed test shows the last 20 lines of each file it names: make's errors come last.
+result_lines="tail -n 20"
 # profile NAME LAUNCHER ROOT: runs an example under the installed LAUNCHER; its shim and agent must come from under ROOT.
 profile() {
     "$2" --runtime "$LIBOMP" -f json -o "$tmp/$1.json" "$top_builddir/examples/imbalance" 0.2 \

@@ -1,4 +1,4 @@
-# ompcollect-lib.sh - what the ompcollect tests share (sourced): skipping, a scratch directory, sanitizer builds.
+# ompcollect-lib.sh - what the ompcollect tests share (sourced): skipping, a scratch directory, sanitizer builds, TAP lines and report queries.
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_builddir:?}" "${top_srcdir:?}"
 oc=$top_builddir/tools/ompcollect
@@ -40,3 +40,62 @@ if [ -n "$sanitizers" ]; then
     ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
     export LD_PRELOAD ASAN_OPTIONS
 fi
+
+# The TAP helpers below number their lines with $n, which each test sets to 0
+# after its plan.  result() shows each diagnostic file through $result_lines
+# (a test may show more, or the tail), and first calls the function named
+# by $result_summary on it, when a test names one.
+result_lines="head -n 30"
+result_summary=
+
+# result STATUS DESCRIPTION [FILE...]: one TAP line; on failure the named files become diagnostics.
+result() {
+    n=$((n + 1))
+    if [ "$1" -eq 0 ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        shift 2
+        for file in "$@"; do
+            [ -n "$result_summary" ] && "$result_summary" "$file"
+            # shellcheck disable=SC2086 # a command and its arguments
+            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | $result_lines
+        done
+    fi
+}
+
+# ok VALUE DESCRIPTION [FILE]: one TAP line, passing when VALUE is True; on failure VALUE and FILE's first lines become diagnostics.
+ok() {
+    n=$((n + 1))
+    if [ "$1" = True ]; then
+        echo "ok $n - $2"
+    else
+        echo "not ok $n - $2"
+        echo "# got: $1"
+        [ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/# /' "$3" | head -n 20
+    fi
+}
+
+# skip REASON [COUNT [DESCRIPTION]]: COUNT (1 unless given) TAP lines skipped for REASON, with the test's DESCRIPTION when given.
+skip() {
+    for _ in $(seq "${2:-1}"); do
+        n=$((n + 1))
+        echo "ok $n${3:+ - $3} # SKIP $1"
+    done
+}
+
+# holds REPORT EXPRESSION: true when the Python expression over a JSON report (see t/ompcollect-query.py) is true.
+holds() {
+    [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]
+}
+
+# run ARGUMENT...: ompcollect with stdout and stderr in $tmp/out and $tmp/err; the exit status lands in $status.
+run() {
+    "$oc" "$@" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+}
+
+# line_of MARKER: the line of the marker comment "@MARKER " in $source (a pragma's or a call's line: what codeptr maps to).
+line_of() {
+    grep -n "@$1 " "$source" | cut -d: -f1
+}

@@ -33,22 +33,6 @@ fi
 
 echo "1..9"
 n=0
-# One TAP line; on failure the named files become diagnostics.
-result() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        shift 2
-        for file in "$@"; do
-            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 30
-        done
-    fi
-}
-holds() {
-    [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]
-}
 # job DIRECTORY OMPCOLLECT-OPTION...: the hybrid example on 2 ranks, each under ompcollect, in DIRECTORY.
 job() {
     directory=$tmp/$1

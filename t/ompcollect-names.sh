@@ -5,10 +5,6 @@
 source=$top_srcdir/examples/solver.c
 seconds=${OMPCOLLECT_NAMES_SECONDS:-0.6}
 
-# The line of a marker comment in the example: the pragma's or the call's line, which is what codeptr maps to.
-line_of() {
-    grep -n "@$1 " "$source" | cut -d: -f1
-}
 solve_line=$(line_of solve-parallel)
 barrier_line=$(line_of solve-barrier)
 update_line=$(line_of update-parallel)
@@ -38,12 +34,6 @@ check() {
             '"\n".join([str((c["location"]["function"], c["location"]["file"], c["location"]["line"], c["location"]["kind"])) for c in r["constructs"]] + [str((w["what"], w["location"]["function"], w["location"]["line"], w["object"]["function"])) for w in r["wait_locations"]])' \
             2>&1 | sed 's/^/# /'
     fi
-}
-skip() {
-    for _ in $(seq "$2"); do
-        n=$((n + 1))
-        echo "ok $n # SKIP $1"
-    done
 }
 # Runs one build under ompcollect with a JSON report.
 # gcc code's explicit barriers read EBAR only when OMPCOLLECTOR_GCC_BARRIERS=explicit asks (README).

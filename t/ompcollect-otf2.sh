@@ -13,28 +13,8 @@ read_archive() {
 
 echo "1..10"
 n=0
-# Prints one TAP line; on failure the files named after the description become diagnostics.
-result() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        shift 2
-        for file in "$@"; do
-            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 40
-        done
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n # SKIP $1"
-}
-# Runs ompcollect with stdout and stderr in $tmp/out and $tmp/err; the exit status lands in $status.
-run() {
-    "$oc" "$@" >"$tmp/out" 2>"$tmp/err"
-    status=$?
-}
+# A failed test shows the first 40 lines of each file it names.
+result_lines="head -n 40"
 
 # The lock example with every event registered (a trace's default) and a
 # JSON report to compare the trace with.

@@ -6,26 +6,6 @@ jobs=$top_builddir/t/ompcollect-jobs
 
 echo "1..20"
 n=0
-# One TAP line; on failure the named files become diagnostics.
-result() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        shift 2
-        for file in "$@"; do
-            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 30
-        done
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n - $1 # SKIP $2"
-}
-holds() {
-    [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]
-}
 
 # A program that forks two OpenMP children: three reports, named apart.
 mkdir "$tmp/fork"
@@ -120,7 +100,7 @@ if ${CC:-cc} -static -o "$tmp/static" "$tmp/static.c" >"$tmp/static.log" 2>&1; t
     [ $status -eq 125 ] && grep -q 'statically linked' "$tmp/static.err" && [ ! -e "$tmp/static-ran" ]
     result $? "a static program: refused (exit 125) with the reason, before it runs" "$tmp/static.err"
 else
-    skip "a static program: refused before it runs" "${CC:-cc} cannot link statically (no static C library?)"
+    skip "${CC:-cc} cannot link statically (no static C library?)" 1 "a static program: refused before it runs"
 fi
 
 failed=0
@@ -139,7 +119,7 @@ gcc=$(command -v gcc)
 if [ -z "$gcc" ] || ! "$gcc" -shared -fPIC -fopenmp -o "$tmp/libompcwork.so" "$top_srcdir/t/ompcollect-gomplib.c" >"$tmp/gcc.log" 2>&1 \
     || ! readelf -d "$tmp/libompcwork.so" 2>/dev/null | grep -q 'NEEDED.*libgomp'; then
     for what in "the programs" "linked" "linked" "linked" "dlopen" "dlopen" "dlopen" "--runtime=none"; do
-        skip "a program whose OpenMP comes from a GCC-built library ($what)" "gcc with libgomp is needed to build the library"
+        skip "gcc with libgomp is needed to build the library" 1 "a program whose OpenMP comes from a GCC-built library ($what)"
     done
 else
     "$gcc" -o "$tmp/linked" "$top_srcdir/t/ompcollect-gompuser.c" -L"$tmp" -lompcwork -Wl,-rpath,"$tmp" 2>>"$tmp/gcc.log"
@@ -156,7 +136,7 @@ else
             "$tmp/$what.err" "$tmp/$what.json"
         # Known gap: with the ASan-built shim preloaded, the library's worker thread goes unfollowed.
         if [ -n "${SANITIZER_CFLAGS:-}" ]; then
-            skip "GCC-built library, $what: both OpenMP threads followed" "known gap in sanitizer builds: the worker thread goes unfollowed (see ChangeLog)"
+            skip "known gap in sanitizer builds: the worker thread goes unfollowed (see ChangeLog)" 1 "GCC-built library, $what: both OpenMP threads followed"
         else
             holds "$tmp/$what.json" 'len(threads) == 2'
             result $? "GCC-built library, $what: both OpenMP threads followed" "$tmp/$what.json"

@@ -48,12 +48,6 @@ EOF
         { grep -v '^main;' "$tmp/$name.folded" | head -n 10; sort -t' ' -k2 -rn "$tmp/$name.folded" | head -n 5; } | sed 's/^/# /'
     fi
 }
-skip() {
-    for _ in $(seq "$2"); do
-        n=$((n + 1))
-        echo "ok $n # SKIP $1"
-    done
-}
 
 for cc in clang gcc; do
     if ! command -v $cc >/dev/null 2>&1; then

@@ -7,29 +7,13 @@ seconds=${OMPCOLLECT_TABLES_SECONDS:-0.4}
 
 echo "1..9"
 n=0
-ok() {
-    n=$((n + 1))
-    if [ "$1" = True ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        echo "# got: $1"
-        [ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/# /' "$3" | head -n 20
-    fi
-}
-line_of() {
-    grep -n "@$1 " "$source" | cut -d: -f1
-}
 solve_line=$(line_of solve-parallel)
 update_line=$(line_of update-parallel)
 critical_line=$(line_of update-critical)
 
 cc=${CC:-cc}
 if ! $cc -fopenmp -g -O2 -I"$top_srcdir/examples" -o "$tmp/solver" "$source" 2>"$tmp/build.err"; then
-    for _ in $(seq 9); do
-        n=$((n + 1))
-        echo "ok $n # SKIP $cc cannot build OpenMP programs"
-    done
+    skip "$cc cannot build OpenMP programs" 9
     exit 0
 fi
 

@@ -8,22 +8,6 @@ args=${OMPCOLLECT_TASKS_ARGS:-"30 18 40 2"}
 
 echo "1..22"
 n=0
-ok() {
-    n=$((n + 1))
-    if [ "$1" = True ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        echo "# got: $1"
-        [ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/# /' "$3" | head -n 20
-    fi
-}
-skip() {
-    for _ in $(seq "$2"); do
-        n=$((n + 1))
-        echo "ok $n # SKIP $1"
-    done
-}
 # Evaluates a Python expression over report $1 (see t/ompcollect-query.py; t = r['tasks']).
 q() {
     python3 "$query" "$1" "$2" 2>&1

@@ -6,24 +6,8 @@ locks=$top_builddir/examples/locks
 
 echo "1..10"
 n=0
-# Prints one TAP line; on failure the files named after the description become diagnostics.
-result() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        shift 2
-        for file in "$@"; do
-            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | head -n 40
-        done
-    fi
-}
-# Runs ompcollect with stdout and stderr in $tmp/out and $tmp/err; the exit status lands in $status.
-run() {
-    "$oc" "$@" >"$tmp/out" 2>"$tmp/err"
-    status=$?
-}
+# A failed test shows the first 40 lines of each file it names.
+result_lines="head -n 40"
 
 # The lock example alternates 0.5 ms of WORK with 2 ms waits; 200 pixels
 # for the run put several state changes in every column.

@@ -95,13 +95,22 @@ static int timer_ids[OMPC_MAX_THREADS];
 static _Atomic unsigned char has_timer[OMPC_MAX_THREADS];
 enum { TIMER_NONE, TIMER_LIVE, TIMER_DELETED };
 /*
- * When each timer's period began and how many of its expirations samples
- * have counted since: a kernel that folds expirations without reporting
- * them in si_overrun (or reports fewer) still gets the count right, since
- * a CLOCK_MONOTONIC timer expires at fixed points of its period.
+ * When each timer's period began (CLOCK_MONOTONIC, not since origin_ns)
+ * and how many of its expirations samples have counted since: a kernel
+ * that folds expirations without reporting them in si_overrun (or reports
+ * fewer) still gets the count right, since a CLOCK_MONOTONIC timer expires
+ * at fixed points of its period.
  */
 static _Atomic uint64_t timer_armed_ns[OMPC_MAX_THREADS];
 static _Atomic uint64_t timer_counted[OMPC_MAX_THREADS];
+/*
+ * The kernel's scheduler tick (CLOCK_MONOTONIC_COARSE's resolution), 0 when
+ * unknown.  Linux fires every CPU's tick at multiples of it on
+ * CLOCK_MONOTONIC; a timer that expires on those same instants is run by
+ * the tick's own interrupt, while one between ticks costs an interrupt of
+ * its own -- on a virtual machine the dearer part of a sample by far.
+ */
+static uint64_t tick_ns;
 
 /* Claims, timer changes and releases of thread slots; never taken in the signal handler. */
 static pthread_mutex_t slots_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -345,7 +354,13 @@ static struct ompc_process *claim_process(int parent)
 
 /* ---- sampling ---- */
 
-/* Arms a wall-clock timer that signals thread `slot` (and only it) every interval. */
+/*
+ * Arms a wall-clock timer that signals thread `slot` (and only it) every
+ * interval.  An interval that is a whole number of ticks is put on the
+ * tick's grid (first expiry at the next multiple of the interval), so its
+ * expirations ride on the interrupts the tick takes anyway; the period is
+ * the interval either way, only its phase changes.
+ */
 static void arm_timer(struct ompc_thread *slot, int index)
 {
     struct sigevent event;
@@ -356,22 +371,33 @@ static void arm_timer(struct ompc_thread *slot, int index)
     event.sigev_notify_thread_id = slot->tid;
     if (timer_create(CLOCK_MONOTONIC, &event, &timers[index]) != 0)
         return;
+    uint64_t interval = (uint64_t)record->interval_ns;
     struct itimerspec period;
-    period.it_interval.tv_sec = (time_t)(record->interval_ns / 1000000000);
-    period.it_interval.tv_nsec = (long)(record->interval_ns % 1000000000);
+    period.it_interval.tv_sec = (time_t)(interval / 1000000000);
+    period.it_interval.tv_nsec = (long)(interval % 1000000000);
     period.it_value = period.it_interval;
+    int flags = 0;
+    uint64_t grid_start = 0;
+    if (tick_ns != 0 && interval % tick_ns == 0) {
+        /* The period begins at the last multiple of the interval: expirations by any later time are exactly those the period implies. */
+        grid_start = monotonic_ns() / interval * interval;
+        period.it_value.tv_sec = (time_t)((grid_start + interval) / 1000000000);
+        period.it_value.tv_nsec = (long)((grid_start + interval) % 1000000000);
+        flags = TIMER_ABSTIME;
+    }
     /* glibc hands out the kernel's timer id for SIGEV_THREAD_ID timers; the signal carries it back. */
     timer_ids[index] = (int)(intptr_t)timers[index];
-    atomic_store(&timer_armed_ns[index], 0);
+    atomic_store(&timer_armed_ns[index], grid_start);
     atomic_store(&timer_counted[index], 0);
     atomic_store(&has_timer[index], TIMER_LIVE);
-    if (timer_settime(timers[index], 0, &period, NULL) != 0) {
+    if (timer_settime(timers[index], flags, &period, NULL) != 0) {
         atomic_store(&has_timer[index], TIMER_NONE);
         timer_delete(timers[index]);
         return;
     }
-    /* Read after arming, so the expirations it implies never outnumber the real ones. */
-    atomic_store(&timer_armed_ns[index], now_ns());
+    /* A relative period's start is read after arming, so the expirations it implies never outnumber the real ones. */
+    if (grid_start == 0)
+        atomic_store(&timer_armed_ns[index], monotonic_ns());
 }
 
 /*
@@ -386,7 +412,7 @@ static uint64_t expirations(int index, int overrun)
     uint64_t weight = 1 + (uint64_t)(overrun > 0 ? overrun : 0);
     uint64_t armed = atomic_load_explicit(&timer_armed_ns[index], memory_order_relaxed);
     uint64_t counted = atomic_load_explicit(&timer_counted[index], memory_order_relaxed);
-    uint64_t now = now_ns();
+    uint64_t now = monotonic_ns();
     if (armed != 0 && now > armed && record->interval_ns > 0) {
         uint64_t due = (now - armed) / (uint64_t)record->interval_ns;
         if (due > counted + weight)
@@ -1208,7 +1234,7 @@ static void check_handler(void)
     stop_sampling(OMPC_SAMPLING_REPLACED);
 }
 
-/* The scanner thread: every 10 ms until exit. */
+/* The scanner thread: every 10 ms, rounded up to the tick's grid (see tick_ns), until exit. */
 static void *scanner_main(void *unused)
 {
     (void)unused;
@@ -1228,13 +1254,11 @@ static void *scanner_main(void *unused)
         }
         pthread_mutex_unlock(&scan_lock);
         pthread_mutex_lock(&scanner_mutex);
-        struct timespec deadline;
-        clock_gettime(CLOCK_MONOTONIC, &deadline);
-        deadline.tv_nsec += 10000000;
-        if (deadline.tv_nsec >= 1000000000) {
-            deadline.tv_sec++;
-            deadline.tv_nsec -= 1000000000;
-        }
+        /* Waking on a tick costs no timer interrupt of its own. */
+        uint64_t wake = monotonic_ns() + 10000000;
+        if (tick_ns != 0)
+            wake = (wake + tick_ns - 1) / tick_ns * tick_ns;
+        struct timespec deadline = {(time_t)(wake / 1000000000), (long)(wake % 1000000000)};
         if (!scanner_stop)
             pthread_cond_timedwait(&scanner_cond, &scanner_mutex, &deadline);
     }
@@ -1777,6 +1801,9 @@ __attribute__((constructor)) static void agent_start(void)
     RESOLVE(fexecve);
     origin_ns = monotonic_ns();
     is_main = getpid() == record->main_pid;
+    struct timespec tick;
+    if (clock_getres(CLOCK_MONOTONIC_COARSE, &tick) == 0 && tick.tv_sec == 0 && tick.tv_nsec >= 100000)
+        tick_ns = (uint64_t)tick.tv_nsec;
     if (real.pthread_create == NULL || real.sigaction == NULL || real.pthread_sigmask == NULL) {
         cannot_attach("cannot find the C library's pthread_create, sigaction or pthread_sigmask");
         return;

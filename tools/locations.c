@@ -4,6 +4,7 @@
 
 #include "omp_collector_api.h"
 #include "locations.h"
+#include "csv.h"
 #include "csvdir.h"
 #include "names.h"
 
@@ -377,35 +378,17 @@ void ompc_locations_text(const struct ompc_locations *locations, uint64_t total,
         fprintf(out, "  ... %d more locations\n", locations->wait_count - TEXT_ROWS);
 }
 
-/* A CSV field, quoted when needed. */
-static void csv_field(FILE *out, const char *text)
-{
-    if (text == NULL)
-        text = "";
-    if (strpbrk(text, ",\"\r\n") == NULL) {
-        fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', out);
-        fputc(*text, out);
-    }
-    fputc('"', out);
-}
-
 /* function,file,line,module,module_offset of a location, as CSV fields (no leading comma). */
 static void csv_location(FILE *out, const struct ompc_location *where)
 {
-    csv_field(out, where->function);
+    ompc_csv_string(out, where->function);
     fputc(',', out);
-    csv_field(out, where->file);
+    ompc_csv_string(out, where->file);
     fputc(',', out);
     if (where->kind == OMPC_LOC_LINE)
         fprintf(out, "%d", where->line);
     fputc(',', out);
-    csv_field(out, where->module);
+    ompc_csv_string(out, where->module);
     fprintf(out, ",0x%" PRIx64, where->module_offset);
 }
 
@@ -416,8 +399,7 @@ void ompc_locations_csv(const struct ompc_locations *locations, FILE *out)
     fputs("section,codeptr,function,file,line,module,module_offset,instances,total_ns,mean_ns,max_ns,"
           "threads,imbalance",
           out);
-    for (int state = 1; state < OMPC_NSTATES; state++)
-        fprintf(out, ",%s", ompc_state_name(state));
+    ompc_csv_state_names(out);
     fputc('\n', out);
     for (int i = 0; i < locations->construct_count; i++) {
         const struct ompc_construct_row *row = &locations->constructs[i];
@@ -439,11 +421,11 @@ void ompc_locations_csv(const struct ompc_locations *locations, FILE *out)
     for (int i = 0; i < locations->wait_count; i++) {
         const struct ompc_wait_row *row = &locations->waits[i];
         fprintf(out, "wait_location,%s,", ompc_state_name(row->state));
-        csv_field(out, wait_what(row, buffer, sizeof buffer));
+        ompc_csv_string(out, wait_what(row, buffer, sizeof buffer));
         fprintf(out, ",0x%" PRIx64 ",", row->codeptr);
         csv_location(out, &row->where);
         fprintf(out, ",0x%" PRIx64 ",", row->object);
-        csv_field(out, row->what.kind >= OMPC_LOC_SYMBOL ? row->what.function : NULL);
+        ompc_csv_string(out, row->what.kind >= OMPC_LOC_SYMBOL ? row->what.function : NULL);
         fprintf(out, ",%" PRIu64 ",%d\n", row->ticks, row->threads);
     }
 }

@@ -1,6 +1,7 @@
 /* names.c - state and event names, and parsing of --events, --interval and --format, for launcher and agent alike. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "names.h"
+#include "omp_collector_api.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -34,6 +35,23 @@ static const char *const pair_names[OMPC_NPAIRS] = {
 const char *ompc_state_name(int state)
 {
     return state > 0 && state < OMPC_NSTATES ? state_names[state] : state_names[0];
+}
+
+/* Name of a REGISTER answer. */
+const char *ompc_register_status_name(int ec)
+{
+    switch (ec) {
+    case OMP_ERRCODE_OK:
+        return "ok";
+    case OMP_ERRCODE_UNSUPPORTED:
+        return "unsupported";
+    case OMP_ERRCODE_UNKNOWN:
+        return "unknown";
+    case -1:
+        return "call-failed";
+    default:
+        return "error";
+    }
 }
 
 /* Lower-case name of an event. */

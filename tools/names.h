@@ -31,6 +31,9 @@ int ompc_event_pair(int event);
 /* Name of a pair ("ctwt"). */
 const char *ompc_pair_name(int pair);
 
+/* Name of a REGISTER answer ("ok", "unsupported"; "call-failed" for -1, the call itself failing). */
+const char *ompc_register_status_name(int ec);
+
 /*
  * Parses a comma list of event names into a mask with bit e set for event e.
  * Items: an event ("begin_ctwt", "OMP_EVENT_THR_BEGIN_CTWT"), a pair ("ctwt":

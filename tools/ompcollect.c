@@ -113,7 +113,8 @@ static void usage(FILE *out)
             "                           flamegraph.pl (program built -fno-omit-frame-pointer)\n"
             "      --stacks-file=FILE   also write the folded stacks to FILE (implies\n"
             "                           --stacks; same patterns as --output)\n"
-            "  -i, --interval=TIME      sampling interval, e.g. 1ms (default), 250us, 2ms\n"
+            "  -i, --interval=TIME      sampling interval, e.g. 1ms (default), 250us, 4ms (a\n"
+            "                           whole number of kernel ticks costs far less)\n"
             "  -e, --events=LIST        further events to register besides fork and join:\n"
             "                           comma list of fork, join, begin_X, end_X, or just X\n"
             "                           for both halves, X one of idle ibar ebar lkwt ctwt\n"
@@ -721,84 +722,83 @@ static struct ompc_process *read_slot(const struct run *run, uint32_t index)
     return process;
 }
 
-/* The timelines of a slot's threads, from the arena; entries stay NULL where there is none. */
-static uint64_t **read_timelines(const struct run *run, const struct ompc_process *process)
+/* What a reader does with a thread's buffer that the record could not fill. */
+enum short_read { SHORT_READ_ZEROED, SHORT_READ_DROPPED };
+
+/*
+ * One thread's buffer from the arena: `size` bytes, zeroed, with the first
+ * `filled` read from mapping offset `offset`; NULL when the arena does not
+ * hold `extent` bytes there or memory runs out, and after a short read when
+ * `on_short` drops it (else it stays, all zero).
+ */
+static void *read_arena(const struct run *run, uint64_t offset, uint64_t extent, size_t size, size_t filled,
+                        enum short_read on_short)
 {
-    int count = atomic_load(&process->thread_count);
-    if (count <= 0 || count > OMPC_MAX_THREADS)
+    if (!ompc_record_in_arena(&run->header, offset, extent))
         return NULL;
-    uint64_t **timelines = calloc((size_t)count, sizeof *timelines);
-    if (timelines == NULL)
-        return NULL;
-    for (int i = 0; i < count; i++) {
-        uint64_t offset = atomic_load(&process->threads[i].timeline);
-        uint32_t length = atomic_load(&process->threads[i].timeline_length);
-        if (offset == 0 || offset < run->header.arena_offset
-            || offset + OMPC_TIMELINE_CAP * sizeof(uint64_t) > run->header.total_size)
-            continue;
-        if (length > OMPC_TIMELINE_CAP)
-            length = OMPC_TIMELINE_CAP;
-        timelines[i] = calloc(OMPC_TIMELINE_CAP, sizeof(uint64_t));
-        if (timelines[i] != NULL && length > 0
-            && pread(run->record_fd, timelines[i], length * sizeof(uint64_t), (off_t)offset)
-                   != (ssize_t)(length * sizeof(uint64_t)))
-            memset(timelines[i], 0, OMPC_TIMELINE_CAP * sizeof(uint64_t));
+    void *buffer = calloc(1, size);
+    if (buffer != NULL && filled > 0 && pread(run->record_fd, buffer, filled, (off_t)offset) != (ssize_t)filled) {
+        if (on_short == SHORT_READ_DROPPED) {
+            free(buffer);
+            return NULL;
+        }
+        memset(buffer, 0, size);
     }
-    return timelines;
+    return buffer;
 }
 
-/* The code addresses beside a slot's threads' timelines, from the arena; entries stay NULL where there are none. */
-static uint64_t **read_timeline_where(const struct run *run, const struct ompc_process *process)
+/* How many thread slots of a process to read (0: none, or a count the record cannot hold). */
+static int slot_threads(const struct ompc_process *process)
 {
     int count = atomic_load(&process->thread_count);
-    if (count <= 0 || count > OMPC_MAX_THREADS)
-        return NULL;
-    uint64_t **where = calloc((size_t)count, sizeof *where);
-    if (where == NULL)
-        return NULL;
-    for (int i = 0; i < count; i++) {
-        uint64_t offset = atomic_load(&process->threads[i].timeline_where);
-        uint32_t length = atomic_load(&process->threads[i].timeline_length);
-        if (offset == 0 || offset < run->header.arena_offset
-            || offset + OMPC_TIMELINE_CAP * sizeof(uint64_t) > run->header.total_size)
-            continue;
+    return count > 0 && count <= OMPC_MAX_THREADS ? count : 0;
+}
+
+/*
+ * Per thread of a slot, its timeline or (`where`) the code addresses beside
+ * it, from the arena; entries stay NULL where there is none.
+ */
+static uint64_t **read_timeline_column(const struct run *run, const struct ompc_process *process, int where,
+                                       enum short_read on_short)
+{
+    int count = slot_threads(process);
+    uint64_t **column = count > 0 ? calloc((size_t)count, sizeof *column) : NULL;
+    for (int i = 0; column != NULL && i < count; i++) {
+        const struct ompc_thread *thread = &process->threads[i];
+        uint32_t length = atomic_load(&thread->timeline_length);
         if (length > OMPC_TIMELINE_CAP)
             length = OMPC_TIMELINE_CAP;
-        where[i] = calloc(OMPC_TIMELINE_CAP, sizeof(uint64_t));
-        if (where[i] != NULL && length > 0
-            && pread(run->record_fd, where[i], length * sizeof(uint64_t), (off_t)offset)
-                   != (ssize_t)(length * sizeof(uint64_t))) {
-            free(where[i]);
-            where[i] = NULL;
-        }
+        column[i] = read_arena(run, atomic_load(where ? &thread->timeline_where : &thread->timeline),
+                               OMPC_TIMELINE_CAP * sizeof(uint64_t), OMPC_TIMELINE_CAP * sizeof(uint64_t),
+                               length * sizeof(uint64_t), on_short);
     }
-    return where;
+    return column;
+}
+
+/* The timelines of a slot's threads; one the record cannot fill stays, empty. */
+static uint64_t **read_timelines(const struct run *run, const struct ompc_process *process)
+{
+    return read_timeline_column(run, process, 0, SHORT_READ_ZEROED);
+}
+
+/* The code addresses beside a slot's threads' timelines; none where the record cannot fill them. */
+static uint64_t **read_timeline_where(const struct run *run, const struct ompc_process *process)
+{
+    return read_timeline_column(run, process, 1, SHORT_READ_DROPPED);
 }
 
 /* The event logs (--trace) of a slot's threads, from the arena; entries stay NULL where there is none. */
 static struct ompc_event_entry **read_event_logs(const struct run *run, const struct ompc_process *process)
 {
-    int count = atomic_load(&process->thread_count);
-    if (count <= 0 || count > OMPC_MAX_THREADS || run->header.event_log_bytes == 0)
-        return NULL;
-    struct ompc_event_entry **logs = calloc((size_t)count, sizeof *logs);
-    if (logs == NULL)
-        return NULL;
-    for (int i = 0; i < count; i++) {
+    int count = run->header.event_log_bytes != 0 ? slot_threads(process) : 0;
+    struct ompc_event_entry **logs = count > 0 ? calloc((size_t)count, sizeof *logs) : NULL;
+    for (int i = 0; logs != NULL && i < count; i++) {
         const struct ompc_thread *thread = &process->threads[i];
-        uint64_t offset = atomic_load(&thread->event_log);
         uint64_t capacity = thread->event_log_capacity;
         uint32_t length = atomic_load(&thread->event_log_length);
-        if (offset == 0 || offset < run->header.arena_offset || length == 0 || length > capacity
-            || capacity * sizeof(struct ompc_event_entry) > run->header.event_log_bytes
-            || offset + capacity * sizeof(struct ompc_event_entry) > run->header.total_size)
-            continue;
-        size_t bytes = length * sizeof(struct ompc_event_entry);
-        logs[i] = malloc(bytes);
-        if (logs[i] != NULL && pread(run->record_fd, logs[i], bytes, (off_t)offset) != (ssize_t)bytes) {
-            free(logs[i]);
-            logs[i] = NULL;
-        }
+        if (length > 0 && length <= capacity && capacity * sizeof **logs <= run->header.event_log_bytes)
+            logs[i] = read_arena(run, atomic_load(&thread->event_log), capacity * sizeof **logs,
+                                 length * sizeof **logs, length * sizeof **logs, SHORT_READ_DROPPED);
     }
     return logs;
 }

@@ -100,6 +100,12 @@ uint64_t ompc_record_alloc(struct ompc_record_header *header, uint64_t size)
     return header->arena_offset + used;
 }
 
+/* Whether `extent` bytes at mapping offset `offset` lie in the arena; offset 0 is no buffer at all. */
+int ompc_record_in_arena(const struct ompc_record_header *header, uint64_t offset, uint64_t extent)
+{
+    return offset != 0 && offset >= header->arena_offset && offset + extent <= header->total_size;
+}
+
 /* Name of a process state. */
 const char *ompc_process_state_name(uint32_t state)
 {

@@ -391,6 +391,9 @@ struct ompc_process *ompc_record_process(struct ompc_record_header *header, uint
  */
 uint64_t ompc_record_alloc(struct ompc_record_header *header, uint64_t size);
 
+/* Whether `extent` bytes at mapping offset `offset` lie in the arena of a record of header->total_size bytes (offset 0: none). */
+int ompc_record_in_arena(const struct ompc_record_header *header, uint64_t offset, uint64_t extent);
+
 /* Name of a process state, for reports. */
 const char *ompc_process_state_name(uint32_t state);
 

@@ -5,6 +5,7 @@
 #include "omp_collector_api.h"
 #include "locations.h"
 #include "tasks.h"
+#include "csv.h"
 #include "csvdir.h"
 #include "report.h"
 #include "stacks.h"
@@ -243,23 +244,6 @@ static void release_summary(struct summary *summary)
     free(summary->regions);
     free(summary->waits);
     ompc_locations_free(&summary->locations);
-}
-
-/* Name of a REGISTER answer. */
-static const char *register_status(int ec)
-{
-    switch (ec) {
-    case OMP_ERRCODE_OK:
-        return "ok";
-    case OMP_ERRCODE_UNSUPPORTED:
-        return "unsupported";
-    case OMP_ERRCODE_UNKNOWN:
-        return "unknown";
-    case -1:
-        return "call-failed";
-    default:
-        return "error";
-    }
 }
 
 /* Name of what became of sampling. */
@@ -585,7 +569,7 @@ static void write_text(const struct summary *summary, FILE *out)
             continue;
         int pair = ompc_event_pair(event);
         fprintf(out, "  %-14s %-11s %10" PRIu64, ompc_event_name(event),
-                register_status(process->requests[i].ec), event_count(summary, event));
+                ompc_register_status_name(process->requests[i].ec), event_count(summary, event));
         if (pair >= 0 && event % 2 == 0)
             fprintf(out, " %12.3f", pair_time_ns(summary, pair) / 1e6);
         fputc('\n', out);
@@ -620,24 +604,6 @@ static void write_text(const struct summary *summary, FILE *out)
 
 /* ---- CSV ---- */
 
-/* A CSV field, quoted when it holds a comma, quote or line break. */
-static void csv_string(FILE *out, const char *text)
-{
-    if (text == NULL)
-        text = "";
-    if (strpbrk(text, ",\"\r\n") == NULL) {
-        fputs(text, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *text; text++) {
-        if (*text == '"')
-            fputc('"', out);
-        fputc(*text, out);
-    }
-    fputc('"', out);
-}
-
 /* A CSV row's state counts, then its invalid answers, ending the row. */
 static void csv_states(FILE *out, const _Atomic uint64_t *ticks)
 {
@@ -646,11 +612,10 @@ static void csv_states(FILE *out, const _Atomic uint64_t *ticks)
     fprintf(out, ",%" PRIu64 "\n", load64(&ticks[0]));
 }
 
-/* The state columns of a CSV header row. */
+/* The state columns of a CSV header row, then the invalid answers' column, ending the row. */
 static void csv_state_names(FILE *out)
 {
-    for (int state = 1; state < OMPC_NSTATES; state++)
-        fprintf(out, ",%s", ompc_state_name(state));
+    ompc_csv_state_names(out);
     fputs(",invalid\n", out);
 }
 
@@ -668,7 +633,7 @@ static void write_csv(const struct summary *summary, FILE *out)
           "sample_signal,sampling_status\n",
           out);
     fputs("run,", out);
-    csv_string(out, report->program);
+    ompc_csv_string(out, report->program);
     fprintf(out, ",%ld,%" PRIu64 ",%lld,%d,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
             (long)process->pid, report->wall_ns, report->interval_ns, report->sampling,
             summary->openmp_threads, summary->total_ticks, summary->forks, summary->joins,
@@ -676,14 +641,14 @@ static void write_csv(const struct summary *summary, FILE *out)
     if (report->rank >= 0)
         fprintf(out, "%d", report->rank);
     fputc(',', out);
-    csv_string(out, report->host);
+    ompc_csv_string(out, report->host);
     fprintf(out, ",%d,%s,", report->complete, report->end_how);
     if (report->exit_status >= 0)
         fprintf(out, "%d", report->exit_status);
     fprintf(out, ",%d,", report->signal);
-    csv_string(out, report->runtime_file);
+    ompc_csv_string(out, report->runtime_file);
     fputc(',', out);
-    csv_string(out, report->runtime_version);
+    ompc_csv_string(out, report->runtime_version);
     fprintf(out, ",%d,%s\n", process->sample_signal,
             sampling_status_name(atomic_load(&process->sampling)));
 
@@ -738,7 +703,7 @@ static void write_csv(const struct summary *summary, FILE *out)
             continue;
         int pair = ompc_event_pair(event);
         fprintf(out, "event,%s,%s,%" PRIu64 ",", ompc_event_name(event),
-                register_status(process->requests[i].ec), event_count(summary, event));
+                ompc_register_status_name(process->requests[i].ec), event_count(summary, event));
         if (pair >= 0 && event % 2 == 0)
             fprintf(out, "%" PRIu64, pair_time_ns(summary, pair));
         fputc('\n', out);
@@ -898,7 +863,7 @@ static void write_json(const struct summary *summary, FILE *out)
             continue;
         int pair = ompc_event_pair(event);
         fprintf(out, "%s\n    {\"name\": \"%s\", \"status\": \"%s\", \"count\": %" PRIu64,
-                listed++ ? "," : "", ompc_event_name(event), register_status(process->requests[i].ec),
+                listed++ ? "," : "", ompc_event_name(event), ompc_register_status_name(process->requests[i].ec),
                 event_count(summary, event));
         if (pair >= 0 && event % 2 == 0)
             fprintf(out, ", \"pair_time_ns\": %" PRIu64, pair_time_ns(summary, pair));

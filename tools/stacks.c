@@ -70,7 +70,7 @@ static int load_table(int fd, const struct ompc_record_header *header, uint64_t 
                       struct loaded *loaded, uint64_t *full)
 {
     struct ompc_stack_table table;
-    if (offset == 0 || offset < header->arena_offset || offset + sizeof table > header->total_size
+    if (!ompc_record_in_arena(header, offset, sizeof table)
         || pread(fd, &table, sizeof table, (off_t)offset) != (ssize_t)sizeof table)
         return 0;
     uint64_t pool_at = offset + sizeof table + (uint64_t)table.index_slots * sizeof(uint32_t);

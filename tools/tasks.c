@@ -103,23 +103,6 @@ static struct task_row total_row(const struct ompc_process *process)
     return sum;
 }
 
-/* Name of a REGISTER answer. */
-static const char *status_name(int ec)
-{
-    switch (ec) {
-    case OMP_ERRCODE_OK:
-        return "ok";
-    case OMP_ERRCODE_UNSUPPORTED:
-        return "unsupported";
-    case OMP_ERRCODE_UNKNOWN:
-        return "unknown";
-    case -1:
-        return "call-failed";
-    default:
-        return "error";
-    }
-}
-
 /* One text row of figures after its label. */
 static void text_row(FILE *out, const char *label, const char *tid, const struct task_row *row)
 {
@@ -165,7 +148,7 @@ void ompc_tasks_text(const struct ompc_process *process, FILE *out)
         if (ec == OMP_ERRCODE_OK)
             continue;
         fprintf(out, "%s%s (%s)", refused++ ? ", " : "  task events the runtime did not grant: ",
-                ompc_task_event_name(process->task_requests[i].event), status_name(ec));
+                ompc_task_event_name(process->task_requests[i].event), ompc_register_status_name(ec));
     }
     if (refused)
         fputc('\n', out);
@@ -227,7 +210,7 @@ void ompc_tasks_json(const struct ompc_process *process, FILE *out)
     fputs(",\n    \"registered\": {", out);
     for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS; i++)
         fprintf(out, "%s\"%s\": \"%s\"", i ? ", " : "", ompc_task_event_name(process->task_requests[i].event),
-                status_name(process->task_requests[i].ec));
+                ompc_register_status_name(process->task_requests[i].ec));
     fputs("},\n    \"events\": {", out);
     for (int i = 0; i < OMPC_TASK_EVENTS; i++) {
         uint64_t total = load64(&process->untracked.task_events[i]);

@@ -5,7 +5,7 @@
 require_libomp
 for cc in $(workload_compilers); do
     # -rdynamic: the workload's own ompt_start_tool must be the one libomp finds.
-    binary=$(build_workload "$cc" constructs.c constructs -rdynamic -I"$top_srcdir/compat" -lrt) || {
+    binary=$(build_workload "$cc" constructs.c constructs "$top_srcdir/t/omp/sampler.c" "$top_srcdir/t/omp/chain.c" -rdynamic -I"$top_srcdir/compat" -lrt) || {
         tap_result fail "$cc: constructs workload builds"
         continue
     }

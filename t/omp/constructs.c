@@ -13,22 +13,19 @@
 #include <unistd.h>
 
 #include "collector.h"
-#include "ompt-decls.h"
+#include "chain.h"
+#include "sampler.h"
 
 /*
- * This program puts an OMPT tool of its own in front of the shim (its
- * ompt_start_tool, exported with -rdynamic, is the one libomp finds), and
- * hands the shim an ompt_set_callback that wraps the sync_region_wait
- * handler: the wrapper sees the codeptr_ra libomp reports for each barrier
- * before the shim does.  When the runtime loads the shim itself
+ * This program puts an OMPT tool of its own in front of the shim (see
+ * chain.h), and hands the shim an ompt_set_callback that wraps the
+ * sync_region_wait handler: the wrapper sees the codeptr_ra libomp reports
+ * for each barrier before the shim does.  When the runtime loads the shim itself
  * (OMP_TOOL_LIBRARIES), this tool finds no shim to chain to and stays out.
  */
 static ompt_set_callback_t runtime_set_callback;
-static ompt_initialize_t shim_initialize;
-static ompt_finalize_t shim_finalize;
 static ompt_callback_sync_region_t shim_sync_region_wait;
 static ompt_function_lookup_t runtime_lookup;
-static _Atomic int chained;
 
 #define TEAM 2
 #define BARRIERS 8
@@ -66,38 +63,12 @@ static ompt_interface_fn_t wrapping_lookup(const char *name)
     return runtime_lookup(name);
 }
 
-static int chained_initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *data)
+/* The shim gets a lookup function that wraps ompt_set_callback. */
+ompt_function_lookup_t chain_shim_lookup(ompt_function_lookup_t runtime)
 {
-    runtime_lookup = lookup;
-    runtime_set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
-    return shim_initialize(wrapping_lookup, device, data);
-}
-
-static void chained_finalize(ompt_data_t *data)
-{
-    shim_finalize(data);
-}
-
-ompt_start_tool_result_t *ompt_start_tool(unsigned int version, const char *runtime_version)
-{
-    static ompt_start_tool_result_t result;
-    void *api = dlsym(RTLD_DEFAULT, OMP_COLLECTOR_API);
-    Dl_info info;
-    if (api == NULL || dladdr(api, &info) == 0 || info.dli_fname == NULL)
-        return NULL;
-    void *shim = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    ompt_start_tool_result_t *(*shim_start)(unsigned int, const char *) =
-        shim != NULL ? (ompt_start_tool_result_t * (*)(unsigned int, const char *)) dlsym(shim, "ompt_start_tool")
-                     : NULL;
-    ompt_start_tool_result_t *offered = shim_start != NULL ? shim_start(version, runtime_version) : NULL;
-    if (offered == NULL)
-        return NULL;
-    shim_initialize = offered->initialize;
-    shim_finalize = offered->finalize;
-    result.initialize = chained_initialize;
-    result.finalize = chained_finalize;
-    atomic_store(&chained, 1);
-    return &result;
+    runtime_lookup = runtime;
+    runtime_set_callback = (ompt_set_callback_t)runtime("ompt_set_callback");
+    return wrapping_lookup;
 }
 
 static _Atomic long delivered[OMP_EVENT_THR_END_ATWT + 1];
@@ -128,39 +99,10 @@ static void on_sample(int signo)
     atomic_fetch_add(&in_barrier_ebar, state == THR_EBAR_STATE);
 }
 
-static void sample_this_thread(void)
-{
-    static __thread int armed;
-    if (armed)
-        return;
-    struct sigevent event;
-    memset(&event, 0, sizeof event);
-    event.sigev_notify = SIGEV_THREAD_ID;
-    event.sigev_signo = SIGPROF;
-    event._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    timer_t timer;
-    if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0)
-        return;
-    struct itimerspec period = {{0, 200000}, {0, 200000}};
-    timer_settime(timer, 0, &period, NULL);
-    armed = 1;
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+/* A 5 kHz sampling timer per thread. */
+#define SAMPLE_PERIOD_NS 200000
 
 static volatile long sink;
-
-static void spin_for(double seconds)
-{
-    double end = now() + seconds;
-    while (now() < end)
-        sink++;
-}
 
 /* Whether `address` lies in this program's own code, not in a library. */
 static int in_program(const void *address)
@@ -175,10 +117,10 @@ static void explicit_barriers(void)
 {
 #pragma omp parallel num_threads(TEAM)
     {
-        sample_this_thread();
+        sampler_arm_thread(SAMPLE_PERIOD_NS);
         for (int i = 0; i < BARRIERS; i++) {
             if (omp_get_thread_num() == 0)
-                spin_for(0.03);
+                sampler_spin_for(0.03);
             in_explicit_barrier = 1;
 #pragma omp barrier
             in_explicit_barrier = 0;
@@ -192,7 +134,7 @@ static void single_construct(void)
 #pragma omp parallel num_threads(TEAM)
     {
 #pragma omp single
-        spin_for(0.005);
+        sampler_spin_for(0.005);
         sink++; /* code after the single, so its closing barrier is not folded into the region's */
     }
 }
@@ -204,7 +146,7 @@ static void static_loop(void)
     {
 #pragma omp for schedule(static)
         for (int i = 0; i < TEAM; i++)
-            spin_for(i == 0 ? 0.005 : 0.0005);
+            sampler_spin_for(i == 0 ? 0.005 : 0.0005);
         sink++; /* code after the loop, so its closing barrier is not folded into the region's */
     }
 }
@@ -220,10 +162,10 @@ static void master_and_ordered(int *iterations)
         }
 #pragma omp for ordered schedule(static, 1)
         for (int i = 0; i < 8; i++) {
-            spin_for(0.001);
+            sampler_spin_for(0.001);
 #pragma omp ordered
             {
-                spin_for(0.002);
+                sampler_spin_for(0.002);
                 atomic_fetch_add((_Atomic int *)iterations, 1);
             }
         }
@@ -240,11 +182,7 @@ int main(void)
     if (collector_lookup_reported() == NULL || !collector_report_runtime())
         return 1;
     check(collector_simple(OMP_REQ_START) == OMP_ERRCODE_OK, "START succeeds");
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_sample;
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGPROF, &action, NULL);
+    sampler_install(SIGPROF, on_sample);
 
     static const int events[] = {OMP_EVENT_THR_BEGIN_EBAR, OMP_EVENT_THR_END_EBAR,
                                  OMP_EVENT_THR_BEGIN_IBAR, OMP_EVENT_THR_END_IBAR,
@@ -285,7 +223,7 @@ int main(void)
            atomic_load(&delivered[OMP_EVENT_THR_BEGIN_ODWT]),
            atomic_load(&delivered[OMP_EVENT_THR_END_ODWT]), answer[OMP_EVENT_THR_BEGIN_EBAR],
            answer[OMP_EVENT_THR_BEGIN_MASTER], answer[OMP_EVENT_THR_BEGIN_ORDERED],
-           atomic_load(&chained) ? "this program's tool is in front of the shim" : "the runtime loaded the shim itself");
+           chain_active() ? "this program's tool is in front of the shim" : "the runtime loaded the shim itself");
 
     /* Explicit barriers. */
     if (!is_gcc || gcc_ebar) {
@@ -308,7 +246,7 @@ int main(void)
            is_gcc && gcc_ebar ? " (gcc: a GOMP_barrier call no different from an explicit barrier's; doc/mapping.md)" : "");
     if (!is_gcc || !gcc_ebar)
         check(loop_ebar == 0 && loop_ibar >= 2 * TEAM, "a static loop's closing barrier delivers IBAR, not EBAR");
-    if (atomic_load(&chained)) {
+    if (chain_active()) {
         int codeptrs = atomic_load(&barrier_codeptrs), all_in_program = codeptrs == TEAM * BARRIERS;
         for (int i = 0; i < codeptrs && i < TEAM * BARRIERS + 16; i++)
             all_in_program &= in_program(atomic_load(&barrier_codeptr[i]));

@@ -3,5 +3,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
 . "$top_srcdir/t/omp/tap-lib.sh"
 require_libomp
-run_group sampling -lrt
+run_group sampling "$top_srcdir/t/omp/sampler.c" -lrt
 tap_finish

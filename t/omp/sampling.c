@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "sampler.h"
 
 #define TEAM 4
 #define HOLD_US 300000
@@ -69,28 +70,8 @@ static void on_sample(int signo)
     }
 }
 
-/*
- * Arms a 100 us wall-clock timer that signals the calling thread itself:
- * 10 kHz per thread, delivered by the kernel whether or not any other
- * thread gets the CPU, and waking the thread if it sleeps.
- */
-static void sample_this_thread(void)
-{
-    static __thread int armed;
-    if (armed)
-        return;
-    struct sigevent event;
-    memset(&event, 0, sizeof event);
-    event.sigev_notify = SIGEV_THREAD_ID;
-    event.sigev_signo = SIGPROF;
-    event._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    timer_t timer;
-    if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0)
-        return;
-    struct itimerspec period = {{0, 100000}, {0, 100000}};
-    timer_settime(timer, 0, &period, NULL);
-    armed = 1;
-}
+/* A 10 kHz sampling timer per thread. */
+#define SAMPLE_PERIOD_NS 100000
 
 static void spin_for(long microseconds)
 {
@@ -208,16 +189,12 @@ int main(void)
     omp_init_lock(&lock);
     if (collector_simple(OMP_REQ_START) != OMP_ERRCODE_OK)
         return printf("not ok - START succeeds\n"), 1;
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_sample;
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGPROF, &action, NULL);
+    sampler_install(SIGPROF, on_sample);
     /* Warm the team up so every worker exists before sampling starts. */
 #pragma omp parallel num_threads(TEAM)
     {
         role = omp_get_thread_num();
-        sample_this_thread();
+        sampler_arm_thread(SAMPLE_PERIOD_NS);
     }
     role = -1;
     run_phases();

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "sampler.h"
 
 #define TEAM 4
 #define PROBE_SIGNAL SIGUSR1
@@ -873,12 +874,7 @@ int main(void)
     omp_init_lock(&lock_a);
     omp_init_lock(&lock_b);
     omp_init_nest_lock(&nest_lock);
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_probe;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    sigaction(PROBE_SIGNAL, &action, NULL);
+    sampler_install(PROBE_SIGNAL, on_probe);
     pthread_t monitor_thread;
     if (pthread_create(&monitor_thread, NULL, monitor, NULL) != 0)
         return printf("not ok - the monitor thread starts\n"), 1;

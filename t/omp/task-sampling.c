@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collector.h"
+#include "sampler.h"
 
 #define TEAM 2
 #define CUTOFF 18 /* fib below this runs serially, as the program did */
@@ -57,31 +58,8 @@ static void on_sample(int signo)
         atomic_fetch_add(&task_id_missing, 1);
 }
 
-/* A 1 kHz wall-clock timer signalling the calling thread itself. */
-static void sample_this_thread(void)
-{
-    static __thread int armed;
-    if (armed)
-        return;
-    struct sigevent event;
-    memset(&event, 0, sizeof event);
-    event.sigev_notify = SIGEV_THREAD_ID;
-    event.sigev_signo = SIGPROF;
-    event._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    timer_t timer;
-    if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0)
-        return;
-    struct itimerspec period = {{0, 1000000}, {0, 1000000}};
-    timer_settime(timer, 0, &period, NULL);
-    armed = 1;
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+/* A 1 kHz sampling timer per thread. */
+#define SAMPLE_PERIOD_NS 1000000
 
 static long serial_fib(int n)
 {
@@ -146,7 +124,7 @@ static long at(int p, int w, int state)
  */
 static int phase_done(int p, double start, double seconds)
 {
-    double elapsed = now() - start;
+    double elapsed = sampler_now() - start;
     return elapsed >= seconds && (at(p, W_COMPUTE, 0) >= 100 || elapsed >= 10 * seconds);
 }
 
@@ -156,19 +134,19 @@ static void run_phases(int n, double seconds)
 #pragma omp parallel num_threads(TEAM)
     {
         role = omp_get_thread_num();
-        sample_this_thread();
+        sampler_arm_thread(SAMPLE_PERIOD_NS);
 #pragma omp barrier
 #pragma omp single
         {
             atomic_store(&phase, P_FIB_TASKWAIT);
-            for (double start = now(); !phase_done(P_FIB_TASKWAIT, start, seconds);)
+            for (double start = sampler_now(); !phase_done(P_FIB_TASKWAIT, start, seconds);)
                 sink += fib_taskwait(n);
             atomic_store(&phase, P_NONE);
         }
 #pragma omp single
         {
             atomic_store(&phase, P_FIB_TASKGROUP);
-            for (double start = now(); !phase_done(P_FIB_TASKGROUP, start, seconds);)
+            for (double start = sampler_now(); !phase_done(P_FIB_TASKGROUP, start, seconds);)
                 sink += fib_taskgroup(n);
             atomic_store(&phase, P_NONE);
         }
@@ -184,10 +162,10 @@ static void run_phases(int n, double seconds)
                 atomic_store(&started, 1);
                 where = W_COMPUTE;
                 /* Long enough for 100 samples of each thread, or ten times `seconds`. */
-                for (double start = now();
-                     now() - start < seconds
+                for (double start = sampler_now();
+                     sampler_now() - start < seconds
                      || ((at(P_LONG_TASK, W_WAIT, 0) < 100 || at(P_LONG_TASK, W_COMPUTE, 0) < 100)
-                         && now() - start < 10 * seconds);)
+                         && sampler_now() - start < 10 * seconds);)
                     sink++;
                 where = W_OTHER;
             }
@@ -241,11 +219,7 @@ int main(void)
     if (collector_lookup_reported() == NULL || !collector_report_runtime())
         return 1;
     check(collector_simple(OMP_REQ_START) == OMP_ERRCODE_OK, "START succeeds");
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_sample;
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGPROF, &action, NULL);
+    sampler_install(SIGPROF, on_sample);
     run_phases(n, seconds);
 
     printf("# %ld samples; fib(%d) cut off below %d; %.2f s per phase\n", atomic_load(&samples), n,

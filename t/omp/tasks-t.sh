@@ -4,5 +4,5 @@
 . "$top_srcdir/t/omp/tap-lib.sh"
 require_libomp
 run_group tasks
-run_group task-sampling -lrt
+run_group task-sampling "$top_srcdir/t/omp/sampler.c" -lrt
 tap_finish

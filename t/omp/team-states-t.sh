@@ -4,5 +4,5 @@
 . "$top_srcdir/t/omp/tap-lib.sh"
 require_libomp
 # -rdynamic: the workload's own ompt_start_tool must be the one libomp finds.
-run_group team-states -rdynamic -I"$top_srcdir/compat" -lrt -lpthread
+run_group team-states "$top_srcdir/t/omp/sampler.c" "$top_srcdir/t/omp/chain.c" -rdynamic -I"$top_srcdir/compat" -lrt -lpthread
 tap_finish

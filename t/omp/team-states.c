@@ -14,52 +14,23 @@
 #include <unistd.h>
 
 #include "collector.h"
-#include "ompt-decls.h"
+#include "chain.h"
+#include "sampler.h"
 
 /*
- * This program is an OMPT tool too, in front of the shim: its own
- * ompt_start_tool (exported with -rdynamic, so libomp finds it first)
- * hands libomp the shim's tool, keeping the lookup function for itself, so
- * a sample can ask the runtime what it says next to what the shim answers.
+ * This program is an OMPT tool too, in front of the shim (see chain.h),
+ * keeping libomp's lookup function for itself, so a sample can ask the
+ * runtime what it says next to what the shim answers.
  */
 static ompt_get_state_t runtime_state;
 static ompt_get_parallel_info_t runtime_parallel_info;
-static ompt_initialize_t shim_initialize;
-static ompt_finalize_t shim_finalize;
-static _Atomic int chained;
 
-static int chained_initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *data)
+/* The shim gets libomp's own lookup function; the runtime's state and parallel info are kept for the samples. */
+ompt_function_lookup_t chain_shim_lookup(ompt_function_lookup_t runtime)
 {
-    runtime_state = (ompt_get_state_t)lookup("ompt_get_state");
-    runtime_parallel_info = (ompt_get_parallel_info_t)lookup("ompt_get_parallel_info");
-    return shim_initialize(lookup, device, data);
-}
-
-static void chained_finalize(ompt_data_t *data)
-{
-    shim_finalize(data);
-}
-
-ompt_start_tool_result_t *ompt_start_tool(unsigned int version, const char *runtime_version)
-{
-    static ompt_start_tool_result_t result;
-    void *api = dlsym(RTLD_DEFAULT, OMP_COLLECTOR_API);
-    Dl_info info;
-    if (api == NULL || dladdr(api, &info) == 0 || info.dli_fname == NULL)
-        return NULL;
-    void *shim = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    ompt_start_tool_result_t *(*shim_start)(unsigned int, const char *) =
-        shim != NULL ? (ompt_start_tool_result_t * (*)(unsigned int, const char *)) dlsym(shim, "ompt_start_tool")
-                     : NULL;
-    ompt_start_tool_result_t *offered = shim_start != NULL ? shim_start(version, runtime_version) : NULL;
-    if (offered == NULL)
-        return NULL;
-    shim_initialize = offered->initialize;
-    shim_finalize = offered->finalize;
-    result.initialize = chained_initialize;
-    result.finalize = chained_finalize;
-    atomic_store(&chained, 1);
-    return &result;
+    runtime_state = (ompt_get_state_t)runtime("ompt_get_state");
+    runtime_parallel_info = (ompt_get_parallel_info_t)runtime("ompt_get_parallel_info");
+    return runtime;
 }
 
 enum phase { P_NONE, P_NESTED, P_ROOTS, P_REDUCTION, P_COUNT };
@@ -138,40 +109,8 @@ static void on_sample(int signo)
     }
 }
 
-/* A 2 kHz wall-clock timer signalling the calling thread itself. */
-static void sample_this_thread(void)
-{
-    static __thread int armed;
-    if (armed)
-        return;
-    struct sigevent event;
-    memset(&event, 0, sizeof event);
-    event.sigev_notify = SIGEV_THREAD_ID;
-    event.sigev_signo = SIGPROF;
-    event._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    timer_t timer;
-    if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0)
-        return;
-    struct itimerspec period = {{0, 500000}, {0, 500000}};
-    timer_settime(timer, 0, &period, NULL);
-    armed = 1;
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static volatile long sink;
-
-static void spin_for(double seconds)
-{
-    double end = now() + seconds;
-    while (now() < end)
-        sink++;
-}
+/* A 2 kHz sampling timer per thread. */
+#define SAMPLE_PERIOD_NS 500000
 
 static double seconds;
 
@@ -180,15 +119,15 @@ static void imbalanced_team(void)
 {
 #pragma omp parallel num_threads(2)
     {
-        sample_this_thread();
-        spin_for(omp_get_thread_num() == 0 ? 0.002 : 0.0002);
+        sampler_arm_thread(SAMPLE_PERIOD_NS);
+        sampler_spin_for(omp_get_thread_num() == 0 ? 0.002 : 0.0002);
     }
 }
 
 /* The phase runs `seconds`, and on until its teams' waits were sampled 200 times (ten times as long at most). */
 static int phase_done(int p, double start)
 {
-    double elapsed = now() - start;
+    double elapsed = sampler_now() - start;
     return elapsed >= seconds && (atomic_load(&team_waits[p]) >= 200 || elapsed >= 10 * seconds);
 }
 
@@ -197,11 +136,11 @@ static void nested(void)
 {
     omp_set_max_active_levels(2);
     atomic_store(&phase, P_NESTED);
-    double start = now();
+    double start = sampler_now();
     _Atomic int done = 0;
 #pragma omp parallel num_threads(2)
     {
-        sample_this_thread();
+        sampler_arm_thread(SAMPLE_PERIOD_NS);
         while (!atomic_load(&done)) {
             imbalanced_team();
             if (omp_get_thread_num() == 0 && phase_done(P_NESTED, start))
@@ -217,7 +156,7 @@ static _Atomic int roots_done;
 static void *root(void *unused)
 {
     (void)unused;
-    sample_this_thread();
+    sampler_arm_thread(SAMPLE_PERIOD_NS);
     while (!atomic_load(&roots_done))
         imbalanced_team();
     return NULL;
@@ -228,7 +167,7 @@ static void roots(void)
 {
     pthread_t threads[2];
     atomic_store(&phase, P_ROOTS);
-    double start = now();
+    double start = sampler_now();
     for (int i = 0; i < 2; i++)
         if (pthread_create(&threads[i], NULL, root, NULL) != 0)
             return;
@@ -244,7 +183,7 @@ static void roots(void)
 static long slow_add(long a, long b)
 {
     in_combiner = 1;
-    spin_for(0.001);
+    sampler_spin_for(0.001);
     in_combiner = 0;
     return a + b;
 }
@@ -262,12 +201,13 @@ static long reduction(void)
 {
     long total = 0;
     atomic_store(&phase, P_REDUCTION);
-    double start = now();
-    while (now() - start < seconds || (atomic_load(&combining[P_REDUCTION]) < 100 && now() - start < 10 * seconds)) {
+    double start = sampler_now();
+    while (sampler_now() - start < seconds
+           || (atomic_load(&combining[P_REDUCTION]) < 100 && sampler_now() - start < 10 * seconds)) {
         long sum = 0;
 #pragma omp parallel for reduction(slow_sum : sum) num_threads(4)
         for (int i = 0; i < 60; i++) {
-            sample_this_thread();
+            sampler_arm_thread(SAMPLE_PERIOD_NS);
             sum += i;
         }
         total += sum;
@@ -316,16 +256,12 @@ int main(void)
     if (collector_lookup_reported() == NULL || !collector_report_runtime())
         return 1;
     check(collector_simple(OMP_REQ_START) == OMP_ERRCODE_OK, "START succeeds");
-    check(atomic_load(&chained) && runtime_state != NULL && runtime_parallel_info != NULL,
+    check(chain_active() && runtime_state != NULL && runtime_parallel_info != NULL,
           "the program's own ompt_start_tool sits in front of the shim and sees the runtime's entry points");
     if (runtime_state == NULL || runtime_parallel_info == NULL)
         return 1;
     check(collector_register(OMP_EVENT_JOIN, on_join) == OMP_ERRCODE_OK, "JOIN registers");
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = on_sample;
-    action.sa_flags = SA_RESTART;
-    sigaction(SIGPROF, &action, NULL);
+    sampler_install(SIGPROF, on_sample);
 
     nested();
     judge_teams(P_NESTED);
