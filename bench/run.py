@@ -6,7 +6,7 @@
 Configurations: no tool; the reference OMPT tool idle and with every callback
 the shim sets (bench/reftool.c); the shim with a START-only client and with
 all 22 events registered (bench/client.c); ompcollect by default, with
---interval=1ms (the default before it became the kernel's tick) and with
+--interval set to the kernel's tick (sampled on the tick) and with
 --no-sample.  Figures:
 
 * instructions per region from valgrind's callgrind (1 thread, the fixed mix
@@ -46,7 +46,7 @@ CONFIGS = [
     ("shim-start", "shim START", "shim"),
     ("shim-all", "shim all", "shim"),
     ("oc-default", "ompcollect", "ompcollect"),
-    ("oc-1ms", "ompc -i 1ms", "ompcollect"),
+    ("oc-tick", "ompc -i tick", "ompcollect"),
     ("oc-nosample", "ompc --no-sample", "ompcollect"),
 ]
 CONSTRUCTS = ["parallel", "for", "barrier", "single", "critical", "lock", "ordered", "atomic",
@@ -150,8 +150,10 @@ def command_for(config, args, paths, threads, workload_args, wrapper=()):
         argv += [args.ompcollect, "--runtime=" + args.libomp, "-o", os.devnull]
         if config == "oc-nosample":
             argv.append("--no-sample")
-        if config == "oc-1ms":
-            argv.append("--interval=1ms")
+        if config == "oc-tick":
+            # CLOCK_MONOTONIC_COARSE (6 on Linux) ticks with the kernel's scheduler tick.
+            tick = time.clock_getres(getattr(time, "CLOCK_MONOTONIC_COARSE", 6))
+            argv.append("--interval=%dus" % max(1000, round(tick * 1e6)))
     return env, argv + [syncbench] + list(workload_args)
 
 
@@ -211,7 +213,7 @@ def instruction_counts(args, paths, configs):
     per_region, per_inquiry = {}, {}
     with tempfile.TemporaryDirectory(prefix="bench-callgrind-") as workdir:
         for config in configs:
-            if config == "oc-1ms":
+            if config == "oc-tick":
                 continue
             note("bench: callgrind, %s" % config)
             figure = per_unit(config, args, paths, "mix", workdir)
