@@ -120,7 +120,7 @@ void oc_release_delivery_slot(void)
 {
     struct oc_delivery_slot *slot = oc_self.delivery_slot;
     oc_self.delivery_slot = &oc_slot_unclaimed;
-    if (slot != NULL && slot != &no_slot_free && slot != &oc_slot_unclaimed)
+    if (slot != &no_slot_free && slot != &oc_slot_unclaimed)
         atomic_store(&slot->claimed, 0);
 }
 
@@ -159,7 +159,7 @@ struct mark {
 static void mark_generic(struct mark *mark)
 {
     struct oc_delivery_slot *slot = oc_self.delivery_slot;
-    if (slot == NULL || slot == &oc_slot_unclaimed)
+    if (slot == &oc_slot_unclaimed)
         slot = claim_delivery_slot();
     mark->slot = NULL;
     mark->epoch = -1;
@@ -361,7 +361,7 @@ static void drain_counted(void)
 void oc_drain_deliveries(void)
 {
     struct oc_delivery_slot *mine = oc_self.delivery_slot;
-    int inside = mine != NULL && mine != &no_slot_free && mine != &oc_slot_unclaimed
+    int inside = mine != &no_slot_free && mine != &oc_slot_unclaimed
                  && (atomic_load_explicit(&mine->seq, memory_order_relaxed) & 1u);
     if (inside)
         atomic_store(&mine->draining, 1);

@@ -354,6 +354,13 @@ static struct ompc_process *claim_process(int parent)
 
 /* ---- sampling ---- */
 
+/* `ns` as a struct timespec. */
+static struct timespec timespec_of(uint64_t ns)
+{
+    struct timespec value = {(time_t)(ns / 1000000000), (long)(ns % 1000000000)};
+    return value;
+}
+
 /*
  * Arms a wall-clock timer that signals thread `slot` (and only it) every
  * interval.  An interval that is a whole number of ticks is put on the
@@ -373,16 +380,14 @@ static void arm_timer(struct ompc_thread *slot, int index)
         return;
     uint64_t interval = (uint64_t)record->interval_ns;
     struct itimerspec period;
-    period.it_interval.tv_sec = (time_t)(interval / 1000000000);
-    period.it_interval.tv_nsec = (long)(interval % 1000000000);
+    period.it_interval = timespec_of(interval);
     period.it_value = period.it_interval;
     int flags = 0;
     uint64_t grid_start = 0;
     if (tick_ns != 0 && interval % tick_ns == 0) {
         /* The period begins at the last multiple of the interval: expirations by any later time are exactly those the period implies. */
         grid_start = monotonic_ns() / interval * interval;
-        period.it_value.tv_sec = (time_t)((grid_start + interval) / 1000000000);
-        period.it_value.tv_nsec = (long)((grid_start + interval) % 1000000000);
+        period.it_value = timespec_of(grid_start + interval);
         flags = TIMER_ABSTIME;
     }
     /* glibc hands out the kernel's timer id for SIGEV_THREAD_ID timers; the signal carries it back. */
@@ -1258,7 +1263,7 @@ static void *scanner_main(void *unused)
         uint64_t wake = monotonic_ns() + 10000000;
         if (tick_ns != 0)
             wake = (wake + tick_ns - 1) / tick_ns * tick_ns;
-        struct timespec deadline = {(time_t)(wake / 1000000000), (long)(wake % 1000000000)};
+        struct timespec deadline = timespec_of(wake);
         if (!scanner_stop)
             pthread_cond_timedwait(&scanner_cond, &scanner_mutex, &deadline);
     }

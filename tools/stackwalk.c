@@ -246,22 +246,25 @@ static void walk_levels(struct walk *walk, struct ompc_process *owner, const omp
         if (enter == 0 && levels[level].exit_frame == 0 && level + 1 < count)
             continue;
         /*
-         * A task running its own code (no enter frame) on another thread's
-         * stack: the parent of a task this worker took, still running when
-         * asked.  It is no more on this stack than a parent inside the
-         * runtime there, so the stack goes on the same way, below.
+         * Where the level is: its enter frame, or, for a task running its
+         * own code (the parent of a task this worker took, still running
+         * when asked), its exit frame.
          */
-        uint64_t elsewhere = enter != 0 ? enter
-                                        : frame_pointer(levels[level].exit_frame, levels[level].exit_frame_flags);
-        if (enter == 0 && (elsewhere == 0 || (elsewhere >= walk->low && elsewhere < walk->high))) {
+        uint64_t at = enter != 0 ? enter : frame_pointer(levels[level].exit_frame, levels[level].exit_frame_flags);
+        if (at == 0) {
             walk->flags |= OMPC_STACK_BROKEN;
             return;
         }
-        if (elsewhere < walk->low || elsewhere >= walk->high) {
+        if (at < walk->low || at >= walk->high) {
             /* This level runs on the thread that forked our team (or created our task): its stack goes on there. */
             walk->continuation = fork_entry(owner, crossing_region(levels, level));
             if (walk->continuation == 0)
                 walk->flags |= OMPC_STACK_NO_CALLER;
+            return;
+        }
+        /* On this stack, a level outside the runtime has no enter frame to jump to. */
+        if (enter == 0) {
+            walk->flags |= OMPC_STACK_BROKEN;
             return;
         }
         if (!readable(walk, enter) || enter <= walk->last) {
