@@ -405,9 +405,49 @@ oc_callback_mask oc_wanted_callbacks(void)
     return wanted;
 }
 
+/*
+ * In the child of a fork(): only the forking thread came along.  Every
+ * other thread's delivery slot keeps whatever it held at that instant, and
+ * one whose thread was inside a callback stays odd for ever, so the next
+ * drain (STOP, UNREGISTER, PAUSE) would wait for a delivery that cannot
+ * end.  Those slots are freed, the shared counters keep only this thread's
+ * own deliveries, and the two mutexes, which a vanished thread may have
+ * held, start unlocked.  Runs only in the child, with one thread.
+ */
+static void reset_deliveries_in_child(void)
+{
+    struct oc_delivery_slot *mine = oc_self.delivery_slot;
+    uint32_t used = atomic_load(&delivery_slots_used);
+    for (uint32_t i = 0; i < used && i < OC_DELIVERY_SLOTS; i++) {
+        struct oc_delivery_slot *slot = &delivery_slots[i];
+        if (slot == mine)
+            continue;
+        atomic_store(&slot->seq, 0);
+        atomic_store(&slot->draining, 0);
+        atomic_store(&slot->claimed, 0);
+    }
+    for (int epoch = 0; epoch < 2; epoch++) {
+        atomic_store(&deliveries_in_flight[epoch], oc_self.deliveries_in_slot[epoch]);
+        atomic_store(&deliveries_held_by_drainers[epoch], 0);
+    }
+    pthread_mutex_init(&drain_mutex, NULL);
+    pthread_mutex_init(&control_mutex, NULL);
+}
+
+static pthread_once_t fork_handler_once = PTHREAD_ONCE_INIT;
+
+/* Registers reset_deliveries_in_child with pthread_atfork, once per process. */
+static void install_fork_handler(void)
+{
+    if (pthread_atfork(NULL, NULL, reset_deliveries_in_child) != 0)
+        oc_log("pthread_atfork failed: a child forked mid-delivery may hang in STOP");
+}
+
 /* Forget every registration and the pause flag: what START after STOP needs. */
 void oc_session_reset(void)
 {
+    /* Deliveries begin only after START, which comes here first. */
+    pthread_once(&fork_handler_once, install_fork_handler);
     for (int event = 0; event <= OC_EVENT_MAX; event++)
         atomic_store(&oc_event_callbacks[event], (omp_collector_callback_t)0);
     atomic_store(&oc_paused, 0);
