@@ -1,11 +1,24 @@
-/* reftool.c - the benchmark's reference: a minimal OMPT tool that sets the callbacks the shim sets and only counts them. */
+/* reftool.c - the benchmark's reference: a minimal OMPT tool that sets the callbacks the shim sets and only counts them, or delivers. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Preloaded (LD_PRELOAD) in place of the shim.  BENCH_REFTOOL=idle makes it
  * an attached tool with no callback at all; BENCH_REFTOOL=all (the default)
  * sets every callback lib/mapping.h's OC_OMPT_CALLBACKS lists, each handler
- * one relaxed atomic increment.  That is the floor a tool delivering the
- * legacy events cannot go below, and what the bench compares the shim to.
+ * one relaxed atomic increment.  That is what receiving the callbacks the
+ * legacy events need costs at the least, and what the bench compares the
+ * shim to (issue 17's ratios).
+ *
+ * Built with -DREF_DELIVER (reftool-deliver.so, BENCH_REFTOOL=deliver) it
+ * goes one step further: the least a tool must do to hand the legacy
+ * events on to a collector with the guarantee the collector API needs (a
+ * STOP or UNREGISTER that returned is never followed by a call of the
+ * callback it removed).  Each handler looks its (callback, kind) up in the
+ * shim's own row tables and, where a row begins or ends, marks the thread
+ * in flight in a slot of its own (one sequentially consistent store),
+ * reads the event's callback, calls it and unmarks.  It follows no thread
+ * state, no region or barrier ids, no BEGIN/END pairs and no nesting of
+ * deliveries, and never drains (it has no STOP), so the shim, which must do
+ * all of that, cannot be cheaper than this.
  */
 #include "lib/mapping.h"
 
@@ -23,6 +36,15 @@
 /* Counts indexed by OMPT callback id; ids stay below 64 in every OMPT version. */
 static _Atomic unsigned long counts[64];
 
+/* The deliver mode: in-flight marks, one cache line per thread, and the callbacks. */
+struct ref_slot {
+    _Atomic unsigned long seq;
+} __attribute__((aligned(64)));
+static struct ref_slot ref_slots[256];
+static _Atomic unsigned ref_slots_used;
+static __thread struct ref_slot *ref_my_slot __attribute__((tls_model("initial-exec")));
+static _Atomic(omp_collector_callback_t) ref_callbacks[64];
+
 static ompt_get_state_t get_state;
 static ompt_get_parallel_info_t get_parallel_info;
 
@@ -30,6 +52,53 @@ static ompt_get_parallel_info_t get_parallel_info;
 static inline void bump(int id)
 {
     atomic_fetch_add_explicit(&counts[id], 1, memory_order_relaxed);
+}
+
+/* The collector's callback in deliver mode: nothing, as the bench client's. */
+static void ref_on_event(OMP_COLLECTORAPI_EVENT event)
+{
+    (void)event;
+}
+
+/* A slot for this thread's in-flight mark; out of line, once per thread. */
+static __attribute__((noinline)) struct ref_slot *ref_claim_slot(void)
+{
+    unsigned index = atomic_fetch_add(&ref_slots_used, 1);
+    return ref_my_slot = &ref_slots[index % 256];
+}
+
+/* Calls event's callback, marked in flight: the store-buffering pattern the shim's drain relies on. */
+static inline void ref_deliver(int event)
+{
+    struct ref_slot *slot = ref_my_slot;
+    if (slot == NULL)
+        slot = ref_claim_slot();
+    unsigned long seq = atomic_load_explicit(&slot->seq, memory_order_relaxed);
+    atomic_store(&slot->seq, seq + 1);
+    omp_collector_callback_t callback = atomic_load(&ref_callbacks[event]);
+    if (callback != 0)
+        callback((OMP_COLLECTORAPI_EVENT)event);
+    atomic_store_explicit(&slot->seq, seq + 2, memory_order_release);
+}
+
+/*
+ * Deliver mode: the event that callback `cb` with `kind` at an endpoint
+ * that `begins` (or ends) a row stands for, if any.  A build of its own,
+ * so that the counting tool's handlers stay one increment.
+ */
+static inline void ref_deliver_by(int cb, int kind, int begins)
+{
+#ifdef REF_DELIVER
+    if ((unsigned)kind >= OC_KIND_CELLS)
+        return;
+    const signed char *cells = begins ? oc_source_begun_cells : oc_source_ended_cells;
+    int row = cells[cb * OC_KIND_CELLS + kind] - 1;
+    if (row >= 0)
+        ref_deliver(begins ? oc_source_events_table[row].begin_event
+                           : oc_source_events_table[row].end_event);
+#else
+    (void)cb, (void)kind, (void)begins;
+#endif
 }
 
 /*
@@ -54,6 +123,7 @@ static void ref_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, omp
 {
     (void)task, (void)frame, (void)parallel, (void)requested, (void)flags, (void)codeptr;
     bump(ompt_callback_parallel_begin);
+    ref_deliver_by(OC_CB_parallel_begin, 0, 1);
 }
 
 static void ref_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
@@ -61,6 +131,7 @@ static void ref_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags
 {
     (void)parallel, (void)task, (void)flags, (void)codeptr;
     bump(ompt_callback_parallel_end);
+    ref_deliver_by(OC_CB_parallel_end, 0, 0);
 }
 
 static void ref_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *new_task,
@@ -79,8 +150,11 @@ static void ref_task_schedule(ompt_data_t *prior, int prior_status, ompt_data_t 
 static void ref_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task,
                               unsigned int actual, unsigned int index, int flags)
 {
-    (void)endpoint, (void)parallel, (void)task, (void)actual, (void)index, (void)flags;
+    (void)parallel, (void)task, (void)actual, (void)flags;
     bump(ompt_callback_implicit_task);
+    /* A worker's implicit task ends its idling and its end begins it; the master never idles. */
+    if (index != 0)
+        ref_deliver_by(OC_CB_implicit_task, 0, endpoint == ompt_scope_end);
 }
 
 static void ref_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task,
@@ -93,8 +167,9 @@ static void ref_sync_region(int kind, int endpoint, ompt_data_t *parallel, ompt_
 static void ref_sync_region_wait(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task,
                                  const void *codeptr)
 {
-    (void)kind, (void)endpoint, (void)parallel, (void)task, (void)codeptr;
+    (void)parallel, (void)task, (void)codeptr;
     bump(ompt_callback_sync_region_wait);
+    ref_deliver_by(OC_CB_sync_region_wait, kind, endpoint == ompt_scope_begin);
 }
 
 static void ref_reduction(int kind, int endpoint, ompt_data_t *parallel, ompt_data_t *task,
@@ -107,8 +182,9 @@ static void ref_reduction(int kind, int endpoint, ompt_data_t *parallel, ompt_da
 static void ref_mutex_acquire(int kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
                               const void *codeptr)
 {
-    (void)kind, (void)hint, (void)impl, (void)wait_id, (void)codeptr;
+    (void)hint, (void)impl, (void)wait_id, (void)codeptr;
     bump(ompt_callback_mutex_acquire);
+    ref_deliver_by(OC_CB_mutex_acquire, kind, 1);
 }
 
 static void ref_lock_init(int kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
@@ -120,14 +196,17 @@ static void ref_lock_init(int kind, unsigned int hint, unsigned int impl, ompt_w
 
 static void ref_mutex_acquired(int kind, ompt_wait_id_t wait_id, const void *codeptr)
 {
-    (void)kind, (void)wait_id, (void)codeptr;
+    (void)wait_id, (void)codeptr;
     bump(ompt_callback_mutex_acquired);
+    ref_deliver_by(OC_CB_mutex_acquired, kind, 0);
+    ref_deliver_by(OC_CB_mutex_acquired, kind, 1);
 }
 
 static void ref_mutex_released(int kind, ompt_wait_id_t wait_id, const void *codeptr)
 {
-    (void)kind, (void)wait_id, (void)codeptr;
+    (void)wait_id, (void)codeptr;
     bump(ompt_callback_mutex_released);
+    ref_deliver_by(OC_CB_mutex_released, kind, 0);
 }
 
 static void ref_lock_destroy(int kind, ompt_wait_id_t wait_id, const void *codeptr)
@@ -145,14 +224,16 @@ static void ref_nest_lock(int endpoint, ompt_wait_id_t wait_id, const void *code
 static void ref_work(int type, int endpoint, ompt_data_t *parallel, ompt_data_t *task, uint64_t count,
                      const void *codeptr)
 {
-    (void)type, (void)endpoint, (void)parallel, (void)task, (void)count, (void)codeptr;
+    (void)parallel, (void)task, (void)count, (void)codeptr;
     bump(ompt_callback_work);
+    ref_deliver_by(OC_CB_work, type, endpoint == ompt_scope_begin);
 }
 
 static void ref_masked(int endpoint, ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
 {
-    (void)endpoint, (void)parallel, (void)task, (void)codeptr;
+    (void)parallel, (void)task, (void)codeptr;
     bump(ompt_callback_masked);
+    ref_deliver_by(OC_CB_masked, 0, endpoint == ompt_scope_begin);
 }
 
 static void ref_dispatch(ompt_data_t *parallel, ompt_data_t *task, int kind, ompt_data_t instance)
@@ -195,6 +276,9 @@ static int ref_initialize(ompt_function_lookup_t lookup, int device, ompt_data_t
     const char *mode = getenv("BENCH_REFTOOL");
     if (set_callback == NULL || (mode != NULL && strcmp(mode, "idle") == 0))
         return 1;
+    if (mode != NULL && strcmp(mode, "deliver") == 0)
+        for (int event = OMP_EVENT_FORK; event <= OC_EVENT_MAX; event++)
+            atomic_store(&ref_callbacks[event], ref_on_event);
 #define REF_SET(name) set_callback(ompt_callback_##name, (ompt_callback_t)ref_##name);
     OC_OMPT_CALLBACKS(REF_SET)
 #undef REF_SET

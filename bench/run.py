@@ -3,8 +3,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Builds the bench programs, runs every configuration and prints one table.
 
-Configurations: no tool; the reference OMPT tool idle and with every callback
-the shim sets (bench/reftool.c); the shim with a START-only client and with
+Configurations: no tool; the reference OMPT tool idle, with every callback
+the shim sets, and delivering the legacy events as cheaply as the
+collector API's guarantees allow (bench/reftool.c: the floor of any shim); the shim with a START-only client and with
 all 22 events registered (bench/client.c); ompcollect by default, with
 --interval set to the kernel's tick (sampled on the tick) and with
 --no-sample.  Figures:
@@ -43,6 +44,7 @@ CONFIGS = [
     ("none", "no tool", "plain"),
     ("ref-idle", "ref idle", "reftool"),
     ("ref-all", "ref all", "reftool"),
+    ("ref-deliver", "ref deliver", "reftool"),
     ("shim-start", "shim START", "shim"),
     ("shim-all", "shim all", "shim"),
     ("oc-default", "ompcollect", "ompcollect"),
@@ -111,7 +113,12 @@ def build(args, bindir):
         "syncbench": [workload_cc, "-std=gnu11", "-O2", "-fopenmp", "-o",
                       os.path.join(bindir, "syncbench"), os.path.join(bench, "syncbench.c"), "-ldl"],
         "reftool": [args.cc] + tool_flags + ["-o", os.path.join(bindir, "reftool.so"),
-                                             os.path.join(bench, "reftool.c")],
+                                             os.path.join(bench, "reftool.c"),
+                                             os.path.join(args.srcdir, "lib", "mapping.c")],
+        "reftool-deliver": [args.cc] + tool_flags + ["-DREF_DELIVER", "-o",
+                                                     os.path.join(bindir, "reftool-deliver.so"),
+                                                     os.path.join(bench, "reftool.c"),
+                                                     os.path.join(args.srcdir, "lib", "mapping.c")],
         "client": [args.cc] + tool_flags + ["-o", os.path.join(bindir, "client.so"),
                                             os.path.join(bench, "client.c"), "-ldl"],
     }
@@ -140,9 +147,10 @@ def command_for(config, args, paths, threads, workload_args, wrapper=()):
     argv = list(wrapper)
     if config == "none":
         env["LD_PRELOAD"] = args.libomp
-    elif config in ("ref-idle", "ref-all"):
-        env["LD_PRELOAD"] = args.libomp + " " + reftool
-        env["BENCH_REFTOOL"] = "idle" if config == "ref-idle" else "all"
+    elif config in ("ref-idle", "ref-all", "ref-deliver"):
+        tool = reftool[:-len(".so")] + "-deliver.so" if config == "ref-deliver" else reftool
+        env["LD_PRELOAD"] = args.libomp + " " + tool
+        env["BENCH_REFTOOL"] = config[len("ref-"):]
     elif config in ("shim-start", "shim-all"):
         env["LD_PRELOAD"] = " ".join([args.libomp, args.shim, client])
         env["BENCH_CLIENT_EVENTS"] = "none" if config == "shim-start" else "all"
@@ -314,6 +322,15 @@ def build_table(args, paths, configs, per_region, per_inquiry, times, regions, n
             else:
                 row_added.append(mark + "+" + count(value - base) + ratio(value - base, ref_added))
         rows += [row_total, row_added]
+        if "ref-deliver" in per_region and base is not None:
+            # The floor of any tool that delivers the legacy events safely (bench/reftool.c).
+            floor_added = per_region["ref-deliver"] - base
+            row_floor = ["Ir added (x ref deliver added)"]
+            for config in configs:
+                value = per_region.get(config)
+                row_floor.append("-" if value is None or config == "none" or config.startswith("oc-")
+                                 else "+" + count(value - base) + ratio(value - base, floor_added))
+            rows.append(row_floor)
     if per_inquiry:
         reference = per_inquiry.get("ref-all", per_inquiry.get("ref-idle"))
         row = ["Ir STATE+CURRENT_PRID (x raw)"]
@@ -432,7 +449,8 @@ def main():
             "Ir: callgrind instructions per region of the fixed mix (barrier, critical, lock, "
             "single, master, for, for-reduction), 1 thread, (%d - %d regions) / %d, the median "
             "of pairs repeated until two agree; ~ = timer-driven, not deterministic.  Ratios: "
-            "Ir/region to ref idle's total, Ir added to ref all's added."
+            "Ir/region to ref idle's total, Ir added to ref all's added; ref deliver's added "
+            "is the floor of a shim (no state, ids or pairs kept, 20 deliveries per region)."
             % (2 * args.regions, args.regions, args.regions),
             "STATE+CURRENT_PRID: one batched sample through the API vs ompt_get_state + "
             "ompt_get_parallel_info(0) in the reference tool.",
