@@ -60,7 +60,7 @@ static void ref_on_event(OMP_COLLECTORAPI_EVENT event)
     (void)event;
 }
 
-/* A slot for this thread's in-flight mark; out of line, once per thread. */
+/* A slot for this thread's in-flight mark; out of line, once per thread (past 256 threads slots are shared: the bench runs two). */
 static __attribute__((noinline)) struct ref_slot *ref_claim_slot(void)
 {
     unsigned index = atomic_fetch_add(&ref_slots_used, 1);

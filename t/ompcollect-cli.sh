@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 prog=$top_builddir/t/ompcollect-prog
 
-echo "1..28"
+echo "1..30"
 n=0
 # A failed test shows the first 40 lines of each file it names.
 result_lines="head -n 40"
@@ -103,7 +103,8 @@ run --runtime "$LIBOMP" "$prog" 0 spawn
     && [ "$(grep -c '^  exec.d by .*ompcollect-prog (pid [0-9]*) after a fork from pid [0-9]*$' "$tmp/err")" -eq 1 ]
 result $? "a child the program forks and execs runs OpenMP too: a report each, the child's says where it came from" "$tmp/err"
 
-run --runtime "$LIBOMP" -f json -o "$tmp/report.json" "$prog"
+# cover() judges only threads with >= 50 samples' worth of life: 1 ms makes the 50 ms program count.
+run --runtime "$LIBOMP" --interval=1ms -f json -o "$tmp/report.json" "$prog"
 [ $status -eq 0 ] && python3 -m json.tool "$tmp/report.json" >/dev/null
 result $? "--format=json writes well-formed JSON" "$tmp/err" "$tmp/report.json"
 
@@ -144,6 +145,31 @@ result $? "--no-sample: no samples, FORK still counted" "$tmp/err" "$tmp/nosampl
 run --runtime "$LIBOMP" --interval=5ms -f json -o "$tmp/interval.json" "$prog"
 [ $status -eq 0 ] && holds "$tmp/interval.json" 'r["interval_ns"] == 5000000 and 0 < initial["samples"] <= 40'
 result $? "--interval=5ms samples every 5 ms" "$tmp/err" "$tmp/interval.json"
+
+# The default is the kernel's tick (CLOCK_MONOTONIC_COARSE's resolution) when it is 1-10 ms, else 1 ms.
+tick=$(python3 -c 'import time; print(round(time.clock_getres(getattr(time, "CLOCK_MONOTONIC_COARSE", 6)) * 1e9))')
+default=$(python3 -c 'import sys; t = int(sys.argv[1]); print(t if 1000000 <= t <= 10000000 else 1000000)' "$tick")
+shown=$(python3 -c 'import sys; print("%.3g" % (int(sys.argv[1]) / 1e6))' "$default")
+run --runtime "$LIBOMP" -f json -o "$tmp/default.json" "$prog"
+[ $status -eq 0 ] && holds "$tmp/default.json" "r['interval_ns'] == $default and r['sampling'] is True" \
+    && run --runtime "$LIBOMP" "$prog" && [ $status -eq 0 ] \
+    && grep -Eq "^  wall [0-9.]+ s, sampling every $shown ms( with |, )" "$tmp/err"
+result $? "the default interval is $shown ms (the kernel's tick is $tick ns), and the JSON and text reports say so" \
+    "$tmp/err" "$tmp/default.json"
+
+# -i wins over the default; --interval=tick asks for the tick itself.
+other=2ms
+[ "$default" -eq 2000000 ] && other=3ms
+run --runtime "$LIBOMP" -i $other -f json -o "$tmp/other.json" "$prog"
+[ $status -eq 0 ] && holds "$tmp/other.json" "r['interval_ns'] == ${other%ms}000000" \
+    && run --runtime "$LIBOMP" --interval=tick -f json -o "$tmp/tick.json" "$prog" \
+    && if [ "$tick" -ge 100000 ]; then
+        [ $status -eq 0 ] && holds "$tmp/tick.json" "r['interval_ns'] == $tick"
+    else
+        # No usable tick (a coarse clock finer than 100 us): refused.
+        [ $status -eq 125 ] && grep -q 'tick' "$tmp/err"
+    fi
+result $? "-i $other overrides the default; --interval=tick samples every $tick ns" "$tmp/err" "$tmp/other.json" "$tmp/tick.json"
 
 run --runtime "$LIBOMP" --events=ctwt,begin_ibar -f json -o "$tmp/events.json" "$prog"
 [ $status -eq 0 ] && holds "$tmp/events.json" 'sorted(events) == ["begin_ctwt", "begin_ibar", "end_ctwt", "fork", "join"] and all(e["status"] == "ok" for e in events.values())'

@@ -35,9 +35,10 @@ done
 
 # Interrupts, while the program's threads are busy in a region.
 # interrupt NAME SIGNAL TARGET: runs the wait mode under ompcollect with a JSON report and interrupts it.
+# The > 50 samples expected by the kill come from ~0.1 s of 2 threads: 1 ms, whatever the default.
 interrupt() {
     rm -f "$tmp/$1.marker"
-    python3 "$runner" "$tmp/$1.marker" "$2" "$3" -- "$oc" --runtime "$LIBOMP" -f json -o "$tmp/$1.json" \
+    python3 "$runner" "$tmp/$1.marker" "$2" "$3" -- "$oc" --runtime "$LIBOMP" --interval=1ms -f json -o "$tmp/$1.json" \
         "$jobs" wait "$tmp/$1.marker" >"$tmp/$1.status" 2>"$tmp/$1.err"
     status=$(cat "$tmp/$1.status")
 }

@@ -79,9 +79,32 @@ static void say(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+/* The kernel's scheduler tick in nanoseconds (CLOCK_MONOTONIC_COARSE's resolution, as the agent reads it); 0 when unknown. */
+static long long kernel_tick_ns(void)
+{
+    struct timespec tick;
+    if (clock_getres(CLOCK_MONOTONIC_COARSE, &tick) != 0 || tick.tv_sec != 0 || tick.tv_nsec < 100000)
+        return 0;
+    return tick.tv_nsec;
+}
+
+/*
+ * The default sampling interval: the tick when it lies in 1-10 ms, else
+ * 1 ms.  Timers on the tick are run by the interrupt every CPU takes anyway
+ * (tools/agent.c), where any other interval costs an interrupt per sample.
+ */
+static long long default_interval_ns(void)
+{
+    long long tick = kernel_tick_ns();
+    return tick >= 1000000 && tick <= 10000000 ? tick : 1000000;
+}
+
 /* The --help text; the exit statuses are part of the interface, so they are spelled out. */
 static void usage(FILE *out)
 {
+    char tick[32] = "unknown here";
+    if (kernel_tick_ns() != 0)
+        snprintf(tick, sizeof tick, "here %.3g ms", kernel_tick_ns() / 1e6);
     fprintf(out,
             "Usage: %s [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
             "       %s merge [-f text|json] [-o FILE] REPORT.json...\n"
@@ -113,8 +136,10 @@ static void usage(FILE *out)
             "                           flamegraph.pl (program built -fno-omit-frame-pointer)\n"
             "      --stacks-file=FILE   also write the folded stacks to FILE (implies\n"
             "                           --stacks; same patterns as --output)\n"
-            "  -i, --interval=TIME      sampling interval, e.g. 1ms (default), 250us, 4ms (a\n"
-            "                           whole number of kernel ticks costs far less)\n"
+            "  -i, --interval=TIME      sampling interval, e.g. 1ms, 250us, or tick: the\n"
+            "                           kernel's scheduler tick (%s), which is the\n"
+            "                           default when it is 1-10 ms (else 1ms); whole ticks\n"
+            "                           cost far less than any other interval\n"
             "  -e, --events=LIST        further events to register besides fork and join:\n"
             "                           comma list of fork, join, begin_X, end_X, or just X\n"
             "                           for both halves, X one of idle ibar ebar lkwt ctwt\n"
@@ -142,7 +167,7 @@ static void usage(FILE *out)
             "ompcollect fails or refuses before PROGRAM runs (bad options, a static program,\n"
             "an MPI launcher as PROGRAM, a runtime that will not take the shim), 126 when\n"
             "PROGRAM cannot be executed, 127 when it is not found.\n",
-            program_name, program_name,
+            program_name, program_name, tick,
             OMPCOLLECT_DEFAULT_RUNTIME[0] ? OMPCOLLECT_DEFAULT_RUNTIME
                                           : "(no libomp was found at configure time)");
 }
@@ -1525,7 +1550,7 @@ int main(int argc, char **argv)
     struct run run;
     memset(&run, 0, sizeof run);
     run.format = OMPC_FORMAT_TEXT;
-    run.interval_ns = 1000000;
+    run.interval_ns = default_interval_ns();
     run.sampling = 1;
     uint32_t event_mask = 0;
     int events_given = 0;
@@ -1566,9 +1591,15 @@ int main(int argc, char **argv)
             run.trace_json = optarg;
             break;
         case 'i':
+            if (strcmp(optarg, "tick") == 0) {
+                if ((run.interval_ns = kernel_tick_ns()) == 0)
+                    die(EXIT_OWN_FAILURE, "--interval=tick: cannot read the kernel's tick "
+                                          "(CLOCK_MONOTONIC_COARSE's resolution); give a time (e.g. 1ms)");
+                break;
+            }
             if (ompc_parse_interval(optarg, &run.interval_ns) != 0)
                 die(EXIT_OWN_FAILURE,
-                    "--interval '%s' is not a time between 10us and 10s (e.g. 1ms, 250us)", optarg);
+                    "--interval '%s' is not a time between 10us and 10s (e.g. 1ms, 250us) or 'tick'", optarg);
             break;
         case 'e': {
             char bad[64];
