@@ -46,7 +46,9 @@ EOF
     echo "1..0 # SKIP cannot read the install directories from $top_builddir/Makefile"
     exit 0
 }
-. "$tmp/dirs"
+# Only the assignments: make may first re-run configure and say so on the same streams.
+grep -E '^[a-z]+=' "$tmp/dirs" >"$tmp/dirs.sh"
+. "$tmp/dirs.sh"
 
 "$make" -C "$top_builddir" install DESTDIR="$dest" >"$tmp/install.log" 2>&1
 result $? "make install DESTDIR=... succeeds" "$tmp/install.log"
