@@ -1029,20 +1029,14 @@ static void fork_stack(struct ompc_process *owner, struct ompc_thread *slot)
 static void begin_recording(int parent);
 
 /* Closes one of a thread's task timers when its depth falls back to 0; a stray END is ignored. */
-static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *total, uint64_t now)
+static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *total)
 {
-    if (*depth > 0 && --*depth == 0 && now > since)
-        atomic_fetch_add_explicit(total, now - since, memory_order_relaxed);
+    if (*depth > 0 && --*depth == 0) {
+        uint64_t now = now_ns();
+        if (now > since)
+            atomic_fetch_add_explicit(total, now - since, memory_order_relaxed);
+    }
 }
-
-/* The task events whose time task_event uses; on_event reads the clock only for these (and for 1..22). */
-#define TASK_EVENTS_TIMED                                                                           \
-    ((UINT64_C(1) << OMP_EVENT_THR_BEGIN_CREATE_TASK) | (UINT64_C(1) << OMP_EVENT_THR_END_CREATE_TASK_IMM) \
-     | (UINT64_C(1) << OMP_EVENT_THR_END_CREATE_TASK_DEL) | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_EXEC_TASK) \
-     | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_FINISH_TASK)                                            \
-     | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_SUSPEND_TASK)                                           \
-     | (UINT64_C(1) << OMP_EVENT_THR_END_SUSPEND_TASK))
-_Static_assert(OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS <= 64, "task events fit TASK_EVENTS_TIMED");
 
 /*
  * A task event (23..35) on the thread where it happens: counted, and the
@@ -1053,7 +1047,7 @@ _Static_assert(OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS <= 64, "task events fit 
  * inside an EXEC, and ends at the END_SUSPEND met at the same EXEC depth.
  * Nothing is allocated, locked or formatted here.
  */
-static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now)
+static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
 {
     atomic_fetch_add_explicit(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1, memory_order_relaxed);
     if (slot == &owner->untracked)
@@ -1061,30 +1055,29 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
     switch (event) {
     case OMP_EVENT_THR_BEGIN_CREATE_TASK:
         if (slot->task_create_depth++ == 0)
-            slot->task_create_since = now;
+            slot->task_create_since = now_ns();
         break;
     case OMP_EVENT_THR_END_CREATE_TASK_IMM:
     case OMP_EVENT_THR_END_CREATE_TASK_DEL:
-        task_timer_end(&slot->task_create_depth, slot->task_create_since, &slot->task_create_ns, now);
+        task_timer_end(&slot->task_create_depth, slot->task_create_since, &slot->task_create_ns);
         break;
     case OMP_EVENT_THR_BEGIN_EXEC_TASK:
         if (slot->task_exec_depth++ == 0)
-            slot->task_exec_since = now;
+            slot->task_exec_since = now_ns();
         break;
     case OMP_EVENT_THR_BEGIN_FINISH_TASK:
-        task_timer_end(&slot->task_exec_depth, slot->task_exec_since, &slot->task_exec_ns, now);
+        task_timer_end(&slot->task_exec_depth, slot->task_exec_since, &slot->task_exec_ns);
         break;
     case OMP_EVENT_THR_BEGIN_SUSPEND_TASK:
         if (slot->task_exec_depth > 0) {
             atomic_fetch_add_explicit(&slot->task_suspensions, 1, memory_order_relaxed);
             if (slot->task_suspend_depth++ == 0)
-                slot->task_suspend_since = now;
+                slot->task_suspend_since = now_ns();
         }
         break;
     case OMP_EVENT_THR_END_SUSPEND_TASK:
         if (slot->task_exec_depth > 0)
-            task_timer_end(&slot->task_suspend_depth, slot->task_suspend_since, &slot->task_suspend_ns,
-                           now);
+            task_timer_end(&slot->task_suspend_depth, slot->task_suspend_since, &slot->task_suspend_ns);
         break;
     default:
         break;
@@ -1111,18 +1104,18 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
     }
     if (!atomic_load_explicit(&owner->openmp, memory_order_relaxed))
         note_runtime(owner);
-    /* Half of a task's events time nothing (task_event): they skip the clock, a few tens of ns each. */
-    uint64_t now = event < OMPC_NEVENTS || (TASK_EVENTS_TIMED & (UINT64_C(1) << event)) ? now_ns() : 0;
     struct ompc_thread *slot = current_thread();
     if (slot == NULL) {
         errno = saved_errno;
         return;
     }
+    /* Task events read the clock only where a timer starts or stops (task_event): most time nothing. */
     if (event >= OMPC_NEVENTS) {
-        task_event(owner, slot, event, now);
+        task_event(owner, slot, event);
         errno = saved_errno;
         return;
     }
+    uint64_t now = now_ns();
     atomic_fetch_add_explicit(&slot->events[event], 1, memory_order_relaxed);
     if (record->event_log_bytes != 0)
         log_event(owner, slot, event, now);
@@ -1822,9 +1815,7 @@ __attribute__((constructor)) static void agent_start(void)
     RESOLVE(fexecve);
     origin_ns = monotonic_ns();
     is_main = getpid() == record->main_pid;
-    struct timespec tick;
-    if (clock_getres(CLOCK_MONOTONIC_COARSE, &tick) == 0 && tick.tv_sec == 0 && tick.tv_nsec >= 100000)
-        tick_ns = (uint64_t)tick.tv_nsec;
+    tick_ns = (uint64_t)ompc_kernel_tick_ns();
     if (real.pthread_create == NULL || real.sigaction == NULL || real.pthread_sigmask == NULL) {
         cannot_attach("cannot find the C library's pthread_create, sigaction or pthread_sigmask");
         return;

@@ -1,5 +1,6 @@
 /* names.c - state and event names, and parsing of --events, --interval and --format, for launcher and agent alike. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE 1 /* CLOCK_MONOTONIC_COARSE */
 #include "names.h"
 #include "omp_collector_api.h"
 
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 static const char *const state_names[OMPC_NSTATES] = {
     "?", "OVHD", "WORK", "IBAR", "EBAR", "IDLE", "SERIAL", "REDUC", "LKWT", "CTWT", "ODWT", "ATWT",
@@ -139,6 +141,15 @@ int ompc_parse_events(const char *list, uint32_t *mask, char *bad, size_t bad_si
     }
     *mask = result & ~(UINT32_C(1) << 31);
     return 0;
+}
+
+/* The scheduler tick, as CLOCK_MONOTONIC_COARSE advances by it (see names.h). */
+long long ompc_kernel_tick_ns(void)
+{
+    struct timespec tick;
+    if (clock_getres(CLOCK_MONOTONIC_COARSE, &tick) != 0 || tick.tv_sec != 0 || tick.tv_nsec < 100000)
+        return 0;
+    return tick.tv_nsec;
 }
 
 /* Parses an interval; the unit multiplies a decimal fraction so "0.5ms" and "500us" agree. */

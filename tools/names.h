@@ -48,6 +48,13 @@ int ompc_parse_events(const char *list, uint32_t *mask, char *bad, size_t bad_si
  */
 int ompc_parse_interval(const char *text, long long *nanoseconds);
 
+/*
+ * The kernel's scheduler tick in nanoseconds (CLOCK_MONOTONIC_COARSE's
+ * resolution), 0 when unknown or finer than 100 us (no usable tick).  The
+ * launcher picks the default interval from it, the agent puts timers on it.
+ */
+long long ompc_kernel_tick_ns(void);
+
 /* Report formats. */
 enum ompc_format { OMPC_FORMAT_TEXT, OMPC_FORMAT_CSV, OMPC_FORMAT_JSON };
 /* The report as folded call stacks (--stacks=folded); not a --format value. */

@@ -79,15 +79,6 @@ static void say(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-/* The kernel's scheduler tick in nanoseconds (CLOCK_MONOTONIC_COARSE's resolution, as the agent reads it); 0 when unknown. */
-static long long kernel_tick_ns(void)
-{
-    struct timespec tick;
-    if (clock_getres(CLOCK_MONOTONIC_COARSE, &tick) != 0 || tick.tv_sec != 0 || tick.tv_nsec < 100000)
-        return 0;
-    return tick.tv_nsec;
-}
-
 /*
  * The default sampling interval: the tick when it lies in 1-10 ms, else
  * 1 ms.  Timers on the tick are run by the interrupt every CPU takes anyway
@@ -95,7 +86,7 @@ static long long kernel_tick_ns(void)
  */
 static long long default_interval_ns(void)
 {
-    long long tick = kernel_tick_ns();
+    long long tick = ompc_kernel_tick_ns();
     return tick >= 1000000 && tick <= 10000000 ? tick : 1000000;
 }
 
@@ -103,8 +94,8 @@ static long long default_interval_ns(void)
 static void usage(FILE *out)
 {
     char tick[32] = "unknown here";
-    if (kernel_tick_ns() != 0)
-        snprintf(tick, sizeof tick, "here %.3g ms", kernel_tick_ns() / 1e6);
+    if (ompc_kernel_tick_ns() != 0)
+        snprintf(tick, sizeof tick, "here %.3g ms", ompc_kernel_tick_ns() / 1e6);
     fprintf(out,
             "Usage: %s [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
             "       %s merge [-f text|json] [-o FILE] REPORT.json...\n"
@@ -1592,7 +1583,7 @@ int main(int argc, char **argv)
             break;
         case 'i':
             if (strcmp(optarg, "tick") == 0) {
-                if ((run.interval_ns = kernel_tick_ns()) == 0)
+                if ((run.interval_ns = ompc_kernel_tick_ns()) == 0)
                     die(EXIT_OWN_FAILURE, "--interval=tick: cannot read the kernel's tick "
                                           "(CLOCK_MONOTONIC_COARSE's resolution); give a time (e.g. 1ms)");
                 break;
