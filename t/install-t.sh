@@ -7,20 +7,9 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/install-test.XXXXXX") || exit 99
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 dest=$tmp/dest
 n=0
-# result STATUS DESCRIPTION [FILE]: one TAP line; FILE's first lines become diagnostics on failure.
-result() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        [ -n "${3:-}" ] && [ -s "$3" ] && sed -e 's/^/#   /' "$3" | tail -n 20
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n # SKIP $1"
-}
+. "$top_srcdir/t/tap.sh"
+# On a failure a file's last lines: make's errors come last.
+result_lines="tail -n 20"
 
 # The make that runs this test must not hand its jobserver or goals to ours.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES

@@ -9,20 +9,9 @@ oc=$top_builddir/tools/ompcollect
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/man-test.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 n=0
-# result STATUS DESCRIPTION [FILE]: one TAP line; FILE's first lines become diagnostics on failure.
-result() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        [ -n "${3:-}" ] && [ -s "$3" ] && sed -e 's/^/#   /' "$3" | head -n 20
-    fi
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n # SKIP $1"
-}
+. "$top_srcdir/t/tap.sh"
+# On a failure a file's first 20 lines.
+result_lines="head -n 20"
 
 version=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h" 2>/dev/null)
 

@@ -41,28 +41,8 @@ if [ -n "$sanitizers" ]; then
     export LD_PRELOAD ASAN_OPTIONS
 fi
 
-# The TAP helpers below number their lines with $n, which each test sets to 0
-# after its plan.  result() shows each diagnostic file through $result_lines
-# (a test may show more, or the tail), and first calls the function named
-# by $result_summary on it, when a test names one.
-result_lines="head -n 30"
-result_summary=
-
-# result STATUS DESCRIPTION [FILE...]: one TAP line; on failure the named files become diagnostics.
-result() {
-    n=$((n + 1))
-    if [ "$1" -eq 0 ]; then
-        echo "ok $n - $2"
-    else
-        echo "not ok $n - $2"
-        shift 2
-        for file in "$@"; do
-            [ -n "$result_summary" ] && "$result_summary" "$file"
-            # shellcheck disable=SC2086 # a command and its arguments
-            [ -f "$file" ] && sed -e "s|^|# $(basename "$file"): |" "$file" | $result_lines
-        done
-    fi
-}
+# result and skip, the TAP lines (t/tap.sh).
+. "$top_srcdir/t/tap.sh"
 
 # ok VALUE DESCRIPTION [FILE]: one TAP line, passing when VALUE is True; on failure VALUE and FILE's first lines become diagnostics.
 ok() {
@@ -74,14 +54,6 @@ ok() {
         echo "# got: $1"
         [ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/# /' "$3" | head -n 20
     fi
-}
-
-# skip REASON [COUNT [DESCRIPTION]]: COUNT (1 unless given) TAP lines skipped for REASON, with the test's DESCRIPTION when given.
-skip() {
-    for _ in $(seq "${2:-1}"); do
-        n=$((n + 1))
-        echo "ok $n${3:+ - $3} # SKIP $1"
-    done
 }
 
 # holds REPORT EXPRESSION: true when the Python expression over a JSON report (see t/ompcollect-query.py) is true.

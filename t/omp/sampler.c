@@ -19,22 +19,26 @@ void sampler_install(int signo, void (*handler)(int))
     sigaction(signo, &action, NULL);
 }
 
-void sampler_arm_thread(long period_ns)
+int sampler_thread_timer(long period_ns, timer_t *timer)
 {
-    static __thread int armed;
-    if (armed)
-        return;
     struct sigevent event;
     memset(&event, 0, sizeof event);
     event.sigev_notify = SIGEV_THREAD_ID;
     event.sigev_signo = SIGPROF;
     event._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    timer_t timer;
-    if (timer_create(CLOCK_MONOTONIC, &event, &timer) != 0)
-        return;
+    if (timer_create(CLOCK_MONOTONIC, &event, timer) != 0)
+        return -1;
     struct itimerspec period = {{0, period_ns}, {0, period_ns}};
-    timer_settime(timer, 0, &period, NULL);
-    armed = 1;
+    timer_settime(*timer, 0, &period, NULL);
+    return 0;
+}
+
+void sampler_arm_thread(long period_ns)
+{
+    static __thread int armed;
+    timer_t timer;
+    if (!armed && sampler_thread_timer(period_ns, &timer) == 0)
+        armed = 1;
 }
 
 double sampler_now(void)

@@ -3,6 +3,8 @@
 #ifndef OMPCOLLECTOR_TEST_SAMPLER_H
 #define OMPCOLLECTOR_TEST_SAMPLER_H 1
 
+#include <time.h>
+
 /* Installs `handler` for `signo` with an empty mask, restarting the calls it interrupts (a profiler's handler must not make them fail). */
 void sampler_install(int signo, void (*handler)(int));
 
@@ -13,6 +15,14 @@ void sampler_install(int signo, void (*handler)(int));
  * thread if it sleeps.
  */
 void sampler_arm_thread(long period_ns);
+
+/*
+ * The timer sampler_arm_thread arms, for a caller that keeps it (to delete
+ * it later): a new wall-clock timer sending SIGPROF to the calling thread
+ * every `period_ns` (under a second).  0 when armed, -1 when the timer
+ * could not be made.
+ */
+int sampler_thread_timer(long period_ns, timer_t *timer);
 
 /* Monotonic seconds. */
 double sampler_now(void);

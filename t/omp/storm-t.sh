@@ -9,7 +9,7 @@ seconds=${STORM_SECONDS:-2}
 WORKLOAD_TIMEOUT=$((${seconds%.*} + 180))
 
 for cc in $(workload_compilers); do
-    binary=$(build_workload "$cc" stress.c storm -lpthread -lrt) || {
+    binary=$(build_workload "$cc" stress.c storm "$top_srcdir/t/omp/sampler.c" -lpthread -lrt) || {
         tap_result fail "$cc: storm workload builds"
         continue
     }

@@ -9,7 +9,7 @@ stress_s=${STRESS_SECONDS:-3} reproducer_s=${REPRODUCER_SECONDS:-2}
 WORKLOAD_TIMEOUT=$((${stress_s%.*} + ${reproducer_s%.*} + 180))
 
 for cc in $(workload_compilers); do
-    binary=$(build_workload "$cc" stress.c stress -lpthread -lrt) || {
+    binary=$(build_workload "$cc" stress.c stress "$top_srcdir/t/omp/sampler.c" -lpthread -lrt) || {
         tap_result fail "$cc: stress workload builds"
         continue
     }

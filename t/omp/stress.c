@@ -26,11 +26,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "collector.h"
+#include "sampler.h"
 
 #define TEAM 4
 #define INNER_TEAM 2
@@ -253,17 +253,8 @@ static void arm_storm_timer(void)
     int slot = atomic_fetch_add(&timer_count, 1);
     if (slot >= MAX_TIMERS)
         return;
-    struct sigevent event;
-    memset(&event, 0, sizeof event);
-    event.sigev_notify = SIGEV_THREAD_ID;
-    event.sigev_signo = SIGPROF;
-    event._sigev_un._tid = (pid_t)syscall(SYS_gettid);
-    if (timer_create(CLOCK_MONOTONIC, &event, &timers[slot]) != 0) {
+    if (sampler_thread_timer(100000, &timers[slot]) != 0)
         atomic_fetch_add(&timer_failures, 1);
-        return;
-    }
-    struct itimerspec period = {{0, 100000}, {0, 100000}};
-    timer_settime(timers[slot], 0, &period, NULL);
 }
 
 /* Stops every timer before the report, and ignores signals still pending. */
@@ -794,11 +785,7 @@ int main(int argc, char **argv)
     }
 
     if (mode_storm) {
-        struct sigaction action;
-        memset(&action, 0, sizeof action);
-        action.sa_handler = on_storm_signal;
-        action.sa_flags = SA_RESTART;
-        sigaction(SIGPROF, &action, NULL);
+        sampler_install(SIGPROF, on_storm_signal);
     }
 
     pthread_t helpers[3];
