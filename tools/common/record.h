@@ -65,7 +65,7 @@
 #define OMPC_EVENT_LOG_THREADS 64u
 /*
  * --stacks: per thread a table of distinct sampled call stacks (leaf
- * first, runtime frames already spliced out, see tools/stackwalk.c) with a
+ * first, runtime frames already spliced out, see tools/agent/stackwalk.c) with a
  * count each, and a smaller one of the stacks the thread forked regions
  * from; OMPC_STACK_THREADS threads get them (sparse arena).  A sample whose
  * stack does not fit is counted in its thread's stack_dropped.
