@@ -54,7 +54,7 @@ int main(void)
     dl_iterate_phdr(first_object, NULL);
 
     struct ompc_symbolizer *symbolizer = ompc_symbolizer_new();
-    tap_ok(symbolizer != NULL && ompc_symbolizer_add_module(symbolizer, self, executable_bias) == 0,
+    tap_ok(symbolizer != NULL && ompc_symbolizer_add_module(symbolizer, self, NULL, executable_bias) == 0,
            "the test's own executable is reported at its load bias");
 
     uint64_t address = symbolize_target();
@@ -80,7 +80,7 @@ int main(void)
     ompc_symbolize(symbolizer, 0x1000, 0, &where);
     tap_ok(where.kind == OMPC_LOC_NONE && where.module == NULL,
            "an address no module holds stays unresolved");
-    tap_ok(ompc_symbolizer_add_module(symbolizer, "/nonexistent/libgone.so", 0x7f0000000000) == -1,
+    tap_ok(ompc_symbolizer_add_module(symbolizer, "/nonexistent/libgone.so", NULL, 0x7f0000000000) == -1,
            "a module whose file is gone is refused, not fatal");
     ompc_symbolizer_free(symbolizer);
 
@@ -93,7 +93,7 @@ int main(void)
         tap_skip(1, "strip (binutils) could not make a stripped copy");
     } else {
         struct ompc_symbolizer *bare = ompc_symbolizer_new();
-        ompc_symbolizer_add_module(bare, stripped, executable_bias);
+        ompc_symbolizer_add_module(bare, stripped, NULL, executable_bias);
         ompc_symbolize(bare, address, 1, &where);
         tap_ok(where.kind == OMPC_LOC_MODULE && where.function == NULL
                    && where.module_offset == address - executable_bias,

@@ -5,11 +5,14 @@
 
 #include "csvdir.h"
 #include "elfcheck.h"
+#include "load.h"
 #include "names.h"
 #include "omp_collector_api.h"
 #include "output.h"
 #include "record.h"
 #include "report.h"
+#include "run.h"
+#include "session.h"
 #include "stacks.h"
 
 #include <ctype.h>
@@ -98,11 +101,13 @@ static void usage(FILE *out)
         snprintf(tick, sizeof tick, "here %.3g ms", ompc_kernel_tick_ns() / 1e6);
     fprintf(out,
             "Usage: %s [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
+            "       %s report [OUTPUT OPTION]... SAVED-RUN\n"
             "       %s merge [-f text|json] [-o FILE] REPORT.json...\n"
             "Run PROGRAM with the OpenMP Collector API shim and report, when it ends, where\n"
             "every OpenMP thread of it (and of every child process running OpenMP) spent its\n"
-            "time in the API's 11 thread states.  'merge' sums JSON reports of several\n"
-            "processes or MPI ranks into one summary.\n"
+            "time in the API's 11 thread states.  'report' writes any output again from a\n"
+            "run kept with --save.  'merge' sums JSON reports of several processes or MPI\n"
+            "ranks into one summary.\n"
             "\n"
             "  -o, --output=FILE        write the report to FILE (default: standard error);\n"
             "                           %%p is the pid, %%r the MPI rank, %%h the host, %%%% a %%\n"
@@ -140,6 +145,8 @@ static void usage(FILE *out)
             "      --csv-dir=DIR        also write the CSV report as one file per table,\n"
             "                           DIR/TABLE.csv (same patterns as --output)\n"
             "      --list-regions       text report: list every parallel region instance\n"
+            "      --save=FILE          also keep the run's record in FILE, for 'report'\n"
+            "      --symfs=DIR          'report': read the program's modules under DIR\n"
             "      --runtime=PATH       run PROGRAM on this LLVM libomp.so.5 (preloaded, and\n"
             "                           in place of GCC's libgomp); 'none' changes nothing.\n"
             "                           Default: GCC's libgomp (no OMPT), wherever it is asked\n"
@@ -158,7 +165,7 @@ static void usage(FILE *out)
             "ompcollect fails or refuses before PROGRAM runs (bad options, a static program,\n"
             "an MPI launcher as PROGRAM, a runtime that will not take the shim), 126 when\n"
             "PROGRAM cannot be executed, 127 when it is not found.\n",
-            program_name, program_name, tick,
+            program_name, program_name, program_name, tick,
             OMPCOLLECT_DEFAULT_RUNTIME[0] ? OMPCOLLECT_DEFAULT_RUNTIME
                                           : "(no libomp was found at configure time)");
 }
@@ -485,13 +492,6 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* A process the launcher collected itself (its child, or an orphaned descendant). */
-struct reaped {
-    pid_t pid;
-    int status;
-    uint64_t when_ns;
-};
-
 static pid_t child_pid;
 static volatile sig_atomic_t child_running;
 static volatile sig_atomic_t pending_signal;
@@ -548,39 +548,37 @@ static int process_alive(pid_t pid, uint64_t start_ticks)
     return field == NULL || start_ticks == 0 || strtoull(field + 1, NULL, 10) == start_ticks;
 }
 
-/* Everything about the run the reports are built from. */
-struct run {
-    char **command;
-    int format;
-    int sampling;
-    long long interval_ns;
-    const char *output;      /* pattern, or NULL: stderr */
-    const char *timeline;    /* pattern, or NULL */
-    const char *trace_json;  /* pattern, or NULL */
-    int timeline_width;      /* 0: the default */
-    uint64_t from_ns, to_ns; /* the window drawn; to_ns 0: the end */
-    const char *shim, *agent;
-    const char *runtime_option; /* --runtime PATH (absolute), or NULL */
-    const char *substitute;  /* what libgomp.so.1 resolves to, or NULL */
-    char *private_dir;       /* holds the libgomp.so.1 link, or NULL */
-    struct ompc_rank rank;
-    char host[256];
-    struct timespec start_real;
-    uint64_t start_ns;
-    int record_fd;
-    struct ompc_record_header header;
-    struct reaped *reaped;
-    size_t reaped_count, reaped_capacity;
-    pid_t main_pid;
-    int main_status;
-    const char *trace;       /* --trace: OTF2 archive directory pattern, or NULL */
-    int no_tasks;            /* --no-tasks: leave the task events unregistered */
-    const char *csv_dir;     /* --csv-dir: directory pattern for one CSV file per table, or NULL */
-    int list_regions;        /* --list-regions: every region instance in the text report */
-    uint64_t trace_buffer;   /* --trace-buffer: event log bytes per thread (0: the default) */
-    int stacks;              /* --stacks: sample call stacks */
-    const char *folded;      /* --stacks-file: folded-stacks file pattern, or NULL */
-};
+/*
+ * Whether `pid` is a process this run started: alive with the recorded
+ * start time, started after the launcher, and with the launcher among its
+ * ancestors.  A slot the program forged can name any process; the launcher
+ * waits for and signals only its own.
+ */
+static int our_descendant(pid_t pid, uint64_t start_ticks)
+{
+    if (pid <= 1 || !process_alive(pid, start_ticks))
+        return 0;
+    pid_t self = getpid();
+    for (int depth = 0; depth < 4096 && pid > 1; depth++) {
+        char path[64], text[1024];
+        snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t got = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (got <= 0)
+            return 0;
+        text[got] = '\0';
+        char *field = strrchr(text, ')');
+        long parent = 0;
+        if (field == NULL || sscanf(field + 1, " %*c %ld", &parent) != 1)
+            return 0;
+        if (parent == (long)self)
+            return 1;
+        pid = (pid_t)parent;
+    }
+    return 0;
+}
 
 /* Remembers a process the launcher collected. */
 static void remember_reaped(struct run *run, pid_t pid, int status)
@@ -605,14 +603,6 @@ static const struct reaped *find_reaped(const struct run *run, pid_t pid)
     return NULL;
 }
 
-/* Reads the first bytes of slot `index` (state, pid, start time) from the record. */
-static int peek_slot(const struct run *run, uint32_t index, struct ompc_process *head)
-{
-    off_t offset = (off_t)(run->header.process_offset + (uint64_t)index * run->header.process_size);
-    size_t size = offsetof(struct ompc_process, end_ns);
-    return pread(run->record_fd, head, size, offset) == (ssize_t)size ? 0 : -1;
-}
-
 /*
  * After the program itself ended: descendants that record and still run
  * (a worker the program did not wait for) are waited for too, collecting
@@ -628,14 +618,11 @@ static void wait_for_descendants(struct run *run)
             remember_reaped(run, pid, status);
         int waiting = 0;
         for (uint32_t i = 0; i < run->header.process_count; i++) {
-            struct ompc_process head;
-            if (peek_slot(run, i, &head) != 0)
+            struct ompc_slot_head head;
+            if (ompc_load_head(run->record_fd, &run->header, i, &head) != 0 || head.state == OMPC_PROC_FREE)
                 break;
-            uint32_t state = atomic_load(&head.state);
-            if (state == OMPC_PROC_FREE)
-                break;
-            if ((state != OMPC_PROC_CLAIMED && state != OMPC_PROC_RECORDING) || head.pid == run->main_pid
-                || find_reaped(run, head.pid) != NULL || !process_alive(head.pid, head.start_ticks))
+            if ((head.state != OMPC_PROC_CLAIMED && head.state != OMPC_PROC_RECORDING) || head.pid == run->main_pid
+                || find_reaped(run, head.pid) != NULL || !our_descendant(head.pid, head.start_ticks))
                 continue;
             waiting = 1;
             if (pending_signal)
@@ -691,9 +678,8 @@ static const char *runtime_reason(const struct run *run, const char *path, const
         return "in place of GCC's libgomp (which has no OMPT) that the program or one of its "
                "libraries asked for";
     if (run->runtime_option != NULL) {
-        char *chosen = realpath(run->runtime_option, NULL);
+        const char *chosen = ompc_session_realpath(run->session, run->runtime_option);
         int same = chosen != NULL && strcmp(chosen, file) == 0;
-        free(chosen);
         if (same)
             return "chosen with --runtime";
     }
@@ -711,113 +697,15 @@ static void format_seconds(char *buffer, size_t size, uint64_t ns)
 
 /* One recorded process, read from the record, with what the launcher adds. */
 struct process_report {
-    struct ompc_process *process;
-    uint64_t **timelines;
+    struct ompc_model_process *process;
     struct ompc_report report;
     char fate[256];
     char relation[OMPC_TEXT_SIZE + 64];
     char *runtime_file;
     char *runtime_version;
     int initial;
-    struct ompc_event_entry **event_logs;
     struct ompc_stacks *stacks;  /* --stacks */
-    uint64_t **timeline_where;   /* per thread, the code address of each timeline entry, or NULL */
 };
-
-/* Reads the slot `index` in full, with its threads' timelines; NULL when it cannot. */
-static struct ompc_process *read_slot(const struct run *run, uint32_t index)
-{
-    struct ompc_process *process = malloc(sizeof *process);
-    if (process == NULL)
-        return NULL;
-    off_t offset = (off_t)(run->header.process_offset + (uint64_t)index * run->header.process_size);
-    if (pread(run->record_fd, process, sizeof *process, offset) != (ssize_t)sizeof *process) {
-        free(process);
-        return NULL;
-    }
-    return process;
-}
-
-/* What a reader does with a thread's buffer that the record could not fill. */
-enum short_read { SHORT_READ_ZEROED, SHORT_READ_DROPPED };
-
-/*
- * One thread's buffer from the arena: `size` bytes, zeroed, with the first
- * `filled` read from mapping offset `offset`; NULL when the arena does not
- * hold `extent` bytes there or memory runs out, and after a short read when
- * `on_short` drops it (else it stays, all zero).
- */
-static void *read_arena(const struct run *run, uint64_t offset, uint64_t extent, size_t size, size_t filled,
-                        enum short_read on_short)
-{
-    if (!ompc_record_in_arena(&run->header, offset, extent))
-        return NULL;
-    void *buffer = calloc(1, size);
-    if (buffer != NULL && filled > 0 && pread(run->record_fd, buffer, filled, (off_t)offset) != (ssize_t)filled) {
-        if (on_short == SHORT_READ_DROPPED) {
-            free(buffer);
-            return NULL;
-        }
-        memset(buffer, 0, size);
-    }
-    return buffer;
-}
-
-/* How many thread slots of a process to read (0: none, or a count the record cannot hold). */
-static int slot_threads(const struct ompc_process *process)
-{
-    int count = atomic_load(&process->thread_count);
-    return count > 0 && count <= OMPC_MAX_THREADS ? count : 0;
-}
-
-/*
- * Per thread of a slot, its timeline or (`where`) the code addresses beside
- * it, from the arena; entries stay NULL where there is none.
- */
-static uint64_t **read_timeline_column(const struct run *run, const struct ompc_process *process, int where,
-                                       enum short_read on_short)
-{
-    int count = slot_threads(process);
-    uint64_t **column = count > 0 ? calloc((size_t)count, sizeof *column) : NULL;
-    for (int i = 0; column != NULL && i < count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
-        uint32_t length = atomic_load(&thread->timeline_length);
-        if (length > OMPC_TIMELINE_CAP)
-            length = OMPC_TIMELINE_CAP;
-        column[i] = read_arena(run, atomic_load(where ? &thread->timeline_where : &thread->timeline),
-                               OMPC_TIMELINE_CAP * sizeof(uint64_t), OMPC_TIMELINE_CAP * sizeof(uint64_t),
-                               length * sizeof(uint64_t), on_short);
-    }
-    return column;
-}
-
-/* The timelines of a slot's threads; one the record cannot fill stays, empty. */
-static uint64_t **read_timelines(const struct run *run, const struct ompc_process *process)
-{
-    return read_timeline_column(run, process, 0, SHORT_READ_ZEROED);
-}
-
-/* The code addresses beside a slot's threads' timelines; none where the record cannot fill them. */
-static uint64_t **read_timeline_where(const struct run *run, const struct ompc_process *process)
-{
-    return read_timeline_column(run, process, 1, SHORT_READ_DROPPED);
-}
-
-/* The event logs (--trace) of a slot's threads, from the arena; entries stay NULL where there is none. */
-static struct ompc_event_entry **read_event_logs(const struct run *run, const struct ompc_process *process)
-{
-    int count = run->header.event_log_bytes != 0 ? slot_threads(process) : 0;
-    struct ompc_event_entry **logs = count > 0 ? calloc((size_t)count, sizeof *logs) : NULL;
-    for (int i = 0; logs != NULL && i < count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
-        uint64_t capacity = thread->event_log_capacity;
-        uint32_t length = atomic_load(&thread->event_log_length);
-        if (length > 0 && length <= capacity && capacity * sizeof **logs <= run->header.event_log_bytes)
-            logs[i] = read_arena(run, atomic_load(&thread->event_log), capacity * sizeof **logs,
-                                 length * sizeof **logs, length * sizeof **logs, SHORT_READ_DROPPED);
-    }
-    return logs;
-}
 
 /*
  * How the process ended, from its slot and what the launcher saw: its exit
@@ -827,11 +715,11 @@ static struct ompc_event_entry **read_event_logs(const struct run *run, const st
  */
 static void judge_end(const struct run *run, struct process_report *entry, int last_image)
 {
-    struct ompc_process *process = entry->process;
+    struct ompc_model_process *process = entry->process;
     struct ompc_report *report = &entry->report;
-    uint32_t state = atomic_load(&process->state);
+    uint32_t state = process->state;
     const struct reaped *reaped = last_image ? find_reaped(run, process->pid) : NULL;
-    uint64_t end = atomic_load(&process->end_ns);
+    uint64_t end = process->end_ns;
     char seconds[32];
     report->exit_status = -1;
     report->signal = 0;
@@ -844,7 +732,7 @@ static void judge_end(const struct run *run, struct process_report *entry, int l
     } else if (state == OMPC_PROC_ENDED) {
         report->complete = 1;
         report->end_how = "exit";
-        report->exit_status = atomic_load(&process->exit_status);
+        report->exit_status = process->exit_status;
         snprintf(entry->fate, sizeof entry->fate, "exit status %d", report->exit_status);
     } else if (reaped != NULL) {
         end = reaped->when_ns > process->origin_ns ? reaped->when_ns - process->origin_ns : 0;
@@ -864,10 +752,10 @@ static void judge_end(const struct run *run, struct process_report *entry, int l
                      report->exit_status, seconds);
         }
     } else {
-        end = atomic_load(&process->alive_ns);
-        for (int i = 0; i < atomic_load(&process->thread_count) && i < OMPC_MAX_THREADS; i++) {
-            uint64_t last = atomic_load(&process->threads[i].last_sample_ns);
-            uint64_t gone = atomic_load(&process->threads[i].end_ns);
+        end = process->alive_ns;
+        for (int i = 0; i < process->thread_count; i++) {
+            uint64_t last = process->threads[i].last_sample_ns;
+            uint64_t gone = process->threads[i].end_ns;
             end = last > end ? last : end;
             end = gone > end ? gone : end;
         }
@@ -880,16 +768,17 @@ static void judge_end(const struct run *run, struct process_report *entry, int l
     }
     report->fate = entry->fate;
     report->wall_ns = end;
-    for (int i = 0; i < atomic_load(&process->thread_count) && i < OMPC_MAX_THREADS; i++)
-        if (atomic_load(&process->threads[i].status) == OMPC_SLOT_LIVE)
-            atomic_store(&process->threads[i].end_ns, end);
+    report->realtime_offset_ns = run->realtime_offset_ns;
+    for (int i = 0; i < process->thread_count; i++)
+        if (process->threads[i].status == OMPC_SLOT_LIVE)
+            process->threads[i].end_ns = end;
 }
 
 /* Fills in the launcher's side of one process's report. */
-static void describe(const struct run *run, struct process_report *entry, struct ompc_process **all,
+static void describe(const struct run *run, struct process_report *entry, struct ompc_model_process **all,
                      uint32_t count)
 {
-    struct ompc_process *process = entry->process;
+    struct ompc_model_process *process = entry->process;
     struct ompc_report *report = &entry->report;
     int last_image = 1;
     for (uint32_t k = 0; k < count; k++)
@@ -897,7 +786,6 @@ static void describe(const struct run *run, struct process_report *entry, struct
             last_image = 0;
     judge_end(run, entry, last_image);
     report->process = process;
-    report->timelines = (const uint64_t *const *)entry->timelines;
     report->timeline_width = run->timeline_width;
     report->from_ns = run->from_ns;
     report->to_ns = run->to_ns;
@@ -914,7 +802,7 @@ static void describe(const struct run *run, struct process_report *entry, struct
                  (long)process->ppid);
     else if (process->exec_slot >= 0 && (uint32_t)process->exec_slot < count
              && all[process->exec_slot] != NULL) {
-        const struct ompc_process *before = all[process->exec_slot];
+        const struct ompc_model_process *before = all[process->exec_slot];
         if (before->parent_slot >= 0)
             snprintf(entry->relation, sizeof entry->relation,
                      "exec'd by %s (pid %ld) after a fork from pid %ld", before->program,
@@ -929,19 +817,17 @@ static void describe(const struct run *run, struct process_report *entry, struct
     report->runtime_path = process->runtime;
     /* The private directory is gone by now: its link stands for the substitute. */
     const char *path = in_private_dir(run, process->runtime) ? run->substitute : process->runtime;
-    entry->runtime_file = path[0] ? realpath(path, NULL) : NULL;
-    if (entry->runtime_file == NULL)
-        entry->runtime_file = strdup(process->runtime);
+    const char *resolved = path[0] ? ompc_session_realpath(run->session, path) : NULL;
+    entry->runtime_file = strdup(resolved != NULL ? resolved : process->runtime);
     entry->runtime_version = runtime_version(entry->runtime_file);
     report->runtime_file = entry->runtime_file;
     report->runtime_version = entry->runtime_version;
     report->runtime_why = process->runtime[0] ? runtime_reason(run, process->runtime, entry->runtime_file) : "";
     report->shim = run->shim;
     report->agent = run->agent;
-    report->arena_refused = atomic_load(&run->header.arena_refused);
-    report->processes_dropped = atomic_load(&run->header.processes_dropped);
+    report->arena_refused = process->arena_refused;
+    report->processes_dropped = process->processes_dropped;
     report->event_log_bytes = run->header.event_log_bytes;
-    report->event_logs = (const struct ompc_event_entry *const *)entry->event_logs;
 }
 
 /* The file name one report goes to, from the pattern: rank and pid added where the pattern cannot tell processes apart. */
@@ -1059,12 +945,12 @@ static int write_to_stderr(const struct ompc_report *report, int separate)
 }
 
 /* Messages for processes the collector could not attach to; returns whether the launched one was among them. */
-static int report_refusals(const struct run *run, struct ompc_process **all, uint32_t count)
+static int report_refusals(const struct run *run, struct ompc_model_process **all, uint32_t count)
 {
     int main_refused = 0;
     for (uint32_t i = 0; i < count; i++) {
-        const struct ompc_process *process = all[i];
-        if (process == NULL || atomic_load(&process->state) != OMPC_PROC_REFUSED)
+        const struct ompc_model_process *process = all[i];
+        if (process == NULL || process->state != OMPC_PROC_REFUSED)
             continue;
         if (process->pid != run->main_pid) {
             say("pid %ld (%s) ran OpenMP but could not be observed: %s", (long)process->pid,
@@ -1073,7 +959,7 @@ static int report_refusals(const struct run *run, struct ompc_process **all, uin
         }
         main_refused = 1;
         say("cannot attach to '%s': %s", run->command[0], process->attach_error);
-        const char *tool = getenv("OMP_TOOL");
+        const char *tool = run->omp_tool;
         if (tool != NULL && strcmp(tool, "disabled") == 0)
             say("OMP_TOOL=disabled is set: unset it so the runtime loads the shim");
         else if (run->substitute == NULL && strncmp(process->attach_error, "START", 5) == 0)
@@ -1088,17 +974,16 @@ static int report_refusals(const struct run *run, struct ompc_process **all, uin
  * OpenMP state.  A fork child that only execs, or an image that loaded the
  * runtime and exec'd before using it, is not worth a report of its own.
  */
-static int did_openmp_work(const struct ompc_process *process)
+static int did_openmp_work(const struct ompc_model_process *process)
 {
-    if (atomic_load(&process->untracked.events[OMP_EVENT_FORK]) != 0)
+    if (process->untracked.events[OMP_EVENT_FORK] != 0)
         return 1;
-    int count = atomic_load(&process->thread_count);
-    for (int i = 0; i < count && i < OMPC_MAX_THREADS; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
-        if (atomic_load(&thread->events[OMP_EVENT_FORK]) != 0)
+    for (int i = 0; i < process->thread_count; i++) {
+        const struct ompc_model_thread *thread = &process->threads[i];
+        if (thread->events[OMP_EVENT_FORK] != 0)
             return 1;
         for (int state = 1; state < OMPC_NSTATES; state++)
-            if (state != THR_SERIAL_STATE && atomic_load(&thread->state_ticks[state]) != 0)
+            if (state != THR_SERIAL_STATE && thread->state_ticks[state] != 0)
                 return 1;
     }
     return 0;
@@ -1212,57 +1097,59 @@ static void write_csv_dir(const struct run *run, const struct process_report *en
     ompc_csv_tables_free(tables, count);
 }
 
-/*
- * Reads every slot and writes a report for each process that ran OpenMP:
- * all to standard error, or each to its file (rank and pid added to the
- * name where the pattern does not tell processes apart).  Returns the
- * number of reports, or -1 when the launched process was refused.
- */
-static int write_reports(struct run *run)
+/* What the loader reads beyond the tables every report uses, for the outputs asked for. */
+static unsigned load_what(const struct run *run)
 {
-    uint32_t count = run->header.process_count;
-    struct ompc_process **all = calloc(count, sizeof *all);
-    struct process_report *entries = calloc(count, sizeof *entries);
-    if (all == NULL || entries == NULL)
-        die(EXIT_OWN_FAILURE, "out of memory");
-    for (uint32_t i = 0; i < count; i++) {
-        struct ompc_process head;
-        if (peek_slot(run, i, &head) != 0 || atomic_load(&head.state) == OMPC_PROC_FREE)
-            break;
-        all[i] = read_slot(run, i);
-        if (all[i] == NULL)
-            say("cannot read the record of pid %ld: %s", (long)head.pid, strerror(errno));
-    }
-    if (report_refusals(run, all, count))
-        return -1;
+    unsigned what = 0;
+    if (run->timeline != NULL || run->trace_json != NULL || run->trace != NULL)
+        what |= OMPC_LOAD_TIMELINES;
+    if (run->timeline != NULL)
+        what |= OMPC_LOAD_WHERE;
+    if (run->header.event_log_bytes != 0)
+        what |= OMPC_LOAD_EVENT_LOGS;
+    return what;
+}
 
+/* Every used slot through the loader, into `all` (count entries, NULL past the last used one). */
+static void load_all(struct run *run, struct ompc_model_process **all, uint32_t count)
+{
+    struct ompc_load_bounds bounds = {run->start_ns, run->end_ns};
+    if (ompc_load_counts(run->record_fd, &run->header) != 0)
+        say("the record lost its header during the run: its run-wide counts are unknown");
+    for (uint32_t i = 0; i < count; i++) {
+        struct ompc_slot_head head;
+        if (ompc_load_head(run->record_fd, &run->header, i, &head) != 0 || head.state == OMPC_PROC_FREE)
+            break;
+        all[i] = ompc_load_process(run->record_fd, &run->header, i, load_what(run), &bounds);
+        if (all[i] == NULL)
+            die(EXIT_OWN_FAILURE, "out of memory reading the record of pid %ld", (long)head.pid);
+        all[i]->symfs = run->symfs;
+        if (all[i]->damage.count > 0)
+            say("the record of pid %ld is damaged (%lu findings; said in its report): %s", (long)all[i]->pid,
+                all[i]->damage.count, all[i]->damage.text);
+    }
+}
+
+/* Picks the processes that get a report and fills in what the launcher knows of each; returns their count. */
+static size_t choose_reports(struct run *run, struct ompc_model_process **all, uint32_t count,
+                             struct process_report *entries)
+{
     size_t reports = 0;
     int initial_taken = 0;
     for (uint32_t i = 0; i < count; i++) {
-        struct ompc_process *process = all[i];
-        if (process == NULL || atomic_load(&process->state) == OMPC_PROC_REFUSED
-            || !atomic_load(&process->openmp))
+        struct ompc_model_process *process = all[i];
+        if (process == NULL || process->state == OMPC_PROC_REFUSED || !process->openmp)
             continue;
         /* The launched process is always reported (its last image); others when they did OpenMP work. */
-        int launched = process->pid == run->main_pid && atomic_load(&process->state) != OMPC_PROC_EXECED;
+        int launched = process->pid == run->main_pid && process->state != OMPC_PROC_EXECED;
         if (!launched && !did_openmp_work(process))
             continue;
         struct process_report *entry = &entries[reports++];
         entry->process = process;
-        entry->timelines = run->timeline != NULL || run->trace_json != NULL
-                               ? read_timelines(run, process)
-                               : NULL;
-        entry->event_logs = read_event_logs(run, process);
-        if (entry->timelines == NULL && run->trace != NULL)
-            entry->timelines = read_timelines(run, process);
         entry->initial = !initial_taken && process->pid == run->main_pid;
         initial_taken |= entry->initial;
         describe(run, entry, all, count);
         entry->report.list_regions = run->list_regions;
-        if (run->timeline != NULL) {
-            entry->timeline_where = read_timeline_where(run, process);
-            entry->report.timeline_where = (const uint64_t *const *)entry->timeline_where;
-        }
         if (run->stacks) {
             entry->stacks = ompc_stacks_read(run->record_fd, &run->header, process);
             if (entry->stacks == NULL)
@@ -1271,48 +1158,60 @@ static int write_reports(struct run *run)
             entry->report.stacks_asked = 1;
         }
     }
+    return reports;
+}
 
+/* A file output of one process: the name from the pattern, written and put in place. */
+static void write_named(const struct run *run, const char *what, const char *pattern,
+                        const struct process_report *entry, int (*writer)(const struct ompc_report *, FILE *))
+{
+    if (pattern == NULL)
+        return;
+    char *name = report_name(run, pattern, entry);
+    char *placed = NULL;
+    write_file(run, what, name, entry, writer, &placed);
+    free(name);
+    free(placed);
+}
+
+/* The report itself, to stderr or its file (a name another process took gets a number). */
+static void write_main_report(const struct run *run, const struct process_report *entry, size_t i,
+                              char **names, char **placed, int *rank_said)
+{
+    if (run->output == NULL) {
+        if (write_to_stderr(&entry->report, i > 0) != 0)
+            say("writing the report to standard error failed");
+        return;
+    }
+    names[i] = report_name(run, run->output, entry);
+    for (int n = 2; name_taken(names, i, names[i]); n++) {
+        char tag[16];
+        snprintf(tag, sizeof tag, "%d", n);
+        char *tagged = ompc_insert_tag(names[i], tag);
+        free(names[i]);
+        names[i] = tagged;
+    }
+    if (run->rank.rank == 0 && !*rank_said && run->rank.size != 1 && !ompc_pattern_has(run->output, 'r')) {
+        say("%s is set and --output names no %%r: each rank writes its own file (rank 0: %s)", run->rank.from,
+            names[i]);
+        *rank_said = 1;
+    }
+    write_file(run, "report", names[i], entry, ompc_write_report, &placed[i]);
+}
+
+/* Every output of every chosen process. */
+static void write_outputs(const struct run *run, const struct process_report *entries, size_t reports)
+{
     char **names = calloc(reports + 1, sizeof *names);
     char **placed = calloc(reports + 1, sizeof *placed);
     if (names == NULL || placed == NULL)
         die(EXIT_OWN_FAILURE, "out of memory");
     int rank_said = 0;
     for (size_t i = 0; i < reports; i++) {
-        struct process_report *entry = &entries[i];
-        if (run->output == NULL) {
-            if (write_to_stderr(&entry->report, i > 0) != 0)
-                say("writing the report to standard error failed");
-        } else {
-            names[i] = report_name(run, run->output, entry);
-            for (int n = 2; name_taken(names, i, names[i]); n++) {
-                char tag[16];
-                snprintf(tag, sizeof tag, "%d", n);
-                char *tagged = ompc_insert_tag(names[i], tag);
-                free(names[i]);
-                names[i] = tagged;
-            }
-            if (run->rank.rank == 0 && !rank_said && run->rank.size != 1
-                && !ompc_pattern_has(run->output, 'r')) {
-                say("%s is set and --output names no %%r: each rank writes its own file (rank 0: %s)",
-                    run->rank.from, names[i]);
-                rank_said = 1;
-            }
-            write_file(run, "report", names[i], entry, ompc_write_report, &placed[i]);
-        }
-        if (run->timeline != NULL) {
-            char *svg = report_name(run, run->timeline, entry);
-            char *svg_placed = NULL;
-            write_file(run, "timeline", svg, entry, ompc_write_timeline, &svg_placed);
-            free(svg);
-            free(svg_placed);
-        }
-        if (run->trace_json != NULL) {
-            char *json = report_name(run, run->trace_json, entry);
-            char *json_placed = NULL;
-            write_file(run, "trace", json, entry, ompc_write_trace_json, &json_placed);
-            free(json);
-            free(json_placed);
-        }
+        const struct process_report *entry = &entries[i];
+        write_main_report(run, entry, i, names, placed, &rank_said);
+        write_named(run, "timeline", run->timeline, entry, ompc_write_timeline);
+        write_named(run, "trace", run->trace_json, entry, ompc_write_trace_json);
         if (run->csv_dir != NULL)
             write_csv_dir(run, entry);
         if (run->trace != NULL) {
@@ -1320,13 +1219,7 @@ static int write_reports(struct run *run)
             write_otf2(run, directory, entry);
             free(directory);
         }
-        if (run->folded != NULL) {
-            char *folded = report_name(run, run->folded, entry);
-            char *folded_placed = NULL;
-            write_file(run, "folded stacks", folded, entry, ompc_write_folded, &folded_placed);
-            free(folded);
-            free(folded_placed);
-        }
+        write_named(run, "folded stacks", run->folded, entry, ompc_write_folded);
     }
     if (run->output != NULL && reports > 1) {
         fprintf(stderr, "%s: %zu processes ran OpenMP; reports:", program_name, reports);
@@ -1334,50 +1227,53 @@ static int write_reports(struct run *run)
             fprintf(stderr, " %s", placed[i] != NULL ? placed[i] : "(not written)");
         fputc('\n', stderr);
     }
-    if (atomic_load(&run->header.processes_dropped) != 0)
-        say("%u further processes found no free record slot (limit %d) and are not reported",
-            atomic_load(&run->header.processes_dropped), OMPC_MAX_PROCESSES);
     for (size_t i = 0; i < reports; i++) {
         free(names[i]);
         free(placed[i]);
-        free(entries[i].runtime_file);
-        free(entries[i].runtime_version);
-        ompc_stacks_free(entries[i].stacks);
-        if (entries[i].event_logs != NULL) {
-            for (int t = 0; t < atomic_load(&entries[i].process->thread_count); t++)
-                free(entries[i].event_logs[t]);
-            free(entries[i].event_logs);
-        }
-        if (entries[i].timelines != NULL) {
-            for (int t = 0; t < atomic_load(&entries[i].process->thread_count); t++)
-                free(entries[i].timelines[t]);
-            free(entries[i].timelines);
-        }
-        if (entries[i].timeline_where != NULL) {
-            for (int t = 0; t < atomic_load(&entries[i].process->thread_count); t++)
-                free(entries[i].timeline_where[t]);
-            free(entries[i].timeline_where);
-        }
-    }
-    int any_slot = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        any_slot |= all[i] != NULL && all[i]->pid == run->main_pid;
-        free(all[i]);
     }
     free(names);
     free(placed);
+}
+
+/*
+ * Reads every slot through the loader and writes a report for each process
+ * that ran OpenMP: all to standard error, or each to its file (rank and pid
+ * added to the name where the pattern does not tell processes apart).
+ * Returns the number of reports, or -1 when the launched process was refused.
+ */
+static int write_reports(struct run *run)
+{
+    uint32_t count = run->header.process_count;
+    struct ompc_model_process **all = calloc(count, sizeof *all);
+    struct process_report *entries = calloc(count, sizeof *entries);
+    if (all == NULL || entries == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    load_all(run, all, count);
+    if (report_refusals(run, all, count))
+        return -1;
+    size_t reports = choose_reports(run, all, count, entries);
+    write_outputs(run, entries, reports);
+    if (run->header.processes_dropped != 0)
+        say("%u further processes found no free record slot (limit %d) and are not reported",
+            run->header.processes_dropped, OMPC_MAX_PROCESSES);
+    int any_slot = 0;
+    for (size_t i = 0; i < reports; i++) {
+        free(entries[i].runtime_file);
+        free(entries[i].runtime_version);
+        ompc_stacks_free(entries[i].stacks);
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        any_slot |= all[i] != NULL && all[i]->pid == run->main_pid;
+        ompc_model_free(all[i]);
+    }
     free(entries);
     free(all);
-    if (reports == 0) {
-        if (!any_slot)
-            say("the agent never ran in '%s' (a static program started by a script, setuid, or "
-                "LD_PRELOAD removed?): no report",
-                run->command[0]);
-        else
-            say("'%s' never loaded an OpenMP runtime, so there was nothing to observe (not an "
-                "OpenMP program?): no report",
-                run->command[0]);
-    }
+    if (reports == 0 && !any_slot)
+        say("the agent never ran in '%s' (a static program started by a script, setuid, or LD_PRELOAD removed?): "
+            "no report", run->command[0]);
+    else if (reports == 0)
+        say("'%s' never loaded an OpenMP runtime, so there was nothing to observe (not an OpenMP program?): no report",
+            run->command[0]);
     return (int)reports;
 }
 
@@ -1500,228 +1396,291 @@ static void check_trace_directory(const struct run *run, const char *pattern)
 #endif
 }
 
-/*
- * Checks everything that can be checked before the program runs, runs it
- * under the record, waits for it and its recording descendants, and turns
- * the record and the wait status into reports and our exit status.
- */
-int main(int argc, char **argv)
+/* What the command line chose beyond the run itself. */
+struct cli {
+    uint32_t event_mask;
+    int events_given, stacks_folded, format_given;
+    const char *runtime;
+    int replay; /* `ompcollect report`: only the options that choose outputs */
+};
+
+enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME, OPT_TIMELINE_WIDTH, OPT_FROM, OPT_TO, OPT_TRACE_JSON,
+       OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_TASKS, OPT_CSV_DIR, OPT_LIST_REGIONS, OPT_STACKS, OPT_FOLDED,
+       OPT_SAVE, OPT_SYMFS };
+
+static const struct option long_options[] = {
+    {"stacks", optional_argument, NULL, OPT_STACKS},
+    {"stacks-file", required_argument, NULL, OPT_FOLDED},
+    {"no-tasks", no_argument, NULL, OPT_NO_TASKS},
+    {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
+    {"list-regions", no_argument, NULL, OPT_LIST_REGIONS},
+    {"trace", required_argument, NULL, OPT_TRACE},
+    {"trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER},
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, 'f'},
+    {"timeline", required_argument, NULL, OPT_TIMELINE},
+    {"timeline-width", required_argument, NULL, OPT_TIMELINE_WIDTH},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"to", required_argument, NULL, OPT_TO},
+    {"trace-json", required_argument, NULL, OPT_TRACE_JSON},
+    {"interval", required_argument, NULL, 'i'},
+    {"events", required_argument, NULL, 'e'},
+    {"no-sample", no_argument, NULL, OPT_NO_SAMPLE},
+    {"runtime", required_argument, NULL, OPT_RUNTIME},
+    {"save", required_argument, NULL, OPT_SAVE},
+    {"symfs", required_argument, NULL, OPT_SYMFS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* A non-empty value, or a refusal naming the option. */
+static const char *nonempty(const char *value, const char *what)
 {
-    if (argc > 1 && strcmp(argv[1], "merge") == 0)
-        return ompc_merge_main(argc - 1, argv + 1);
+    if (value[0] == '\0')
+        die(EXIT_OWN_FAILURE, "%s", what);
+    return value;
+}
 
-    enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME, OPT_TIMELINE_WIDTH, OPT_FROM, OPT_TO,
-           OPT_TRACE_JSON };
-    enum { OPT_TRACE = 512, OPT_TRACE_BUFFER };
-    enum { OPT_NO_TASKS = 768, OPT_CSV_DIR, OPT_LIST_REGIONS };
-    enum { OPT_STACKS = 1024, OPT_FOLDED };
-    static const struct option options[] = {
-        {"stacks", optional_argument, NULL, OPT_STACKS},
-        {"stacks-file", required_argument, NULL, OPT_FOLDED},
-        {"no-tasks", no_argument, NULL, OPT_NO_TASKS},
-        {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
-        {"list-regions", no_argument, NULL, OPT_LIST_REGIONS},
-        {"trace", required_argument, NULL, OPT_TRACE},
-        {"trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER},
-        {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, 'f'},
-        {"timeline", required_argument, NULL, OPT_TIMELINE},
-        {"timeline-width", required_argument, NULL, OPT_TIMELINE_WIDTH},
-        {"from", required_argument, NULL, OPT_FROM},
-        {"to", required_argument, NULL, OPT_TO},
-        {"trace-json", required_argument, NULL, OPT_TRACE_JSON},
-        {"interval", required_argument, NULL, 'i'},
-        {"events", required_argument, NULL, 'e'},
-        {"no-sample", no_argument, NULL, OPT_NO_SAMPLE},
-        {"runtime", required_argument, NULL, OPT_RUNTIME},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
-    };
-    struct run run;
-    memset(&run, 0, sizeof run);
-    run.format = OMPC_FORMAT_TEXT;
-    run.interval_ns = default_interval_ns();
-    run.sampling = 1;
-    uint32_t event_mask = 0;
-    int events_given = 0;
-    int stacks_folded = 0, format_given = 0;
-    const char *runtime = getenv("OMPCOLLECT_RUNTIME");
+/* The options that choose what is written and where; 0 when `option` is not one of them. */
+static int output_option(int option, struct run *run, struct cli *cli)
+{
+    switch (option) {
+    case 'o':
+        run->output = optarg;
+        return 1;
+    case 'f':
+        cli->format_given = 1;
+        if ((run->format = ompc_parse_format(optarg)) < 0)
+            die(EXIT_OWN_FAILURE, "--format must be text, csv or json, not '%s'", optarg);
+        return 1;
+    case OPT_TIMELINE:
+        run->timeline = optarg;
+        return 1;
+    case OPT_TIMELINE_WIDTH: {
+        char *end;
+        long width = strtol(optarg, &end, 10);
+        if (end == optarg || *end != '\0' || width < 200 || width > 20000)
+            die(EXIT_OWN_FAILURE, "--timeline-width '%s' is not a number of pixels from 200 to 20000", optarg);
+        run->timeline_width = (int)width;
+        return 1;
+    }
+    case OPT_FROM:
+    case OPT_TO:
+        if (parse_time(optarg, option == OPT_FROM ? &run->from_ns : &run->to_ns) != 0)
+            die(EXIT_OWN_FAILURE, "%s '%s' is not a time since the start (e.g. 1.5s, 200ms, 50us)",
+                option == OPT_FROM ? "--from" : "--to", optarg);
+        return 1;
+    case OPT_TRACE_JSON:
+        run->trace_json = optarg;
+        return 1;
+    case OPT_CSV_DIR:
+        run->csv_dir = nonempty(optarg, "--csv-dir needs a directory to write the CSV tables into");
+        return 1;
+    case OPT_LIST_REGIONS:
+        run->list_regions = 1;
+        return 1;
+    case OPT_TRACE:
+        run->trace = nonempty(optarg, "--trace needs a directory to write the OTF2 archive into");
+        return 1;
+    case OPT_FOLDED:
+        run->stacks = 1;
+        run->folded = nonempty(optarg, "--stacks-file needs a file to write the folded stacks into");
+        return 1;
+    case OPT_STACKS:
+        run->stacks = 1;
+        if (optarg != NULL && strcmp(optarg, "folded") == 0)
+            cli->stacks_folded = 1;
+        else if (optarg != NULL && strcmp(optarg, "tree") != 0)
+            die(EXIT_OWN_FAILURE, "--stacks takes no value, 'tree' (the default: a call tree per state "
+                                  "in the report) or 'folded' (the report is folded stacks), not '%s'",
+                optarg);
+        return 1;
+    case OPT_SYMFS:
+        if (!cli->replay)
+            die(EXIT_OWN_FAILURE, "--symfs is for 'ompcollect report': a live run reads the modules where they are");
+        run->symfs = nonempty(optarg, "--symfs needs a directory");
+        return 1;
+    }
+    return 0;
+}
 
+/* The options that shape the recording itself; 0 when `option` is not one of them. */
+static int record_option(int option, struct run *run, struct cli *cli)
+{
+    switch (option) {
+    case 'i':
+        if (strcmp(optarg, "tick") == 0) {
+            if ((run->interval_ns = ompc_kernel_tick_ns()) == 0)
+                die(EXIT_OWN_FAILURE, "--interval=tick: cannot read the kernel's tick "
+                                      "(CLOCK_MONOTONIC_COARSE's resolution); give a time (e.g. 1ms)");
+        } else if (ompc_parse_interval(optarg, &run->interval_ns) != 0)
+            die(EXIT_OWN_FAILURE, "--interval '%s' is not a time between 10us and 10s (e.g. 1ms, 250us) or 'tick'",
+                optarg);
+        return 1;
+    case 'e': {
+        char bad[64];
+        if (ompc_parse_events(optarg, &cli->event_mask, bad, sizeof bad) != 0)
+            die(EXIT_OWN_FAILURE, "--events: unknown event '%s' (see --help)", bad);
+        cli->events_given = 1;
+        return 1;
+    }
+    case OPT_NO_SAMPLE:
+        run->sampling = 0;
+        return 1;
+    case OPT_NO_TASKS:
+        run->no_tasks = 1;
+        return 1;
+    case OPT_TRACE_BUFFER:
+        if (parse_size(optarg, &run->trace_buffer) != 0 || run->trace_buffer < OMPC_EVENT_LOG_MIN
+            || run->trace_buffer > OMPC_EVENT_LOG_MAX)
+            die(EXIT_OWN_FAILURE, "--trace-buffer '%s' is not a size from 64 bytes to 1G per thread (e.g. 8M, 512K)",
+                optarg);
+        return 1;
+    case OPT_RUNTIME:
+        cli->runtime = optarg;
+        return 1;
+    case OPT_SAVE:
+        run->save = nonempty(optarg, "--save needs a file to keep the run in");
+        return 1;
+    }
+    return 0;
+}
+
+/* An option's long name (every option has one). */
+static const char *option_name(int option)
+{
+    for (const struct option *entry = long_options; entry->name != NULL; entry++)
+        if (entry->val == option)
+            return entry->name;
+    return "?";
+}
+
+/* Parses the command line up to the program (or the saved run); returns the index of its first word. */
+static int parse_options(int argc, char **argv, struct run *run, struct cli *cli)
+{
     opterr = 0;
     int option;
-    while ((option = getopt_long(argc, argv, "+:o:f:i:e:hV", options, NULL)) != -1) {
-        switch (option) {
-        case 'o':
-            run.output = optarg;
-            break;
-        case 'f':
-            format_given = 1;
-            if ((run.format = ompc_parse_format(optarg)) < 0)
-                die(EXIT_OWN_FAILURE, "--format must be text, csv or json, not '%s'", optarg);
-            break;
-        case OPT_TIMELINE:
-            run.timeline = optarg;
-            break;
-        case OPT_TIMELINE_WIDTH: {
-            char *end;
-            long width = strtol(optarg, &end, 10);
-            if (end == optarg || *end != '\0' || width < 200 || width > 20000)
-                die(EXIT_OWN_FAILURE, "--timeline-width '%s' is not a number of pixels from 200 to 20000",
-                    optarg);
-            run.timeline_width = (int)width;
-            break;
-        }
-        case OPT_FROM:
-        case OPT_TO:
-            if (parse_time(optarg, option == OPT_FROM ? &run.from_ns : &run.to_ns) != 0)
-                die(EXIT_OWN_FAILURE, "%s '%s' is not a time since the start (e.g. 1.5s, 200ms, 50us)",
-                    option == OPT_FROM ? "--from" : "--to", optarg);
-            break;
-        case OPT_TRACE_JSON:
-            run.trace_json = optarg;
-            break;
-        case 'i':
-            if (strcmp(optarg, "tick") == 0) {
-                if ((run.interval_ns = ompc_kernel_tick_ns()) == 0)
-                    die(EXIT_OWN_FAILURE, "--interval=tick: cannot read the kernel's tick "
-                                          "(CLOCK_MONOTONIC_COARSE's resolution); give a time (e.g. 1ms)");
-                break;
-            }
-            if (ompc_parse_interval(optarg, &run.interval_ns) != 0)
-                die(EXIT_OWN_FAILURE,
-                    "--interval '%s' is not a time between 10us and 10s (e.g. 1ms, 250us) or 'tick'", optarg);
-            break;
-        case 'e': {
-            char bad[64];
-            if (ompc_parse_events(optarg, &event_mask, bad, sizeof bad) != 0)
-                die(EXIT_OWN_FAILURE, "--events: unknown event '%s' (see --help)", bad);
-            events_given = 1;
-            break;
-        }
-        case OPT_NO_SAMPLE:
-            run.sampling = 0;
-            break;
-        case OPT_NO_TASKS:
-            run.no_tasks = 1;
-            break;
-        case OPT_CSV_DIR:
-            if (optarg[0] == '\0')
-                die(EXIT_OWN_FAILURE, "--csv-dir needs a directory to write the CSV tables into");
-            run.csv_dir = optarg;
-            break;
-        case OPT_LIST_REGIONS:
-            run.list_regions = 1;
-            break;
-        case OPT_TRACE:
-            if (optarg[0] == '\0')
-                die(EXIT_OWN_FAILURE, "--trace needs a directory to write the OTF2 archive into");
-            run.trace = optarg;
-            break;
-        case OPT_TRACE_BUFFER:
-            if (parse_size(optarg, &run.trace_buffer) != 0 || run.trace_buffer < OMPC_EVENT_LOG_MIN
-                || run.trace_buffer > OMPC_EVENT_LOG_MAX)
-                die(EXIT_OWN_FAILURE,
-                    "--trace-buffer '%s' is not a size from 64 bytes to 1G per thread (e.g. 8M, 512K)",
-                    optarg);
-            break;
-        case OPT_RUNTIME:
-            runtime = optarg;
-            break;
-        case OPT_STACKS:
-            run.stacks = 1;
-            if (optarg != NULL && strcmp(optarg, "folded") == 0)
-                stacks_folded = 1;
-            else if (optarg != NULL && strcmp(optarg, "tree") != 0)
-                die(EXIT_OWN_FAILURE, "--stacks takes no value, 'tree' (the default: a call tree per state "
-                                      "in the report) or 'folded' (the report is folded stacks), not '%s'",
-                    optarg);
-            break;
-        case OPT_FOLDED:
-            if (optarg[0] == '\0')
-                die(EXIT_OWN_FAILURE, "--stacks-file needs a file to write the folded stacks into");
-            run.stacks = 1;
-            run.folded = optarg;
-            break;
-        case 'h':
+    while ((option = getopt_long(argc, argv, "+:o:f:i:e:hV", long_options, NULL)) != -1) {
+        if (option == 'h') {
             usage(stdout);
-            return 0;
-        case 'V':
-            printf("ompcollect (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-            return 0;
-        case ':':
-            say("option '%s' needs a value (try '%s --help')", argv[optind - 1], program_name);
-            return EXIT_OWN_FAILURE;
-        default:
-            if (optopt != 0)
-                say("unknown option '-%c' (try '%s --help')", optopt, program_name);
-            else
-                say("unknown option '%s' (try '%s --help')", argv[optind - 1], program_name);
-            return EXIT_OWN_FAILURE;
+            exit(0);
         }
+        if (option == 'V') {
+            printf("ompcollect (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            exit(0);
+        }
+        if (option == ':')
+            die(EXIT_OWN_FAILURE, "option '%s' needs a value (try '%s --help')", argv[optind - 1], program_name);
+        if (output_option(option, run, cli))
+            continue;
+        if (cli->replay && option != '?')
+            die(EXIT_OWN_FAILURE, "--%s shapes the recording; 'ompcollect report' writes outputs of what was "
+                                  "recorded (run the program again to change it)", option_name(option));
+        if (record_option(option, run, cli))
+            continue;
+        if (optopt != 0)
+            die(EXIT_OWN_FAILURE, "unknown option '-%c' (try '%s --help')", optopt, program_name);
+        die(EXIT_OWN_FAILURE, "unknown option '%s' (try '%s --help')", argv[optind - 1], program_name);
     }
-    if (optind >= argc) {
-        say("no program to run (try '%s --help')", program_name);
-        return EXIT_OWN_FAILURE;
-    }
-    run.command = &argv[optind];
+    return optind;
+}
 
-    /* Nothing is armed before these checks pass. */
-    char *file = program_file(run.command[0]);
-    refuse_launchers(run.command[0], file);
-    struct ompc_elf_info elf;
-    memset(&elf, 0, sizeof elf);
-    if (file != NULL) {
-        ompc_elf_inspect(file, &elf);
-        check_program(run.command[0], file, &elf);
-    }
-
-    ompc_detect_rank(&run.rank);
-    if (gethostname(run.host, sizeof run.host - 1) != 0)
-        snprintf(run.host, sizeof run.host, "unknown");
-    if (run.output != NULL)
-        check_output("--output", &run, run.output);
-    if (run.timeline != NULL)
-        check_output("--timeline", &run, run.timeline);
-    if (run.trace_json != NULL)
-        check_output("--trace-json", &run, run.trace_json);
-    if (run.trace != NULL)
-        check_trace_directory(&run, run.trace);
-    if (run.csv_dir != NULL)
-        check_csv_dir(&run, run.csv_dir);
-    if (run.folded != NULL)
-        check_output("--stacks-file", &run, run.folded);
-    if (run.stacks && !run.sampling)
+/* The checks between options, and the output places, before anything runs. */
+static void check_options(struct run *run, struct cli *cli)
+{
+    if (run->output != NULL)
+        check_output("--output", run, run->output);
+    if (run->timeline != NULL)
+        check_output("--timeline", run, run->timeline);
+    if (run->trace_json != NULL)
+        check_output("--trace-json", run, run->trace_json);
+    if (run->trace != NULL)
+        check_trace_directory(run, run->trace);
+    if (run->csv_dir != NULL)
+        check_csv_dir(run, run->csv_dir);
+    if (run->folded != NULL)
+        check_output("--stacks-file", run, run->folded);
+    if (run->save != NULL)
+        check_output("--save", run, run->save);
+    if (run->stacks && !run->sampling)
         die(EXIT_OWN_FAILURE, "--stacks and --stacks-file sample call stacks; they cannot go with --no-sample");
-    if (run.stacks && !ompc_stacks_supported())
+    if (run->stacks && !cli->replay && !ompc_stacks_supported())
         die(EXIT_OWN_FAILURE, "--stacks walks frame pointers, which this build does not know how to do "
                               "on this machine (x86-64 and AArch64 only)");
-    if (stacks_folded) {
-        if (format_given)
+    if (cli->stacks_folded) {
+        if (cli->format_given)
             die(EXIT_OWN_FAILURE, "--stacks=folded makes the report folded stacks; it cannot go with "
                                   "--format (use --stacks-file=FILE beside a report)");
-        run.format = OMPC_FORMAT_FOLDED;
+        run->format = OMPC_FORMAT_FOLDED;
     }
-    if (run.trace_buffer != 0 && run.trace == NULL && run.trace_json == NULL)
+    if (run->trace_buffer != 0 && run->trace == NULL && run->trace_json == NULL)
         die(EXIT_OWN_FAILURE, "--trace-buffer sizes the event log a trace is written from; give "
                               "--trace or --trace-json too");
     /* A trace shows every event the runtime delivers unless --events chose. */
-    if ((run.trace != NULL || run.trace_json != NULL) && !events_given)
-        ompc_parse_events("all", &event_mask, NULL, 0);
-    if (run.to_ns != 0 && run.to_ns <= run.from_ns)
+    if ((run->trace != NULL || run->trace_json != NULL) && !cli->events_given)
+        ompc_parse_events("all", &cli->event_mask, NULL, 0);
+    if (run->to_ns != 0 && run->to_ns <= run->from_ns)
         die(EXIT_OWN_FAILURE, "--to must be later than --from");
-    if ((run.timeline_width != 0 || run.from_ns != 0 || run.to_ns != 0) && run.timeline == NULL)
+    if ((run->timeline_width != 0 || run->from_ns != 0 || run->to_ns != 0) && run->timeline == NULL)
         die(EXIT_OWN_FAILURE, "--timeline-width, --from and --to shape the picture --timeline draws; "
                               "give --timeline too");
+}
 
+/* Refuses outputs a saved run holds nothing for: what it was not recorded with. */
+static void check_recorded(const struct run *run, const char *file)
+{
+    uint32_t flags = run->header.flags;
+    const char *missing = NULL;
+    if ((run->timeline != NULL || run->trace != NULL || run->trace_json != NULL) && !(flags & OMPC_OPT_TIMELINE))
+        missing = run->timeline != NULL ? "--timeline" : run->trace != NULL ? "--trace" : "--trace-json";
+    else if ((run->trace != NULL || run->trace_json != NULL) && run->header.event_log_bytes == 0)
+        missing = run->trace != NULL ? "--trace" : "--trace-json";
+    else if (run->stacks && !(flags & OMPC_OPT_STACKS))
+        missing = "--stacks";
+    if (missing != NULL)
+        die(EXIT_OWN_FAILURE, "%s: %s was not recorded in this run (record it with %s)", file,
+            strcmp(missing, "--stacks") == 0 ? "no call stack" : "the data for this output", missing);
+}
+
+/* `ompcollect report [OPTION]... FILE`: every output again from a run kept with --save. */
+static int report_main(int argc, char **argv)
+{
+    struct run run;
+    memset(&run, 0, sizeof run);
+    run.format = OMPC_FORMAT_TEXT;
+    run.sampling = 1;
+    struct cli cli = {.replay = 1};
+    int first = parse_options(argc, argv, &run, &cli);
+    if (first != argc - 1)
+        die(EXIT_OWN_FAILURE, "'%s report' takes one saved run (a file written by --save)", program_name);
+    run.session = ompc_session_new();
+    char error[512];
+    if (run.session == NULL || ompc_session_open(argv[first], &run, error, sizeof error) != 0)
+        die(EXIT_OWN_FAILURE, "%s: %s", argv[first], run.session == NULL ? "out of memory" : error);
+    /* What was recorded is reported: a saved run with call stacks gets its call trees. */
+    if (run.header.flags & OMPC_OPT_STACKS)
+        run.stacks = 1;
+    check_options(&run, &cli);
+    check_recorded(&run, argv[first]);
+    clock_gettime(CLOCK_REALTIME, &run.start_real);
+    int reports = write_reports(&run);
+    ompc_session_free(run.session);
+    return reports < 0 ? EXIT_OWN_FAILURE : 0;
+}
+
+/* The shim's, the agent's and the runtime's places, and the environment the program gets. */
+static void arrange_libraries(struct run *run, const struct cli *cli, const struct ompc_elf_info *elf,
+                              char **preload, char **library_path)
+{
     char *shim, *agent;
     locate_libraries(&shim, &agent);
     check_preloadable("the shim", shim);
     check_preloadable("the agent", agent);
-    run.shim = shim;
-    run.agent = agent;
-
+    run->shim = shim;
+    run->agent = agent;
     /* GCC's libgomp has no OMPT: every request for it, at any depth and at any time, gets LLVM's libomp. */
+    const char *runtime = cli->runtime;
     if (runtime != NULL && strcmp(runtime, "none") == 0) {
         runtime = NULL;
     } else if (runtime != NULL && runtime[0] != '\0') {
@@ -1729,64 +1688,67 @@ int main(int argc, char **argv)
         if (!readable_file(path))
             die(EXIT_OWN_FAILURE, "--runtime %s: no such readable file", runtime);
         check_preloadable("the runtime", path);
-        run.runtime_option = path;
-        run.substitute = path;
+        run->runtime_option = path;
+        run->substitute = path;
     } else if (OMPCOLLECT_DEFAULT_RUNTIME[0] != '\0' && readable_file(OMPCOLLECT_DEFAULT_RUNTIME)) {
-        run.substitute = OMPCOLLECT_DEFAULT_RUNTIME;
-        if (elf.needs_gomp && !elf.needs_llvm && run.output == NULL)
-            say("'%s' is linked with GCC's libgomp, which has no OMPT; running it on %s",
-                run.command[0], run.substitute);
+        run->substitute = OMPCOLLECT_DEFAULT_RUNTIME;
+        if (elf->needs_gomp && !elf->needs_llvm && run->output == NULL)
+            say("'%s' is linked with GCC's libgomp, which has no OMPT; running it on %s", run->command[0],
+                run->substitute);
     }
-    if (run.substitute != NULL)
-        run.private_dir = make_private_dir(run.substitute);
-
+    if (run->substitute != NULL)
+        run->private_dir = make_private_dir(run->substitute);
     /* The agent first, so its pthread_create is the one the runtime's threads come through. */
-    char *preload;
     const char *inherited = getenv("LD_PRELOAD");
-    if (asprintf(&preload, "%s:%s%s%s%s%s", agent, shim, run.runtime_option ? ":" : "",
-                 run.runtime_option ? run.runtime_option : "", inherited && *inherited ? ":" : "",
+    if (asprintf(preload, "%s:%s%s%s%s%s", agent, shim, run->runtime_option ? ":" : "",
+                 run->runtime_option ? run->runtime_option : "", inherited && *inherited ? ":" : "",
                  inherited && *inherited ? inherited : "")
         < 0)
         die(EXIT_OWN_FAILURE, "out of memory");
-    char *library_path = NULL;
-    if (run.private_dir != NULL) {
-        const char *old = getenv("LD_LIBRARY_PATH");
-        if (asprintf(&library_path, "%s%s%s", run.private_dir, old && *old ? ":" : "",
-                     old && *old ? old : "")
-            < 0)
-            die(EXIT_OWN_FAILURE, "out of memory");
-    }
+    *library_path = NULL;
+    const char *old = getenv("LD_LIBRARY_PATH");
+    if (run->private_dir != NULL
+        && asprintf(library_path, "%s%s%s", run->private_dir, old && *old ? ":" : "", old && *old ? old : "") < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+}
 
-    uint32_t flags = (run.sampling ? OMPC_OPT_SAMPLE : 0)
-                   | (run.timeline || run.trace_json || run.trace ? OMPC_OPT_TIMELINE : 0);
-    if (!run.no_tasks)
+/* The record, laid out for the options and written with its header; returns the value of OMPC_RECORD_ENV. */
+static char *make_record(struct run *run, uint32_t event_mask)
+{
+    uint32_t flags = (run->sampling ? OMPC_OPT_SAMPLE : 0)
+                   | (run->timeline || run->trace_json || run->trace ? OMPC_OPT_TIMELINE : 0);
+    if (!run->no_tasks)
         flags |= OMPC_OPT_TASKS;
-    if (run.stacks)
+    if (run->stacks)
         flags |= OMPC_OPT_STACKS;
-    uint64_t size = ompc_record_layout(&run.header, flags);
+    uint64_t size = ompc_record_layout(&run->header, flags);
     if (flags & OMPC_OPT_TIMELINE)
-        size = ompc_record_reserve_timeline_where(&run.header);
-    if (run.stacks)
-        size = ompc_record_reserve_stacks(&run.header);
-    if (run.trace != NULL || run.trace_json != NULL)
-        size = ompc_record_reserve_event_log(&run.header,
-                                             run.trace_buffer ? run.trace_buffer : OMPC_EVENT_LOG_DEFAULT);
-    run.header.run_id = random_id();
-    run.header.event_mask = event_mask;
-    run.header.interval_ns = run.interval_ns;
-    run.header.launcher_pid = (int32_t)getpid();
-    run.record_fd = create_record(size);
-    if (pwrite(run.record_fd, &run.header, sizeof run.header, 0) != (ssize_t)sizeof run.header)
+        size = ompc_record_reserve_timeline_where(&run->header);
+    if (run->stacks)
+        size = ompc_record_reserve_stacks(&run->header);
+    if (run->trace != NULL || run->trace_json != NULL)
+        size = ompc_record_reserve_event_log(&run->header, run->trace_buffer ? run->trace_buffer
+                                                                             : OMPC_EVENT_LOG_DEFAULT);
+    run->header.run_id = random_id();
+    run->header.event_mask = event_mask;
+    run->header.interval_ns = run->interval_ns;
+    run->header.launcher_pid = (int32_t)getpid();
+    run->record_fd = create_record(size);
+    if (pwrite(run->record_fd, &run->header, sizeof run->header, 0) != (ssize_t)sizeof run->header)
         die(EXIT_OWN_FAILURE, "cannot write the record: %s", strerror(errno));
-    char record_env[96];
-    snprintf(record_env, sizeof record_env, "%d,%ld,%" PRIx64, run.record_fd, (long)getpid(),
-             run.header.run_id);
+    char *record_env;
+    if (asprintf(&record_env, "%d,%ld,%" PRIx64, run->record_fd, (long)getpid(), run->header.run_id) < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    return record_env;
+}
 
+/* Starts the program; returns the exec error the child reported (0: it runs), with its pid in run->main_pid. */
+static int start_program(struct run *run, const char *record_env, const char *preload, const char *library_path)
+{
     /* Descendants the program leaves behind are handed to us, so none is lost. */
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    clock_gettime(CLOCK_REALTIME, &run.start_real);
-    run.start_ns = monotonic_ns();
-
+    clock_gettime(CLOCK_REALTIME, &run->start_real);
+    run->start_ns = monotonic_ns();
     int exec_report[2];
     if (pipe2(exec_report, O_CLOEXEC) != 0)
         die(EXIT_OWN_FAILURE, "pipe: %s", strerror(errno));
@@ -1803,29 +1765,32 @@ int main(int argc, char **argv)
         die(EXIT_OWN_FAILURE, "fork: %s", strerror(errno));
     if (child_pid == 0) {
         close(exec_report[0]);
-        run_child(run.command, run.record_fd, record_env, preload, library_path, exec_report[1]);
+        run_child(run->command, run->record_fd, record_env, preload, library_path, exec_report[1]);
     }
     close(exec_report[1]);
-    run.main_pid = child_pid;
+    run->main_pid = child_pid;
     if (pending_signal) {
         kill(child_pid, pending_signal);
         pending_signal = 0;
     }
-
     /* Like a shell waiting for a foreground job: the terminal's ^C and ^\ are for the program. */
     struct sigaction ignore;
     memset(&ignore, 0, sizeof ignore);
     ignore.sa_handler = SIG_IGN;
     sigaction(SIGINT, &ignore, NULL);
     sigaction(SIGQUIT, &ignore, NULL);
-
     int exec_error = 0;
     ssize_t got;
     do
         got = read(exec_report[0], &exec_error, sizeof exec_error);
     while (got < 0 && errno == EINTR);
     close(exec_report[0]);
+    return got == (ssize_t)sizeof exec_error ? exec_error : 0;
+}
 
+/* Waits for the launched program itself, collecting whatever else ends meanwhile. */
+static void wait_for_program(struct run *run)
+{
     for (;;) {
         int status;
         pid_t pid = waitpid(-1, &status, 0);
@@ -1834,32 +1799,90 @@ int main(int argc, char **argv)
                 continue;
             die(EXIT_OWN_FAILURE, "waitpid: %s", strerror(errno));
         }
-        remember_reaped(&run, pid, status);
+        remember_reaped(run, pid, status);
         if (pid == child_pid) {
             child_running = 0;
-            run.main_status = status;
-            break;
+            run->main_status = status;
+            return;
         }
     }
+}
 
-    if (got == (ssize_t)sizeof exec_error) {
+/* Keeps the run for `ompcollect report` (--save); a failure is said, and the reports stand. */
+static void save_run(const struct run *run)
+{
+    if (run->save == NULL)
+        return;
+    char error[256];
+    char *name = ompc_expand_pattern(run->save, (long)run->main_pid, run->rank.rank, run->host);
+    if (name == NULL || ompc_session_save(run, name, error, sizeof error) != 0)
+        say("cannot keep the run in %s: %s", name != NULL ? name : run->save, name != NULL ? error : "out of memory");
+    free(name);
+}
+
+/*
+ * Checks everything that can be checked before the program runs, runs it
+ * under the record, waits for it and its recording descendants, and turns
+ * the record and the wait status into reports and our exit status.
+ */
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return ompc_merge_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "report") == 0)
+        return report_main(argc - 1, argv + 1);
+    struct run run;
+    memset(&run, 0, sizeof run);
+    run.format = OMPC_FORMAT_TEXT;
+    run.interval_ns = default_interval_ns();
+    run.sampling = 1;
+    struct cli cli = {.runtime = getenv("OMPCOLLECT_RUNTIME")};
+    int first = parse_options(argc, argv, &run, &cli);
+    if (first >= argc)
+        die(EXIT_OWN_FAILURE, "no program to run (try '%s --help')", program_name);
+    run.command = &argv[first];
+    run.omp_tool = getenv("OMP_TOOL");
+    run.session = ompc_session_new();
+    if (run.session == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+
+    /* Nothing is armed before these checks pass. */
+    char *file = program_file(run.command[0]);
+    refuse_launchers(run.command[0], file);
+    struct ompc_elf_info elf;
+    memset(&elf, 0, sizeof elf);
+    if (file != NULL) {
+        ompc_elf_inspect(file, &elf);
+        check_program(run.command[0], file, &elf);
+    }
+    ompc_detect_rank(&run.rank);
+    if (gethostname(run.host, sizeof run.host - 1) != 0)
+        snprintf(run.host, sizeof run.host, "unknown");
+    check_options(&run, &cli);
+    char *preload, *library_path;
+    arrange_libraries(&run, &cli, &elf, &preload, &library_path);
+    char *record_env = make_record(&run, cli.event_mask);
+
+    int exec_error = start_program(&run, record_env, preload, library_path);
+    wait_for_program(&run);
+    if (exec_error != 0) {
         remove_private_dir(run.private_dir);
-        if (exec_error == ENOENT)
-            die(EXIT_NOT_FOUND, "cannot run '%s': %s", run.command[0], strerror(exec_error));
-        die(EXIT_CANNOT_EXECUTE, "cannot run '%s': %s", run.command[0], strerror(exec_error));
+        die(exec_error == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXECUTE, "cannot run '%s': %s", run.command[0],
+            strerror(exec_error));
     }
     wait_for_descendants(&run);
     remove_private_dir(run.private_dir);
-
-    int exit_status;
+    int exit_status = WEXITSTATUS(run.main_status);
     if (WIFSIGNALED(run.main_status)) {
         int number = WTERMSIG(run.main_status);
         say("'%s' was killed by signal %d (%s)", run.command[0], number, strsignal(number));
         exit_status = 128 + number;
-    } else {
-        exit_status = WEXITSTATUS(run.main_status);
     }
-    if (write_reports(&run) < 0)
-        return EXIT_OWN_FAILURE;
-    return exit_status;
+    struct timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    run.end_ns = monotonic_ns();
+    run.realtime_offset_ns = ((int64_t)real.tv_sec * 1000000000 + real.tv_nsec) - (int64_t)run.end_ns;
+    int reports = write_reports(&run);
+    save_run(&run);
+    return reports < 0 ? EXIT_OWN_FAILURE : exit_status;
 }

@@ -15,12 +15,6 @@
 /* How many rows each text table shows. */
 #define TEXT_ROWS 15
 
-/* The record is final by now; relaxed loads keep the reads well defined. */
-static uint64_t load64(const _Atomic uint64_t *value)
-{
-    return atomic_load_explicit(value, memory_order_relaxed);
-}
-
 static int popcount64(uint64_t value)
 {
     int count = 0;
@@ -109,16 +103,16 @@ static int compare_wait_rows(const void *a, const void *b)
 }
 
 /* Groups the region table by construct; returns -1 when memory runs out. */
-static int build_constructs(const struct ompc_process *process, struct ompc_locations *out)
+static int build_constructs(const struct ompc_model_process *process, struct ompc_locations *out)
 {
     out->constructs = calloc(OMPC_MAX_REGIONS + 1, sizeof *out->constructs);
     if (out->constructs == NULL)
         return -1;
     for (int i = 0; i < OMPC_MAX_REGIONS; i++) {
-        const struct ompc_region *region = &process->regions[i];
-        if (atomic_load(&region->id) == 0)
+        const struct ompc_model_region *region = &process->regions[i];
+        if (region->id == 0)
             continue;
-        uint64_t codeptr = load64(&region->codeptr);
+        uint64_t codeptr = region->codeptr;
         struct ompc_construct_row *row = NULL;
         for (int j = 0; j < out->construct_count; j++)
             if (out->constructs[j].codeptr == codeptr)
@@ -127,26 +121,26 @@ static int build_constructs(const struct ompc_process *process, struct ompc_loca
             row = &out->constructs[out->construct_count++];
             row->codeptr = codeptr;
         }
-        uint64_t time = load64(&region->time_ns);
-        row->instances += atomic_load(&region->forks);
+        uint64_t time = region->time_ns;
+        row->instances += region->forks;
         row->total_ns += time;
         if (time > row->max_ns)
             row->max_ns = time;
-        row->thread_mask |= load64(&region->thread_mask);
+        row->thread_mask |= region->thread_mask;
         for (int state = 0; state < OMPC_NSTATES; state++)
-            row->ticks[state] += load64(&region->ticks[state]);
+            row->ticks[state] += region->ticks[state];
     }
     for (int j = 0; j < out->construct_count; j++) {
         struct ompc_construct_row *row = &out->constructs[j];
         locate(out->symbolizer, row->codeptr, 1, &row->where);
         for (int k = 0; row->codeptr != 0 && k < OMPC_MAX_CONSTRUCTS; k++) {
-            const struct ompc_construct *work = &process->constructs[k];
-            if (load64(&work->codeptr) != row->codeptr)
+            const struct ompc_model_construct *work = &process->constructs[k];
+            if (work->codeptr != row->codeptr)
                 continue;
             uint64_t sum = 0, max = 0;
             int threads = 0;
             for (int t = 0; t < OMPC_MAX_THREADS; t++) {
-                uint64_t ticks = load64(&work->work[t]);
+                uint64_t ticks = work->work[t];
                 if (ticks == 0)
                     continue;
                 sum += ticks;
@@ -163,9 +157,9 @@ static int build_constructs(const struct ompc_process *process, struct ompc_loca
 }
 
 /* Merges every thread's wait entries by (state, code address, object); returns -1 when memory runs out. */
-static int build_waits(const struct ompc_process *process, struct ompc_locations *out)
+static int build_waits(const struct ompc_model_process *process, struct ompc_locations *out)
 {
-    int thread_count = atomic_load(&process->thread_count);
+    int thread_count = process->thread_count;
     if (thread_count < 0 || thread_count > OMPC_MAX_THREADS)
         thread_count = OMPC_MAX_THREADS;
     struct wait_entry *entries = malloc(((size_t)thread_count * OMPC_WAIT_SLOTS + 1) * sizeof *entries);
@@ -174,13 +168,13 @@ static int build_waits(const struct ompc_process *process, struct ompc_locations
     size_t used = 0;
     for (int i = 0; i < thread_count; i++) {
         for (int slot = 0; slot < OMPC_WAIT_SLOTS; slot++) {
-            const struct ompc_wait *wait = &process->threads[i].waits[slot];
-            uint32_t state = atomic_load(&wait->state);
-            uint64_t codeptr = load64(&wait->codeptr);
+            const struct ompc_model_wait *wait = &process->threads[i].waits[slot];
+            uint32_t state = wait->state;
+            uint64_t codeptr = wait->codeptr;
             if (state == 0 || codeptr == 0)
                 continue;
-            entries[used++] = (struct wait_entry){(int)state, codeptr, load64(&wait->object), i,
-                                                  load64(&wait->ticks)};
+            entries[used++] = (struct wait_entry){(int)state, codeptr, wait->object, i,
+                                                  wait->ticks};
         }
     }
     qsort(entries, used, sizeof *entries, compare_entries);
@@ -213,21 +207,11 @@ static int build_waits(const struct ompc_process *process, struct ompc_locations
     return 0;
 }
 
-int ompc_locations_build(const struct ompc_process *process, struct ompc_locations *out)
+int ompc_locations_build(const struct ompc_model_process *process, struct ompc_locations *out)
 {
     memset(out, 0, sizeof *out);
-    out->known = atomic_load(&process->has_sample) != 0;
-    uint32_t modules = atomic_load(&process->module_count);
-    if (modules > OMPC_MAX_MODULES)
-        modules = OMPC_MAX_MODULES;
-    if (modules > 0)
-        out->symbolizer = ompc_symbolizer_new();
-    for (uint32_t i = 0; out->symbolizer != NULL && i < modules; i++) {
-        char path[OMPC_MODULE_PATH];
-        memcpy(path, process->modules[i].path, sizeof path);
-        path[sizeof path - 1] = '\0';
-        ompc_symbolizer_add_module(out->symbolizer, path, process->modules[i].bias);
-    }
+    out->known = process->has_sample != 0;
+    out->symbolizer = ompc_model_symbolizer(process, NULL);
     if (build_constructs(process, out) != 0 || build_waits(process, out) != 0)
         return -1;
     return 0;
@@ -468,7 +452,7 @@ static void json_location(FILE *out, uint64_t address, const struct ompc_locatio
     fprintf(out, ", \"module_offset\": \"0x%" PRIx64 "\"}", where->module_offset);
 }
 
-void ompc_locations_json(const struct ompc_locations *locations, const struct ompc_process *process,
+void ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
                          FILE *out)
 {
     char buffer[256];
@@ -503,7 +487,7 @@ void ompc_locations_json(const struct ompc_locations *locations, const struct om
         fprintf(out, ", \"samples\": %" PRIu64 ", \"threads\": %d}", row->ticks, row->threads);
     }
     fputs("\n  ],\n  \"modules\": [", out);
-    uint32_t modules = atomic_load(&process->module_count);
+    uint32_t modules = process->module_count;
     for (uint32_t i = 0; i < modules && i < OMPC_MAX_MODULES; i++) {
         char path[OMPC_MODULE_PATH];
         memcpy(path, process->modules[i].path, sizeof path);
@@ -512,5 +496,5 @@ void ompc_locations_json(const struct ompc_locations *locations, const struct om
         json_text(out, path);
         fprintf(out, ", \"bias\": \"0x%" PRIx64 "\"}", process->modules[i].bias);
     }
-    fprintf(out, "\n  ],\n  \"modules_dropped\": %u", (unsigned)atomic_load(&process->modules_dropped));
+    fprintf(out, "\n  ],\n  \"modules_dropped\": %u", (unsigned)process->modules_dropped);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model.h"
 #include "record.h"
 #include "symbolize.h"
 
@@ -40,7 +41,7 @@ struct ompc_locations {
 };
 
 /* Builds the tables from a finished process record; returns -1 when memory runs out. */
-int ompc_locations_build(const struct ompc_process *process, struct ompc_locations *out);
+int ompc_locations_build(const struct ompc_model_process *process, struct ompc_locations *out);
 
 /* Frees what build allocated; safe on a zeroed or half-built one. */
 void ompc_locations_free(struct ompc_locations *locations);
@@ -52,7 +53,7 @@ void ompc_locations_text(const struct ompc_locations *locations, uint64_t total,
 void ompc_locations_csv(const struct ompc_locations *locations, FILE *out);
 
 /* The same as JSON members ("constructs", "wait_locations", "modules"), each preceded by ",\n  ". */
-void ompc_locations_json(const struct ompc_locations *locations, const struct ompc_process *process,
+void ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
                          FILE *out);
 
 /* A short name of a construct for tooltips ("solve solver.c:17"); `buffer` holds it. */

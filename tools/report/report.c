@@ -31,13 +31,13 @@ struct merged_wait {
 /* Everything derived once from the record, shared by all formats. */
 struct summary {
     const struct ompc_report *report;
-    const struct ompc_process *process;
+    const struct ompc_model_process *process;
     int thread_count;      /* every thread slot */
     int openmp_threads;    /* those the runtime reported; the totals are theirs */
     uint64_t other_ticks;  /* samples of the others */
     uint64_t total_ticks;
     uint64_t state_ticks[OMPC_NSTATES];
-    const struct ompc_region **regions; /* by id */
+    const struct ompc_model_region **regions; /* by id */
     int region_count;
     uint64_t forks, joins, outermost_ns;
     struct merged_wait *waits; /* most samples first */
@@ -46,56 +46,50 @@ struct summary {
     struct ompc_locations locations; /* constructs and waits by code address, symbolized */
 };
 
-/* The record is final by now; relaxed loads keep the reads well defined without fences. */
-static uint64_t load64(const _Atomic uint64_t *value)
-{
-    return atomic_load_explicit(value, memory_order_relaxed);
-}
-
 /* Samples over all states (and invalid answers) of a thread's or region's counters. */
-static uint64_t state_total(const _Atomic uint64_t *ticks)
+static uint64_t state_total(const uint64_t *ticks)
 {
     uint64_t total = 0;
     for (int state = 0; state < OMPC_NSTATES; state++)
-        total += load64(&ticks[state]);
+        total += ticks[state];
     return total;
 }
 
 /* Samples of a thread, all states together. */
-static uint64_t thread_ticks(const struct ompc_thread *thread)
+static uint64_t thread_ticks(const struct ompc_model_thread *thread)
 {
     return state_total(thread->state_ticks);
 }
 
 /* The runtime reported the thread: it is the initial one, had an event, or was sampled in an OpenMP state. */
-int ompc_thread_is_openmp(const struct ompc_thread *thread)
+int ompc_thread_is_openmp(const struct ompc_model_thread *thread)
 {
     if (thread->initial)
         return 1;
     for (int event = 1; event < OMPC_NEVENTS; event++)
-        if (load64(&thread->events[event]) != 0)
+        if (thread->events[event] != 0)
             return 1;
     for (int state = 1; state < OMPC_NSTATES; state++)
-        if (state != THR_SERIAL_STATE && load64(&thread->state_ticks[state]) != 0)
+        if (state != THR_SERIAL_STATE && thread->state_ticks[state] != 0)
             return 1;
     return 0;
 }
 
 /* How long the thread was sampled: from its slot's claim to its exit or the end of the record. */
-static uint64_t thread_lifetime_ns(const struct ompc_thread *thread)
+static uint64_t thread_lifetime_ns(const struct ompc_model_thread *thread)
 {
-    uint64_t end = load64(&thread->end_ns);
+    uint64_t end = thread->end_ns;
     return end > thread->start_ns ? end - thread->start_ns : 0;
 }
 
 /* Samples the thread's lifetime allows at the configured interval. */
-static uint64_t thread_expected_ticks(const struct ompc_report *report, const struct ompc_thread *thread)
+static uint64_t thread_expected_ticks(const struct ompc_report *report, const struct ompc_model_thread *thread)
 {
     return report->interval_ns > 0 ? thread_lifetime_ns(thread) / (uint64_t)report->interval_ns : 0;
 }
 
 /* Samples taken inside a region, all states together. */
-static uint64_t region_ticks(const struct ompc_region *region)
+static uint64_t region_ticks(const struct ompc_model_region *region)
 {
     return state_total(region->ticks);
 }
@@ -112,9 +106,9 @@ static int popcount64(uint64_t value)
 /* Events of one kind, all threads together. */
 static uint64_t event_count(const struct summary *summary, int event)
 {
-    uint64_t total = load64(&summary->process->untracked.events[event]);
+    uint64_t total = summary->process->untracked.events[event];
     for (int i = 0; i < summary->thread_count; i++)
-        total += load64(&summary->process->threads[i].events[event]);
+        total += summary->process->threads[i].events[event];
     return total;
 }
 
@@ -123,23 +117,23 @@ static uint64_t pair_time_ns(const struct summary *summary, int pair)
 {
     uint64_t total = 0;
     for (int i = 0; i < summary->thread_count; i++)
-        total += load64(&summary->process->threads[i].pair_ns[pair]);
+        total += summary->process->threads[i].pair_ns[pair];
     return total;
 }
 
 /* qsort order for regions: by id, the order they were forked in. */
 static int compare_region_ids(const void *a, const void *b)
 {
-    uint64_t x = atomic_load(&(*(const struct ompc_region *const *)a)->id);
-    uint64_t y = atomic_load(&(*(const struct ompc_region *const *)b)->id);
+    uint64_t x = (*(const struct ompc_model_region *const *)a)->id;
+    uint64_t y = (*(const struct ompc_model_region *const *)b)->id;
     return (x > y) - (x < y);
 }
 
 /* qsort order for the text report: longest FORK-to-JOIN first. */
 static int compare_region_times(const void *a, const void *b)
 {
-    uint64_t x = atomic_load(&(*(const struct ompc_region *const *)a)->time_ns);
-    uint64_t y = atomic_load(&(*(const struct ompc_region *const *)b)->time_ns);
+    uint64_t x = (*(const struct ompc_model_region *const *)a)->time_ns;
+    uint64_t y = (*(const struct ompc_model_region *const *)b)->time_ns;
     if (x != y)
         return (x < y) - (x > y);
     return compare_region_ids(a, b);
@@ -166,22 +160,22 @@ static int compare_wait_ticks(const void *a, const void *b)
 /* Gathers threads, regions and waits; returns -1 when memory runs out. */
 static int summarise(const struct ompc_report *report, struct summary *summary)
 {
-    const struct ompc_process *process = report->process;
+    const struct ompc_model_process *process = report->process;
     memset(summary, 0, sizeof *summary);
     summary->report = report;
     summary->process = process;
-    summary->thread_count = atomic_load(&process->thread_count);
+    summary->thread_count = process->thread_count;
     if (summary->thread_count < 0 || summary->thread_count > OMPC_MAX_THREADS)
         summary->thread_count = OMPC_MAX_THREADS;
     for (int i = 0; i < summary->thread_count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
+        const struct ompc_model_thread *thread = &process->threads[i];
         if (!ompc_thread_is_openmp(thread)) {
             summary->other_ticks += thread_ticks(thread);
             continue;
         }
         summary->openmp_threads++;
         for (int state = 0; state < OMPC_NSTATES; state++) {
-            uint64_t ticks = load64(&thread->state_ticks[state]);
+            uint64_t ticks = thread->state_ticks[state];
             summary->state_ticks[state] += ticks;
             summary->total_ticks += ticks;
         }
@@ -191,17 +185,17 @@ static int summarise(const struct ompc_report *report, struct summary *summary)
     if (summary->regions == NULL)
         return -1;
     for (int i = 0; i < OMPC_MAX_REGIONS; i++) {
-        const struct ompc_region *region = &process->regions[i];
-        if (atomic_load(&region->id) == 0)
+        const struct ompc_model_region *region = &process->regions[i];
+        if (region->id == 0)
             continue;
         summary->regions[summary->region_count++] = region;
-        summary->forks += atomic_load(&region->forks);
-        summary->joins += atomic_load(&region->joins);
-        if (atomic_load(&region->parent) == 0)
-            summary->outermost_ns += atomic_load(&region->time_ns);
+        summary->forks += region->forks;
+        summary->joins += region->joins;
+        if (region->parent == 0)
+            summary->outermost_ns += region->time_ns;
     }
-    summary->forks += load64(&process->regions_overflow_forks);
-    summary->outermost_ns += load64(&process->regions_overflow_ns);
+    summary->forks += process->regions_overflow_forks;
+    summary->outermost_ns += process->regions_overflow_ns;
     qsort(summary->regions, (size_t)summary->region_count, sizeof *summary->regions,
           compare_region_ids);
 
@@ -211,15 +205,15 @@ static int summarise(const struct ompc_report *report, struct summary *summary)
         return -1;
     size_t used = 0;
     for (int i = 0; i < summary->thread_count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
-        summary->wait_overflow_ticks += load64(&thread->wait_overflow_ticks);
+        const struct ompc_model_thread *thread = &process->threads[i];
+        summary->wait_overflow_ticks += thread->wait_overflow_ticks;
         for (int slot = 0; slot < OMPC_WAIT_SLOTS; slot++) {
-            const struct ompc_wait *wait = &thread->waits[slot];
-            uint32_t state = atomic_load(&wait->state);
+            const struct ompc_model_wait *wait = &thread->waits[slot];
+            uint32_t state = wait->state;
             /* Barrier entries (code address only) belong to "Waits by location", not to the wait ids. */
             if (state == 0 || state == THR_EBAR_STATE || state == THR_IBAR_STATE)
                 continue;
-            all[used++] = (struct merged_wait){(int)state, load64(&wait->id), load64(&wait->ticks), 1};
+            all[used++] = (struct merged_wait){(int)state, wait->id, wait->ticks, 1};
         }
     }
     qsort(all, used, sizeof *all, compare_wait_keys);
@@ -304,7 +298,7 @@ static void text_state_header(FILE *out)
 }
 
 /* The up-to-three biggest states of a region, as "WORK 51%, IBAR 37%". */
-static void text_main_states(FILE *out, const struct ompc_region *region)
+static void text_main_states(FILE *out, const struct ompc_model_region *region)
 {
     uint64_t total = region_ticks(region);
     int shown[3] = {0, 0, 0};
@@ -312,7 +306,7 @@ static void text_main_states(FILE *out, const struct ompc_region *region)
         int best = 0;
         uint64_t best_ticks = 0;
         for (int state = 0; state < OMPC_NSTATES; state++) {
-            uint64_t ticks = load64(&region->ticks[state]);
+            uint64_t ticks = region->ticks[state];
             if (ticks > best_ticks && state != shown[0] && state != shown[1]) {
                 best = state;
                 best_ticks = ticks;
@@ -344,11 +338,11 @@ static void text_region_construct(const struct ompc_locations *locations, uint64
 static void text_sampling_notes(const struct summary *summary, FILE *out)
 {
     const struct ompc_report *report = summary->report;
-    const struct ompc_process *process = summary->process;
+    const struct ompc_model_process *process = summary->process;
     char name[32];
     ompc_signal_name(process->sample_signal, name, sizeof name);
-    uint32_t status = atomic_load(&process->sampling);
-    uint64_t stopped = load64(&process->sampling_stopped_ns);
+    uint32_t status = process->sampling;
+    uint64_t stopped = process->sampling_stopped_ns;
     if (status == OMPC_SAMPLING_NO_SIGNAL)
         fputs("  no samples: every real-time signal was handled or blocked by the program, so "
               "none was free to sample with\n",
@@ -361,8 +355,8 @@ static void text_sampling_notes(const struct summary *summary, FILE *out)
         fprintf(out, "  sampling stopped at %.3f s: %s reached the program with its default action "
                      "(which ends the process)\n",
                 stopped / 1e9, name);
-    uint64_t installed = load64(&process->program_handler_ns);
-    uint64_t passed = load64(&process->signals_passed);
+    uint64_t installed = process->program_handler_ns;
+    uint64_t passed = process->signals_passed;
     if (installed != 0)
         fprintf(out, "  the program installed its own handler for %s at %.3f s: the %" PRIu64
                      " signals not from ompcollect's timers went to it, and sampling went on\n",
@@ -373,9 +367,9 @@ static void text_sampling_notes(const struct summary *summary, FILE *out)
                 passed, name);
     int shown = 0;
     for (int i = 0; i < summary->thread_count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
-        uint64_t blocked = load64(&thread->blocked_ns);
-        if (blocked == 0 && load64(&thread->blocked_ticks) == 0)
+        const struct ompc_model_thread *thread = &process->threads[i];
+        uint64_t blocked = thread->blocked_ns;
+        if (blocked == 0 && thread->blocked_ticks == 0)
             continue;
         if (shown++ < TEXT_BLOCKED_ROWS)
             fprintf(out, "  thread %d blocked %s for %.3f s: %" PRIu64 " samples missed\n", i, name,
@@ -390,7 +384,7 @@ static void text_sampling_notes(const struct summary *summary, FILE *out)
 static void text_header(const struct summary *summary, FILE *out)
 {
     const struct ompc_report *report = summary->report;
-    const struct ompc_process *process = summary->process;
+    const struct ompc_model_process *process = summary->process;
     fprintf(out, "ompcollect report: %s (pid %ld", report->program, (long)process->pid);
     if (report->rank >= 0)
         fprintf(out, ", rank %d", report->rank);
@@ -428,14 +422,14 @@ static void text_header(const struct summary *summary, FILE *out)
 }
 
 /* What the threads' event logs (--trace) hold and what did not fit: returns the threads that dropped any. */
-static int event_log_totals(const struct ompc_process *process, uint64_t *recorded, uint64_t *dropped)
+static int event_log_totals(const struct ompc_model_process *process, uint64_t *recorded, uint64_t *dropped)
 {
-    int threads = 0, count = atomic_load(&process->thread_count);
+    int threads = 0, count = process->thread_count;
     *recorded = 0;
-    *dropped = load64(&process->untracked.event_log_dropped);
+    *dropped = process->untracked.event_log_dropped;
     for (int i = 0; i < count && i < OMPC_MAX_THREADS; i++) {
-        uint64_t lost = load64(&process->threads[i].event_log_dropped);
-        *recorded += atomic_load(&process->threads[i].event_log_length);
+        uint64_t lost = process->threads[i].event_log_dropped;
+        *recorded += process->threads[i].event_log_length;
         *dropped += lost;
         threads += lost != 0;
     }
@@ -446,7 +440,7 @@ static int event_log_totals(const struct ompc_process *process, uint64_t *record
 static void write_text(const struct summary *summary, FILE *out)
 {
     const struct ompc_report *report = summary->report;
-    const struct ompc_process *process = summary->process;
+    const struct ompc_model_process *process = summary->process;
     text_header(summary, out);
 
     if (report->sampling) {
@@ -454,7 +448,7 @@ static void write_text(const struct summary *summary, FILE *out)
         fprintf(out, "  %-7s %7s %8s %5s", "thread", "tid", "samples", "cover");
         text_state_header(out);
         for (int i = 0; i < summary->thread_count; i++) {
-            const struct ompc_thread *thread = &process->threads[i];
+            const struct ompc_model_thread *thread = &process->threads[i];
             uint64_t ticks = thread_ticks(thread);
             uint64_t expected = thread_expected_ticks(report, thread);
             char label[16], cover[16];
@@ -466,7 +460,7 @@ static void write_text(const struct summary *summary, FILE *out)
                 snprintf(cover, sizeof cover, "-");
             fprintf(out, "  %-7s %7ld %8" PRIu64 " %5s", label, (long)thread->tid, ticks, cover);
             for (int state = 1; state < OMPC_NSTATES; state++)
-                text_share(out, load64(&thread->state_ticks[state]), ticks);
+                text_share(out, thread->state_ticks[state], ticks);
             fputc('\n', out);
         }
         fprintf(out, "  %-7s %7s %8" PRIu64 " %5s", "all", "", summary->total_ticks, "");
@@ -482,7 +476,7 @@ static void write_text(const struct summary *summary, FILE *out)
             fprintf(out, "  %" PRIu64 " samples got no valid state from STATE\n",
                     summary->state_ticks[0]);
     }
-    uint64_t not_followed = load64(&process->threads_not_followed);
+    uint64_t not_followed = process->threads_not_followed;
     if (not_followed != 0)
         fprintf(out, "  %" PRIu64 " further threads were not followed (limit %d)\n", not_followed,
                 OMPC_MAX_THREADS);
@@ -501,7 +495,7 @@ static void write_text(const struct summary *summary, FILE *out)
     if (summary->region_count == 0) {
         fputs("  none\n", out);
     } else if (!by_construct) {
-        const struct ompc_region **by_time = malloc((size_t)summary->region_count * sizeof *by_time);
+        const struct ompc_model_region **by_time = malloc((size_t)summary->region_count * sizeof *by_time);
         if (by_time != NULL) {
             memcpy(by_time, summary->regions, (size_t)summary->region_count * sizeof *by_time);
             if (!report->list_regions)
@@ -512,28 +506,28 @@ static void write_text(const struct summary *summary, FILE *out)
                             ? summary->region_count
                             : TEXT_REGION_ROWS;
             for (int i = 0; i < shown; i++) {
-                const struct ompc_region *region = by_time[i];
+                const struct ompc_model_region *region = by_time[i];
                 fprintf(out, "  %8" PRIu64 " %8" PRIu64 " %5u %5u %10.3f %7d %8" PRIu64 "  ",
-                        (uint64_t)atomic_load(&region->id), (uint64_t)atomic_load(&region->parent),
-                        (unsigned)atomic_load(&region->forks), (unsigned)atomic_load(&region->joins),
-                        atomic_load(&region->time_ns) / 1e6,
-                        popcount64(atomic_load(&region->thread_mask)), region_ticks(region));
+                        (uint64_t)region->id, (uint64_t)region->parent,
+                        (unsigned)region->forks, (unsigned)region->joins,
+                        region->time_ns / 1e6,
+                        popcount64(region->thread_mask), region_ticks(region));
                 text_main_states(out, region);
                 if (report->list_regions)
-                    text_region_construct(&summary->locations, load64(&region->codeptr), out);
+                    text_region_construct(&summary->locations, region->codeptr, out);
                 fputc('\n', out);
             }
             if (summary->region_count > shown) {
                 uint64_t rest_ns = 0;
                 for (int i = shown; i < summary->region_count; i++)
-                    rest_ns += atomic_load(&by_time[i]->time_ns);
+                    rest_ns += by_time[i]->time_ns;
                 fprintf(out, "  ... %d more regions, %.3f ms together\n",
                         summary->region_count - shown, rest_ns / 1e6);
             }
             free(by_time);
         }
     }
-    uint64_t overflow = load64(&process->regions_overflow_forks);
+    uint64_t overflow = process->regions_overflow_forks;
     if (overflow != 0)
         fprintf(out, "  %" PRIu64 " forks beyond the table's %d regions were only counted\n",
                 overflow, OMPC_MAX_REGIONS);
@@ -605,11 +599,11 @@ static void write_text(const struct summary *summary, FILE *out)
 /* ---- CSV ---- */
 
 /* A CSV row's state counts, then its invalid answers, ending the row. */
-static void csv_states(FILE *out, const _Atomic uint64_t *ticks)
+static void csv_states(FILE *out, const uint64_t *ticks)
 {
     for (int state = 1; state < OMPC_NSTATES; state++)
-        fprintf(out, ",%" PRIu64, load64(&ticks[state]));
-    fprintf(out, ",%" PRIu64 "\n", load64(&ticks[0]));
+        fprintf(out, ",%" PRIu64, ticks[state]);
+    fprintf(out, ",%" PRIu64 "\n", ticks[0]);
 }
 
 /* The state columns of a CSV header row, then the invalid answers' column, ending the row. */
@@ -626,7 +620,7 @@ static void csv_state_names(FILE *out)
 static void write_csv(const struct summary *summary, FILE *out)
 {
     const struct ompc_report *report = summary->report;
-    const struct ompc_process *process = summary->process;
+    const struct ompc_model_process *process = summary->process;
     ompc_csv_table(out, "run");
     fputs("section,program,pid,wall_ns,interval_ns,sampling,threads,samples,forks,joins,"
           "outermost_ns,rank,host,complete,end,exit_status,signal,runtime,runtime_version,"
@@ -650,37 +644,37 @@ static void write_csv(const struct summary *summary, FILE *out)
     fputc(',', out);
     ompc_csv_string(out, report->runtime_version);
     fprintf(out, ",%d,%s\n", process->sample_signal,
-            sampling_status_name(atomic_load(&process->sampling)));
+            sampling_status_name(process->sampling));
 
     ompc_csv_table(out, "thread");
     fputs("section,index,tid,initial,lifetime_ns,signals,samples,expected", out);
     csv_state_names(out);
     for (int i = 0; i < summary->thread_count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
+        const struct ompc_model_thread *thread = &process->threads[i];
         fprintf(out, "thread,%d,%ld,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, i,
                 (long)thread->tid, thread->initial, thread_lifetime_ns(thread),
-                load64(&thread->signals), thread_ticks(thread), thread_expected_ticks(report, thread));
+                thread->signals, thread_ticks(thread), thread_expected_ticks(report, thread));
         csv_states(out, thread->state_ticks);
     }
 
     ompc_csv_table(out, "thread_kind");
     fputs("section,index,openmp,blocked_ns,blocked_samples\n", out);
     for (int i = 0; i < summary->thread_count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
+        const struct ompc_model_thread *thread = &process->threads[i];
         fprintf(out, "thread_kind,%d,%d,%" PRIu64 ",%" PRIu64 "\n", i, ompc_thread_is_openmp(thread),
-                load64(&thread->blocked_ns), load64(&thread->blocked_ticks));
+                thread->blocked_ns, thread->blocked_ticks);
     }
 
     ompc_csv_table(out, "region");
     fputs("section,id,parent,forks,joins,time_ns,threads,samples", out);
     csv_state_names(out);
     for (int i = 0; i < summary->region_count; i++) {
-        const struct ompc_region *region = summary->regions[i];
+        const struct ompc_model_region *region = summary->regions[i];
         fprintf(out, "region,%" PRIu64 ",%" PRIu64 ",%u,%u,%" PRIu64 ",%d,%" PRIu64,
-                (uint64_t)atomic_load(&region->id), (uint64_t)atomic_load(&region->parent),
-                (unsigned)atomic_load(&region->forks), (unsigned)atomic_load(&region->joins),
-                (uint64_t)atomic_load(&region->time_ns),
-                popcount64(atomic_load(&region->thread_mask)), region_ticks(region));
+                (uint64_t)region->id, (uint64_t)region->parent,
+                (unsigned)region->forks, (unsigned)region->joins,
+                (uint64_t)region->time_ns,
+                popcount64(region->thread_mask), region_ticks(region));
         csv_states(out, region->ticks);
     }
 
@@ -728,12 +722,12 @@ static void json_string(FILE *out, const char *text)
 }
 
 /* {"OVHD": n, ...} for a thread's or a region's counters. */
-static void json_states(FILE *out, const _Atomic uint64_t *ticks)
+static void json_states(FILE *out, const uint64_t *ticks)
 {
     fputc('{', out);
     for (int state = 1; state < OMPC_NSTATES; state++)
         fprintf(out, "%s\"%s\": %" PRIu64, state > 1 ? ", " : "", ompc_state_name(state),
-                load64(&ticks[state]));
+                ticks[state]);
     fputc('}', out);
 }
 
@@ -741,7 +735,7 @@ static void json_states(FILE *out, const _Atomic uint64_t *ticks)
 static void json_header(const struct summary *summary, FILE *out)
 {
     const struct ompc_report *report = summary->report;
-    const struct ompc_process *process = summary->process;
+    const struct ompc_model_process *process = summary->process;
     fputs("{\n  \"tool\": \"ompcollect\",\n  \"schema_version\": 2,\n  \"version\": ", out);
     json_string(out, PACKAGE_VERSION);
     fputs(",\n  \"program\": ", out);
@@ -786,23 +780,23 @@ static void json_header(const struct summary *summary, FILE *out)
     fprintf(out, ",\n  \"sampling_status\": \"%s\",\n  \"sampling_stopped_ns\": %" PRIu64
                  ",\n  \"program_handler_ns\": %" PRIu64 ",\n  \"signals_passed\": %" PRIu64
                  ",\n  \"processes_dropped\": %u,\n  \"timelines_dropped\": %" PRIu64,
-            sampling_status_name(atomic_load(&process->sampling)),
-            load64(&process->sampling_stopped_ns), load64(&process->program_handler_ns),
-            load64(&process->signals_passed), report->processes_dropped, report->arena_refused);
+            sampling_status_name(process->sampling),
+            process->sampling_stopped_ns, process->program_handler_ns,
+            process->signals_passed, report->processes_dropped, report->arena_refused);
 }
 
 /* The report as one JSON object; counts are raw samples so consumers can weigh them. */
 static void write_json(const struct summary *summary, FILE *out)
 {
     const struct ompc_report *report = summary->report;
-    const struct ompc_process *process = summary->process;
+    const struct ompc_model_process *process = summary->process;
     json_header(summary, out);
     fputs(",\n  \"states\": [", out);
     for (int state = 1; state < OMPC_NSTATES; state++)
         fprintf(out, "%s\"%s\"", state > 1 ? ", " : "", ompc_state_name(state));
     fputs("],\n  \"threads\": [", out);
     for (int i = 0; i < summary->thread_count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
+        const struct ompc_model_thread *thread = &process->threads[i];
         fprintf(out,
                 "%s\n    {\"index\": %d, \"tid\": %ld, \"initial\": %s, \"openmp\": %s, "
                 "\"exited\": %s, \"lifetime_ns\": %" PRIu64 ", \"signals\": %" PRIu64
@@ -810,15 +804,15 @@ static void write_json(const struct summary *summary, FILE *out)
                 ", \"blocked_ns\": %" PRIu64 ", \"blocked_samples\": %" PRIu64 ",\n     \"states\": ",
                 i ? "," : "", i, (long)thread->tid, thread->initial ? "true" : "false",
                 ompc_thread_is_openmp(thread) ? "true" : "false",
-                atomic_load(&thread->status) == OMPC_SLOT_EXITED ? "true" : "false",
-                thread_lifetime_ns(thread), load64(&thread->signals), thread_ticks(thread),
-                thread_expected_ticks(report, thread), load64(&thread->state_ticks[0]),
-                load64(&thread->blocked_ns), load64(&thread->blocked_ticks));
+                thread->status == OMPC_SLOT_EXITED ? "true" : "false",
+                thread_lifetime_ns(thread), thread->signals, thread_ticks(thread),
+                thread_expected_ticks(report, thread), thread->state_ticks[0],
+                thread->blocked_ns, thread->blocked_ticks);
         json_states(out, thread->state_ticks);
         fputs(",\n     \"events\": {", out);
         int first = 1;
         for (int event = 1; event < OMPC_NEVENTS; event++) {
-            uint64_t count = load64(&thread->events[event]);
+            uint64_t count = thread->events[event];
             if (count == 0)
                 continue;
             fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", ompc_event_name(event), count);
@@ -827,22 +821,22 @@ static void write_json(const struct summary *summary, FILE *out)
         fputs("}}", out);
     }
     fprintf(out, "\n  ],\n  \"threads_not_followed\": %" PRIu64 ",\n  \"regions\": [",
-            load64(&process->threads_not_followed));
+            process->threads_not_followed);
     for (int i = 0; i < summary->region_count; i++) {
-        const struct ompc_region *region = summary->regions[i];
+        const struct ompc_model_region *region = summary->regions[i];
         fprintf(out,
                 "%s\n    {\"id\": %" PRIu64 ", \"parent\": %" PRIu64 ", \"forks\": %u, "
                 "\"joins\": %u, \"time_ns\": %" PRIu64 ", \"threads\": %d, \"samples\": %" PRIu64
                 ", \"states\": ",
-                i ? "," : "", (uint64_t)atomic_load(&region->id),
-                (uint64_t)atomic_load(&region->parent), (unsigned)atomic_load(&region->forks),
-                (unsigned)atomic_load(&region->joins), (uint64_t)atomic_load(&region->time_ns),
-                popcount64(atomic_load(&region->thread_mask)), region_ticks(region));
+                i ? "," : "", (uint64_t)region->id,
+                (uint64_t)region->parent, (unsigned)region->forks,
+                (unsigned)region->joins, (uint64_t)region->time_ns,
+                popcount64(region->thread_mask), region_ticks(region));
         json_states(out, region->ticks);
-        fprintf(out, ", \"codeptr\": \"0x%" PRIx64 "\"}", (uint64_t)atomic_load(&region->codeptr));
+        fprintf(out, ", \"codeptr\": \"0x%" PRIx64 "\"}", (uint64_t)region->codeptr);
     }
     fprintf(out, "\n  ],\n  \"regions_overflow_forks\": %" PRIu64 ",\n  \"waits\": [",
-            load64(&process->regions_overflow_forks));
+            process->regions_overflow_forks);
     for (int i = 0; i < summary->wait_count; i++) {
         const struct merged_wait *wait = &summary->waits[i];
         fprintf(out,

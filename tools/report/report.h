@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model.h"
 #include "record.h"
 
 /*
@@ -16,14 +17,14 @@
 struct ompc_stacks;
 
 struct ompc_report {
-    const struct ompc_process *process;
-    const uint64_t *const *timelines; /* per thread slot, NULL where there is none */
+    const struct ompc_model_process *process;
     int timeline_width;               /* plot pixels; 0: the default */
     uint64_t from_ns, to_ns;          /* the time window drawn; to_ns 0: the end */
     int format;                       /* enum ompc_format */
     int sampling;                     /* sampling was asked for */
     long long interval_ns;
     uint64_t wall_ns;                 /* the record's origin to the process's end */
+    int64_t realtime_offset_ns;       /* CLOCK_REALTIME minus CLOCK_MONOTONIC when the run ended; 0: unknown */
     const char *program;
     /* How it ended. */
     int complete;                     /* its exit path ran (or it exec'd) */
@@ -48,18 +49,15 @@ struct ompc_report {
     uint32_t processes_dropped;
     /* --trace, --trace-json: the event log's bytes per thread (0: no log was kept). */
     uint64_t event_log_bytes;
-    const struct ompc_event_entry *const *event_logs; /* per thread slot, NULL where there is none */
     /* --stacks: the sampled call stacks (NULL when not asked for or out of memory). */
     const struct ompc_stacks *stacks;
     int stacks_asked;
     /* --list-regions: the text report lists every region instance. */
     int list_regions;
-    /* --timeline: per thread slot, the code address of each timeline entry (NULL where there are none). */
-    const uint64_t *const *timeline_where;
 };
 
 /* Whether the OpenMP runtime ever reported the thread: the initial thread, or one with an event or a state other than SERIAL. */
-int ompc_thread_is_openmp(const struct ompc_thread *thread);
+int ompc_thread_is_openmp(const struct ompc_model_thread *thread);
 
 /* Name of a signal number ("SIGRTMAX", "SIGRTMIN+3", "SIGSEGV"). */
 const char *ompc_signal_name(int number, char *buffer, size_t size);

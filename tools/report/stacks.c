@@ -74,11 +74,11 @@ static int load_table(int fd, const struct ompc_record_header *header, uint64_t 
         || pread(fd, &table, sizeof table, (off_t)offset) != (ssize_t)sizeof table)
         return 0;
     uint64_t pool_at = offset + sizeof table + (uint64_t)table.index_slots * sizeof(uint32_t);
-    uint64_t used = atomic_load(&table.pool_used);
+    uint64_t used = table.pool_used;
     if (table.index_slots > (1u << 24) || used > table.pool_words || pool_at > header->total_size
         || used > (header->total_size - pool_at) / sizeof(uint64_t))
         return 0;
-    *full += atomic_load(&table.full);
+    *full += table.full;
     if (used == 0)
         return 0;
     uint64_t *pool = malloc(used * sizeof *pool);
@@ -410,23 +410,11 @@ static int add_path(struct ompc_stacks *stacks, size_t *capacity, char *text, in
 }
 
 /* Builds paths and trees from what was loaded; returns -1 when memory runs out. */
-static int build(struct ompc_stacks *stacks, const struct ompc_process *process, struct loaded *loaded)
+static int build(struct ompc_stacks *stacks, const struct ompc_model_process *process, struct loaded *loaded)
 {
     struct symbols symbols = {NULL, 0, process->runtime, NULL, 0, 0};
-    uint32_t modules = atomic_load(&process->module_count);
-    if (modules > OMPC_MAX_MODULES)
-        modules = OMPC_MAX_MODULES;
-    if (modules > 0)
-        symbols.symbolizer = ompc_symbolizer_new();
+    symbols.symbolizer = ompc_model_symbolizer(process, &symbols.vdso);
     stacks->symbolized = symbols.symbolizer != NULL;
-    for (uint32_t i = 0; symbols.symbolizer != NULL && i < modules; i++) {
-        char path[OMPC_MODULE_PATH];
-        memcpy(path, process->modules[i].path, sizeof path);
-        path[sizeof path - 1] = '\0';
-        if (strncmp(path, "linux-vdso.so", 13) == 0 || strncmp(path, "linux-gate.so", 13) == 0)
-            symbols.vdso = process->modules[i].bias;
-        ompc_symbolizer_add_module(symbols.symbolizer, path, process->modules[i].bias);
-    }
     qsort(loaded->forks, loaded->fork_count, sizeof *loaded->forks, compare_offsets);
     int failed = 0;
     size_t capacity = 0;
@@ -442,10 +430,10 @@ static int build(struct ompc_stacks *stacks, const struct ompc_process *process,
         stacks->incomplete += incomplete ? sample->count : 0;
         stacks->no_caller += no_caller ? sample->count : 0;
     }
-    int threads = atomic_load(&process->thread_count);
+    int threads = process->thread_count;
     for (int t = 0; t < threads && t < OMPC_MAX_THREADS && !failed; t++) {
         for (int state = 0; state < OMPC_NSTATES && !failed; state++) {
-            uint64_t lost = atomic_load(&process->threads[t].stack_dropped[state]);
+            uint64_t lost = process->threads[t].stack_dropped[state];
             if (lost == 0)
                 continue;
             failed = add_path(stacks, &capacity, strdup("[stack not recorded]"), state, lost) != 0;
@@ -489,7 +477,7 @@ int ompc_stacks_supported(void)
 }
 
 struct ompc_stacks *ompc_stacks_read(int fd, const struct ompc_record_header *header,
-                                     const struct ompc_process *process)
+                                     const struct ompc_model_process *process)
 {
     struct ompc_stacks *stacks = calloc(1, sizeof *stacks);
     struct loaded loaded;
@@ -497,11 +485,11 @@ struct ompc_stacks *ompc_stacks_read(int fd, const struct ompc_record_header *he
     if (stacks == NULL)
         return NULL;
     int failed = 0;
-    int threads = atomic_load(&process->thread_count);
+    int threads = process->thread_count;
     for (int t = 0; t < threads && t < OMPC_MAX_THREADS && !failed; t++) {
-        const struct ompc_thread *thread = &process->threads[t];
-        failed = load_table(fd, header, atomic_load(&thread->stacks), 0, &loaded, &stacks->table_full) != 0
-                 || load_table(fd, header, atomic_load(&thread->fork_stacks), 1, &loaded, &stacks->table_full) != 0;
+        const struct ompc_model_thread *thread = &process->threads[t];
+        failed = load_table(fd, header, thread->stacks, 0, &loaded, &stacks->table_full) != 0
+                 || load_table(fd, header, thread->fork_stacks, 1, &loaded, &stacks->table_full) != 0;
     }
     if (!failed)
         failed = build(stacks, process, &loaded) != 0;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "model.h"
 #include "record.h"
 
 /* One distinct user-model stack in one state: a line of the folded output. */
@@ -46,7 +47,7 @@ int ompc_stacks_supported(void);
  * when memory runs out; a process without tables gives an empty result.
  */
 struct ompc_stacks *ompc_stacks_read(int fd, const struct ompc_record_header *header,
-                                     const struct ompc_process *process);
+                                     const struct ompc_model_process *process);
 
 /* Frees what read built. */
 void ompc_stacks_free(struct ompc_stacks *stacks);

@@ -1,9 +1,11 @@
 /* symbolize.c - code address to function, file and line with elfutils' libdwfl, run by the launcher after the program ended, never inside it. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE 1
 #include <config.h>
 
 #include "symbolize.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,13 +41,19 @@ struct ompc_symbolizer *ompc_symbolizer_new(void)
 }
 
 /* Reports the file at its load bias, as the program's loader placed it. */
-int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *path, uint64_t bias)
+int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *path, const char *symfs,
+                               uint64_t bias)
 {
     if (symbolizer == NULL || path == NULL || path[0] == '\0')
         return -1;
+    char *file = NULL;
+    if (symfs != NULL && asprintf(&file, "%s/%s", symfs, path) < 0)
+        return -1;
     dwfl_report_begin_add(symbolizer->dwfl);
-    Dwfl_Module *module = dwfl_report_elf(symbolizer->dwfl, path, path, -1, (GElf_Addr)bias, false);
+    Dwfl_Module *module = dwfl_report_elf(symbolizer->dwfl, path, file != NULL ? file : path, -1, (GElf_Addr)bias,
+                                          false);
     dwfl_report_end(symbolizer->dwfl, NULL, NULL);
+    free(file);
     return module != NULL ? 0 : -1;
 }
 
@@ -124,9 +132,10 @@ struct ompc_symbolizer *ompc_symbolizer_new(void)
     return NULL;
 }
 
-int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *path, uint64_t bias)
+int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *path, const char *symfs,
+                               uint64_t bias)
 {
-    (void)symbolizer, (void)path, (void)bias;
+    (void)symbolizer, (void)path, (void)symfs, (void)bias;
     return -1;
 }
 

@@ -31,11 +31,13 @@ struct ompc_symbolizer *ompc_symbolizer_new(void);
 
 /*
  * Reports an object loaded at `bias` (dl_iterate_phdr's dlpi_addr: 0 for a
- * non-PIE executable) from `path`.  Returns 0, or -1 when the file cannot
+ * non-PIE executable) from `path`, read from `symfs`/`path` when `symfs`
+ * is given (perf's --symfs: the modules as another machine holds them).  Returns 0, or -1 when the file cannot
  * be read (it may have changed or gone since the run): its addresses then
  * stay unresolved.
  */
-int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *path, uint64_t bias);
+int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *path, const char *symfs,
+                               uint64_t bias);
 
 /*
  * Locates `address`.  A return address points after its call, so

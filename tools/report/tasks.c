@@ -15,27 +15,21 @@ struct task_row {
     uint64_t create_ns, exec_ns, suspend_ns, lifetime_ns;
 };
 
-/* The record is final by now; relaxed loads keep the reads well defined. */
-static uint64_t load64(const _Atomic uint64_t *value)
-{
-    return atomic_load_explicit(value, memory_order_relaxed);
-}
-
 /* How often task event `event` (23..35) arrived on a thread. */
-static uint64_t task_count(const struct ompc_thread *thread, int event)
+static uint64_t task_count(const struct ompc_model_thread *thread, int event)
 {
-    return load64(&thread->task_events[event - OMPC_TASK_EVENT_FIRST]);
+    return thread->task_events[event - OMPC_TASK_EVENT_FIRST];
 }
 
 /* Thread slots in use, bounded by the table. */
-static int thread_count(const struct ompc_process *process)
+static int thread_count(const struct ompc_model_process *process)
 {
-    int count = atomic_load(&process->thread_count);
+    int count = process->thread_count;
     return count < 0 ? 0 : count > OMPC_MAX_THREADS ? OMPC_MAX_THREADS : count;
 }
 
 /* A thread's figures: created counts BEGIN_CREATE_TASK, split by the END that closed it. */
-static struct task_row thread_row(const struct ompc_thread *thread)
+static struct task_row thread_row(const struct ompc_model_thread *thread)
 {
     struct task_row row;
     row.created = task_count(thread, OMP_EVENT_THR_BEGIN_CREATE_TASK);
@@ -43,11 +37,11 @@ static struct task_row thread_row(const struct ompc_thread *thread)
     row.deferred = task_count(thread, OMP_EVENT_THR_END_CREATE_TASK_DEL);
     row.executed = task_count(thread, OMP_EVENT_THR_BEGIN_EXEC_TASK);
     row.stolen = task_count(thread, OMP_EVENT_THR_BEGIN_STEAL_TASK);
-    row.suspensions = load64(&thread->task_suspensions);
-    row.create_ns = load64(&thread->task_create_ns);
-    row.exec_ns = load64(&thread->task_exec_ns);
-    row.suspend_ns = load64(&thread->task_suspend_ns);
-    uint64_t end = load64(&thread->end_ns);
+    row.suspensions = thread->task_suspensions;
+    row.create_ns = thread->task_create_ns;
+    row.exec_ns = thread->task_exec_ns;
+    row.suspend_ns = thread->task_suspend_ns;
+    uint64_t end = thread->end_ns;
     row.lifetime_ns = end > thread->start_ns ? end - thread->start_ns : 0;
     return row;
 }
@@ -68,15 +62,15 @@ static void add_row(struct task_row *sum, const struct task_row *row)
 }
 
 /* Whether a thread saw any task event. */
-static int thread_had_tasks(const struct ompc_thread *thread)
+static int thread_had_tasks(const struct ompc_model_thread *thread)
 {
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
-        if (load64(&thread->task_events[i]) != 0)
+        if (thread->task_events[i] != 0)
             return 1;
     return 0;
 }
 
-int ompc_tasks_ran(const struct ompc_process *process)
+int ompc_tasks_ran(const struct ompc_model_process *process)
 {
     if (thread_had_tasks(&process->untracked))
         return 1;
@@ -88,7 +82,7 @@ int ompc_tasks_ran(const struct ompc_process *process)
 }
 
 /* Every thread together, the untracked ones (past OMPC_MAX_THREADS, counts only) included. */
-static struct task_row total_row(const struct ompc_process *process)
+static struct task_row total_row(const struct ompc_model_process *process)
 {
     struct task_row sum;
     memset(&sum, 0, sizeof sum);
@@ -116,7 +110,7 @@ static void text_row(FILE *out, const char *label, const char *tid, const struct
         fprintf(out, " %6s\n", "-");
 }
 
-void ompc_tasks_text(const struct ompc_process *process, FILE *out)
+void ompc_tasks_text(const struct ompc_model_process *process, FILE *out)
 {
     if (!ompc_tasks_ran(process))
         return;
@@ -126,7 +120,7 @@ void ompc_tasks_text(const struct ompc_process *process, FILE *out)
             "suspend ms", "exec %");
     int count = thread_count(process);
     for (int i = 0; i < count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
+        const struct ompc_model_thread *thread = &process->threads[i];
         if (!thread_had_tasks(thread))
             continue;
         struct task_row row = thread_row(thread);
@@ -164,7 +158,7 @@ static void csv_row(FILE *out, const struct task_row *row)
             row->create_ns, row->exec_ns, row->suspend_ns, row->lifetime_ns);
 }
 
-void ompc_tasks_csv(const struct ompc_process *process, FILE *out)
+void ompc_tasks_csv(const struct ompc_model_process *process, FILE *out)
 {
     if (!ompc_tasks_ran(process))
         return;
@@ -174,7 +168,7 @@ void ompc_tasks_csv(const struct ompc_process *process, FILE *out)
           out);
     int count = thread_count(process);
     for (int i = 0; i < count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
+        const struct ompc_model_thread *thread = &process->threads[i];
         if (!thread_had_tasks(thread))
             continue;
         struct task_row row = thread_row(thread);
@@ -197,7 +191,7 @@ static void json_row(FILE *out, const struct task_row *row)
             row->create_ns, row->exec_ns, row->suspend_ns);
 }
 
-void ompc_tasks_json(const struct ompc_process *process, FILE *out)
+void ompc_tasks_json(const struct ompc_model_process *process, FILE *out)
 {
     fputs(",\n  \"tasks\": ", out);
     if (!ompc_tasks_ran(process)) {
@@ -213,17 +207,17 @@ void ompc_tasks_json(const struct ompc_process *process, FILE *out)
                 ompc_register_status_name(process->task_requests[i].ec));
     fputs("},\n    \"events\": {", out);
     for (int i = 0; i < OMPC_TASK_EVENTS; i++) {
-        uint64_t total = load64(&process->untracked.task_events[i]);
+        uint64_t total = process->untracked.task_events[i];
         int count = thread_count(process);
         for (int t = 0; t < count; t++)
-            total += load64(&process->threads[t].task_events[i]);
+            total += process->threads[t].task_events[i];
         fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", ompc_task_event_name(OMPC_TASK_EVENT_FIRST + i),
                 total);
     }
     fputs("},\n    \"threads\": [", out);
     int count = thread_count(process), listed = 0;
     for (int i = 0; i < count; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
+        const struct ompc_model_thread *thread = &process->threads[i];
         if (!thread_had_tasks(thread))
             continue;
         struct task_row row = thread_row(thread);

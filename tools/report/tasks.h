@@ -5,18 +5,19 @@
 
 #include <stdio.h>
 
+#include "model.h"
 #include "record.h"
 
 /* Whether any task event arrived in the process: the table is shown only then. */
-int ompc_tasks_ran(const struct ompc_process *process);
+int ompc_tasks_ran(const struct ompc_model_process *process);
 
 /* The "Tasks" text table (nothing when no task ran). */
-void ompc_tasks_text(const struct ompc_process *process, FILE *out);
+void ompc_tasks_text(const struct ompc_model_process *process, FILE *out);
 
 /* The "task" CSV section, header row first (nothing when no task ran). */
-void ompc_tasks_csv(const struct ompc_process *process, FILE *out);
+void ompc_tasks_csv(const struct ompc_model_process *process, FILE *out);
 
 /* The JSON member "tasks", preceded by ",\n  ": an object, or null when no task ran. */
-void ompc_tasks_json(const struct ompc_process *process, FILE *out);
+void ompc_tasks_json(const struct ompc_model_process *process, FILE *out);
 
 #endif /* OMPCOLLECT_TASKS_H */

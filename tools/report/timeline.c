@@ -77,11 +77,11 @@ static void xml_text(FILE *out, const char *text)
 int ompc_timeline_span(const struct ompc_report *report, int thread, uint32_t index,
                        uint64_t *begin_ns, uint64_t *end_ns, int *state)
 {
-    if (report->timelines == NULL || report->timelines[thread] == NULL)
+    const struct ompc_model_thread *slot = &report->process->threads[thread];
+    const uint64_t *timeline = slot->timeline;
+    if (timeline == NULL)
         return 0;
-    const struct ompc_thread *slot = &report->process->threads[thread];
-    const uint64_t *timeline = report->timelines[thread];
-    uint32_t length = atomic_load(&slot->timeline_length);
+    uint32_t length = slot->timeline_length;
     if (length > OMPC_TIMELINE_CAP)
         length = OMPC_TIMELINE_CAP;
     if (index >= length)
@@ -89,7 +89,7 @@ int ompc_timeline_span(const struct ompc_report *report, int thread, uint32_t in
     *begin_ns = (timeline[index] >> 8) * 1000;
     *state = (int)(timeline[index] & 0xff);
     *end_ns = index + 1 < length ? (timeline[index + 1] >> 8) * 1000
-                                 : atomic_load_explicit(&slot->last_sample_ns, memory_order_relaxed);
+                                 : slot->last_sample_ns;
     if (*end_ns < *begin_ns)
         *end_ns = *begin_ns;
     return 1;
@@ -116,7 +116,7 @@ static int add_region(uint64_t **bounds, size_t *count, size_t *capacity, uint64
 long ompc_timeline_regions(const struct ompc_report *report, uint64_t **bounds)
 {
     *bounds = NULL;
-    int rows = atomic_load(&report->process->thread_count);
+    int rows = report->process->thread_count;
     int initial = -1;
     for (int i = 0; i < rows && i < OMPC_MAX_THREADS && initial < 0; i++)
         if (report->process->threads[i].initial)
@@ -218,22 +218,12 @@ static const char *code_label(struct label_cache *cache, uint64_t address)
 static struct label_cache *labels_new(const struct ompc_report *report, int rows)
 {
     int any = 0;
-    for (int i = 0; report->timeline_where != NULL && i < rows && !any; i++)
-        any = report->timeline_where[i] != NULL;
+    for (int i = 0; i < rows && !any; i++)
+        any = report->process->threads[i].timeline_where != NULL;
     struct label_cache *cache = any ? calloc(1, sizeof *cache) : NULL;
     if (cache == NULL)
         return NULL;
-    const struct ompc_process *process = report->process;
-    uint32_t modules = atomic_load(&process->module_count);
-    if (modules > OMPC_MAX_MODULES)
-        modules = OMPC_MAX_MODULES;
-    cache->symbolizer = modules > 0 ? ompc_symbolizer_new() : NULL;
-    for (uint32_t i = 0; cache->symbolizer != NULL && i < modules; i++) {
-        char path[OMPC_MODULE_PATH];
-        memcpy(path, process->modules[i].path, sizeof path);
-        path[sizeof path - 1] = '\0';
-        ompc_symbolizer_add_module(cache->symbolizer, path, process->modules[i].bias);
-    }
+    cache->symbolizer = ompc_model_symbolizer(report->process, NULL);
     return cache;
 }
 
@@ -290,7 +280,7 @@ static int svg_thread_row(FILE *out, const struct ompc_report *report, int threa
     int width = plot->width;
     uint64_t (*column_ns)[OMPC_NSTATES] = calloc((size_t)width, sizeof *column_ns);
     /* Per column and state, the code address of the longest piece there, and its length. */
-    const uint64_t *wheres = report->timeline_where != NULL ? report->timeline_where[thread] : NULL;
+    const uint64_t *wheres = report->process->threads[thread].timeline_where;
     uint64_t (*column_where)[OMPC_NSTATES] = wheres != NULL ? calloc((size_t)width, sizeof *column_where) : NULL;
     uint64_t (*where_ns)[OMPC_NSTATES] = wheres != NULL ? calloc((size_t)width, sizeof *where_ns) : NULL;
     if (column_ns == NULL || (wheres != NULL && (column_where == NULL || where_ns == NULL))) {
@@ -322,7 +312,7 @@ static int svg_thread_row(FILE *out, const struct ompc_report *report, int threa
             t = stop;
         }
     }
-    const struct ompc_thread *slot = &report->process->threads[thread];
+    const struct ompc_model_thread *slot = &report->process->threads[thread];
     int y = SVG_TOP + thread * (SVG_ROW_HEIGHT + SVG_ROW_GAP);
     fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\">thread %d%s (tid %ld)%s</text>\n",
             y + SVG_ROW_HEIGHT - 4, thread, slot->initial ? "*" : "", (long)slot->tid,
@@ -400,8 +390,8 @@ static void svg_region_lines(FILE *out, const struct plot *plot, int top, int bo
 /* Per-thread state over time: rows of coloured spans, a time axis and a legend. */
 int ompc_write_timeline(const struct ompc_report *report, FILE *out)
 {
-    const struct ompc_process *process = report->process;
-    int rows = atomic_load(&process->thread_count);
+    const struct ompc_model_process *process = report->process;
+    int rows = process->thread_count;
     if (rows > OMPC_MAX_THREADS)
         rows = OMPC_MAX_THREADS;
     struct plot plot;
@@ -465,13 +455,13 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
 
     int truncated = 0;
     for (int i = 0; i < rows; i++) {
-        if (report->timelines != NULL && report->timelines[i] != NULL
+        if (report->process->threads[i].timeline != NULL
             && svg_thread_row(out, report, i, &plot) != 0) {
             free(regions);
             labels_free(plot.labels);
             return -1;
         }
-        truncated |= atomic_load(&process->threads[i].timeline_truncated) != 0;
+        truncated |= process->threads[i].timeline_truncated != 0;
     }
     svg_region_lines(out, &plot, SVG_TOP - 2, axis_y - 4);
     free(regions);

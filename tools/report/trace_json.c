@@ -78,9 +78,9 @@ static void name_event(FILE *out, const char *what, long pid, long tid, const ch
  */
 int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
 {
-    const struct ompc_process *process = report->process;
+    const struct ompc_model_process *process = report->process;
     long pid = (long)process->pid;
-    int rows = atomic_load(&process->thread_count);
+    int rows = process->thread_count;
     if (rows > OMPC_MAX_THREADS)
         rows = OMPC_MAX_THREADS;
     uint64_t *regions;
@@ -89,11 +89,11 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
         return -1;
 
     int truncated = 0;
-    uint64_t events_recorded = 0, events_dropped = atomic_load(&process->untracked.event_log_dropped);
+    uint64_t events_recorded = 0, events_dropped = process->untracked.event_log_dropped;
     for (int i = 0; i < rows; i++) {
-        truncated += atomic_load(&process->threads[i].timeline_truncated) != 0;
-        events_recorded += atomic_load(&process->threads[i].event_log_length);
-        events_dropped += atomic_load(&process->threads[i].event_log_dropped);
+        truncated += process->threads[i].timeline_truncated != 0;
+        events_recorded += process->threads[i].event_log_length;
+        events_dropped += process->threads[i].event_log_dropped;
     }
     struct ompc_locations locations;
     memset(&locations, 0, sizeof locations);
@@ -130,10 +130,10 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
     json_text(out, name);
     fputs("}}", out);
     for (int i = 0; i < rows; i++) {
-        const struct ompc_thread *thread = &process->threads[i];
+        const struct ompc_model_thread *thread = &process->threads[i];
         long tid = (long)thread->tid;
         snprintf(name, sizeof name, "thread %d%s%s", i, thread->initial ? " (initial)" : "",
-                 atomic_load(&thread->timeline_truncated) ? " (stops early: record full)" : "");
+                 thread->timeline_truncated ? " (stops early: record full)" : "");
         name_event(out, "thread_name", pid, tid, name);
         fprintf(out,
                 ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%ld,\"tid\":%ld,"

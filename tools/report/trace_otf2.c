@@ -91,16 +91,16 @@ static OTF2_RegionRole span_role(const struct ompc_span *span)
 }
 
 /* The threads seen in region `id` (its row in the record), at least 1: what ThreadFork says was requested. */
-static uint32_t region_threads(const struct ompc_process *process, uint64_t id)
+static uint32_t region_threads(const struct ompc_model_process *process, uint64_t id)
 {
     uint64_t hash = id * UINT64_C(0x9E3779B97F4A7C15);
     for (unsigned probe = 0; id != 0 && probe < 64; probe++) {
-        const struct ompc_region *row = &process->regions[((hash >> 50) + probe) % OMPC_MAX_REGIONS];
-        uint64_t seen = atomic_load(&row->id);
+        const struct ompc_model_region *row = &process->regions[((hash >> 50) + probe) % OMPC_MAX_REGIONS];
+        uint64_t seen = row->id;
         if (seen == 0)
             break;
         if (seen == id) {
-            int count = __builtin_popcountll(atomic_load(&row->thread_mask));
+            int count = __builtin_popcountll(row->thread_mask);
             return count > 0 ? (uint32_t)count : 1;
         }
     }
@@ -143,7 +143,7 @@ static uint64_t write_location(const struct ompc_report *report, int thread, OTF
                                struct definitions *defs, struct ompc_symbolizer *symbolizer,
                                OTF2_AttributeList *attributes, OTF2_ErrorCode *status)
 {
-    const struct ompc_process *process = report->process;
+    const struct ompc_model_process *process = report->process;
     uint64_t origin = process->origin_ns, last = 0;
     struct ompc_span *spans;
     long count = ompc_trace_spans(report, thread, &spans);
@@ -208,8 +208,8 @@ static void free_definitions(struct definitions *defs)
 int ompc_write_otf2(const struct ompc_report *report, const char *directory, const char *name,
                     char *error, size_t error_size)
 {
-    const struct ompc_process *process = report->process;
-    int rows = atomic_load(&process->thread_count);
+    const struct ompc_model_process *process = report->process;
+    int rows = process->thread_count;
     if (rows > OMPC_MAX_THREADS)
         rows = OMPC_MAX_THREADS;
     struct definitions defs;
@@ -250,12 +250,12 @@ int ompc_write_otf2(const struct ompc_report *report, const char *directory, con
         OTF2_Archive_SetMachineName(archive, report->host);
 
     /* What the trace lacks, as properties a reader can query (otf2-print -A). */
-    uint64_t recorded = 0, dropped = atomic_load(&process->untracked.event_log_dropped);
+    uint64_t recorded = 0, dropped = process->untracked.event_log_dropped;
     int truncated = 0;
     for (int i = 0; i < rows; i++) {
-        recorded += atomic_load(&process->threads[i].event_log_length);
-        dropped += atomic_load(&process->threads[i].event_log_dropped);
-        truncated += atomic_load(&process->threads[i].timeline_truncated) != 0;
+        recorded += process->threads[i].event_log_length;
+        dropped += process->threads[i].event_log_dropped;
+        truncated += process->threads[i].timeline_truncated != 0;
     }
     snprintf(text, sizeof text, "%" PRIu64, recorded);
     OTF2_Archive_SetProperty(archive, "OMPCOLLECT::EVENTS_RECORDED", text, true);
@@ -331,13 +331,9 @@ int ompc_write_otf2(const struct ompc_report *report, const char *directory, con
         goto failed;
     }
     /* Timestamps are CLOCK_MONOTONIC ns; the real time of the process's origin lets Vampir show the wall clock. */
-    struct timespec real, monotonic;
-    clock_gettime(CLOCK_REALTIME, &real);
-    clock_gettime(CLOCK_MONOTONIC, &monotonic);
-    uint64_t real_now = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
-    uint64_t mono_now = (uint64_t)monotonic.tv_sec * 1000000000u + (uint64_t)monotonic.tv_nsec;
-    uint64_t realtime = mono_now >= process->origin_ns && real_now >= mono_now - process->origin_ns
-                            ? real_now - (mono_now - process->origin_ns)
+    int64_t offset = report->realtime_offset_ns;
+    uint64_t realtime = offset != 0 && (offset > 0 || process->origin_ns >= (uint64_t)-offset)
+                            ? process->origin_ns + (uint64_t)offset
                             : OTF2_UNDEFINED_TIMESTAMP;
     if (report->wall_ns > length)
         length = report->wall_ns;
@@ -366,7 +362,7 @@ int ompc_write_otf2(const struct ompc_report *report, const char *directory, con
         goto out_of_memory;
     }
     for (int l = 0; l < locations_count; l++) {
-        const struct ompc_thread *thread = &process->threads[thread_of[l]];
+        const struct ompc_model_thread *thread = &process->threads[thread_of[l]];
         snprintf(text, sizeof text, "thread %d (tid %ld%s)", thread_of[l], (long)thread->tid,
                  thread->initial ? ", initial" : "");
         location_names[l] = string_ref(&defs, text);

@@ -64,12 +64,12 @@ static int compare_times(const void *a, const void *b)
 /* Where a thread's record ends: its end, its last sample, its last event, whichever is latest. */
 static uint64_t thread_end(const struct ompc_report *report, int thread)
 {
-    const struct ompc_thread *slot = &report->process->threads[thread];
-    uint64_t end = atomic_load(&slot->end_ns);
-    uint64_t last = atomic_load(&slot->last_sample_ns);
+    const struct ompc_model_thread *slot = &report->process->threads[thread];
+    uint64_t end = slot->end_ns;
+    uint64_t last = slot->last_sample_ns;
     end = last > end ? last : end;
-    const struct ompc_event_entry *log = report->event_logs != NULL ? report->event_logs[thread] : NULL;
-    uint32_t length = log != NULL ? atomic_load(&slot->event_log_length) : 0;
+    const struct ompc_event_entry *log = slot->event_log;
+    uint32_t length = log != NULL ? slot->event_log_length : 0;
     if (length > 0 && OMPC_EVENT_WHEN(&log[length - 1]) > end)
         end = OMPC_EVENT_WHEN(&log[length - 1]);
     return end != 0 ? end : report->wall_ns;
@@ -84,9 +84,9 @@ static uint64_t thread_end(const struct ompc_report *report, int thread)
 static int event_spans(const struct ompc_report *report, int thread, uint64_t limit,
                        struct span_list *out)
 {
-    const struct ompc_thread *slot = &report->process->threads[thread];
-    const struct ompc_event_entry *log = report->event_logs[thread];
-    uint32_t length = atomic_load(&slot->event_log_length);
+    const struct ompc_model_thread *slot = &report->process->threads[thread];
+    const struct ompc_event_entry *log = slot->event_log;
+    uint32_t length = slot->event_log_length;
     struct ompc_span stack[64];
     int depth = 0, failed = 0;
     for (uint32_t k = 0; k < length && !failed; k++) {
@@ -140,7 +140,7 @@ static int event_spans(const struct ompc_report *report, int thread, uint64_t li
  * exact, a sample's wait state outside its events' span is a sample that
  * lagged behind the END (the thread left the wait before the next sample).
  */
-static void exact_states(const struct ompc_process *process, int covered[OMPC_NSTATES])
+static void exact_states(const struct ompc_model_process *process, int covered[OMPC_NSTATES])
 {
     int begins[OMPC_NPAIRS] = {0}, ends[OMPC_NPAIRS] = {0};
     memset(covered, 0, OMPC_NSTATES * sizeof *covered);
@@ -161,12 +161,12 @@ static void exact_states(const struct ompc_process *process, int covered[OMPC_NS
 /* The spans of one thread (see report.h). */
 long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_span **spans)
 {
-    const struct ompc_thread *slot = &report->process->threads[thread];
+    const struct ompc_model_thread *slot = &report->process->threads[thread];
     struct span_list list = {NULL, 0, 0};
     uint64_t end = thread_end(report, thread);
-    int has_log = report->event_logs != NULL && report->event_logs[thread] != NULL;
+    int has_log = slot->event_log != NULL;
     /* Events are exact until the log ran full (or for the whole thread when nothing was dropped). */
-    uint64_t dropped_at = atomic_load(&slot->event_log_dropped_ns);
+    uint64_t dropped_at = slot->event_log_dropped_ns;
     uint64_t limit = has_log ? (dropped_at != 0 ? dropped_at : end) : 0;
     *spans = NULL;
     if (has_log && event_spans(report, thread, limit, &list) != 0)

@@ -1,0 +1,38 @@
+#!/bin/sh
+# outputs.sh - writes every output `ompcollect report` makes of one saved run into a directory, for the golden tests (t/golden-t.sh) and their regeneration.
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Usage: outputs.sh OMPCOLLECT SAVED-RUN OUTDIR KIND... [-- REPORT-OPTION...]
+# KIND: text list csv json csvdir svg tracejson otf2 folded.  Options after
+# -- go to every report (the golden tests give --symfs=/nonexistent so no
+# name depends on the machine's binaries).  Exits non-zero when a report
+# fails; the directory then holds what was written.
+set -u
+ompcollect=$1 saved=$2 out=$3
+shift 3
+kinds=
+while [ $# -gt 0 ] && [ "$1" != -- ]; do kinds="$kinds $1"; shift; done
+[ $# -gt 0 ] && shift
+mkdir -p "$out" || exit 1
+status=0
+for kind in $kinds; do
+    case $kind in
+    text) "$ompcollect" report "$@" -o "$out/report.txt" "$saved" ;;
+    list) "$ompcollect" report "$@" --list-regions -o "$out/report-list.txt" "$saved" ;;
+    csv) "$ompcollect" report "$@" -f csv -o "$out/report.csv" "$saved" ;;
+    json) "$ompcollect" report "$@" -f json -o "$out/report.json" "$saved" ;;
+    csvdir) "$ompcollect" report "$@" --csv-dir="$out/tables" -o /dev/null "$saved" ;;
+    svg) "$ompcollect" report "$@" --timeline="$out/timeline.svg" -o /dev/null "$saved" ;;
+    tracejson) "$ompcollect" report "$@" --trace-json="$out/trace.json" -o /dev/null "$saved" ;;
+    otf2)
+        rm -rf "$out/otf2.tmp"
+        "$ompcollect" report "$@" --trace="$out/otf2.tmp" -o /dev/null "$saved" \
+            && otf2-print "$out/otf2.tmp/traces.otf2" >"$out/otf2-print.txt" \
+            && otf2-print -G "$out/otf2.tmp/traces.otf2" | grep -v -i "UUID\|creator\|CREATION" >"$out/otf2-defs.txt"
+        ;;
+    folded) "$ompcollect" report "$@" --stacks=folded -o "$out/stacks.folded" "$saved" ;;
+    *) echo "outputs.sh: unknown kind $kind" >&2; false ;;
+    esac || { echo "outputs.sh: $kind of $saved failed" >&2; status=1; }
+done
+rm -rf "$out/otf2.tmp"
+exit $status

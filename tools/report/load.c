@@ -1,0 +1,454 @@
+/* load.c - the loader: reads a finished run's record (untrusted: the observed program could have written any of it), checks every count, offset, string and time, and builds the plain profile model the writers read. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include "load.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize.h"
+
+void ompc_damage_note(struct ompc_damage *damage, const char *fmt, ...)
+{
+    char line[256];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(line, sizeof line, fmt, args);
+    va_end(args);
+    size_t used = strlen(damage->text);
+    if (used + 2 < sizeof damage->text)
+        snprintf(damage->text + used, sizeof damage->text - used, "%s%s", damage->count ? "; " : "", line);
+    damage->count++;
+}
+
+/* pread(2) of exactly `size` bytes at `offset`; -1 when the record does not hold them. */
+static int read_exact(int fd, void *buffer, size_t size, uint64_t offset)
+{
+    for (size_t done = 0; done < size;) {
+        ssize_t got = pread(fd, (char *)buffer + done, size - done, (off_t)(offset + done));
+        if (got <= 0)
+            return -1;
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+/* Where slot `index` starts in the record. */
+static uint64_t slot_offset(const struct ompc_record_header *header, uint32_t index)
+{
+    return header->process_offset + (uint64_t)index * header->process_size;
+}
+
+int ompc_load_head(int fd, const struct ompc_record_header *header, uint32_t index, struct ompc_slot_head *head)
+{
+    struct {
+        uint32_t state, index;
+        int32_t pid, ppid, parent_slot, exec_slot;
+        uint64_t start_ticks;
+    } raw;
+    _Static_assert(offsetof(struct ompc_process, start_ticks) == 24, "the slot's head moved");
+    if (index >= header->process_count || read_exact(fd, &raw, sizeof raw, slot_offset(header, index)) != 0)
+        return -1;
+    head->state = raw.state;
+    head->pid = raw.pid;
+    head->start_ticks = raw.start_ticks;
+    return 0;
+}
+
+int ompc_load_counts(int fd, struct ompc_record_header *header)
+{
+    struct ompc_record_header now;
+    if (read_exact(fd, &now, sizeof now, 0) != 0)
+        return -1;
+    header->arena_refused = atomic_load(&now.arena_refused);
+    header->processes_dropped = atomic_load(&now.processes_dropped);
+    return 0;
+}
+
+/* The limits a process's record is checked against. */
+struct limits {
+    const struct ompc_record_header *header;
+    uint64_t latest_ns; /* the latest time relative to the origin the process can have recorded; UINT64_MAX unknown */
+    unsigned long clamped; /* times past latest_ns, set to it */
+};
+
+/* A relative time, at most limits->latest_ns (counted when it was later). */
+static uint64_t take_time(struct limits *limits, uint64_t ns)
+{
+    if (ns <= limits->latest_ns)
+        return ns;
+    limits->clamped++;
+    return limits->latest_ns;
+}
+
+/* A string field copied with its end inside the array; counted as damage when it had none. */
+static void take_text(char *to, const char *from, size_t size, const char *what, struct ompc_damage *damage)
+{
+    memcpy(to, from, size);
+    if (memchr(to, '\0', size) == NULL)
+        ompc_damage_note(damage, "the %s did not end within its %zu bytes (cut)", what, size);
+    to[size - 1] = '\0';
+}
+
+/* One thread's tables, with its own times checked. */
+static void take_thread(struct ompc_model_thread *to, const struct ompc_thread *from, struct limits *limits)
+{
+    to->tid = from->tid;
+    to->initial = from->initial != 0;
+    to->status = atomic_load(&from->status);
+    to->start_ns = take_time(limits, from->start_ns);
+    to->end_ns = take_time(limits, atomic_load(&from->end_ns));
+    to->signals = atomic_load(&from->signals);
+    to->ticks = atomic_load(&from->ticks);
+    for (int s = 0; s < OMPC_NSTATES; s++) {
+        to->state_ticks[s] = atomic_load(&from->state_ticks[s]);
+        to->stack_dropped[s] = atomic_load(&from->stack_dropped[s]);
+    }
+    for (int e = 0; e < OMPC_NEVENTS; e++)
+        to->events[e] = atomic_load(&from->events[e]);
+    for (int p = 0; p < OMPC_NPAIRS; p++)
+        to->pair_ns[p] = atomic_load(&from->pair_ns[p]);
+    for (int w = 0; w < OMPC_WAIT_SLOTS; w++)
+        to->waits[w] = (struct ompc_model_wait){atomic_load(&from->waits[w].id), atomic_load(&from->waits[w].state),
+                                                atomic_load(&from->waits[w].ticks), atomic_load(&from->waits[w].codeptr),
+                                                atomic_load(&from->waits[w].object)};
+    to->wait_overflow_ticks = atomic_load(&from->wait_overflow_ticks);
+    to->timeline_truncated = atomic_load(&from->timeline_truncated);
+    to->last_sample_ns = take_time(limits, atomic_load(&from->last_sample_ns));
+    to->blocked_ticks = atomic_load(&from->blocked_ticks);
+    to->blocked_ns = atomic_load(&from->blocked_ns);
+    to->event_log_dropped = atomic_load(&from->event_log_dropped);
+    to->event_log_dropped_ns = take_time(limits, atomic_load(&from->event_log_dropped_ns));
+    for (int t = 0; t < OMPC_TASK_EVENTS; t++)
+        to->task_events[t] = atomic_load(&from->task_events[t]);
+    to->task_create_ns = atomic_load(&from->task_create_ns);
+    to->task_exec_ns = atomic_load(&from->task_exec_ns);
+    to->task_suspend_ns = atomic_load(&from->task_suspend_ns);
+    to->task_suspensions = atomic_load(&from->task_suspensions);
+}
+
+/* Whether a state is one of the 11 (the wait slots' states are checked where they are used). */
+static int valid_state(uint64_t state)
+{
+    return state >= 1 && state < OMPC_NSTATES;
+}
+
+/*
+ * A thread's timeline (and the code addresses beside it) from the arena:
+ * entries are kept up to the first whose state is not one of the 11 or
+ * whose time goes backwards or past the run.
+ */
+static void take_timeline(int fd, struct ompc_model_thread *to, const struct ompc_thread *from, unsigned what,
+                          struct limits *limits, struct ompc_damage *damage, int slot)
+{
+    uint32_t length = atomic_load(&from->timeline_length);
+    uint64_t offset = atomic_load(&from->timeline), where = atomic_load(&from->timeline_where);
+    uint64_t extent = (uint64_t)OMPC_TIMELINE_CAP * sizeof(uint64_t);
+    if (length > OMPC_TIMELINE_CAP) {
+        ompc_damage_note(damage, "thread %d's timeline claims %u entries of %u", slot, length, OMPC_TIMELINE_CAP);
+        length = OMPC_TIMELINE_CAP;
+    }
+    if (offset == 0 || length == 0)
+        return;
+    if (!ompc_record_in_arena(limits->header, offset, extent)) {
+        ompc_damage_note(damage, "thread %d's timeline lies outside the record", slot);
+        return;
+    }
+    to->timeline = calloc(length, sizeof *to->timeline);
+    if (to->timeline == NULL || read_exact(fd, to->timeline, length * sizeof *to->timeline, offset) != 0) {
+        free(to->timeline);
+        to->timeline = NULL;
+        return;
+    }
+    uint32_t kept = 0;
+    uint64_t latest_us = limits->latest_ns == UINT64_MAX ? UINT64_MAX : limits->latest_ns / 1000 + 1;
+    for (uint64_t last = 0; kept < length; kept++) {
+        uint64_t entry = to->timeline[kept];
+        if (!valid_state(entry & 0xff) || (entry >> 8) < last || (entry >> 8) > latest_us)
+            break;
+        last = entry >> 8;
+    }
+    if (kept < length)
+        ompc_damage_note(damage, "thread %d's timeline: %u of %u entries ignored (a state that is none of the 11, "
+                                 "or a time out of order or past the run)", slot, length - kept, length);
+    to->timeline_length = kept;
+    if ((what & OMPC_LOAD_WHERE) && kept > 0 && ompc_record_in_arena(limits->header, where, extent)) {
+        to->timeline_where = calloc(kept, sizeof *to->timeline_where);
+        if (to->timeline_where != NULL && read_exact(fd, to->timeline_where, kept * sizeof(uint64_t), where) != 0) {
+            free(to->timeline_where);
+            to->timeline_where = NULL;
+        }
+    }
+}
+
+/* A thread's event log (--trace) from the arena, up to the first entry that does not hold. */
+static void take_event_log(int fd, struct ompc_model_thread *to, const struct ompc_thread *from,
+                           struct limits *limits, struct ompc_damage *damage, int slot)
+{
+    uint64_t capacity = from->event_log_capacity, offset = atomic_load(&from->event_log);
+    uint32_t length = atomic_load(&from->event_log_length);
+    uint64_t bytes = limits->header->event_log_bytes;
+    if (length == 0 || offset == 0 || bytes == 0)
+        return;
+    if (length > capacity || capacity * sizeof(struct ompc_event_entry) > bytes
+        || !ompc_record_in_arena(limits->header, offset, capacity * sizeof(struct ompc_event_entry))) {
+        ompc_damage_note(damage, "thread %d's event log (%u entries) does not fit its buffer: ignored", slot, length);
+        return;
+    }
+    to->event_log = calloc(length, sizeof *to->event_log);
+    if (to->event_log == NULL || read_exact(fd, to->event_log, length * sizeof *to->event_log, offset) != 0) {
+        free(to->event_log);
+        to->event_log = NULL;
+        return;
+    }
+    uint32_t kept = 0;
+    for (uint64_t last = 0; kept < length; kept++) {
+        const struct ompc_event_entry *entry = &to->event_log[kept];
+        uint64_t when = OMPC_EVENT_WHEN(entry);
+        if (OMPC_EVENT_CODE(entry) < 1 || OMPC_EVENT_CODE(entry) >= OMPC_NEVENTS || when < last
+            || when > limits->latest_ns)
+            break;
+        last = when;
+    }
+    if (kept < length)
+        ompc_damage_note(damage, "thread %d's event log: %u of %u events ignored (an unknown event, or a time "
+                                 "out of order or past the run)", slot, length - kept, length);
+    to->event_log_length = kept;
+}
+
+/* A thread's stack-table offsets, kept only where a whole table header lies in the arena. */
+static void take_stack_tables(struct ompc_model_thread *to, const struct ompc_thread *from,
+                              const struct limits *limits, struct ompc_damage *damage, int slot)
+{
+    uint64_t stacks = atomic_load(&from->stacks), forks = atomic_load(&from->fork_stacks);
+    size_t extent = sizeof(struct ompc_stack_table);
+    to->stacks = stacks != 0 && ompc_record_in_arena(limits->header, stacks, extent) ? stacks : 0;
+    to->fork_stacks = forks != 0 && ompc_record_in_arena(limits->header, forks, extent) ? forks : 0;
+    if (to->stacks != stacks || to->fork_stacks != forks)
+        ompc_damage_note(damage, "thread %d's stack tables lie outside the record: ignored", slot);
+}
+
+/* The threads, each with what `what` asks for. */
+static int take_threads(int fd, struct ompc_model_process *to, const struct ompc_process *from, unsigned what,
+                        struct limits *limits)
+{
+    int32_t count = atomic_load(&from->thread_count);
+    if (count < 0 || count > OMPC_MAX_THREADS) {
+        ompc_damage_note(&to->damage, "a thread count of %d (at most %d): every thread's tables ignored", count,
+                         OMPC_MAX_THREADS);
+        count = 0;
+    }
+    to->thread_count = count;
+    to->threads = calloc(count > 0 ? (size_t)count : 1, sizeof *to->threads);
+    if (to->threads == NULL)
+        return -1;
+    take_thread(&to->untracked, &from->untracked, limits);
+    for (int i = 0; i < count; i++) {
+        take_thread(&to->threads[i], &from->threads[i], limits);
+        if (what & OMPC_LOAD_TIMELINES)
+            take_timeline(fd, &to->threads[i], &from->threads[i], what, limits, &to->damage, i);
+        if (what & OMPC_LOAD_EVENT_LOGS)
+            take_event_log(fd, &to->threads[i], &from->threads[i], limits, &to->damage, i);
+        take_stack_tables(&to->threads[i], &from->threads[i], limits, &to->damage, i);
+    }
+    return 0;
+}
+
+/* The region table, slot for slot (its order is the agent's hash). */
+static int take_regions(struct ompc_model_process *to, const struct ompc_process *from, struct limits *limits)
+{
+    to->regions = calloc(OMPC_MAX_REGIONS, sizeof *to->regions);
+    if (to->regions == NULL)
+        return -1;
+    for (int i = 0; i < OMPC_MAX_REGIONS; i++) {
+        const struct ompc_region *region = &from->regions[i];
+        struct ompc_model_region *row = &to->regions[i];
+        row->id = atomic_load(&region->id);
+        row->parent = atomic_load(&region->parent);
+        row->forks = atomic_load(&region->forks);
+        row->joins = atomic_load(&region->joins);
+        row->fork_ns = take_time(limits, atomic_load(&region->fork_ns));
+        row->time_ns = atomic_load(&region->time_ns);
+        row->thread_mask = atomic_load(&region->thread_mask);
+        for (int s = 0; s < OMPC_NSTATES; s++)
+            row->ticks[s] = atomic_load(&region->ticks[s]);
+        row->codeptr = atomic_load(&region->codeptr);
+    }
+    return 0;
+}
+
+/* The constructs' per-thread WORK samples, the module map and the fork cache. */
+static int take_code(struct ompc_model_process *to, const struct ompc_process *from)
+{
+    to->constructs = calloc(OMPC_MAX_CONSTRUCTS, sizeof *to->constructs);
+    to->fork_cache = calloc(OMPC_FORK_CACHE, sizeof *to->fork_cache);
+    if (to->constructs == NULL || to->fork_cache == NULL)
+        return -1;
+    for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++) {
+        to->constructs[i].codeptr = atomic_load(&from->constructs[i].codeptr);
+        for (int t = 0; t < OMPC_MAX_THREADS; t++)
+            to->constructs[i].work[t] = atomic_load(&from->constructs[i].work[t]);
+    }
+    for (int i = 0; i < OMPC_FORK_CACHE; i++) {
+        to->fork_cache[i].region_id = atomic_load(&from->fork_cache[i].region_id);
+        to->fork_cache[i].entry = atomic_load(&from->fork_cache[i].entry);
+    }
+    uint32_t modules = atomic_load(&from->module_count);
+    if (modules > OMPC_MAX_MODULES) {
+        ompc_damage_note(&to->damage, "a module count of %u (at most %d): the first %d kept", modules,
+                         OMPC_MAX_MODULES, OMPC_MAX_MODULES);
+        modules = OMPC_MAX_MODULES;
+    }
+    to->modules = calloc(modules > 0 ? modules : 1, sizeof *to->modules);
+    if (to->modules == NULL)
+        return -1;
+    to->module_count = modules;
+    for (uint32_t i = 0; i < modules; i++) {
+        to->modules[i].bias = from->modules[i].bias;
+        memcpy(to->modules[i].path, from->modules[i].path, OMPC_MODULE_PATH);
+        to->modules[i].path[OMPC_MODULE_PATH - 1] = '\0';
+    }
+    to->modules_dropped = atomic_load(&from->modules_dropped);
+    to->has_sample = atomic_load(&from->has_sample);
+    to->constructs_dropped = atomic_load(&from->constructs_dropped);
+    return 0;
+}
+
+/* A count of entries in an array of `size`, clamped with a note when it claims more. */
+static int32_t take_count(int32_t count, int32_t size, const char *what, struct ompc_damage *damage)
+{
+    if (count >= 0 && count <= size)
+        return count;
+    ompc_damage_note(damage, "%s claims %d entries of %d: ignored", what, count, size);
+    return 0;
+}
+
+/* The slot's own fields: identity, how it ended, sampling, the events asked for. */
+static void take_identity(struct ompc_model_process *to, const struct ompc_process *from, struct limits *limits)
+{
+    struct ompc_damage *damage = &to->damage;
+    to->state = atomic_load(&from->state);
+    if (to->state > OMPC_PROC_REFUSED) {
+        ompc_damage_note(damage, "an unknown process state %u (taken as ended without a word)", to->state);
+        to->state = OMPC_PROC_RECORDING;
+    }
+    to->pid = from->pid;
+    to->ppid = from->ppid;
+    uint32_t slots = limits->header->process_count;
+    to->parent_slot = from->parent_slot >= -1 && from->parent_slot < (int32_t)slots ? from->parent_slot : -1;
+    to->exec_slot = from->exec_slot >= -1 && from->exec_slot < (int32_t)slots && from->exec_slot != (int32_t)to->index
+                        ? from->exec_slot
+                        : -1;
+    if (to->parent_slot != from->parent_slot || to->exec_slot != from->exec_slot)
+        ompc_damage_note(damage, "a parent or exec slot outside the record's %u slots", slots);
+    to->start_ticks = from->start_ticks;
+    to->end_ns = take_time(limits, atomic_load(&from->end_ns));
+    to->alive_ns = take_time(limits, atomic_load(&from->alive_ns));
+    to->exit_status = atomic_load(&from->exit_status);
+    to->openmp = atomic_load(&from->openmp) != 0;
+    take_text(to->program, from->program, sizeof to->program, "program name", damage);
+    take_text(to->runtime, from->runtime, sizeof to->runtime, "runtime path", damage);
+    take_text(to->attach_error, from->attach_error, sizeof to->attach_error, "attach error", damage);
+    to->sample_signal = from->sample_signal >= 0 && from->sample_signal < 128 ? from->sample_signal : 0;
+    to->sampling = atomic_load(&from->sampling);
+    to->sampling_stopped_ns = take_time(limits, atomic_load(&from->sampling_stopped_ns));
+    to->program_handler_ns = take_time(limits, atomic_load(&from->program_handler_ns));
+    to->signals_passed = atomic_load(&from->signals_passed);
+    to->blocking_threads = atomic_load(&from->blocking_threads);
+    to->request_count = take_count(from->request_count, OMPC_NEVENTS, "the event requests", damage);
+    memcpy(to->requests, from->requests, sizeof to->requests);
+    to->task_request_count = take_count(from->task_request_count, OMPC_TASK_EVENTS, "the task requests", damage);
+    memcpy(to->task_requests, from->task_requests, sizeof to->task_requests);
+    to->event_mask = from->event_mask;
+    to->threads_not_followed = atomic_load(&from->threads_not_followed);
+    to->regions_overflow_forks = atomic_load(&from->regions_overflow_forks);
+    to->regions_overflow_ns = atomic_load(&from->regions_overflow_ns);
+}
+
+/* The latest relative time the process can have recorded: the launcher's end less the origin. */
+static uint64_t latest_time(const struct ompc_process *from, const struct ompc_load_bounds *bounds,
+                            struct ompc_damage *damage)
+{
+    if (bounds == NULL || bounds->run_end_ns == 0)
+        return UINT64_MAX;
+    if (from->origin_ns > bounds->run_end_ns || from->origin_ns + 1000000000u < bounds->run_start_ns) {
+        ompc_damage_note(damage, "its origin lies outside the run: every time taken as 0");
+        return 0;
+    }
+    return bounds->run_end_ns - from->origin_ns;
+}
+
+struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_header *header, uint32_t index,
+                                             unsigned what, const struct ompc_load_bounds *bounds)
+{
+    struct ompc_model_process *to = calloc(1, sizeof *to);
+    struct ompc_process *from = malloc(sizeof *from);
+    if (to == NULL || from == NULL) {
+        free(to);
+        free(from);
+        return NULL;
+    }
+    to->index = index;
+    to->parent_slot = to->exec_slot = -1;
+    to->arena_refused = header->arena_refused;
+    to->processes_dropped = header->processes_dropped;
+    int failed = 0;
+    if (index >= header->process_count || read_exact(fd, from, sizeof *from, slot_offset(header, index)) != 0) {
+        ompc_damage_note(&to->damage, "the record ends inside this process's slot (truncated): nothing of it read");
+        to->state = OMPC_PROC_FREE;
+        failed = (to->threads = calloc(1, sizeof *to->threads)) == NULL
+              || (to->regions = calloc(OMPC_MAX_REGIONS, sizeof *to->regions)) == NULL
+              || take_code(to, memset(from, 0, sizeof *from)) != 0;
+    } else {
+        struct limits limits = {header, latest_time(from, bounds, &to->damage), 0};
+        to->origin_ns = from->origin_ns;
+        take_identity(to, from, &limits);
+        failed = take_threads(fd, to, from, what, &limits) != 0 || take_regions(to, from, &limits) != 0
+              || take_code(to, from) != 0;
+        if (limits.clamped > 0)
+            ompc_damage_note(&to->damage, "%lu times past the end of the run (set to its end)", limits.clamped);
+    }
+    free(from);
+    if (failed) {
+        ompc_model_free(to);
+        return NULL;
+    }
+    return to;
+}
+
+struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *process, uint64_t *vdso)
+{
+    if (vdso != NULL)
+        *vdso = 0;
+    struct ompc_symbolizer *symbolizer = process->module_count > 0 ? ompc_symbolizer_new() : NULL;
+    for (uint32_t i = 0; symbolizer != NULL && i < process->module_count; i++) {
+        const char *path = process->modules[i].path;
+        if (vdso != NULL && (strncmp(path, "linux-vdso.so", 13) == 0 || strncmp(path, "linux-gate.so", 13) == 0))
+            *vdso = process->modules[i].bias;
+        ompc_symbolizer_add_module(symbolizer, path, process->symfs, process->modules[i].bias);
+    }
+    return symbolizer;
+}
+
+void ompc_model_free(struct ompc_model_process *process)
+{
+    if (process == NULL)
+        return;
+    for (int i = 0; process->threads != NULL && i < process->thread_count; i++) {
+        free(process->threads[i].timeline);
+        free(process->threads[i].timeline_where);
+        free(process->threads[i].event_log);
+    }
+    free(process->threads);
+    free(process->regions);
+    free(process->constructs);
+    free(process->modules);
+    free(process->fork_cache);
+    free(process);
+}

@@ -1,0 +1,51 @@
+/* load.h - the loader: the one reader of a finished run's record, which it treats as untrusted (the observed program could write all of it) and turns into the profile model (model.h). */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_LOAD_H
+#define OMPCOLLECT_LOAD_H 1
+
+#include <stdint.h>
+
+#include "model.h"
+#include "record.h"
+
+/* What to read beyond the tables every report uses. */
+enum { OMPC_LOAD_TIMELINES = 1, OMPC_LOAD_WHERE = 2, OMPC_LOAD_EVENT_LOGS = 4 };
+
+/*
+ * The launcher's own view of the run, which the record's times must fit:
+ * CLOCK_MONOTONIC when it started the program and when it read the record
+ * (0: unknown, then only the record's own bounds apply).
+ */
+struct ompc_load_bounds {
+    uint64_t run_start_ns, run_end_ns;
+};
+
+/* The first fields of a process slot, for the launcher's supervision; 0, or -1 when the record does not hold the slot. */
+struct ompc_slot_head {
+    uint32_t state;
+    int32_t pid;
+    uint64_t start_ticks;
+};
+int ompc_load_head(int fd, const struct ompc_record_header *header, uint32_t index, struct ompc_slot_head *head);
+
+/*
+ * Re-reads the header's run-wide counts (processes dropped, arena refused),
+ * which the agents update during the run, into `header`; -1 when the
+ * record no longer holds its header.
+ */
+int ompc_load_counts(int fd, struct ompc_record_header *header);
+
+/*
+ * Reads process slot `index` (laid out as `header` says, the header
+ * already checked with ompc_record_check) and everything `what` asks for,
+ * checking every count, offset, string and time; what does not hold is
+ * dropped or clamped and said in the model's damage.  NULL only without
+ * memory.
+ */
+struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_header *header, uint32_t index,
+                                             unsigned what, const struct ompc_load_bounds *bounds);
+
+/* Adds one finding to a model's damage (printf-style). */
+void ompc_damage_note(struct ompc_damage *damage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* OMPCOLLECT_LOAD_H */

@@ -1,0 +1,127 @@
+/* model.h - the profile model: one finished process as the loader (load.c) accepted it from the record, in plain memory -- counts that hold, strings that end, times inside the run -- and the only thing the writers read. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_MODEL_H
+#define OMPCOLLECT_MODEL_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "names.h"
+#include "record.h"
+
+/* One place a thread was seen waiting (record.h's struct ompc_wait). */
+struct ompc_model_wait {
+    uint64_t id;
+    uint32_t state;
+    uint64_t ticks;
+    uint64_t codeptr;
+    uint64_t object;
+};
+
+/* One thread (record.h's struct ompc_thread, less the agent's scratch). */
+struct ompc_model_thread {
+    int32_t tid;
+    int32_t initial;
+    int32_t status;              /* OMPC_SLOT_* */
+    uint64_t start_ns, end_ns;   /* relative to the process's origin; end 0 while it ran */
+    uint64_t signals, ticks;
+    uint64_t state_ticks[OMPC_NSTATES];
+    uint64_t events[OMPC_NEVENTS];
+    uint64_t pair_ns[OMPC_NPAIRS];
+    struct ompc_model_wait waits[OMPC_WAIT_SLOTS];
+    uint64_t wait_overflow_ticks;
+    uint32_t timeline_length;    /* entries in `timeline` */
+    uint32_t timeline_truncated;
+    uint64_t last_sample_ns;
+    uint64_t blocked_ticks, blocked_ns;
+    uint32_t event_log_length;   /* entries in `event_log` */
+    uint64_t event_log_dropped, event_log_dropped_ns;
+    uint64_t stack_dropped[OMPC_NSTATES];
+    uint64_t task_events[OMPC_TASK_EVENTS];
+    uint64_t task_create_ns, task_exec_ns, task_suspend_ns, task_suspensions;
+    /* Where the thread's stack tables lie in the record (--stacks; 0: none), checked to lie in its arena. */
+    uint64_t stacks, fork_stacks;
+    /* The arena's per-thread buffers, read and checked (NULL: none). */
+    uint64_t *timeline;          /* (µs << 8) | state, time-ordered */
+    uint64_t *timeline_where;    /* one code address per timeline entry */
+    struct ompc_event_entry *event_log;
+};
+
+/* One parallel region (record.h's struct ompc_region). */
+struct ompc_model_region {
+    uint64_t id; /* 0: a free slot */
+    uint64_t parent;
+    uint32_t forks, joins;
+    uint64_t fork_ns, time_ns;
+    uint64_t thread_mask;
+    uint64_t ticks[OMPC_NSTATES];
+    uint64_t codeptr;
+};
+
+/* One parallel construct's WORK samples per thread slot. */
+struct ompc_model_construct {
+    uint64_t codeptr; /* 0: a free slot */
+    uint64_t work[OMPC_MAX_THREADS];
+};
+
+/* One loaded object. */
+struct ompc_model_module {
+    uint64_t bias;
+    char path[OMPC_MODULE_PATH]; /* ends within the array */
+};
+
+/* What the loader had to reject of one process's record, said in every output. */
+struct ompc_damage {
+    unsigned long count;          /* findings, each a line in `text` */
+    char text[1024];              /* "; "-joined, cut at its size (count says how many) */
+};
+
+/* One process image (record.h's struct ompc_process, checked). */
+struct ompc_model_process {
+    uint32_t state;               /* enum ompc_process_state */
+    uint32_t index;
+    int32_t pid, ppid;
+    int32_t parent_slot, exec_slot; /* -1, or a slot below the record's process count */
+    uint64_t start_ticks;
+    uint64_t origin_ns;
+    uint64_t end_ns, alive_ns;
+    int32_t exit_status;
+    uint32_t openmp;
+    char program[OMPC_TEXT_SIZE], runtime[OMPC_TEXT_SIZE], attach_error[OMPC_TEXT_SIZE];
+    int32_t sample_signal;
+    uint32_t sampling;            /* enum ompc_sampling */
+    uint64_t sampling_stopped_ns, program_handler_ns, signals_passed;
+    uint32_t blocking_threads;
+    struct ompc_event_request requests[OMPC_NEVENTS];
+    int32_t request_count;        /* within requests[] */
+    uint32_t event_mask;
+    int32_t thread_count;         /* entries in threads[], 0..OMPC_MAX_THREADS */
+    uint64_t threads_not_followed, regions_overflow_forks, regions_overflow_ns;
+    struct ompc_model_thread untracked;
+    struct ompc_model_thread *threads;
+    struct ompc_model_region *regions; /* OMPC_MAX_REGIONS slots, as the agent hashed them */
+    uint32_t has_sample, constructs_dropped;
+    struct ompc_model_construct *constructs; /* OMPC_MAX_CONSTRUCTS slots */
+    uint32_t module_count;        /* entries in modules[] */
+    uint32_t modules_dropped;
+    struct ompc_model_module *modules;
+    struct ompc_fork_slot_model { uint64_t region_id, entry; } *fork_cache; /* OMPC_FORK_CACHE slots */
+    struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
+    int32_t task_request_count;   /* within task_requests[] */
+    /* Run-wide, from the record's header when the run ended. */
+    uint64_t arena_refused;
+    uint32_t processes_dropped;
+    /* Where the report's symbolizers read modules from: a --symfs prefix, or NULL. */
+    const char *symfs;
+    struct ompc_damage damage;
+};
+
+struct ompc_symbolizer;
+
+/* A symbolizer over the process's modules (under model->symfs), or NULL; `vdso`, when given, gets the vDSO's bias (0: none). */
+struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *process, uint64_t *vdso);
+
+/* Frees a model the loader built. */
+void ompc_model_free(struct ompc_model_process *process);
+
+#endif /* OMPCOLLECT_MODEL_H */
