@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Usage: outputs.sh OMPCOLLECT SAVED-RUN OUTDIR KIND... [-- REPORT-OPTION...]
-# KIND: text list csv json csvdir svg tracejson otf2 folded.  Options after
+# KIND: text list csv json csvdir svg tracejson otf2 folded (otf2: otf2-print's
+# first 300 lines and a count of each record kind, and the definitions).  Options after
 # -- go to every report (the golden tests give --symfs=/nonexistent so no
 # name depends on the machine's binaries).  Exits non-zero when a report
 # fails; the directory then holds what was written.
@@ -27,12 +28,14 @@ for kind in $kinds; do
     otf2)
         rm -rf "$out/otf2.tmp"
         "$ompcollect" report "$@" --trace="$out/otf2.tmp" -o /dev/null "$saved" \
-            && otf2-print "$out/otf2.tmp/traces.otf2" >"$out/otf2-print.txt" \
+            && otf2-print "$out/otf2.tmp/traces.otf2" >"$out/otf2-print.full" \
+            && { head -n 300 "$out/otf2-print.full"; echo "lines: $(wc -l <"$out/otf2-print.full")"; \
+                 awk '{print $1}' "$out/otf2-print.full" | sort | uniq -c; } >"$out/otf2-print.txt" \
             && otf2-print -G "$out/otf2.tmp/traces.otf2" | grep -v -i "UUID\|creator\|CREATION" >"$out/otf2-defs.txt"
         ;;
     folded) "$ompcollect" report "$@" --stacks=folded -o "$out/stacks.folded" "$saved" ;;
     *) echo "outputs.sh: unknown kind $kind" >&2; false ;;
     esac || { echo "outputs.sh: $kind of $saved failed" >&2; status=1; }
 done
-rm -rf "$out/otf2.tmp"
+rm -rf "$out/otf2.tmp" "$out/otf2-print.full"
 exit $status

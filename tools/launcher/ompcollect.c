@@ -1107,6 +1107,8 @@ static unsigned load_what(const struct run *run)
         what |= OMPC_LOAD_WHERE;
     if (run->header.event_log_bytes != 0)
         what |= OMPC_LOAD_EVENT_LOGS;
+    if (run->stacks)
+        what |= OMPC_LOAD_STACKS;
     return what;
 }
 
@@ -1151,7 +1153,7 @@ static size_t choose_reports(struct run *run, struct ompc_model_process **all, u
         describe(run, entry, all, count);
         entry->report.list_regions = run->list_regions;
         if (run->stacks) {
-            entry->stacks = ompc_stacks_read(run->record_fd, &run->header, process);
+            entry->stacks = ompc_stacks_build(process);
             if (entry->stacks == NULL)
                 say("out of memory reading the call stacks of pid %ld", (long)process->pid);
             entry->report.stacks = entry->stacks;

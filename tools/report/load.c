@@ -5,6 +5,7 @@
 
 #include "load.h"
 
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -222,16 +223,49 @@ static void take_event_log(int fd, struct ompc_model_thread *to, const struct om
     to->event_log_length = kept;
 }
 
-/* A thread's stack-table offsets, kept only where a whole table header lies in the arena. */
-static void take_stack_tables(struct ompc_model_thread *to, const struct ompc_thread *from,
+/*
+ * One stack table (--stacks) from the arena: its header must be the one
+ * the agent writes for a table of `bytes` with `slots` hash slots, and its
+ * pool is read only as far as it is used and lies within the table.
+ */
+static void take_stack_pool(int fd, struct ompc_model_stack_pool *to, uint64_t offset, uint64_t bytes,
+                            uint32_t slots, const struct limits *limits, struct ompc_damage *damage, int slot)
+{
+    struct ompc_stack_table table;
+    if (offset == 0)
+        return;
+    if (!ompc_record_in_arena(limits->header, offset, bytes) || read_exact(fd, &table, sizeof table, offset) != 0) {
+        ompc_damage_note(damage, "thread %d's stack table lies outside the record: ignored", slot);
+        return;
+    }
+    uint64_t head = sizeof table + (uint64_t)slots * sizeof(uint32_t);
+    uint64_t used = atomic_load(&table.pool_used);
+    if (table.index_slots != slots || table.pool_words != (bytes - head) / sizeof(uint64_t) || used > table.pool_words) {
+        ompc_damage_note(damage, "thread %d's stack table has a forged size (%" PRIu64 " words used of %" PRIu64
+                                 "): ignored", slot, used, table.pool_words);
+        return;
+    }
+    to->full = atomic_load(&table.full);
+    to->at = offset + head;
+    if (used == 0)
+        return;
+    to->words = malloc(used * sizeof *to->words);
+    if (to->words == NULL || read_exact(fd, to->words, used * sizeof *to->words, to->at) != 0) {
+        free(to->words);
+        to->words = NULL;
+        return;
+    }
+    to->used = used;
+}
+
+/* A thread's two stack tables. */
+static void take_stack_tables(int fd, struct ompc_model_thread *to, const struct ompc_thread *from,
                               const struct limits *limits, struct ompc_damage *damage, int slot)
 {
-    uint64_t stacks = atomic_load(&from->stacks), forks = atomic_load(&from->fork_stacks);
-    size_t extent = sizeof(struct ompc_stack_table);
-    to->stacks = stacks != 0 && ompc_record_in_arena(limits->header, stacks, extent) ? stacks : 0;
-    to->fork_stacks = forks != 0 && ompc_record_in_arena(limits->header, forks, extent) ? forks : 0;
-    if (to->stacks != stacks || to->fork_stacks != forks)
-        ompc_damage_note(damage, "thread %d's stack tables lie outside the record: ignored", slot);
+    take_stack_pool(fd, &to->stacks, atomic_load(&from->stacks), OMPC_STACK_TABLE_BYTES, OMPC_STACK_INDEX, limits,
+                    damage, slot);
+    take_stack_pool(fd, &to->fork_stacks, atomic_load(&from->fork_stacks), OMPC_FORK_TABLE_BYTES, OMPC_FORK_INDEX,
+                    limits, damage, slot);
 }
 
 /* The threads, each with what `what` asks for. */
@@ -255,7 +289,8 @@ static int take_threads(int fd, struct ompc_model_process *to, const struct ompc
             take_timeline(fd, &to->threads[i], &from->threads[i], what, limits, &to->damage, i);
         if (what & OMPC_LOAD_EVENT_LOGS)
             take_event_log(fd, &to->threads[i], &from->threads[i], limits, &to->damage, i);
-        take_stack_tables(&to->threads[i], &from->threads[i], limits, &to->damage, i);
+        if (what & OMPC_LOAD_STACKS)
+            take_stack_tables(fd, &to->threads[i], &from->threads[i], limits, &to->damage, i);
     }
     return 0;
 }
@@ -444,6 +479,8 @@ void ompc_model_free(struct ompc_model_process *process)
         free(process->threads[i].timeline);
         free(process->threads[i].timeline_where);
         free(process->threads[i].event_log);
+        free(process->threads[i].stacks.words);
+        free(process->threads[i].fork_stacks.words);
     }
     free(process->threads);
     free(process->regions);

@@ -9,7 +9,7 @@
 #include "record.h"
 
 /* What to read beyond the tables every report uses. */
-enum { OMPC_LOAD_TIMELINES = 1, OMPC_LOAD_WHERE = 2, OMPC_LOAD_EVENT_LOGS = 4 };
+enum { OMPC_LOAD_TIMELINES = 1, OMPC_LOAD_WHERE = 2, OMPC_LOAD_EVENT_LOGS = 4, OMPC_LOAD_STACKS = 8 };
 
 /*
  * The launcher's own view of the run, which the record's times must fit:

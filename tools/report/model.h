@@ -39,8 +39,16 @@ struct ompc_model_thread {
     uint64_t stack_dropped[OMPC_NSTATES];
     uint64_t task_events[OMPC_TASK_EVENTS];
     uint64_t task_create_ns, task_exec_ns, task_suspend_ns, task_suspensions;
-    /* Where the thread's stack tables lie in the record (--stacks; 0: none), checked to lie in its arena. */
-    uint64_t stacks, fork_stacks;
+    /*
+     * --stacks: the entries of the thread's stack table and fork-stack
+     * table (record.h), read and bounded by the table's own size; `at` is
+     * the pool's offset in the record, which entries and continuations
+     * are named by (an identifier here, never followed).
+     */
+    struct ompc_model_stack_pool {
+        uint64_t *words;   /* NULL: no table */
+        uint64_t used, at, full;
+    } stacks, fork_stacks;
     /* The arena's per-thread buffers, read and checked (NULL: none). */
     uint64_t *timeline;          /* (µs << 8) | state, time-ordered */
     uint64_t *timeline_where;    /* one code address per timeline entry */

@@ -419,6 +419,9 @@ static void text_header(const struct summary *summary, FILE *out)
         fprintf(out, "  %u further processes found no free record slot (limit %d) and are not "
                      "reported\n",
                 report->processes_dropped, OMPC_MAX_PROCESSES);
+    if (process->damage.count != 0)
+        fprintf(out, "  record damaged (%lu findings; what did not hold was ignored or clamped): %s\n",
+                process->damage.count, process->damage.text);
 }
 
 /* What the threads' event logs (--trace) hold and what did not fit: returns the threads that dropped any. */
@@ -645,6 +648,12 @@ static void write_csv(const struct summary *summary, FILE *out)
     ompc_csv_string(out, report->runtime_version);
     fprintf(out, ",%d,%s\n", process->sample_signal,
             sampling_status_name(process->sampling));
+    if (process->damage.count != 0) {
+        ompc_csv_table(out, "record_damage");
+        fprintf(out, "section,findings,text\nrecord_damage,%lu,", process->damage.count);
+        ompc_csv_string(out, process->damage.text);
+        fputc('\n', out);
+    }
 
     ompc_csv_table(out, "thread");
     fputs("section,index,tid,initial,lifetime_ns,signals,samples,expected", out);
@@ -783,6 +792,11 @@ static void json_header(const struct summary *summary, FILE *out)
             sampling_status_name(process->sampling),
             process->sampling_stopped_ns, process->program_handler_ns,
             process->signals_passed, report->processes_dropped, report->arena_refused);
+    if (process->damage.count != 0) {
+        fprintf(out, ",\n  \"record_damage\": {\"findings\": %lu, \"text\": ", process->damage.count);
+        json_string(out, process->damage.text);
+        fputc('}', out);
+    }
 }
 
 /* The report as one JSON object; counts are raw samples so consumers can weigh them. */

@@ -23,13 +23,11 @@ struct entry {
     uint64_t count;
     int state, flags, frames;
     uint64_t continuation, elided;
-    const uint64_t *pcs;    /* into the table's copy */
+    const uint64_t *pcs;    /* into the model's copy of the table */
 };
 
-/* Everything read, before it becomes paths. */
+/* Everything parsed, before it becomes paths. */
 struct loaded {
-    uint64_t **pools;       /* the tables' copies, to free */
-    size_t pool_count, pool_capacity;
     struct entry *samples, *forks;
     size_t sample_count, fork_count;
     size_t sample_capacity, fork_capacity;
@@ -65,42 +63,18 @@ static int grow(void **items, size_t *capacity, size_t count, size_t size)
     return 0;
 }
 
-/* Reads one table at mapping offset `offset` and appends its entries; returns -1 when memory runs out. */
-static int load_table(int fd, const struct ompc_record_header *header, uint64_t offset, int forks,
-                      struct loaded *loaded, uint64_t *full)
+/* The entries of one table's pool (the model owns the words), samples or fork stacks. */
+static int parse_pool(const struct ompc_model_stack_pool *pool, int forks, struct loaded *loaded)
 {
-    struct ompc_stack_table table;
-    if (!ompc_record_in_arena(header, offset, sizeof table)
-        || pread(fd, &table, sizeof table, (off_t)offset) != (ssize_t)sizeof table)
-        return 0;
-    uint64_t pool_at = offset + sizeof table + (uint64_t)table.index_slots * sizeof(uint32_t);
-    uint64_t used = table.pool_used;
-    if (table.index_slots > (1u << 24) || used > table.pool_words || pool_at > header->total_size
-        || used > (header->total_size - pool_at) / sizeof(uint64_t))
-        return 0;
-    *full += table.full;
-    if (used == 0)
-        return 0;
-    uint64_t *pool = malloc(used * sizeof *pool);
-    if (pool == NULL)
-        return -1;
-    if (pread(fd, pool, used * sizeof *pool, (off_t)pool_at) != (ssize_t)(used * sizeof *pool)) {
-        free(pool);
-        return 0;
-    }
-    if (grow((void **)&loaded->pools, &loaded->pool_capacity, loaded->pool_count, sizeof *loaded->pools) != 0) {
-        free(pool);
-        return -1;
-    }
-    loaded->pools[loaded->pool_count++] = pool;
-    for (uint64_t at = 0; at + OMPC_STACK_ENTRY_WORDS <= used;) {
-        uint64_t key = pool[at + 1];
+    const uint64_t *words = pool->words;
+    for (uint64_t at = 0; words != NULL && at + OMPC_STACK_ENTRY_WORDS <= pool->used;) {
+        uint64_t key = words[at + 1];
         int frames = (int)((key >> 8) & 0xff);
-        if (frames > OMPC_STACK_DEPTH || at + OMPC_STACK_ENTRY_WORDS + (uint64_t)frames > used)
+        if (frames > OMPC_STACK_DEPTH || at + OMPC_STACK_ENTRY_WORDS + (uint64_t)frames > pool->used)
             break;
-        struct entry item = {pool_at + at * sizeof(uint64_t), pool[at], (int)(key & 0xff),
-                             (int)((key >> 16) & 0xffff), frames, pool[at + 2], pool[at + 3],
-                             &pool[at + OMPC_STACK_ENTRY_WORDS]};
+        struct entry item = {pool->at + at * sizeof(uint64_t), words[at], (int)(key & 0xff),
+                             (int)((key >> 16) & 0xffff), frames, words[at + 2], words[at + 3],
+                             &words[at + OMPC_STACK_ENTRY_WORDS]};
         struct entry **list = forks ? &loaded->forks : &loaded->samples;
         size_t *count = forks ? &loaded->fork_count : &loaded->sample_count;
         size_t *capacity = forks ? &loaded->fork_capacity : &loaded->sample_capacity;
@@ -112,7 +86,6 @@ static int load_table(int fd, const struct ompc_record_header *header, uint64_t 
     return 0;
 }
 
-/* qsort and bsearch: entries by mapping offset. */
 static int compare_offsets(const void *a, const void *b)
 {
     const struct entry *x = a, *y = b;
@@ -476,8 +449,7 @@ int ompc_stacks_supported(void)
 #endif
 }
 
-struct ompc_stacks *ompc_stacks_read(int fd, const struct ompc_record_header *header,
-                                     const struct ompc_model_process *process)
+struct ompc_stacks *ompc_stacks_build(const struct ompc_model_process *process)
 {
     struct ompc_stacks *stacks = calloc(1, sizeof *stacks);
     struct loaded loaded;
@@ -485,17 +457,13 @@ struct ompc_stacks *ompc_stacks_read(int fd, const struct ompc_record_header *he
     if (stacks == NULL)
         return NULL;
     int failed = 0;
-    int threads = process->thread_count;
-    for (int t = 0; t < threads && t < OMPC_MAX_THREADS && !failed; t++) {
+    for (int t = 0; t < process->thread_count && !failed; t++) {
         const struct ompc_model_thread *thread = &process->threads[t];
-        failed = load_table(fd, header, thread->stacks, 0, &loaded, &stacks->table_full) != 0
-                 || load_table(fd, header, thread->fork_stacks, 1, &loaded, &stacks->table_full) != 0;
+        stacks->table_full += thread->stacks.full + thread->fork_stacks.full;
+        failed = parse_pool(&thread->stacks, 0, &loaded) != 0 || parse_pool(&thread->fork_stacks, 1, &loaded) != 0;
     }
     if (!failed)
         failed = build(stacks, process, &loaded) != 0;
-    for (size_t i = 0; i < loaded.pool_count; i++)
-        free(loaded.pools[i]);
-    free(loaded.pools);
     free(loaded.samples);
     free(loaded.forks);
     if (failed) {

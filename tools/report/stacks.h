@@ -42,14 +42,13 @@ struct ompc_stacks {
 int ompc_stacks_supported(void);
 
 /*
- * Reads the stack tables of a finished process from the record behind
- * `fd` (laid out as `header` says) and builds the paths and trees.  NULL
- * when memory runs out; a process without tables gives an empty result.
+ * Builds the paths and trees from the stack tables the loader read into
+ * the model.  NULL when memory runs out; a process without tables gives
+ * an empty result.
  */
-struct ompc_stacks *ompc_stacks_read(int fd, const struct ompc_record_header *header,
-                                     const struct ompc_model_process *process);
+struct ompc_stacks *ompc_stacks_build(const struct ompc_model_process *process);
 
-/* Frees what read built. */
+/* Frees what build made. */
 void ompc_stacks_free(struct ompc_stacks *stacks);
 
 /* The folded stacks, "main;solve;work;IBAR 12", one line per stack and state; returns 0 or -1 on a write error. */

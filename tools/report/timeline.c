@@ -436,7 +436,12 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
     fprintf(out, "), thread states over %.3f s", report->wall_ns / 1e9);
     if (plot.from_ns > 0 || plot.to_ns < report->wall_ns)
         fprintf(out, ", drawn from %.3f to %.3f ms", plot.from_ns / 1e6, plot.to_ns / 1e6);
-    fprintf(out, "%s</text>\n", report->complete ? "" : " (incomplete)");
+    fprintf(out, "%s", report->complete ? "" : " (incomplete)");
+    if (process->damage.count != 0) {
+        fprintf(out, "; record damaged (%lu findings): ", process->damage.count);
+        xml_text(out, process->damage.text);
+    }
+    fputs("</text>\n", out);
     fputs("<text x=\"4\" y=\"34\" class=\"label\">Each row is a thread (* initial); each column "
           "shows the state that held it longest; a low mark, a wait hidden by it; dashed lines, "
           "parallel regions.",

@@ -120,6 +120,13 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
             report->event_log_bytes != 0 ? "FORK and JOIN events" : "the initial thread's time out of SERIAL",
             (unsigned long long)report->event_log_bytes, (unsigned long long)events_recorded,
             (unsigned long long)events_dropped);
+    if (process->damage.count != 0) {
+        /* Said as a metadata event, which every trace viewer lists. */
+        fprintf(out, "{\"name\":\"record damaged (%lu findings)\",\"ph\":\"i\",\"s\":\"g\",\"ts\":0,\"pid\":%ld,"
+                     "\"args\":{\"text\":", process->damage.count, pid);
+        json_text(out, process->damage.text);
+        fputs("}},\n", out);
+    }
 
     char name[160];
     snprintf(name, sizeof name, "%s (pid %ld%s)", report->program != NULL ? report->program : "?",

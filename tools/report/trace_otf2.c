@@ -266,6 +266,8 @@ int ompc_write_otf2(const struct ompc_report *report, const char *directory, con
     snprintf(text, sizeof text, "%d", truncated);
     OTF2_Archive_SetProperty(archive, "OMPCOLLECT::TIMELINES_TRUNCATED", text, true);
     OTF2_Archive_SetProperty(archive, "OMPCOLLECT::COMPLETE", report->complete ? "true" : "false", true);
+    if (process->damage.count != 0)
+        OTF2_Archive_SetProperty(archive, "OMPCOLLECT::RECORD_DAMAGE", process->damage.text, true);
 
     step = "writing the events";
     if ((status = OTF2_Archive_OpenEvtFiles(archive)) != OTF2_SUCCESS)

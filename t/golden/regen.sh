@@ -1,0 +1,30 @@
+#!/bin/bash
+# regen.sh - rewrites t/golden/expected/ from the saved runs (and, with --record, records the runs again); see README.
+# SPDX-License-Identifier: BSD-3-Clause
+set -euo pipefail
+build=$(cd "${1:?usage: regen.sh BUILDDIR [--record]}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+ompcollect=$build/tools/ompcollect
+if [ "${2:-}" = --record ]; then
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    cd "$work"
+    clang -fopenmp -g -O1 -fno-omit-frame-pointer -o tasks "$top/t/ompcollect-tasks.c"
+    run() { name=$1; shift; "$ompcollect" --save="$name.ses" -o /dev/null "$@" >/dev/null 2>&1 || true; gzip -9 -n -c "$name.ses" >"$here/$name.ses.gz"; }
+    run solver -i 1ms --stacks --trace="$work/otf2" --trace-json=/dev/null "$build/examples/solver"
+    run imbalance "$build/examples/imbalance"
+    run tasks -i 1ms --timeline=/dev/null ./tasks
+    run nested -i 1ms -e all --trace-json=/dev/null "$build/examples/nested"
+    run fork2 -i 1ms "$build/t/ompcollect-jobs" fork2
+    run segv -i 1ms --timeline=/dev/null "$build/t/ompcollect-jobs" segv
+fi
+rm -rf "$here/expected"
+grep -v '^#' "$here/MANIFEST" | while read -r name rest; do
+    kinds=${rest%%|*}
+    gunzip -c "$here/$name.ses.gz" >"$build/golden-$name.ses"
+    # shellcheck disable=SC2086
+    "$here/outputs.sh" "$ompcollect" "$build/golden-$name.ses" "$here/expected/$name" $kinds -- --symfs=/nonexistent \
+        2>/dev/null
+    rm -f "$build/golden-$name.ses"
+done
