@@ -1116,6 +1116,12 @@ static unsigned load_what(const struct run *run)
 static void load_all(struct run *run, struct ompc_model_process **all, uint32_t count)
 {
     struct ompc_load_bounds bounds = {run->start_ns, run->end_ns};
+    struct stat info;
+    if (fstat(run->record_fd, &info) == 0 && (uint64_t)info.st_size < run->header.total_size) {
+        run->record_cut = 1;
+        say("the record was cut to %llu of its %llu bytes during the run (the program truncated it?): what lay "
+            "beyond is lost", (unsigned long long)info.st_size, (unsigned long long)run->header.total_size);
+    }
     if (ompc_load_counts(run->record_fd, &run->header) != 0)
         say("the record lost its header during the run: its run-wide counts are unknown");
     for (uint32_t i = 0; i < count; i++) {
@@ -1127,8 +1133,8 @@ static void load_all(struct run *run, struct ompc_model_process **all, uint32_t 
             die(EXIT_OWN_FAILURE, "out of memory reading the record of pid %ld", (long)head.pid);
         all[i]->symfs = run->symfs;
         if (all[i]->damage.count > 0)
-            say("the record of pid %ld is damaged (%lu findings; said in its report): %s", (long)all[i]->pid,
-                all[i]->damage.count, all[i]->damage.text);
+            say("the record of pid %ld is damaged (%lu finding%s; said in its report): %s", (long)all[i]->pid,
+                all[i]->damage.count, all[i]->damage.count == 1 ? "" : "s", all[i]->damage.text);
     }
 }
 
@@ -1270,7 +1276,9 @@ static int write_reports(struct run *run)
     }
     free(entries);
     free(all);
-    if (reports == 0 && !any_slot)
+    if (reports == 0 && run->record_cut)
+        say("no report: the record of '%s' was lost", run->command[0]);
+    else if (reports == 0 && !any_slot)
         say("the agent never ran in '%s' (a static program started by a script, setuid, or LD_PRELOAD removed?): "
             "no report", run->command[0]);
     else if (reports == 0)

@@ -420,8 +420,8 @@ static void text_header(const struct summary *summary, FILE *out)
                      "reported\n",
                 report->processes_dropped, OMPC_MAX_PROCESSES);
     if (process->damage.count != 0)
-        fprintf(out, "  record damaged (%lu findings; what did not hold was ignored or clamped): %s\n",
-                process->damage.count, process->damage.text);
+        fprintf(out, "  record damaged (%lu finding%s; what did not hold was ignored or clamped): %s\n",
+                process->damage.count, process->damage.count == 1 ? "" : "s", process->damage.text);
 }
 
 /* What the threads' event logs (--trace) hold and what did not fit: returns the threads that dropped any. */

@@ -438,7 +438,7 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
         fprintf(out, ", drawn from %.3f to %.3f ms", plot.from_ns / 1e6, plot.to_ns / 1e6);
     fprintf(out, "%s", report->complete ? "" : " (incomplete)");
     if (process->damage.count != 0) {
-        fprintf(out, "; record damaged (%lu findings): ", process->damage.count);
+        fprintf(out, "; record damaged (%lu finding%s): ", process->damage.count, process->damage.count == 1 ? "" : "s");
         xml_text(out, process->damage.text);
     }
     fputs("</text>\n", out);

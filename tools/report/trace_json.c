@@ -122,8 +122,8 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
             (unsigned long long)events_dropped);
     if (process->damage.count != 0) {
         /* Said as a metadata event, which every trace viewer lists. */
-        fprintf(out, "{\"name\":\"record damaged (%lu findings)\",\"ph\":\"i\",\"s\":\"g\",\"ts\":0,\"pid\":%ld,"
-                     "\"args\":{\"text\":", process->damage.count, pid);
+        fprintf(out, "{\"name\":\"record damaged (%lu finding%s)\",\"ph\":\"i\",\"s\":\"g\",\"ts\":0,\"pid\":%ld,"
+                     "\"args\":{\"text\":", process->damage.count, process->damage.count == 1 ? "" : "s", pid);
         json_text(out, process->damage.text);
         fputs("}},\n", out);
     }

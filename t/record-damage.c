@@ -1,0 +1,147 @@
+/* record-damage.c - writes a copy of a saved run whose record is damaged one named way, as an observed program could damage it, for t/record-damage-t.sh. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "record.h"
+#include "run.h"
+#include "session.h"
+
+/* One way to damage process slot 0 of a mapped record. */
+struct damage {
+    const char *name;
+    void (*apply)(struct ompc_record_header *header, struct ompc_process *process);
+};
+
+static void strings(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    memset(process->program, 0xff, sizeof process->program);
+    memset(process->runtime, 'r', sizeof process->runtime);
+    memset(process->attach_error, 0x80, sizeof process->attach_error);
+    memset(process->modules[0].path, 'm', sizeof process->modules[0].path);
+}
+
+static void threads_negative(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    atomic_store(&process->thread_count, -5);
+}
+
+static void threads_huge(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    atomic_store(&process->thread_count, 1 << 30);
+}
+
+static void counts_huge(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    atomic_store(&process->module_count, 1000000);
+    process->request_count = 1000000;
+    process->task_request_count = -3;
+    process->parent_slot = 1000000;
+    process->exec_slot = -100;
+    atomic_store(&process->state, 77);
+}
+
+/* The stack table of thread 0 claims a pool as large as the arena. */
+static void stack_size(struct ompc_record_header *header, struct ompc_process *process)
+{
+    uint64_t offset = atomic_load(&process->threads[0].stacks);
+    if (offset == 0 || !ompc_record_in_arena(header, offset, sizeof(struct ompc_stack_table))) {
+        fprintf(stderr, "record-damage: the saved run has no stack table to damage\n");
+        exit(2);
+    }
+    struct ompc_stack_table *table = (struct ompc_stack_table *)((char *)header + offset);
+    table->pool_words = header->arena_size / 8;
+    atomic_store(&table->pool_used, header->arena_size / 8);
+    atomic_store(&table->entries, UINT64_MAX);
+}
+
+/* Times far past any run: the process's end, every thread's, every timeline entry's and region's. */
+static void times(struct ompc_record_header *header, struct ompc_process *process)
+{
+    const uint64_t far = UINT64_C(1) << 62;
+    atomic_store(&process->end_ns, far);
+    atomic_store(&process->alive_ns, far);
+    for (int i = 0; i < atomic_load(&process->thread_count) && i < OMPC_MAX_THREADS; i++) {
+        struct ompc_thread *thread = &process->threads[i];
+        atomic_store(&thread->end_ns, far);
+        atomic_store(&thread->last_sample_ns, far);
+        thread->start_ns = far;
+        uint64_t timeline = atomic_load(&thread->timeline);
+        uint32_t length = atomic_load(&thread->timeline_length);
+        if (timeline != 0 && ompc_record_in_arena(header, timeline, (uint64_t)OMPC_TIMELINE_CAP * 8))
+            for (uint32_t k = length / 2; k < length && k < OMPC_TIMELINE_CAP; k++)
+                ((uint64_t *)((char *)header + timeline))[k] = (far >> 8) << 8 | 2;
+    }
+    for (int i = 0; i < OMPC_MAX_REGIONS; i++)
+        if (atomic_load(&process->regions[i].id) != 0)
+            atomic_store(&process->regions[i].fork_ns, far);
+}
+
+/* Timelines and event logs that claim more than they hold, and entries that are no state or event. */
+static void logs(struct ompc_record_header *header, struct ompc_process *process)
+{
+    for (int i = 0; i < atomic_load(&process->thread_count) && i < OMPC_MAX_THREADS; i++) {
+        struct ompc_thread *thread = &process->threads[i];
+        uint64_t timeline = atomic_load(&thread->timeline);
+        if (i == 0)
+            atomic_store(&thread->timeline_length, UINT32_MAX);
+        else if (timeline != 0 && ompc_record_in_arena(header, timeline, 8))
+            *(uint64_t *)((char *)header + timeline) = 99;
+        if (i == 0)
+            atomic_store(&thread->event_log_length, thread->event_log_capacity + 1);
+        else
+            atomic_store(&thread->event_log, header->total_size - 8);
+    }
+}
+
+static const struct damage damages[] = {
+    {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
+    {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
+    {"logs", logs},
+};
+
+int main(int argc, char **argv)
+{
+    const struct damage *damage = NULL;
+    for (size_t i = 0; argc == 4 && i < sizeof damages / sizeof damages[0]; i++)
+        if (strcmp(argv[3], damages[i].name) == 0)
+            damage = &damages[i];
+    if (damage == NULL) {
+        fprintf(stderr, "usage: record-damage SAVED-RUN OUT ");
+        for (size_t i = 0; i < sizeof damages / sizeof damages[0]; i++)
+            fprintf(stderr, "%s%s", i ? "|" : "", damages[i].name);
+        fputc('\n', stderr);
+        return 2;
+    }
+    struct run run;
+    memset(&run, 0, sizeof run);
+    run.session = ompc_session_new();
+    char error[256];
+    if (run.session == NULL || ompc_session_open(argv[1], &run, error, sizeof error) != 0) {
+        fprintf(stderr, "record-damage: %s: %s\n", argv[1], run.session ? error : "out of memory");
+        return 1;
+    }
+    void *mapping = mmap(NULL, run.header.total_size, PROT_READ | PROT_WRITE, MAP_SHARED, run.record_fd, 0);
+    if (mapping == MAP_FAILED) {
+        perror("record-damage: mmap");
+        return 1;
+    }
+    struct ompc_record_header *header = mapping;
+    damage->apply(header, ompc_record_process(header, 0));
+    munmap(mapping, run.header.total_size);
+    if (ompc_session_save(&run, argv[2], error, sizeof error) != 0) {
+        fprintf(stderr, "record-damage: %s: %s\n", argv[2], error);
+        return 1;
+    }
+    return 0;
+}
