@@ -5,11 +5,11 @@
 . "$top_srcdir/t/tap.sh"
 oc=$top_builddir/tools/ompcollect
 damage=$top_builddir/t/record-damage
-cases="strings threads-negative threads-huge counts-huge stack-size times logs"
-echo "1..$((6 * 7 + 3))"
+cases="strings threads-negative threads-huge counts-huge stack-size times logs waits"
+echo "1..$((6 * 8 + 3))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((6 * 7 + 3))
+    skip "python3 is needed to read the reports" $((6 * 8 + 3))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1

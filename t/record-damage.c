@@ -104,10 +104,20 @@ static void logs(struct ompc_record_header *header, struct ompc_process *process
     }
 }
 
+/* Wait slots in states that are none of the 11 (a fuzzer's finding: the sort of waits overflowed). */
+static void waits(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    atomic_store(&process->threads[0].waits[0].state, 0x7fffffff);
+    atomic_store(&process->threads[0].waits[0].ticks, 5);
+    atomic_store(&process->threads[0].waits[1].state, 0x80000001u);
+    atomic_store(&process->threads[0].waits[1].ticks, 7);
+}
+
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
-    {"logs", logs},
+    {"logs", logs},           {"waits", waits},
 };
 
 int main(int argc, char **argv)

@@ -77,6 +77,7 @@ struct limits {
     const struct ompc_record_header *header;
     uint64_t latest_ns; /* the latest time relative to the origin the process can have recorded; UINT64_MAX unknown */
     unsigned long clamped; /* times past latest_ns, set to it */
+    unsigned long bad_waits; /* wait slots in no state, emptied */
 };
 
 /* A relative time, at most limits->latest_ns (counted when it was later). */
@@ -115,10 +116,16 @@ static void take_thread(struct ompc_model_thread *to, const struct ompc_thread *
         to->events[e] = atomic_load(&from->events[e]);
     for (int p = 0; p < OMPC_NPAIRS; p++)
         to->pair_ns[p] = atomic_load(&from->pair_ns[p]);
-    for (int w = 0; w < OMPC_WAIT_SLOTS; w++)
+    for (int w = 0; w < OMPC_WAIT_SLOTS; w++) {
         to->waits[w] = (struct ompc_model_wait){atomic_load(&from->waits[w].id), atomic_load(&from->waits[w].state),
                                                 atomic_load(&from->waits[w].ticks), atomic_load(&from->waits[w].codeptr),
                                                 atomic_load(&from->waits[w].object)};
+        /* A wait in a state that is none of the 11 is no wait: the slot stays empty. */
+        if (to->waits[w].state >= OMPC_NSTATES) {
+            memset(&to->waits[w], 0, sizeof to->waits[w]);
+            limits->bad_waits++;
+        }
+    }
     to->wait_overflow_ticks = atomic_load(&from->wait_overflow_ticks);
     to->timeline_truncated = atomic_load(&from->timeline_truncated);
     to->last_sample_ns = take_time(limits, atomic_load(&from->last_sample_ns));
@@ -441,13 +448,15 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
               || (to->regions = calloc(OMPC_MAX_REGIONS, sizeof *to->regions)) == NULL
               || take_code(to, memset(from, 0, sizeof *from)) != 0;
     } else {
-        struct limits limits = {header, latest_time(from, bounds, &to->damage), 0};
+        struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0};
         to->origin_ns = from->origin_ns;
         take_identity(to, from, &limits);
         failed = take_threads(fd, to, from, what, &limits) != 0 || take_regions(to, from, &limits) != 0
               || take_code(to, from) != 0;
         if (limits.clamped > 0)
             ompc_damage_note(&to->damage, "%lu times past the end of the run (set to its end)", limits.clamped);
+        if (limits.bad_waits > 0)
+            ompc_damage_note(&to->damage, "%lu waits in no state of the 11 (ignored)", limits.bad_waits);
     }
     free(from);
     if (failed) {

@@ -2,11 +2,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
-#include "omp_collector_api.h"
-#include "locations.h"
 #include "csv.h"
 #include "csvdir.h"
+#include "locations.h"
 #include "names.h"
+#include "omp_collector_api.h"
+#include "sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -152,7 +153,7 @@ static int build_constructs(const struct ompc_model_process *process, struct omp
                 row->imbalance = (double)max * threads / (double)sum;
         }
     }
-    qsort(out->constructs, (size_t)out->construct_count, sizeof *out->constructs, compare_constructs);
+    ompc_qsort(out->constructs, (size_t)out->construct_count, sizeof *out->constructs, compare_constructs);
     return 0;
 }
 
@@ -177,7 +178,7 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
                                                   wait->ticks};
         }
     }
-    qsort(entries, used, sizeof *entries, compare_entries);
+    ompc_qsort(entries, used, sizeof *entries, compare_entries);
     out->waits = calloc(used + 1, sizeof *out->waits);
     if (out->waits == NULL) {
         free(entries);
@@ -203,7 +204,7 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
         locate(out->symbolizer, row->codeptr, 1, &row->where);
         locate(out->symbolizer, row->object, 0, &row->what);
     }
-    qsort(out->waits, (size_t)out->wait_count, sizeof *out->waits, compare_wait_rows);
+    ompc_qsort(out->waits, (size_t)out->wait_count, sizeof *out->waits, compare_wait_rows);
     return 0;
 }
 

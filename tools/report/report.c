@@ -2,13 +2,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
-#include "omp_collector_api.h"
-#include "locations.h"
-#include "tasks.h"
 #include "csv.h"
 #include "csvdir.h"
+#include "locations.h"
+#include "omp_collector_api.h"
 #include "report.h"
+#include "sort.h"
 #include "stacks.h"
+#include "tasks.h"
 
 #include <inttypes.h>
 #include <signal.h>
@@ -144,7 +145,7 @@ static int compare_wait_keys(const void *a, const void *b)
 {
     const struct merged_wait *x = a, *y = b;
     if (x->state != y->state)
-        return x->state - y->state;
+        return (x->state > y->state) - (x->state < y->state);
     return (x->id > y->id) - (x->id < y->id);
 }
 
@@ -196,7 +197,7 @@ static int summarise(const struct ompc_report *report, struct summary *summary)
     }
     summary->forks += process->regions_overflow_forks;
     summary->outermost_ns += process->regions_overflow_ns;
-    qsort(summary->regions, (size_t)summary->region_count, sizeof *summary->regions,
+    ompc_qsort(summary->regions, (size_t)summary->region_count, sizeof *summary->regions,
           compare_region_ids);
 
     size_t capacity = (size_t)summary->thread_count * OMPC_WAIT_SLOTS + 1;
@@ -216,7 +217,7 @@ static int summarise(const struct ompc_report *report, struct summary *summary)
             all[used++] = (struct merged_wait){(int)state, wait->id, wait->ticks, 1};
         }
     }
-    qsort(all, used, sizeof *all, compare_wait_keys);
+    ompc_qsort(all, used, sizeof *all, compare_wait_keys);
     size_t merged = 0;
     for (size_t i = 0; i < used; i++) {
         if (merged > 0 && compare_wait_keys(&all[merged - 1], &all[i]) == 0) {
@@ -226,7 +227,7 @@ static int summarise(const struct ompc_report *report, struct summary *summary)
             all[merged++] = all[i];
         }
     }
-    qsort(all, merged, sizeof *all, compare_wait_ticks);
+    ompc_qsort(all, merged, sizeof *all, compare_wait_ticks);
     summary->waits = all;
     summary->wait_count = (int)merged;
     return ompc_locations_build(process, &summary->locations);
@@ -502,7 +503,7 @@ static void write_text(const struct summary *summary, FILE *out)
         if (by_time != NULL) {
             memcpy(by_time, summary->regions, (size_t)summary->region_count * sizeof *by_time);
             if (!report->list_regions)
-                qsort(by_time, (size_t)summary->region_count, sizeof *by_time, compare_region_times);
+                ompc_qsort(by_time, (size_t)summary->region_count, sizeof *by_time, compare_region_times);
             fprintf(out, "  %8s %8s %5s %5s %10s %7s %8s  %s\n", "region", "parent", "forks",
                     "joins", "time ms", "threads", "samples", "main states");
             int shown = summary->region_count < TEXT_REGION_ROWS || report->list_regions

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "names.h"
+#include "sort.h"
 #include "stacks.h"
 #include "symbolize.h"
 
@@ -257,7 +258,7 @@ static char *path_of(const struct entry *sample, const struct loaded *loaded, st
             break;
         }
         struct entry key = {.offset = piece->continuation};
-        piece = bsearch(&key, loaded->forks, loaded->fork_count, sizeof key, compare_offsets);
+        piece = ompc_bsearch(&key, loaded->forks, loaded->fork_count, sizeof key, compare_offsets);
         if (piece == NULL)
             flags |= OMPC_STACK_NO_CALLER;
     }
@@ -358,7 +359,7 @@ static int compare_nodes(const void *a, const void *b)
 /* Orders every level of a tree. */
 static void sort_tree(struct ompc_stack_node *node)
 {
-    qsort(node->children, (size_t)node->child_count, sizeof *node->children, compare_nodes);
+    ompc_qsort(node->children, (size_t)node->child_count, sizeof *node->children, compare_nodes);
     for (int i = 0; i < node->child_count; i++)
         sort_tree(&node->children[i]);
 }
@@ -388,7 +389,7 @@ static int build(struct ompc_stacks *stacks, const struct ompc_model_process *pr
     struct symbols symbols = {NULL, 0, process->runtime, NULL, 0, 0};
     symbols.symbolizer = ompc_model_symbolizer(process, &symbols.vdso);
     stacks->symbolized = symbols.symbolizer != NULL;
-    qsort(loaded->forks, loaded->fork_count, sizeof *loaded->forks, compare_offsets);
+    ompc_qsort(loaded->forks, loaded->fork_count, sizeof *loaded->forks, compare_offsets);
     int failed = 0;
     size_t capacity = 0;
     for (size_t i = 0; i < loaded->sample_count && !failed; i++) {
@@ -421,7 +422,7 @@ static int build(struct ompc_stacks *stacks, const struct ompc_model_process *pr
         ompc_symbolizer_free(symbols.symbolizer);
     if (failed)
         return -1;
-    qsort(stacks->paths, stacks->path_count, sizeof *stacks->paths, compare_paths);
+    ompc_qsort(stacks->paths, stacks->path_count, sizeof *stacks->paths, compare_paths);
     size_t merged = 0;
     for (size_t i = 0; i < stacks->path_count; i++) {
         if (merged > 0 && compare_paths(&stacks->paths[merged - 1], &stacks->paths[i]) == 0) {

@@ -5,6 +5,7 @@
 #include "locations.h"
 #include "omp_collector_api.h"
 #include "report.h"
+#include "sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +213,7 @@ long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_
         cuts[n++] = begin;
         cuts[n++] = stop;
     }
-    qsort(cuts, n, sizeof *cuts, compare_times);
+    ompc_qsort(cuts, n, sizeof *cuts, compare_times);
     size_t unique = 0;
     for (size_t i = 0; i < n; i++)
         if (unique == 0 || cuts[i] != cuts[unique - 1])
@@ -224,8 +225,9 @@ long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_
         free(cuts);
         goto fail;
     }
-    memcpy(exact, list.items, exact_count * sizeof *exact);
-    qsort(exact, exact_count, sizeof *exact, compare_spans);
+    if (exact_count > 0)
+        memcpy(exact, list.items, exact_count * sizeof *exact);
+    ompc_qsort(exact, exact_count, sizeof *exact, compare_spans);
     size_t *open = malloc((exact_count + 1) * sizeof *open);
     uint64_t *ends = malloc((exact_count + 1) * sizeof *ends);
     if (open == NULL || ends == NULL) {
@@ -237,7 +239,7 @@ long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_
     }
     for (size_t i = 0; i < exact_count; i++)
         ends[i] = exact[i].end_ns;
-    qsort(ends, exact_count, sizeof *ends, compare_times);
+    ompc_qsort(ends, exact_count, sizeof *ends, compare_times);
     size_t open_count = 0, next_exact = 0, next_end = 0;
     uint32_t next_sampled = 0;
     struct ompc_span current = {0, 0, OMPC_SPAN_STATE, 1000, 0, -1, 0, 0, 0, 0};
@@ -315,7 +317,7 @@ long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_
     free(cuts);
     if (failed)
         goto fail;
-    qsort(list.items, list.count, sizeof *list.items, compare_spans);
+    ompc_qsort(list.items, list.count, sizeof *list.items, compare_spans);
     *spans = list.items;
     return (long)list.count;
 fail:
