@@ -14,6 +14,7 @@ exempt() {
     COPYING) echo "the license text itself" ;;
     ChangeLog) echo "a log the lead prepends entries to; COPYING covers it" ;;
     *.json) echo "JSON has no comment syntax" ;;
+    t/fuzz/record-corpus/*) echo "fuzzer input bytes (an empty one among them)" ;;
     t/golden/expected/*) echo "a writer's output, compared byte for byte; t/golden/README covers it" ;;
     Makefile.in|configure|aclocal.m4|config.h.in|build-aux/*) echo "generated or copied in by autoreconf" ;;
     m4/libtool.m4|m4/ltoptions.m4|m4/ltsugar.m4|m4/ltversion.m4|m4/lt~obsolete.m4) echo "copied in by libtoolize" ;;
