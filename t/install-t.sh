@@ -61,7 +61,7 @@ fi
 # Documentation and the examples' sources.
 for doc in README NEWS ChangeLog COPYING mapping.md timeline-imbalance.svg timeline-imbalance.png README.ompcollect.md \
     examples/example.h examples/imbalance.c examples/critical.c examples/locks.c \
-    examples/ordered.c examples/nested.c; do
+    examples/ordered.c examples/nested.c examples/solver.c; do
     cmp -s "$dest$docdir/$doc" "$top_srcdir/$(cd "$top_srcdir" && ls -d "$doc" doc/"$doc" tools/"$doc" 2>/dev/null | head -n 1)"
     result $? "\$(docdir)/$doc installed, same as the source"
 done
