@@ -4,6 +4,7 @@
 
 #include "csv.h"
 #include "csvdir.h"
+#include "jsonw.h"
 #include "locations.h"
 #include "names.h"
 #include "omp_collector_api.h"
@@ -418,20 +419,7 @@ void ompc_locations_csv(const struct ompc_locations *locations, FILE *out)
 /* A JSON string, or null. */
 static void json_text(FILE *out, const char *text)
 {
-    if (text == NULL) {
-        fputs("null", out);
-        return;
-    }
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
+    ompc_json_string_or_null(out, text);
 }
 
 /* {"address", "kind", "function", "offset", "file", "line", "module", "module_offset"} of a location. */

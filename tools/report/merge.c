@@ -3,219 +3,285 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
-#include "json.h"
-#include "names.h"
+#include "merge.h"
+#include "utf8.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-/* Reports larger than this are not ompcollect's. */
-#define MAX_REPORT_SIZE ((size_t)256 << 20)
 #define TOP_REGIONS 10
-
-/* What merge takes from one report. */
-struct input {
-    const char *file;
-    struct ompc_json *root;
-    const char *program;
-    const char *host;
-    long pid;
-    int rank;             /* -1: none */
-    int complete;
-    const char *fate;
-    double wall_ns;
-    double interval_ns;
-    double threads;       /* OpenMP threads */
-    double other_threads; /* threads the runtime never reported */
-    double samples;
-    double states[OMPC_NSTATES];
-};
 
 /* One region id over every report that has it. */
 struct merged_region {
-    double id;
+    int64_t id;
     int reports;
-    double time_ns, min_ns, max_ns;
-    double samples;
-    double states[OMPC_NSTATES];
+    int64_t time_ns, min_ns, max_ns;
+    int64_t samples;
+    int64_t states[OMPC_NSTATES];
+    const char *file; /* the report it came from, until merged: for the overflow message */
 };
 
-/* Prints a message prefixed "ompcollect:", like every message of the launcher. */
+/* The sums over all reports. */
+struct totals {
+    int64_t threads, samples;
+    int64_t states[OMPC_NSTATES];
+};
+
+/* A file merge has read: what makes two names the same file. */
+struct file_identity {
+    const char *name;
+    dev_t device;
+    ino_t inode;
+};
+
+/* Prints a message prefixed "ompcollect: merge:", on one line whatever a file name holds. */
 static void complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void complain(const char *fmt, ...)
 {
+    char message[1024];
     va_list args;
-    fputs("ompcollect: ", stderr);
     va_start(args, fmt);
-    vfprintf(stderr, fmt, args);
+    vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
-    fputc('\n', stderr);
+    for (char *c = message; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    fprintf(stderr, "ompcollect: merge: %s\n", message);
 }
 
-/* The whole of a file, NUL-terminated; NULL with a message. */
-static char *read_whole(const char *path, size_t *length)
+/* Says why the report at `path` cannot be used; returns -1. */
+static int refuse(const char *path, const char *reason)
 {
-    FILE *file = fopen(path, "r");
-    if (file == NULL) {
+    complain("%s: %s", path, reason);
+    return -1;
+}
+
+/*
+ * The whole of a report, checked against the size cap before anything is
+ * read (a file's size from fstat, a pipe's by reading one byte past the cap);
+ * NULL with a message.
+ */
+static char *read_report(const char *path, size_t *length, struct file_identity *identity)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat status;
+    if (fd < 0 || fstat(fd, &status) != 0) {
         complain("cannot read %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return NULL;
     }
-    char *text = NULL;
-    size_t used = 0, capacity = 0;
-    for (;;) {
-        if (capacity - used < 65536) {
-            capacity = capacity ? 2 * capacity : 131072;
-            char *grown = capacity <= MAX_REPORT_SIZE ? realloc(text, capacity + 1) : NULL;
-            if (grown == NULL) {
-                complain("%s is too large for an ompcollect report", path);
-                free(text);
-                fclose(file);
-                return NULL;
-            }
-            text = grown;
-        }
-        size_t got = fread(text + used, 1, capacity - used, file);
-        used += got;
-        if (got == 0)
-            break;
+    identity->name = path;
+    identity->device = status.st_dev;
+    identity->inode = status.st_ino;
+    char reason[128];
+    if (S_ISDIR(status.st_mode) || (S_ISREG(status.st_mode) && (uintmax_t)status.st_size > OMPC_MERGE_MAX_INPUT)) {
+        if (S_ISDIR(status.st_mode))
+            snprintf(reason, sizeof reason, "is a directory, not a JSON report");
+        else
+            snprintf(reason, sizeof reason, "is %jd bytes, more than the %zu MiB merge reads of one report",
+                     (intmax_t)status.st_size, OMPC_MERGE_MAX_INPUT >> 20);
+        close(fd);
+        refuse(path, reason);
+        return NULL;
     }
-    int failed = ferror(file);
-    fclose(file);
-    if (failed) {
-        complain("cannot read %s", path);
+    size_t capacity = S_ISREG(status.st_mode) ? (size_t)status.st_size + 1 : 65536, used = 0;
+    char *text = malloc(capacity);
+    for (ssize_t got = 1; text != NULL && got != 0 && used <= OMPC_MERGE_MAX_INPUT;) {
+        if (used == capacity) {
+            capacity = capacity * 2 > OMPC_MERGE_MAX_INPUT + 1 ? OMPC_MERGE_MAX_INPUT + 1 : capacity * 2;
+            char *grown = realloc(text, capacity);
+            if (grown == NULL)
+                free(text);
+            text = grown;
+            if (text == NULL)
+                break;
+        }
+        got = read(fd, text + used, capacity - used);
+        if (got < 0 && errno != EINTR) {
+            complain("cannot read %s: %s", path, strerror(errno));
+            free(text);
+            close(fd);
+            return NULL;
+        }
+        used += got > 0 ? (size_t)got : 0;
+    }
+    close(fd);
+    if (text == NULL)
+        complain("%s: out of memory", path);
+    else if (used > OMPC_MERGE_MAX_INPUT) {
+        snprintf(reason, sizeof reason, "is more than the %zu MiB merge reads of one report",
+                 OMPC_MERGE_MAX_INPUT >> 20);
+        refuse(path, reason);
         free(text);
         return NULL;
     }
-    text[used] = '\0';
     *length = used;
     return text;
 }
 
-/* Parses one report and takes what the summary needs; -1 with a message when it is not an ompcollect report. */
-static int load(const char *path, struct input *input)
+/* a += b for counts from 0 to INT64_MAX; -1 when the sum would pass INT64_MAX. */
+static int add_count(int64_t *sum, int64_t value)
 {
-    memset(input, 0, sizeof *input);
-    input->file = path;
-    size_t length;
-    char *text = read_whole(path, &length);
-    if (text == NULL)
+    if (value > INT64_MAX - *sum)
         return -1;
-    char error[128];
-    input->root = ompc_json_parse(text, length, error, sizeof error);
-    free(text);
-    if (input->root == NULL) {
-        complain("%s is not valid JSON: %s", path, error);
-        return -1;
-    }
-    const struct ompc_json *root = input->root;
-    const struct ompc_json *totals = ompc_json_get(root, "totals");
-    const struct ompc_json *states = ompc_json_get(totals, "states");
-    if (strcmp(ompc_json_string(ompc_json_get(root, "tool"), ""), "ompcollect") != 0 || states == NULL) {
-        complain("%s is not an ompcollect JSON report (write one with --format=json)", path);
-        return -1;
-    }
-    input->program = ompc_json_string(ompc_json_get(root, "program"), "?");
-    input->host = ompc_json_string(ompc_json_get(root, "host"), "");
-    input->pid = (long)ompc_json_number(ompc_json_get(root, "pid"), 0);
-    input->rank = (int)ompc_json_number(ompc_json_get(root, "rank"), -1);
-    const struct ompc_json *complete = ompc_json_get(root, "complete");
-    input->complete = complete == NULL || complete->type != OMPC_JSON_BOOL || complete->boolean;
-    input->fate = ompc_json_string(ompc_json_get(ompc_json_get(root, "end"), "fate"), "");
-    input->wall_ns = ompc_json_number(ompc_json_get(root, "wall_ns"), 0);
-    input->interval_ns = ompc_json_number(ompc_json_get(root, "interval_ns"), 0);
-    input->threads = ompc_json_number(ompc_json_get(totals, "threads"), 0);
-    input->other_threads = ompc_json_number(ompc_json_get(ompc_json_get(root, "other_threads"), "threads"), 0);
-    input->samples = ompc_json_number(ompc_json_get(totals, "samples"), 0);
-    for (int state = 1; state < OMPC_NSTATES; state++)
-        input->states[state] = ompc_json_number(ompc_json_get(states, ompc_state_name(state)), 0);
+    *sum += value;
     return 0;
 }
 
+/* Writes into `error` the message for a sum that would overflow at `file`; returns -1. */
+static int overflow(const char *what, const char *file, char *error, size_t error_size)
+{
+    snprintf(error, error_size, "%s: the sum of %s over the reports would pass %" PRId64, file, what,
+             INT64_MAX);
+    return -1;
+}
+
 /* "rank 3" or "pid 1234", whichever names the report better. */
-static void label(const struct input *input, char *buffer, size_t size)
+static void label(const struct ompc_merge_input *input, char *buffer, size_t size)
 {
     if (input->rank >= 0)
-        snprintf(buffer, size, "rank %d", input->rank);
+        snprintf(buffer, size, "rank %" PRId64, input->rank);
     else
-        snprintf(buffer, size, "pid %ld", input->pid);
+        snprintf(buffer, size, "pid %" PRId64, input->pid);
+}
+
+/* Orders two integers for qsort. */
+static int order(int64_t x, int64_t y)
+{
+    return (x > y) - (x < y);
 }
 
 /* qsort order for inputs: by rank, then pid. */
 static int compare_inputs(const void *a, const void *b)
 {
-    const struct input *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return (x->pid > y->pid) - (x->pid < y->pid);
+    const struct ompc_merge_input *x = a, *y = b;
+    return x->rank != y->rank ? order(x->rank, y->rank) : order(x->pid, y->pid);
+}
+
+/* qsort order for pointers to inputs: by process (host, pid, rank), so one process's reports end up adjacent. */
+static int compare_processes(const void *a, const void *b)
+{
+    const struct ompc_merge_input *x = *(const struct ompc_merge_input *const *)a;
+    const struct ompc_merge_input *y = *(const struct ompc_merge_input *const *)b;
+    size_t shorter = x->host.length < y->host.length ? x->host.length : y->host.length;
+    int host = memcmp(x->host.text, y->host.text, shorter);
+    if (host != 0 || x->host.length != y->host.length)
+        return host != 0 ? host : order((int64_t)x->host.length, (int64_t)y->host.length);
+    return x->pid != y->pid ? order(x->pid, y->pid) : order(x->rank, y->rank);
+}
+
+/* Refuses two reports of one process (same host, pid and rank): merging them would count it twice. */
+static int check_processes(const struct ompc_merge_input *inputs, int count, char *error, size_t error_size)
+{
+    const struct ompc_merge_input **sorted = malloc((size_t)count * sizeof *sorted);
+    if (sorted == NULL)
+        return snprintf(error, error_size, "out of memory"), -1;
+    for (int i = 0; i < count; i++)
+        sorted[i] = &inputs[i];
+    qsort(sorted, (size_t)count, sizeof *sorted, compare_processes);
+    int status = 0;
+    for (int i = 1; i < count && status == 0; i++)
+        if (compare_processes(&sorted[i - 1], &sorted[i]) == 0) {
+            char rank[32] = "no rank";
+            if (sorted[i]->rank >= 0)
+                snprintf(rank, sizeof rank, "rank %" PRId64, sorted[i]->rank);
+            snprintf(error, error_size, "%s and %s are reports of the same process (host '%s', pid %" PRId64
+                     ", %s); give each process's report once",
+                     sorted[i - 1]->file, sorted[i]->file, sorted[i]->host.text, sorted[i]->pid, rank);
+            status = -1;
+        }
+    free(sorted);
+    return status;
+}
+
+/* The sums over every report; -1 with the message when one would overflow. */
+static int sum_totals(const struct ompc_merge_input *inputs, int count, struct totals *totals, char *error,
+                      size_t error_size)
+{
+    memset(totals, 0, sizeof *totals);
+    for (int i = 0; i < count; i++) {
+        if (add_count(&totals->samples, inputs[i].samples) != 0)
+            return overflow("totals.samples", inputs[i].file, error, error_size);
+        if (add_count(&totals->threads, inputs[i].threads) != 0)
+            return overflow("totals.threads", inputs[i].file, error, error_size);
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            if (add_count(&totals->states[state], inputs[i].states[state]) != 0)
+                return overflow("totals.states", inputs[i].file, error, error_size);
+    }
+    return 0;
 }
 
 /* qsort order for regions: most time over all reports first. */
 static int compare_regions(const void *a, const void *b)
 {
     const struct merged_region *x = a, *y = b;
-    if (x->time_ns != y->time_ns)
-        return x->time_ns < y->time_ns ? 1 : -1;
-    return (x->id > y->id) - (x->id < y->id);
+    return x->time_ns != y->time_ns ? order(y->time_ns, x->time_ns) : order(x->id, y->id);
 }
 
 /* qsort order for region rows: by id, so rows of one id end up adjacent. */
 static int compare_region_ids(const void *a, const void *b)
 {
     const struct merged_region *x = a, *y = b;
-    return (x->id > y->id) - (x->id < y->id);
+    return order(x->id, y->id);
 }
 
-/* Every region of every report, merged by id (sorted, then folded); returns the count, or -1 when memory runs out. */
-static long merge_regions(const struct input *inputs, int count, struct merged_region **result)
+/* Adds row `from` into the row of its id; -1 with the message when a sum would overflow. */
+static int fold_region(struct merged_region *into, const struct merged_region *from, char *error,
+                       size_t error_size)
 {
-    size_t capacity = 0, used = 0;
-    struct merged_region *rows = NULL;
-    for (int i = 0; i < count; i++) {
-        const struct ompc_json *list = ompc_json_get(inputs[i].root, "regions");
-        if (list == NULL || list->type != OMPC_JSON_ARRAY)
-            continue;
-        for (size_t k = 0; k < list->count; k++) {
-            const struct ompc_json *region = &list->items[k];
-            if (used == capacity) {
-                capacity = capacity ? 2 * capacity : 64;
-                struct merged_region *grown = realloc(rows, capacity * sizeof *grown);
-                if (grown == NULL) {
-                    free(rows);
-                    return -1;
-                }
-                rows = grown;
-            }
+    into->reports++;
+    if (add_count(&into->time_ns, from->time_ns) != 0)
+        return overflow("regions[].time_ns", from->file, error, error_size);
+    into->min_ns = from->min_ns < into->min_ns ? from->min_ns : into->min_ns;
+    into->max_ns = from->max_ns > into->max_ns ? from->max_ns : into->max_ns;
+    if (add_count(&into->samples, from->samples) != 0)
+        return overflow("regions[].samples", from->file, error, error_size);
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        if (add_count(&into->states[state], from->states[state]) != 0)
+            return overflow("regions[].states", from->file, error, error_size);
+    return 0;
+}
+
+/* Every region of every report, merged by id (sorted, then folded); the count, or -1 with the message. */
+static long merge_regions(const struct ompc_merge_input *inputs, int count, struct merged_region **result,
+                          char *error, size_t error_size)
+{
+    size_t used = 0, total = 0;
+    for (int i = 0; i < count; i++)
+        total += inputs[i].region_count;
+    struct merged_region *rows = calloc(total ? total : 1, sizeof *rows);
+    if (rows == NULL)
+        return snprintf(error, error_size, "out of memory"), -1;
+    for (int i = 0; i < count; i++)
+        for (size_t k = 0; k < inputs[i].region_count; k++) {
+            const struct ompc_merge_region *region = &inputs[i].regions[k];
             struct merged_region *row = &rows[used++];
-            memset(row, 0, sizeof *row);
-            row->id = ompc_json_number(ompc_json_get(region, "id"), -1);
+            row->id = region->id;
             row->reports = 1;
-            row->time_ns = row->min_ns = row->max_ns = ompc_json_number(ompc_json_get(region, "time_ns"), 0);
-            row->samples = ompc_json_number(ompc_json_get(region, "samples"), 0);
-            const struct ompc_json *states = ompc_json_get(region, "states");
-            for (int state = 1; state < OMPC_NSTATES; state++)
-                row->states[state] = ompc_json_number(ompc_json_get(states, ompc_state_name(state)), 0);
+            row->time_ns = row->min_ns = row->max_ns = region->time_ns;
+            row->samples = region->samples;
+            memcpy(row->states, region->states, sizeof row->states);
+            row->file = inputs[i].file;
         }
-    }
     qsort(rows, used, sizeof *rows, compare_region_ids);
     size_t merged = 0;
     for (size_t i = 0; i < used; i++) {
-        struct merged_region *into = merged > 0 ? &rows[merged - 1] : NULL;
-        if (into == NULL || into->id != rows[i].id) {
+        if (merged == 0 || rows[merged - 1].id != rows[i].id)
             rows[merged++] = rows[i];
-            continue;
+        else if (fold_region(&rows[merged - 1], &rows[i], error, error_size) != 0) {
+            free(rows);
+            return -1;
         }
-        into->reports++;
-        into->time_ns += rows[i].time_ns;
-        into->min_ns = rows[i].min_ns < into->min_ns ? rows[i].min_ns : into->min_ns;
-        into->max_ns = rows[i].max_ns > into->max_ns ? rows[i].max_ns : into->max_ns;
-        into->samples += rows[i].samples;
-        for (int state = 1; state < OMPC_NSTATES; state++)
-            into->states[state] += rows[i].states[state];
     }
     qsort(rows, merged, sizeof *rows, compare_regions);
     *result = rows;
@@ -233,53 +299,26 @@ static double imbalance(const double *values, int count)
     return sum > 0 ? max / (sum / count) - 1 : 0;
 }
 
-/* The up-to-three biggest states of a region row, as "WORK 51%, IBAR 37%". */
-static void main_states(FILE *out, const double *states, double total)
+/* The imbalance of the wall time (state 0) and of each state's time (1..OMPC_NSTATES-1); -1 when memory runs out. */
+static int imbalances(const struct ompc_merge_input *inputs, int count, double *result)
 {
-    int shown[3] = {0, 0, 0};
-    for (int rank = 0; rank < 3; rank++) {
-        int best = 0;
-        double best_count = 0;
-        for (int state = 1; state < OMPC_NSTATES; state++)
-            if (states[state] > best_count && state != shown[0] && state != shown[1]) {
-                best = state;
-                best_count = states[state];
-            }
-        if (best_count <= 0 || (rank > 0 && best_count * 100 < total))
-            break;
-        shown[rank] = best;
-        fprintf(out, "%s%s %.0f%%", rank ? ", " : "", ompc_state_name(best), 100.0 * best_count / total);
+    double *values = malloc((size_t)count * sizeof *values);
+    if (values == NULL)
+        return -1;
+    for (int i = 0; i < count; i++)
+        values[i] = (double)inputs[i].wall_ns;
+    result[0] = imbalance(values, count);
+    for (int state = 1; state < OMPC_NSTATES; state++) {
+        for (int i = 0; i < count; i++)
+            values[i] = (double)inputs[i].states[state] * (double)inputs[i].interval_ns;
+        result[state] = imbalance(values, count);
     }
-    if (total <= 0)
-        fputs("-", out);
-}
-
-/* A share cell as in the report: "." for none. */
-static void share(FILE *out, double part, double whole)
-{
-    if (part <= 0 || whole <= 0)
-        fprintf(out, " %5s", ".");
-    else
-        fprintf(out, " %5.1f", 100.0 * part / whole);
-}
-
-/* JSON string literal. */
-static void json_text(FILE *out, const char *text)
-{
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
+    free(values);
+    return 0;
 }
 
 /* Index of the report with the longest wall time. */
-static int slowest(const struct input *inputs, int count)
+static int slowest(const struct ompc_merge_input *inputs, int count)
 {
     int best = 0;
     for (int i = 1; i < count; i++)
@@ -288,17 +327,41 @@ static int slowest(const struct input *inputs, int count)
     return best;
 }
 
-/* The summary as text. */
-static void write_text(FILE *out, const struct input *inputs, int count, const double *totals,
-                       double total_samples, double total_threads, const struct merged_region *regions,
-                       long region_count)
+/* The up-to-three biggest states of a region row, as "WORK 51%, IBAR 37%". */
+static void main_states(FILE *out, const int64_t *states, int64_t total)
 {
-    fprintf(out, "ompcollect merge: %d reports of %s\n", count, inputs[0].program);
-    for (int i = 1; i < count; i++)
-        if (strcmp(inputs[i].program, inputs[0].program) != 0) {
-            fputs("  (the reports are of different programs)\n", out);
+    int shown[3] = {0, 0, 0};
+    for (int rank = 0; rank < 3 && total > 0; rank++) {
+        int best = 0;
+        int64_t best_count = 0;
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            if (states[state] > best_count && state != shown[0] && state != shown[1]) {
+                best = state;
+                best_count = states[state];
+            }
+        if (best_count <= 0 || (rank > 0 && (double)best_count * 100 < (double)total))
             break;
-        }
+        shown[rank] = best;
+        fprintf(out, "%s%s %.0f%%", rank ? ", " : "", ompc_state_name(best),
+                100.0 * (double)best_count / (double)total);
+    }
+    if (total <= 0)
+        fputs("-", out);
+}
+
+/* A share cell as in the report: "." for none. */
+static void share(FILE *out, int64_t part, int64_t whole)
+{
+    if (part <= 0 || whole <= 0)
+        fprintf(out, " %5s", ".");
+    else
+        fprintf(out, " %5.1f", 100.0 * (double)part / (double)whole);
+}
+
+/* The text summary's table of processes, one row each and one of all. */
+static void text_processes(FILE *out, const struct ompc_merge_input *inputs, int count,
+                           const struct totals *totals)
+{
     fputs("\nWhere each process's OpenMP threads spent their time (% of its samples; . = none):\n", out);
     fprintf(out, "  %-10s %7s %-12s %8s %7s %8s", "process", "pid", "host", "wall s", "threads", "samples");
     for (int state = 1; state < OMPC_NSTATES; state++)
@@ -307,53 +370,61 @@ static void write_text(FILE *out, const struct input *inputs, int count, const d
     for (int i = 0; i < count; i++) {
         char name[32];
         label(&inputs[i], name, sizeof name);
-        fprintf(out, "  %-10s %7ld %-12.12s %8.3f %7.0f %8.0f", name, inputs[i].pid, inputs[i].host,
-                inputs[i].wall_ns / 1e9, inputs[i].threads, inputs[i].samples);
+        fprintf(out, "  %-10s %7" PRId64 " %-12.12s %8.3f %7" PRId64 " %8" PRId64, name, inputs[i].pid,
+                inputs[i].host.text, (double)inputs[i].wall_ns / 1e9, inputs[i].threads, inputs[i].samples);
         for (int state = 1; state < OMPC_NSTATES; state++)
             share(out, inputs[i].states[state], inputs[i].samples);
         fputs(inputs[i].complete ? "\n" : "  (incomplete)\n", out);
     }
-    fprintf(out, "  %-10s %7s %-12s %8s %7.0f %8.0f", "all", "", "", "", total_threads, total_samples);
+    fprintf(out, "  %-10s %7s %-12s %8s %7" PRId64 " %8" PRId64, "all", "", "", "", totals->threads,
+            totals->samples);
     for (int state = 1; state < OMPC_NSTATES; state++)
-        share(out, totals[state], total_samples);
+        share(out, totals->states[state], totals->samples);
     fputc('\n', out);
     for (int i = 0; i < count; i++)
         if (!inputs[i].complete) {
             char name[32];
             label(&inputs[i], name, sizeof name);
-            fprintf(out, "  %s (%s) is incomplete: %s\n", name, inputs[i].file, inputs[i].fate);
+            fprintf(out, "  %s (%s) is incomplete: %s\n", name, inputs[i].file, inputs[i].fate.text);
         }
+}
 
+/* The text summary's slowest process and imbalance lines. */
+static void text_slowest(FILE *out, const struct ompc_merge_input *inputs, int count,
+                         const struct totals *totals, const double *spread)
+{
     int slow = slowest(inputs, count);
     char name[32];
     label(&inputs[slow], name, sizeof name);
-    double fastest = inputs[0].wall_ns;
+    int64_t fastest = inputs[0].wall_ns;
     for (int i = 1; i < count; i++)
         fastest = inputs[i].wall_ns < fastest ? inputs[i].wall_ns : fastest;
-    fprintf(out, "\nSlowest: %s (pid %ld on %s), wall %.3f s", name, inputs[slow].pid,
-            inputs[slow].host, inputs[slow].wall_ns / 1e9);
+    fprintf(out, "\nSlowest: %s (pid %" PRId64 " on %s), wall %.3f s", name, inputs[slow].pid,
+            inputs[slow].host.text, (double)inputs[slow].wall_ns / 1e9);
     if (count > 1 && fastest > 0)
         fprintf(out, ", %.1f%% longer than the fastest (%.3f s)",
-                100.0 * (inputs[slow].wall_ns / fastest - 1), fastest / 1e9);
+                100.0 * ((double)inputs[slow].wall_ns / (double)fastest - 1), (double)fastest / 1e9);
     fputc('\n', out);
+    fprintf(out, "Imbalance across processes (max / mean - 1; 0%% = perfectly even):\n  wall %.1f%%",
+            100.0 * spread[0]);
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        if (totals->states[state] > 0)
+            fprintf(out, ", %s time %.1f%%", ompc_state_name(state), 100.0 * spread[state]);
+    fputc('\n', out);
+}
 
-    double *values = malloc((size_t)count * sizeof *values);
-    if (values != NULL) {
-        fputs("Imbalance across processes (max / mean - 1; 0% = perfectly even):\n  wall", out);
-        for (int i = 0; i < count; i++)
-            values[i] = inputs[i].wall_ns;
-        fprintf(out, " %.1f%%", 100.0 * imbalance(values, count));
-        for (int state = 1; state < OMPC_NSTATES; state++) {
-            if (totals[state] <= 0)
-                continue;
-            for (int i = 0; i < count; i++)
-                values[i] = inputs[i].states[state] * inputs[i].interval_ns;
-            fprintf(out, ", %s time %.1f%%", ompc_state_name(state), 100.0 * imbalance(values, count));
+/* The summary as text. */
+static void write_text(FILE *out, const struct ompc_merge_input *inputs, int count, const struct totals *totals,
+                       const double *spread, const struct merged_region *regions, long region_count)
+{
+    fprintf(out, "ompcollect merge: %d reports of %s\n", count, inputs[0].program.text);
+    for (int i = 1; i < count; i++)
+        if (strcmp(inputs[i].program.text, inputs[0].program.text) != 0) {
+            fputs("  (the reports are of different programs)\n", out);
+            break;
         }
-        fputc('\n', out);
-        free(values);
-    }
-
+    text_processes(out, inputs, count, totals);
+    text_slowest(out, inputs, count, totals, spread);
     fputs("\nTop regions over all processes (by region id: the n-th region each forked, which\n"
           "matches constructs across the ranks of an SPMD program):\n",
           out);
@@ -364,93 +435,213 @@ static void write_text(FILE *out, const struct input *inputs, int count, const d
                 "min ms", "max ms", "samples", "main states");
     for (long i = 0; i < region_count && i < TOP_REGIONS; i++) {
         const struct merged_region *region = &regions[i];
-        fprintf(out, "  %8.0f %9d %11.3f %10.3f %10.3f %8.0f  ", region->id, region->reports,
-                region->time_ns / 1e6, region->min_ns / 1e6, region->max_ns / 1e6, region->samples);
+        fprintf(out, "  %8" PRId64 " %9d %11.3f %10.3f %10.3f %8" PRId64 "  ", region->id, region->reports,
+                (double)region->time_ns / 1e6, (double)region->min_ns / 1e6, (double)region->max_ns / 1e6,
+                region->samples);
         main_states(out, region->states, region->samples);
         fputc('\n', out);
     }
     if (region_count > TOP_REGIONS)
         fprintf(out, "  ... %ld more regions\n", region_count - TOP_REGIONS);
-
     fputs("\nTotals: ", out);
     int first = 1;
     for (int state = 1; state < OMPC_NSTATES; state++) {
-        if (totals[state] <= 0)
+        if (totals->states[state] <= 0 || totals->samples <= 0)
             continue;
         fprintf(out, "%s%s %.1f%%", first ? "" : ", ", ompc_state_name(state),
-                100.0 * totals[state] / total_samples);
+                100.0 * (double)totals->states[state] / (double)totals->samples);
         first = 0;
     }
-    fprintf(out, "%s of %.0f samples in %d processes\n", first ? "no samples" : "", total_samples, count);
+    fprintf(out, "%s of %" PRId64 " samples in %d processes\n", first ? "no samples" : "", totals->samples, count);
 }
 
-/* The summary as JSON. */
-static void write_json(FILE *out, const struct input *inputs, int count, const double *totals,
-                       double total_samples, double total_threads, const struct merged_region *regions,
-                       long region_count)
+/* A JSON string of any bytes: ill-formed UTF-8 (a file name, say) becomes U+FFFD first, as jansson takes only UTF-8. */
+static json_t *json_text(const char *text, size_t length)
 {
-    fputs("{\n  \"tool\": \"ompcollect merge\",\n  \"version\": ", out);
-    json_text(out, PACKAGE_VERSION);
-    fputs(",\n  \"reports\": [", out);
-    for (int i = 0; i < count; i++) {
-        fprintf(out, "%s\n    {\"file\": ", i ? "," : "");
-        json_text(out, inputs[i].file);
-        fputs(", \"program\": ", out);
-        json_text(out, inputs[i].program);
-        fprintf(out, ", \"pid\": %ld, \"rank\": ", inputs[i].pid);
-        if (inputs[i].rank >= 0)
-            fprintf(out, "%d", inputs[i].rank);
-        else
-            fputs("null", out);
-        fputs(", \"host\": ", out);
-        json_text(out, inputs[i].host);
-        fprintf(out, ", \"complete\": %s, \"wall_ns\": %.0f, \"threads\": %.0f, \"samples\": %.0f, \"states\": {",
-                inputs[i].complete ? "true" : "false", inputs[i].wall_ns, inputs[i].threads,
-                inputs[i].samples);
-        for (int state = 1; state < OMPC_NSTATES; state++)
-            fprintf(out, "%s\"%s\": %.0f", state > 1 ? ", " : "", ompc_state_name(state),
-                    inputs[i].states[state]);
-        fputs("}}", out);
-    }
-    int slow = slowest(inputs, count);
-    fprintf(out, "\n  ],\n  \"slowest\": {\"file\": ");
-    json_text(out, inputs[slow].file);
-    fprintf(out, ", \"pid\": %ld, \"rank\": ", inputs[slow].pid);
-    if (inputs[slow].rank >= 0)
-        fprintf(out, "%d", inputs[slow].rank);
-    else
-        fputs("null", out);
-    fprintf(out, ", \"wall_ns\": %.0f},\n  \"imbalance\": {", inputs[slow].wall_ns);
-    double *values = malloc((size_t)count * sizeof *values);
-    if (values != NULL) {
-        for (int i = 0; i < count; i++)
-            values[i] = inputs[i].wall_ns;
-        fprintf(out, "\"wall\": %.6f", imbalance(values, count));
-        for (int state = 1; state < OMPC_NSTATES; state++) {
-            for (int i = 0; i < count; i++)
-                values[i] = inputs[i].states[state] * inputs[i].interval_ns;
-            fprintf(out, ", \"%s\": %.6f", ompc_state_name(state), imbalance(values, count));
-        }
-        free(values);
-    }
-    fputs("},\n  \"regions\": [", out);
-    for (long i = 0; i < region_count; i++) {
-        const struct merged_region *region = &regions[i];
-        fprintf(out,
-                "%s\n    {\"id\": %.0f, \"processes\": %d, \"time_ns\": %.0f, \"min_ns\": %.0f, "
-                "\"max_ns\": %.0f, \"samples\": %.0f}",
-                i ? "," : "", region->id, region->reports, region->time_ns, region->min_ns,
-                region->max_ns, region->samples);
-    }
-    fprintf(out, "\n  ],\n  \"totals\": {\"reports\": %d, \"threads\": %.0f, \"samples\": %.0f, \"states\": {",
-            count, total_threads, total_samples);
-    for (int state = 1; state < OMPC_NSTATES; state++)
-        fprintf(out, "%s\"%s\": %.0f", state > 1 ? ", " : "", ompc_state_name(state), totals[state]);
-    fputs("}}\n}\n", out);
+    if (ompc_utf8_valid(text, length))
+        return json_stringn(text, length);
+    size_t size = ompc_utf8_sanitize(text, length, NULL);
+    char *copy = malloc(size + 1);
+    if (copy == NULL)
+        return NULL;
+    ompc_utf8_sanitize(text, length, copy);
+    json_t *string = json_stringn(copy, size);
+    free(copy);
+    return string;
 }
 
-/* ompcollect merge [-f text|json] [-o FILE] REPORT.json...; exit 0, 1 on unreadable input, 2 on usage errors. */
-int ompc_merge_main(int argc, char **argv)
+/* {"OVHD": n, ...}; NULL when memory runs out. */
+static json_t *json_states(const int64_t *counts)
+{
+    json_t *states = json_object();
+    for (int state = 1; state < OMPC_NSTATES && states != NULL; state++)
+        if (json_object_set_new(states, ompc_state_name(state), json_integer(counts[state])) != 0) {
+            json_decref(states);
+            states = NULL;
+        }
+    return states;
+}
+
+/* A rank, or null for none. */
+static json_t *json_rank(int64_t rank)
+{
+    return rank >= 0 ? json_integer(rank) : json_null();
+}
+
+/* One report's entry of "reports". */
+static json_t *json_report(const struct ompc_merge_input *input)
+{
+    return json_pack("{s:o, s:o, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:o}", "file",
+                     json_text(input->file, strlen(input->file)), "program",
+                     json_text(input->program.text, input->program.length), "pid", (json_int_t)input->pid,
+                     "rank", json_rank(input->rank), "host", json_text(input->host.text, input->host.length),
+                     "complete", input->complete, "wall_ns", (json_int_t)input->wall_ns, "threads",
+                     (json_int_t)input->threads, "samples", (json_int_t)input->samples, "states",
+                     json_states(input->states));
+}
+
+/* A ratio to the 6 decimals merge always wrote (json_dumpf then prints it in at most 15 digits). */
+static json_t *json_ratio(double value)
+{
+    char text[64];
+    snprintf(text, sizeof text, "%.6f", value);
+    return json_real(strtod(text, NULL));
+}
+
+/* {"wall": x, "OVHD": x, ...} of the imbalances. */
+static json_t *json_imbalance(const double *spread)
+{
+    json_t *object = json_pack("{s:o}", "wall", json_ratio(spread[0]));
+    for (int state = 1; state < OMPC_NSTATES && object != NULL; state++)
+        if (json_object_set_new(object, ompc_state_name(state), json_ratio(spread[state])) != 0) {
+            json_decref(object);
+            object = NULL;
+        }
+    return object;
+}
+
+/* The "reports" and "regions" arrays. */
+static json_t *json_lists(const struct ompc_merge_input *inputs, int count, const struct merged_region *regions,
+                          long region_count, json_t **region_list)
+{
+    json_t *reports = json_array();
+    *region_list = json_array();
+    int failed = reports == NULL || *region_list == NULL;
+    for (int i = 0; i < count && !failed; i++)
+        failed = json_array_append_new(reports, json_report(&inputs[i])) != 0;
+    for (long i = 0; i < region_count && !failed; i++) {
+        const struct merged_region *region = &regions[i];
+        failed = json_array_append_new(*region_list,
+                                       json_pack("{s:I, s:i, s:I, s:I, s:I, s:I}", "id", (json_int_t)region->id,
+                                                 "processes", region->reports, "time_ns",
+                                                 (json_int_t)region->time_ns, "min_ns",
+                                                 (json_int_t)region->min_ns, "max_ns",
+                                                 (json_int_t)region->max_ns, "samples",
+                                                 (json_int_t)region->samples)) != 0;
+    }
+    if (failed) {
+        json_decref(reports);
+        json_decref(*region_list);
+        *region_list = reports = NULL;
+    }
+    return reports;
+}
+
+/* The summary as JSON, built and written by jansson; -1 when memory runs out or writing fails. */
+static int write_json(FILE *out, const struct ompc_merge_input *inputs, int count, const struct totals *totals,
+                      const double *spread, const struct merged_region *regions, long region_count)
+{
+    const struct ompc_merge_input *slow = &inputs[slowest(inputs, count)];
+    json_t *region_list, *reports = json_lists(inputs, count, regions, region_count, &region_list);
+    json_t *summary = json_pack(
+        "{s:s, s:s, s:o, s:{s:o, s:I, s:o, s:I}, s:o, s:o, s:{s:i, s:I, s:I, s:o}}", "tool",
+        "ompcollect merge", "version", PACKAGE_VERSION, "reports", reports, "slowest", "file",
+        json_text(slow->file, strlen(slow->file)), "pid", (json_int_t)slow->pid, "rank", json_rank(slow->rank),
+        "wall_ns", (json_int_t)slow->wall_ns, "imbalance", json_imbalance(spread), "regions", region_list,
+        "totals", "reports", count, "threads", (json_int_t)totals->threads, "samples",
+        (json_int_t)totals->samples, "states", json_states(totals->states));
+    int status = summary != NULL && json_dumpf(summary, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) == 0
+                         && fputc('\n', out) != EOF
+                     ? 0
+                     : -1;
+    json_decref(summary);
+    return status;
+}
+
+int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int count, char *error,
+                     size_t error_size)
+{
+    struct totals totals;
+    double spread[OMPC_NSTATES];
+    if (check_processes(inputs, count, error, error_size) != 0
+        || sum_totals(inputs, count, &totals, error, error_size) != 0)
+        return -1;
+    if (imbalances(inputs, count, spread) != 0)
+        return snprintf(error, error_size, "out of memory"), -1;
+    qsort(inputs, (size_t)count, sizeof *inputs, compare_inputs);
+    struct merged_region *regions = NULL;
+    long region_count = merge_regions(inputs, count, &regions, error, error_size);
+    if (region_count < 0)
+        return -1;
+    int status = 0;
+    if (format == OMPC_FORMAT_JSON)
+        status = write_json(out, inputs, count, &totals, spread, regions, region_count);
+    else
+        write_text(out, inputs, count, &totals, spread, regions, region_count);
+    if (status != 0)
+        snprintf(error, error_size, "out of memory or the output failed");
+    free(regions);
+    return status;
+}
+
+/* Compares two files' identities for qsort. */
+static int compare_files(const void *a, const void *b)
+{
+    const struct file_identity *x = a, *y = b;
+    if (x->device != y->device)
+        return x->device < y->device ? -1 : 1;
+    return (x->inode > y->inode) - (x->inode < y->inode);
+}
+
+/* Refuses a file given twice, under any names: its process would count twice. */
+static int check_files(struct file_identity *files, int count)
+{
+    qsort(files, (size_t)count, sizeof *files, compare_files);
+    for (int i = 1; i < count; i++)
+        if (compare_files(&files[i - 1], &files[i]) == 0) {
+            complain("%s and %s are the same file; give each process's report once", files[i - 1].name,
+                     files[i].name);
+            return -1;
+        }
+    return 0;
+}
+
+/* Reads and checks every report; 0, or -1 after a message for each it cannot use. */
+static int load_all(char **paths, int count, struct ompc_merge_input *inputs)
+{
+    struct file_identity *files = calloc((size_t)count, sizeof *files);
+    int status = files != NULL ? 0 : -1;
+    for (int i = 0; i < count && files != NULL; i++) {
+        size_t length;
+        char *text = read_report(paths[i], &length, &files[i]);
+        char reason[512];
+        inputs[i].file = paths[i];
+        if (text == NULL)
+            status = -1;
+        else if (ompc_merge_parse(text, length, OMPC_MERGE_MAX_MEMORY, &inputs[i], reason, sizeof reason) != 0)
+            status = refuse(paths[i], reason);
+        free(text);
+    }
+    if (files == NULL)
+        complain("out of memory");
+    else if (status == 0)
+        status = check_files(files, count);
+    free(files);
+    return status;
+}
+
+/* Reads the options; the format, or -1 after a message, or 0 with *done set for --help. */
+static int parse_options(int argc, char **argv, const char **output, int *done)
 {
     static const struct option options[] = {
         {"format", required_argument, NULL, 'f'},
@@ -458,9 +649,7 @@ int ompc_merge_main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int format = OMPC_FORMAT_TEXT;
-    const char *output = NULL;
-    int option;
+    int format = OMPC_FORMAT_TEXT, option;
     opterr = 0;
     optind = 1;
     while ((option = getopt_long(argc, argv, ":f:o:h", options, NULL)) != -1) {
@@ -469,73 +658,87 @@ int ompc_merge_main(int argc, char **argv)
             format = ompc_parse_format(optarg);
             if (format != OMPC_FORMAT_TEXT && format != OMPC_FORMAT_JSON) {
                 complain("--format must be text or json, not '%s'", optarg);
-                return 2;
+                return -1;
             }
             break;
         case 'o':
-            output = optarg;
+            *output = optarg;
             break;
         case 'h':
             printf("Usage: ompcollect merge [-f text|json] [-o FILE] REPORT.json...\n"
                    "Sum JSON reports of several processes or MPI ranks (ompcollect -f json -o\n"
                    "report.%%r.json) into one summary: each process's and the total state\n"
                    "breakdown, the slowest process, the imbalance across them, and the regions\n"
-                   "that took longest over all of them.\n");
-            return 0;
+                   "that took longest over all of them.  Each report may be at most %zu MiB\n"
+                   "and take at most %zu MiB once parsed; each process's report is given once.\n",
+                   OMPC_MERGE_MAX_INPUT >> 20, OMPC_MERGE_MAX_MEMORY >> 20);
+            *done = 1;
+            return format;
         case ':':
             complain("option '%s' needs a value", argv[optind - 1]);
-            return 2;
+            return -1;
         default:
             complain("unknown option '%s'", argv[optind - 1]);
-            return 2;
+            return -1;
         }
     }
+    return format;
+}
+
+/* The summary to -o's file or stdout; 0, or 1 after a message. */
+static int write_output(const char *output, const char *text, size_t length)
+{
+    FILE *out = output != NULL ? fopen(output, "w") : stdout;
+    if (out == NULL) {
+        complain("cannot write %s: %s", output, strerror(errno));
+        return 1;
+    }
+    int failed = fwrite(text, 1, length, out) != length;
+    if ((out != stdout ? fclose(out) : fflush(out)) != 0 || failed) {
+        complain("writing the summary failed: %s", strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+/* ompcollect merge [-f text|json] [-o FILE] REPORT.json...; exit 0, 1 on unusable input, 2 on usage errors. */
+int ompc_merge_main(int argc, char **argv)
+{
+    const char *output = NULL;
+    int done = 0, format = parse_options(argc, argv, &output, &done);
+    if (format < 0 || done)
+        return format < 0 ? 2 : 0;
     int count = argc - optind;
     if (count < 1) {
         complain("no reports to merge (give JSON reports written with --format=json)");
         return 2;
     }
-    struct input *inputs = calloc((size_t)count, sizeof *inputs);
+    struct ompc_merge_input *inputs = calloc((size_t)count, sizeof *inputs);
     if (inputs == NULL) {
         complain("out of memory");
         return 1;
     }
-    int status = 0;
-    for (int i = 0; i < count; i++)
-        if (load(argv[optind + i], &inputs[i]) != 0)
-            status = 1;
+    int status = load_all(argv + optind, count, inputs) == 0 ? 0 : 1;
+    char error[1024];
     if (status == 0) {
-        qsort(inputs, (size_t)count, sizeof *inputs, compare_inputs);
-        double totals[OMPC_NSTATES] = {0}, total_samples = 0, total_threads = 0;
-        for (int i = 0; i < count; i++) {
-            total_samples += inputs[i].samples;
-            total_threads += inputs[i].threads;
-            for (int state = 1; state < OMPC_NSTATES; state++)
-                totals[state] += inputs[i].states[state];
+        /* The summary goes to memory first, so a refusal found while writing leaves no partial -o file. */
+        char *text = NULL;
+        size_t length = 0;
+        FILE *memory = open_memstream(&text, &length);
+        if (memory == NULL || ompc_merge_write(memory, format, inputs, count, error, sizeof error) != 0) {
+            complain("%s", memory == NULL ? "out of memory" : error);
+            status = 1;
         }
-        struct merged_region *regions = NULL;
-        long region_count = merge_regions(inputs, count, &regions);
-        FILE *out = output != NULL ? fopen(output, "w") : stdout;
-        if (region_count < 0) {
+        if (memory != NULL && fclose(memory) != 0 && status == 0) {
             complain("out of memory");
             status = 1;
-        } else if (out == NULL) {
-            complain("cannot write %s: %s", output, strerror(errno));
-            status = 1;
-        } else {
-            if (format == OMPC_FORMAT_JSON)
-                write_json(out, inputs, count, totals, total_samples, total_threads, regions, region_count);
-            else
-                write_text(out, inputs, count, totals, total_samples, total_threads, regions, region_count);
-            if ((out != stdout ? fclose(out) : fflush(out)) != 0) {
-                complain("writing the summary failed: %s", strerror(errno));
-                status = 1;
-            }
         }
-        free(regions);
+        if (status == 0)
+            status = write_output(output, text, length);
+        free(text);
     }
     for (int i = 0; i < count; i++)
-        ompc_json_free(inputs[i].root);
+        ompc_merge_input_release(&inputs[i]);
     free(inputs);
     return status;
 }

@@ -4,6 +4,7 @@
 
 #include "csv.h"
 #include "csvdir.h"
+#include "jsonw.h"
 #include "locations.h"
 #include "omp_collector_api.h"
 #include "report.h"
@@ -719,16 +720,7 @@ static void write_csv(const struct summary *summary, FILE *out)
 /* A JSON string literal; NULL is the empty string. */
 static void json_string(FILE *out, const char *text)
 {
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)(text != NULL ? text : ""); *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
+    ompc_json_string(out, text);
 }
 
 /* {"OVHD": n, ...} for a thread's or a region's counters. */

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "jsonw.h"
 #include "names.h"
 #include "sort.h"
 #include "stacks.h"
@@ -567,17 +568,7 @@ void ompc_stacks_text(const struct ompc_stacks *stacks, uint64_t total, FILE *ou
 /* A JSON string of `length` bytes. */
 static void json_text(FILE *out, const char *text, size_t length)
 {
-    fputc('"', out);
-    for (size_t i = 0; i < length; i++) {
-        unsigned char c = (unsigned char)text[i];
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
+    ompc_json_text(out, text, length);
 }
 
 /* A tree node's children as a JSON array. */

@@ -5,6 +5,7 @@
 #include "locations.h"
 #include "report.h"
 #include "symbolize.h"
+#include "utf8.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -61,15 +62,22 @@ static const char *xml_entity(char c)
     }
 }
 
-/* Text escaped for XML character data and attribute values; control characters are dropped. */
+/* Text escaped for XML character data and attribute values; control characters are dropped, and bytes
+ * that are not UTF-8 (the SVG says it is) become U+FFFD, as do U+FFFE and U+FFFF, which XML forbids. */
 static void xml_text(FILE *out, const char *text)
 {
-    for (; *text; text++) {
-        const char *entity = xml_entity(*text);
-        if (entity != NULL)
+    for (size_t left = strlen(text); left > 0;) {
+        int step = ompc_utf8_char(text, left);
+        size_t size = step > 0 ? (size_t)step : (size_t)-step;
+        const char *entity = step == 1 ? xml_entity(*text) : NULL;
+        if (step < 0 || (step == 3 && memcmp(text, "\xEF\xBF", 2) == 0 && (unsigned char)text[2] >= 0xBE))
+            fputs(OMPC_UTF8_REPLACEMENT, out);
+        else if (entity != NULL)
             fputs(entity, out);
         else if ((unsigned char)*text >= 0x20)
-            fputc(*text, out);
+            fwrite(text, 1, size, out);
+        text += size;
+        left -= size;
     }
 }
 

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "jsonw.h"
 #include "locations.h"
 #include "report.h"
 
@@ -12,16 +13,7 @@
 /* A JSON string literal of `text`; control characters become \u escapes. */
 static void json_text(FILE *out, const char *text)
 {
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)(text != NULL ? text : ""); *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
+    ompc_json_string(out, text);
 }
 
 /* A time in the trace's unit, microseconds, keeping the record's nanoseconds. */

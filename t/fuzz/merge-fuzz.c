@@ -1,0 +1,121 @@
+/* merge-fuzz.c - libFuzzer target for ompcollect merge's reader of one report, with an oracle for what it keeps and for the summary it writes. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The input is the bytes of one report file.  ompc_merge_parse reads it
+ * within a 1 MiB budget (small, so the fuzzer reaches the refusal of a
+ * parsed form that outgrows it).  Refused: the reason is one line.  Taken:
+ *   - every string is well-formed UTF-8 of the length said, NUL-terminated;
+ *   - every count is from 0 to INT64_MAX, the pid and any rank fit in 32 bits;
+ * then the report and a copy of it as another process (pid changed) are
+ * summarised as JSON and as text: the JSON is refused only for a sum that
+ * would overflow, and otherwise reads back by jansson (\u0000 is JSON too)
+ * as an object whose totals are twice the report's, in well-formed UTF-8.
+ */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include "merge.h"
+#include "utf8.h"
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Stops the run with what broke; libFuzzer saves the input. */
+static void broken(const char *what, const char *detail)
+{
+    fprintf(stderr, "merge-fuzz: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+    abort();
+}
+
+/* Whether a kept string is what ompc_merge_text says it is. */
+static int good_text(const struct ompc_merge_text *text)
+{
+    return text->text != NULL && text->text[text->length] == '\0' && ompc_utf8_valid(text->text, text->length);
+}
+
+/* The invariants of a report ompc_merge_parse took. */
+static void check_input(const struct ompc_merge_input *input)
+{
+    if (!good_text(&input->program) || !good_text(&input->host) || !good_text(&input->fate))
+        broken("a kept string is not UTF-8 of its length", NULL);
+    if (input->pid < 0 || input->pid > INT32_MAX || input->rank < -1 || input->rank > INT32_MAX)
+        broken("pid or rank out of range", NULL);
+    int negative = input->wall_ns < 0 || input->interval_ns < 0 || input->threads < 0 || input->samples < 0;
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        negative |= input->states[state] < 0;
+    for (size_t i = 0; i < input->region_count; i++) {
+        const struct ompc_merge_region *region = &input->regions[i];
+        negative |= region->id < 0 || region->time_ns < 0 || region->samples < 0;
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            negative |= region->states[state] < 0;
+    }
+    if (negative)
+        broken("a negative count was kept", NULL);
+}
+
+/* The summary of `inputs` in `format`, malloc'ed; NULL when ompc_merge_write refused, with its reason in `error`. */
+static char *summary(struct ompc_merge_input *inputs, int format, size_t *length, char *error, size_t error_size)
+{
+    char *text = NULL;
+    FILE *out = open_memstream(&text, length);
+    if (out == NULL)
+        broken("open_memstream failed", NULL);
+    int status = ompc_merge_write(out, format, inputs, 2, error, error_size);
+    fclose(out);
+    if (status != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* The JSON summary of the report and its twin: valid, UTF-8, and twice the report's samples. */
+static void check_summary(const struct ompc_merge_input *input)
+{
+    struct ompc_merge_input inputs[2] = {*input, *input};
+    inputs[1].file = "twin.json";
+    inputs[1].pid = input->pid ^ 1;
+    char error[1024];
+    size_t length;
+    char *text = summary(inputs, OMPC_FORMAT_JSON, &length, error, sizeof error);
+    if (text == NULL) {
+        if (strstr(error, "would pass") == NULL)
+            broken("the summary was refused other than for an overflow", error);
+        return;
+    }
+    json_error_t parsed;
+    json_t *root = json_loadb(text, length, JSON_ALLOW_NUL, &parsed);
+    if (root == NULL)
+        broken("the JSON summary does not parse", parsed.text);
+    if (!ompc_utf8_valid(text, length))
+        broken("the JSON summary is not UTF-8", NULL);
+    json_t *samples = json_object_get(json_object_get(root, "totals"), "samples");
+    if (!json_is_integer(samples) || json_integer_value(samples) != 2 * input->samples)
+        broken("totals.samples is not the sum", NULL);
+    json_decref(root);
+    free(text);
+    struct ompc_merge_input again[2] = {*input, *input};
+    again[1].file = "twin.json";
+    again[1].pid = input->pid ^ 1;
+    free(summary(again, OMPC_FORMAT_TEXT, &length, error, sizeof error));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct ompc_merge_input input = {.file = "fuzz.json"};
+    char error[512];
+    if (ompc_merge_parse((const char *)data, size, (size_t)1 << 20, &input, error, sizeof error) != 0) {
+        if (error[0] == '\0' || strchr(error, '\n') != NULL)
+            broken("a refusal without a one-line reason", error);
+    } else {
+        check_input(&input);
+        check_summary(&input);
+    }
+    ompc_merge_input_release(&input);
+    return 0;
+}

@@ -1,0 +1,71 @@
+/* merge.h - ompcollect merge: one report read and checked from a buffer, and the summary of several. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_MERGE_H
+#define OMPCOLLECT_MERGE_H 1
+
+#include "names.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The most merge reads of one report file, and the most memory it builds
+ * from one (its parsed form and what it keeps), both documented in
+ * tools/README.ompcollect.md and doc/ompcollect.1.  Parsed, a report takes
+ * about 15 times its size: the largest ompcollect writes (16384 regions,
+ * 512 threads) needs 64 MiB without its stacks, so the memory bound leaves
+ * room for those. */
+#define OMPC_MERGE_MAX_INPUT ((size_t)64 << 20)
+#define OMPC_MERGE_MAX_MEMORY ((size_t)256 << 20)
+
+/* A string taken from a report: UTF-8, NUL-terminated, maybe holding NULs. */
+struct ompc_merge_text {
+    char *text;
+    size_t length;
+};
+
+/* One region of one report. */
+struct ompc_merge_region {
+    int64_t id;
+    int64_t time_ns;
+    int64_t samples;
+    int64_t states[OMPC_NSTATES];
+};
+
+/* What merge takes from one report; every count is from 0 to INT64_MAX. */
+struct ompc_merge_input {
+    const char *file;
+    struct ompc_merge_text program, host, fate;
+    int64_t pid;
+    int64_t rank;         /* -1: none */
+    int complete;
+    int64_t wall_ns;
+    int64_t interval_ns;
+    int64_t threads;      /* OpenMP threads */
+    int64_t samples;
+    int64_t states[OMPC_NSTATES];
+    struct ompc_merge_region *regions;
+    size_t region_count;
+};
+
+/*
+ * Parses one report of `length` bytes and takes what the summary needs,
+ * building no more than `budget` bytes from it; 0, or -1 with a one-line
+ * reason (without the file name) in `error`.  Bytes that are not UTF-8 and
+ * lone surrogate escapes become U+FFFD.  Release `input` either way.
+ */
+int ompc_merge_parse(const char *data, size_t length, size_t budget, struct ompc_merge_input *input,
+                     char *error, size_t error_size);
+
+/* Frees what ompc_merge_parse kept. */
+void ompc_merge_input_release(struct ompc_merge_input *input);
+
+/*
+ * The summary of `count` inputs (sorted in place) as text or JSON
+ * (OMPC_FORMAT_TEXT or OMPC_FORMAT_JSON); 0, or -1 with a one-line reason in
+ * `error` when two inputs are the same process or a sum would overflow.
+ */
+int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int count, char *error,
+                     size_t error_size);
+
+#endif /* OMPCOLLECT_MERGE_H */

@@ -1,0 +1,374 @@
+/* merge_input.c - ompcollect merge's reader of one report: jansson parses it within a memory budget, and every value the summary uses is checked before it is kept. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "merge.h"
+#include "utf8.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where the reason for refusing a report goes. */
+struct reader {
+    char *error;
+    size_t error_size;
+    size_t limit; /* the budget, for messages */
+};
+
+/* jansson's allocator hooks take no argument, so the budget of the parse
+ * under way is reached through this; merge reads one report at a time, in
+ * one thread, and installs the hooks only for that. */
+static struct {
+    size_t left;
+    int exhausted;
+} budget;
+
+/* A block's size ahead of it, so budget_free can give it back; the union keeps malloc's alignment. */
+union block_header {
+    size_t size;
+    max_align_t align;
+};
+
+/* malloc within the budget: NULL once the report would take more than it. */
+static void *budget_malloc(size_t size)
+{
+    size_t total = size + sizeof(union block_header);
+    if (total < size || total > budget.left) {
+        budget.exhausted = 1;
+        return NULL;
+    }
+    union block_header *block = malloc(total);
+    if (block == NULL)
+        return NULL;
+    block->size = total;
+    budget.left -= total;
+    return block + 1;
+}
+
+/* free of a budget_malloc block, which returns its size to the budget. */
+static void budget_free(void *pointer)
+{
+    if (pointer == NULL)
+        return;
+    union block_header *block = (union block_header *)pointer - 1;
+    budget.left += block->size;
+    free(block);
+}
+
+/* Records why the report is refused, on one line whatever the text held; returns -1. */
+static int fail(struct reader *reader, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct reader *reader, const char *fmt, ...)
+{
+    if (reader->error_size == 0)
+        return -1;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(reader->error, reader->error_size, fmt, args);
+    va_end(args);
+    for (char *c = reader->error; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return -1;
+}
+
+/* The refusal when the budget ran out. */
+static int too_big(struct reader *reader)
+{
+    if (reader->limit >= (1 << 20))
+        return fail(reader, "reading it would take more than %zu MiB of memory (merge's limit per report)",
+                    reader->limit >> 20);
+    return fail(reader, "reading it would take more than %zu bytes of memory (merge's limit per report)",
+                reader->limit);
+}
+
+/* Counts memory kept past the parse (plain malloc) against the budget; -1 with the reason when it is spent. */
+static int budget_take(struct reader *reader, size_t size)
+{
+    if (size > budget.left) {
+        budget.exhausted = 1;
+        return too_big(reader);
+    }
+    budget.left -= size;
+    return 0;
+}
+
+/* Four hex digits, or -1. */
+static long hex4(const char *text, size_t left)
+{
+    if (left < 4)
+        return -1;
+    long value = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = text[i];
+        int digit = c >= '0' && c <= '9' ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (digit < 0)
+            return -1;
+        value = value << 4 | digit;
+    }
+    return value;
+}
+
+/*
+ * The \u escapes of a lone surrogate in the strings of `text`, which
+ * jansson refuses though they only stand for an unpaired UTF-16 unit; each
+ * becomes "\ufffd", as long, in `writable` when given (a copy of `text`).
+ * Only strings are followed: whatever else is wrong, jansson says.
+ */
+static size_t lone_surrogates(const char *text, size_t length, char *writable)
+{
+    size_t count = 0;
+    int in_string = 0;
+    for (size_t i = 0; i < length; i++) {
+        if (text[i] == '"')
+            in_string = !in_string;
+        if (!in_string || text[i] != '\\' || i + 1 >= length)
+            continue;
+        long code = text[i + 1] == 'u' ? hex4(text + i + 2, length - i - 2) : -1;
+        if (code < 0xD800 || code > 0xDFFF) {
+            i++; /* the escaped character, which may be a quote */
+            continue;
+        }
+        if (code < 0xDC00 && length - i >= 12 && text[i + 6] == '\\' && text[i + 7] == 'u') {
+            long low = hex4(text + i + 8, length - i - 8);
+            if (low >= 0xDC00 && low <= 0xDFFF) {
+                i += 11;
+                continue;
+            }
+        }
+        if (writable != NULL)
+            memcpy(writable + i, "\\ufffd", 6);
+        count++;
+        i += 5;
+    }
+    return count;
+}
+
+/* The report parsed, its ill-formed UTF-8 and lone surrogates first made U+FFFD in a copy; NULL with the reason. */
+static json_t *parse(const char *data, size_t length, struct reader *reader)
+{
+    int valid = ompc_utf8_valid(data, length);
+    const char *text = data;
+    size_t size = length;
+    char *copy = NULL;
+    if (!valid || lone_surrogates(data, length, NULL) != 0) {
+        size = valid ? length : ompc_utf8_sanitize(data, length, NULL);
+        copy = budget_malloc(size + 1);
+        if (copy == NULL)
+            return too_big(reader), NULL;
+        if (valid)
+            memcpy(copy, data, length);
+        else
+            ompc_utf8_sanitize(data, length, copy);
+        lone_surrogates(copy, size, copy);
+        text = copy;
+    }
+    json_error_t error;
+    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &error);
+    budget_free(copy);
+    if (root == NULL && budget.exhausted)
+        too_big(reader);
+    else if (root == NULL)
+        fail(reader, "not valid JSON: %s at byte %d (line %d, column %d)", error.text, error.position,
+             error.line, error.column);
+    return root;
+}
+
+/* "an object", "a string", ... for messages. */
+static const char *type_name(const json_t *value)
+{
+    switch (json_typeof(value)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+/* An integer member from `low` to `high`; absent is `fallback`, or refused when `fallback` < `low`. */
+static int take_integer(struct reader *reader, const json_t *object, const char *where, const char *key,
+                        int64_t low, int64_t high, int64_t fallback, int64_t *value)
+{
+    const json_t *member = json_object_get(object, key);
+    if (member == NULL && fallback >= low) {
+        *value = fallback;
+        return 0;
+    }
+    if (member == NULL)
+        return fail(reader, "\"%s%s\" is missing", where, key);
+    if (!json_is_integer(member))
+        return fail(reader, "\"%s%s\" is %s, not an integer from %" PRId64 " to %" PRId64, where, key,
+                    type_name(member), low, high);
+    json_int_t number = json_integer_value(member);
+    if (number < low || number > high)
+        return fail(reader, "\"%s%s\" is %lld, out of its range %" PRId64 " to %" PRId64, where, key,
+                    (long long)number, low, high);
+    *value = number;
+    return 0;
+}
+
+/* A count (0 to INT64_MAX); absent is 0. */
+static int take_count(struct reader *reader, const json_t *object, const char *where, const char *key,
+                      int64_t *value)
+{
+    return take_integer(reader, object, where, key, 0, INT64_MAX, 0, value);
+}
+
+/* A member that must be an object when present (and present when `required`); NULL when absent. */
+static int take_object(struct reader *reader, const json_t *object, const char *where, const char *key,
+                       int required, const json_t **member)
+{
+    *member = json_object_get(object, key);
+    if (*member == NULL && required)
+        return fail(reader, "\"%s%s\" is missing", where, key);
+    if (*member != NULL && !json_is_object(*member))
+        return fail(reader, "\"%s%s\" is %s, not an object", where, key, type_name(*member));
+    return 0;
+}
+
+/* A string member copied out (absent: `fallback`). */
+static int take_text(struct reader *reader, const json_t *object, const char *where, const char *key,
+                     const char *fallback, struct ompc_merge_text *text)
+{
+    const json_t *member = json_object_get(object, key);
+    if (member != NULL && !json_is_string(member))
+        return fail(reader, "\"%s%s\" is %s, not a string", where, key, type_name(member));
+    const char *from = member != NULL ? json_string_value(member) : fallback;
+    size_t length = member != NULL ? json_string_length(member) : strlen(fallback);
+    if (budget_take(reader, length + 1) != 0)
+        return -1;
+    text->text = malloc(length + 1);
+    if (text->text == NULL)
+        return fail(reader, "out of memory");
+    memcpy(text->text, from, length);
+    text->text[length] = '\0';
+    text->length = length;
+    return 0;
+}
+
+/* The count of every state in `states` (an object of counts by state name, or absent: all 0). */
+static int take_states(struct reader *reader, const json_t *states, const char *where, int64_t *counts)
+{
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        if (take_count(reader, states, where, ompc_state_name(state), &counts[state]) != 0)
+            return -1;
+    return 0;
+}
+
+/* Who ran, where, and how it ended. */
+static int take_header(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
+{
+    const json_t *end, *rank = json_object_get(root, "rank"), *complete = json_object_get(root, "complete");
+    if (take_text(reader, root, "", "program", "?", &input->program) != 0
+        || take_text(reader, root, "", "host", "", &input->host) != 0
+        || take_integer(reader, root, "", "pid", 0, INT32_MAX, 0, &input->pid) != 0
+        || take_object(reader, root, "", "end", 0, &end) != 0
+        || take_text(reader, end, "end.", "fate", "", &input->fate) != 0
+        || take_count(reader, root, "", "wall_ns", &input->wall_ns) != 0
+        || take_count(reader, root, "", "interval_ns", &input->interval_ns) != 0)
+        return -1;
+    input->rank = -1;
+    if (rank != NULL && !json_is_null(rank)
+        && take_integer(reader, root, "", "rank", 0, INT32_MAX, 0, &input->rank) != 0)
+        return -1;
+    if (complete != NULL && !json_is_boolean(complete))
+        return fail(reader, "\"complete\" is %s, not a boolean", type_name(complete));
+    input->complete = complete == NULL || json_is_true(complete);
+    return 0;
+}
+
+/* Every region of the report, each with the counts merge sums. */
+static int take_regions(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
+{
+    const json_t *list = json_object_get(root, "regions");
+    if (list == NULL)
+        return 0;
+    if (!json_is_array(list))
+        return fail(reader, "\"regions\" is %s, not an array", type_name(list));
+    size_t count = json_array_size(list);
+    if (count == 0)
+        return 0;
+    if (budget_take(reader, count * sizeof *input->regions) != 0)
+        return -1;
+    input->regions = calloc(count, sizeof *input->regions);
+    if (input->regions == NULL)
+        return fail(reader, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        const json_t *region = json_array_get(list, i), *states;
+        struct ompc_merge_region *row = &input->regions[i];
+        char where[64], where_states[80];
+        snprintf(where, sizeof where, "regions[%zu].", i);
+        snprintf(where_states, sizeof where_states, "regions[%zu].states.", i);
+        if (!json_is_object(region))
+            return fail(reader, "\"regions[%zu]\" is %s, not an object", i, type_name(region));
+        if (take_integer(reader, region, where, "id", 0, INT64_MAX, -1, &row->id) != 0
+            || take_count(reader, region, where, "time_ns", &row->time_ns) != 0
+            || take_count(reader, region, where, "samples", &row->samples) != 0
+            || take_object(reader, region, where, "states", 0, &states) != 0
+            || take_states(reader, states, where_states, row->states) != 0)
+            return -1;
+        input->region_count = i + 1;
+    }
+    return 0;
+}
+
+/* What the summary needs of a parsed report. */
+static int take(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
+{
+    const json_t *tool = json_object_get(root, "tool"), *totals, *states;
+    if (!json_is_object(root) || !json_is_string(tool) || json_string_length(tool) != strlen("ompcollect")
+        || strcmp(json_string_value(tool), "ompcollect") != 0)
+        return fail(reader, "not an ompcollect JSON report (write one with --format=json)");
+    if (take_object(reader, root, "", "totals", 1, &totals) != 0
+        || take_object(reader, totals, "totals.", "states", 1, &states) != 0
+        || take_count(reader, totals, "totals.", "threads", &input->threads) != 0
+        || take_count(reader, totals, "totals.", "samples", &input->samples) != 0
+        || take_states(reader, states, "totals.states.", input->states) != 0
+        || take_header(reader, root, input) != 0)
+        return -1;
+    return take_regions(reader, root, input);
+}
+
+int ompc_merge_parse(const char *data, size_t length, size_t limit, struct ompc_merge_input *input,
+                     char *error, size_t error_size)
+{
+    struct reader reader = {error, error_size, limit};
+    const char *file = input->file;
+    memset(input, 0, sizeof *input);
+    input->file = file;
+    if (error_size > 0)
+        error[0] = '\0';
+    if (length > limit)
+        return too_big(&reader);
+    json_malloc_t old_malloc;
+    json_free_t old_free;
+    json_get_alloc_funcs(&old_malloc, &old_free);
+    budget.left = limit;
+    budget.exhausted = 0;
+    json_set_alloc_funcs(budget_malloc, budget_free);
+    json_t *root = parse(data, length, &reader);
+    int status = root != NULL ? take(&reader, root, input) : -1;
+    json_decref(root);
+    json_set_alloc_funcs(old_malloc, old_free);
+    return status;
+}
+
+void ompc_merge_input_release(struct ompc_merge_input *input)
+{
+    free(input->program.text);
+    free(input->host.text);
+    free(input->fate.text);
+    free(input->regions);
+    input->program.text = input->host.text = input->fate.text = NULL;
+    input->regions = NULL;
+    input->region_count = 0;
+}
