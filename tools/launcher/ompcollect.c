@@ -1132,10 +1132,28 @@ static void load_all(struct run *run, struct ompc_model_process **all, uint32_t 
         if (all[i] == NULL)
             die(EXIT_OWN_FAILURE, "out of memory reading the record of pid %ld", (long)head.pid);
         all[i]->symfs = run->symfs;
-        if (all[i]->damage.count > 0)
-            say("the record of pid %ld is damaged (%lu finding%s; said in its report): %s", (long)all[i]->pid,
-                all[i]->damage.count, all[i]->damage.count == 1 ? "" : "s", all[i]->damage.text);
     }
+}
+
+/* Says, once per reported process and once for all the others, where the loader found the record damaged. */
+static void say_damage(struct ompc_model_process **all, uint32_t count, const struct process_report *entries,
+                       size_t reports)
+{
+    for (size_t i = 0; i < reports; i++) {
+        const struct ompc_model_process *process = entries[i].process;
+        if (process->damage.count > 0)
+            say("the record of pid %ld is damaged (%lu finding%s; said in its report): %s", (long)process->pid,
+                process->damage.count, process->damage.count == 1 ? "" : "s", process->damage.text);
+    }
+    unsigned long others = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        int reported = 0;
+        for (size_t k = 0; k < reports && !reported; k++)
+            reported = entries[k].process == all[i];
+        others += all[i] != NULL && !reported && all[i]->damage.count > 0;
+    }
+    if (others > 0)
+        say("%lu further record slots, of no reported process, are damaged or forged: ignored", others);
 }
 
 /* Picks the processes that get a report and fills in what the launcher knows of each; returns their count. */
@@ -1260,6 +1278,7 @@ static int write_reports(struct run *run)
     if (report_refusals(run, all, count))
         return -1;
     size_t reports = choose_reports(run, all, count, entries);
+    say_damage(all, count, entries, reports);
     write_outputs(run, entries, reports);
     if (run->header.processes_dropped != 0)
         say("%u further processes found no free record slot (limit %d) and are not reported",

@@ -1,0 +1,61 @@
+/* ompcollect-hostile.c - an OpenMP program that damages ompcollect's record from inside, as a buggy or hostile program could: plants a process entry naming another process, cuts the record short, or scribbles over its own slot; for t/ompcollect-hostile.sh. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record.h"
+
+/* The record the launcher handed down, mapped; NULL when there is none. */
+static struct ompc_record_header *map_record(int *fd)
+{
+    const char *env = getenv(OMPC_RECORD_ENV);
+    struct stat info;
+    if (env == NULL || sscanf(env, "%d", fd) != 1 || fstat(*fd, &info) != 0)
+        return NULL;
+    void *mapping = mmap(NULL, (size_t)info.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+    return mapping == MAP_FAILED ? NULL : mapping;
+}
+
+int main(int argc, char **argv)
+{
+    double sum = 0;
+#pragma omp parallel for reduction(+ : sum)
+    for (int i = 0; i < 1000000; i++)
+        sum += i * 0.5;
+    int fd;
+    struct ompc_record_header *header = map_record(&fd);
+    if (argc < 2 || header == NULL) {
+        fprintf(stderr, "usage: %s plant PID | cut | scribble (under ompcollect)\n", argv[0]);
+        return 2;
+    }
+    if (strcmp(argv[1], "plant") == 0 && argc == 3) {
+        /* A slot past ours that says "still recording" and names a process that is not ours. */
+        struct ompc_process *forged = ompc_record_process(header, header->process_count - 1);
+        forged->pid = atoi(argv[2]);
+        forged->start_ticks = 0;
+        atomic_store(&forged->state, OMPC_PROC_RECORDING);
+        for (uint32_t i = 1; i < header->process_count; i++)
+            if (atomic_load(&ompc_record_process(header, i)->state) == OMPC_PROC_FREE)
+                atomic_store(&ompc_record_process(header, i)->state, OMPC_PROC_CLAIMED);
+    } else if (strcmp(argv[1], "cut") == 0) {
+        if (ftruncate(fd, 4096) != 0)
+            return 3;
+        _exit(sum > 0 ? 0 : 1); /* the agent's exit path would touch what is gone */
+    } else if (strcmp(argv[1], "scribble") == 0) {
+        struct ompc_process *own = ompc_record_process(header, 0);
+        memset(own->program, 0xff, sizeof own->program);
+        memset(own->runtime, 0xfe, sizeof own->runtime);
+        atomic_store(&own->module_count, 99999);
+    } else {
+        return 2;
+    }
+    printf("sum %g\n", sum);
+    return 0;
+}

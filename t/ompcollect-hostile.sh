@@ -1,0 +1,45 @@
+#!/bin/sh
+# ompcollect-hostile.sh - a program that damages the record from inside: a planted entry naming a process that is not the run's is neither waited for nor signalled, a cut record is said to be cut, a scribbled slot ends in a report that says it is damaged.
+# SPDX-License-Identifier: BSD-3-Clause
+. "$top_srcdir/t/ompcollect-lib.sh"
+prog=$top_builddir/t/ompcollect-hostile
+echo "1..8"
+n=0
+
+sleep 300 &
+bystander=$!
+timeout 60 "$oc" -o "$tmp/plant.txt" "$prog" plant "$bystander" >"$tmp/plant.out" 2>"$tmp/plant.err"
+status=$?
+[ $status -eq 0 ]
+result $? "a planted 'still recording' entry naming another process is not waited for (exit $status; 124: hung)" \
+    "$tmp/plant.err"
+kill -0 "$bystander" 2>/dev/null
+result $? "the process the planted entry names was not signalled"
+timeout 60 "$oc" -o "$tmp/plant2.txt" "$prog" plant "$bystander" >"$tmp/plant2.out" 2>"$tmp/plant2.err" &
+launcher=$!
+sleep 1
+kill -TERM "$launcher" 2>/dev/null
+wait "$launcher"
+kill -0 "$bystander" 2>/dev/null
+result $? "a SIGTERM to ompcollect is not forwarded to the process a planted entry names"
+kill "$bystander" 2>/dev/null
+
+"$oc" -o "$tmp/cut.txt" "$prog" cut >"$tmp/cut.out" 2>"$tmp/cut.err"
+status=$?
+[ $status -eq 0 ]
+result $? "a program that cut the record keeps its exit status (exit $status)" "$tmp/cut.err"
+grep -q 'record was cut to 4096 of its' "$tmp/cut.err"
+result $? "the cut record is said to be cut" "$tmp/cut.err"
+! grep -q 'agent never ran' "$tmp/cut.err"
+result $? "a cut record is not taken for an agent that never ran" "$tmp/cut.err"
+
+"$oc" -f json -o "$tmp/scribble.json" "$prog" scribble >"$tmp/scribble.out" 2>"$tmp/scribble.err"
+status=$?
+[ $status -eq 0 ] && python3 -c '
+import json, sys
+report = json.load(open(sys.argv[1], encoding="utf-8"))
+assert report["record_damage"]["findings"] >= 2, report.get("record_damage")' "$tmp/scribble.json" >"$tmp/scribble.check" 2>&1
+result $? "a scribbled slot ends in a valid JSON report that says the record was damaged (exit $status)" \
+    "$tmp/scribble.check" "$tmp/scribble.err"
+grep -q 'module count of 99999' "$tmp/scribble.err"
+result $? "stderr names what did not hold (the forged module count)" "$tmp/scribble.err"
