@@ -9,6 +9,7 @@
 #include "names.h"
 #include "omp_collector_api.h"
 #include "output.h"
+#include "procstat.h"
 #include "record.h"
 #include "report.h"
 #include "run.h"
@@ -530,52 +531,29 @@ static void run_child(char **command, int record_fd, const char *record_env, con
 /* Whether a process recorded in a slot is still running: same pid, same start time, not a zombie. */
 static int process_alive(pid_t pid, uint64_t start_ticks)
 {
-    char path[64], text[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t got = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (got <= 0)
-        return 0;
-    text[got] = '\0';
-    char *field = strrchr(text, ')');
-    if (field == NULL || field[1] != ' ' || field[2] == 'Z' || field[2] == 'X')
-        return 0;
-    for (int i = 2; field != NULL && i < 22; i++)
-        field = strchr(field + 1, ' ');
-    return field == NULL || start_ticks == 0 || strtoull(field + 1, NULL, 10) == start_ticks;
+    struct ompc_proc_stat stat;
+    return ompc_proc_stat(pid, &stat) == 0 && stat.state != 'Z' && stat.state != 'X'
+           && (start_ticks == 0 || stat.start_ticks == start_ticks);
 }
 
 /*
  * Whether `pid` is a process this run started: alive with the recorded
- * start time, started after the launcher, and with the launcher among its
- * ancestors.  A slot the program forged can name any process; the launcher
- * waits for and signals only its own.
+ * start time, and with the launcher among its ancestors (a subreaper, it
+ * inherits the orphans).  A slot the program forged can name any process;
+ * the launcher waits for and signals only its own.
  */
 static int our_descendant(pid_t pid, uint64_t start_ticks)
 {
     if (pid <= 1 || !process_alive(pid, start_ticks))
         return 0;
-    pid_t self = getpid();
+    long self = (long)getpid();
+    struct ompc_proc_stat stat;
     for (int depth = 0; depth < 4096 && pid > 1; depth++) {
-        char path[64], text[1024];
-        snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t got = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        if (got <= 0)
+        if (ompc_proc_stat(pid, &stat) != 0)
             return 0;
-        text[got] = '\0';
-        char *field = strrchr(text, ')');
-        long parent = 0;
-        if (field == NULL || sscanf(field + 1, " %*c %ld", &parent) != 1)
-            return 0;
-        if (parent == (long)self)
+        if (stat.ppid == self)
             return 1;
-        pid = (pid_t)parent;
+        pid = (pid_t)stat.ppid;
     }
     return 0;
 }
