@@ -652,10 +652,146 @@ static void complete_wait_entry(struct ompc_thread *slot, int state, uint64_t wa
     atomic_store_explicit(&slot->event_log_open_wait, 0, memory_order_relaxed);
 }
 
+/* What one sample read of the interrupted thread. */
+struct sample {
+    int state;          /* 0: no valid answer */
+    uint64_t wait_id;   /* in a wait state */
+    uint64_t region_id; /* 0: none */
+    ompcollector_sample_t extended; /* all 0 unless the runtime answers OMPCOLLECTOR_REQ_SAMPLE */
+};
+
 /*
- * One sample of the interrupted thread: STATE (28-byte entry: state at
+ * In the sampling handler (async-signal-safe): a signal the thread had
+ * blocked says nothing of its state, so of the expirations it folded only
+ * the one delivered counts, and the rest are counted as blocked.  Returns
+ * the weight the sample counts for.
+ */
+static inline __attribute__((always_inline)) uint64_t unblocked_weight(struct ompc_thread *slot, uint64_t weight)
+{
+    if (atomic_load_explicit(&slot->blocked, memory_order_relaxed) == 2) {
+        atomic_fetch_add_explicit(&slot->blocked_ticks, weight - 1, memory_order_relaxed);
+        weight = 1;
+        atomic_store_explicit(&slot->blocked, 0, memory_order_relaxed);
+    }
+    return weight;
+}
+
+/*
+ * In the sampling handler (async-signal-safe): the interrupted thread's
+ * state, wait id and region id, from OMPCOLLECTOR_REQ_SAMPLE when the
+ * runtime answered it at START, else from STATE (28-byte entry: state at
  * mem+0, wait id at mem+4) and CURRENT_PRID (24-byte entry) in one call,
- * both async-signal-safe.  `weight` counts timer expirations the kernel
+ * both async-signal-safe.
+ */
+static inline __attribute__((always_inline)) void read_sample(struct sample *sample)
+{
+    int32_t buffer[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
+    *sample = (struct sample){0};
+    if (has_sample) {
+        if (sample_request(&sample->extended) == OMP_ERRCODE_OK) {
+            if (sample->extended.state > 0 && sample->extended.state < OMPC_NSTATES) {
+                sample->state = sample->extended.state;
+                sample->wait_id = sample->extended.wait_id;
+            }
+            sample->region_id = sample->extended.region_id;
+        }
+    } else if (api(buffer) == 0) {
+        if (buffer[2] == OMP_ERRCODE_OK && buffer[4] > 0 && buffer[4] < OMPC_NSTATES) {
+            sample->state = buffer[4];
+            memcpy(&sample->wait_id, &buffer[5], sizeof sample->wait_id);
+        }
+        if (buffer[9] == OMP_ERRCODE_OK)
+            memcpy(&sample->region_id, &buffer[11], sizeof sample->region_id);
+    }
+}
+
+/* In the sampling handler (async-signal-safe): a sample in a wait counts for the object and code address waited for. */
+static inline __attribute__((always_inline)) void sample_wait(struct ompc_thread *slot, struct sample *sample,
+                                                              uint64_t weight)
+{
+    int state = sample->state;
+    ompcollector_sample_t *extended = &sample->extended;
+    if (state == THR_CTWT_STATE && extended->wait_codeptr != 0) {
+        /* A named critical's object is the compiler's variable, when the thread entered it through us at this very call. */
+        const struct ompc_critical_entry *entered = ompc_critical_current();
+        if (entered->call_site == extended->wait_codeptr && entered->variable != 0)
+            extended->wait_object = entered->variable;
+    }
+    if (state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE
+        || state == THR_ATWT_STATE)
+        count_wait(slot, state, sample->wait_id, extended->wait_codeptr, extended->wait_object, weight);
+    else if (has_sample && (state == THR_EBAR_STATE || state == THR_IBAR_STATE)) {
+        /* Runtimes often give a worker's implicit barrier no code address: it is its region's. */
+        uint64_t where = extended->wait_codeptr;
+        if (where == 0 && state == THR_IBAR_STATE)
+            where = extended->region_codeptr;
+        if (where != 0)
+            count_wait(slot, state, 0, where, 0, weight);
+    }
+}
+
+/* In the sampling handler (async-signal-safe, lock-free rows): a sample counts for its parallel construct when working, and for its region. */
+static inline __attribute__((always_inline)) void sample_region(struct ompc_process *owner, int index,
+                                                                const struct sample *sample, uint64_t weight)
+{
+    if (sample->state == THR_WORK_STATE && sample->extended.region_codeptr != 0) {
+        struct ompc_construct *construct = construct_row(owner, sample->extended.region_codeptr);
+        if (construct != NULL)
+            atomic_fetch_add_explicit(&construct->work[index], weight, memory_order_relaxed);
+    }
+    if (sample->region_id != 0) {
+        struct ompc_region *row = region_row(owner, sample->region_id, 1);
+        if (row != NULL) {
+            atomic_fetch_add_explicit(&row->ticks[sample->state], weight, memory_order_relaxed);
+            atomic_fetch_or_explicit(&row->thread_mask, UINT64_C(1) << (index % 64),
+                                     memory_order_relaxed);
+        }
+    }
+}
+
+/*
+ * In the sampling handler (async-signal-safe; only the thread's own
+ * handler appends to its timeline): a timeline entry when the state, or
+ * where the thread is, changed since the last one.
+ */
+static inline __attribute__((always_inline)) void sample_timeline(struct ompc_thread *slot,
+                                                                  const struct sample *sample, uint64_t now,
+                                                                  uint64_t weight)
+{
+    int state = sample->state;
+    /* Where the thread is, for the timeline's tooltips: the construct it waits in, else its region's. */
+    uint64_t where = 0;
+    if (has_sample)
+        where = state != THR_WORK_STATE && sample->extended.wait_codeptr != 0 ? sample->extended.wait_codeptr
+                                                                              : sample->extended.region_codeptr;
+    uint64_t where_offset = atomic_load_explicit(&slot->timeline_where, memory_order_relaxed);
+    uint64_t offset = atomic_load_explicit(&slot->timeline, memory_order_relaxed);
+    if (offset == 0 || (state == slot->last_state && (where_offset == 0 || where == slot->last_where)))
+        return;
+    uint64_t *timeline = (uint64_t *)((char *)record + offset);
+    uint32_t length = atomic_load_explicit(&slot->timeline_length, memory_order_relaxed);
+    if (length >= OMPC_TIMELINE_CAP) {
+        atomic_store_explicit(&slot->timeline_truncated, 1, memory_order_relaxed);
+        return;
+    }
+    /* Folded expirations mean the thread sat in this state, off the CPU, that long already. */
+    uint64_t since = now - (weight - 1) * (uint64_t)record->interval_ns;
+    if (since > now || since < slot->start_ns)
+        since = slot->start_ns;
+    uint64_t since_us = since / 1000;
+    if (length > 0 && since_us < (timeline[length - 1] >> 8))
+        since_us = timeline[length - 1] >> 8;
+    timeline[length] = (since_us << 8) | (uint64_t)state;
+    if (where_offset != 0)
+        ((uint64_t *)((char *)record + where_offset))[length] = where;
+    atomic_store_explicit(&slot->timeline_length, length + 1, memory_order_release);
+    slot->last_state = state;
+    slot->last_where = where;
+}
+
+/*
+ * One sample of the interrupted thread, in the sampling handler: every
+ * step is async-signal-safe.  `weight` counts timer expirations the kernel
  * folded into this signal while the thread was off the CPU: the thread
  * could not change state meanwhile, so they all count for this state --
  * unless the thread had the signal blocked, which says nothing of its state.
@@ -663,99 +799,22 @@ static void complete_wait_entry(struct ompc_thread *slot, int state, uint64_t wa
 static void take_sample(struct ompc_process *owner, int index, uint64_t weight, void *context)
 {
     struct ompc_thread *slot = &owner->threads[index];
-    if (atomic_load_explicit(&slot->blocked, memory_order_relaxed) == 2) {
-        atomic_fetch_add_explicit(&slot->blocked_ticks, weight - 1, memory_order_relaxed);
-        weight = 1;
-        atomic_store_explicit(&slot->blocked, 0, memory_order_relaxed);
-    }
-    int32_t buffer[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
+    weight = unblocked_weight(slot, weight);
     uint64_t now = now_ns();
     atomic_fetch_add_explicit(&slot->signals, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&slot->ticks, weight, memory_order_relaxed);
     atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
-    int state = 0;
-    uint64_t wait_id = 0, region_id = 0;
-    ompcollector_sample_t extended = {0};
-    if (has_sample) {
-        if (sample_request(&extended) == OMP_ERRCODE_OK) {
-            if (extended.state > 0 && extended.state < OMPC_NSTATES) {
-                state = extended.state;
-                wait_id = extended.wait_id;
-            }
-            region_id = extended.region_id;
-        }
-    } else if (api(buffer) == 0) {
-        if (buffer[2] == OMP_ERRCODE_OK && buffer[4] > 0 && buffer[4] < OMPC_NSTATES) {
-            state = buffer[4];
-            memcpy(&wait_id, &buffer[5], sizeof wait_id);
-        }
-        if (buffer[9] == OMP_ERRCODE_OK)
-            memcpy(&region_id, &buffer[11], sizeof region_id);
-    }
-    atomic_fetch_add_explicit(&slot->state_ticks[state], weight, memory_order_relaxed);
-    if (wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
-        complete_wait_entry(slot, state, wait_id, extended.wait_codeptr);
+    struct sample sample;
+    read_sample(&sample);
+    atomic_fetch_add_explicit(&slot->state_ticks[sample.state], weight, memory_order_relaxed);
+    if (sample.wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
+        complete_wait_entry(slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);
     if (record->flags & OMPC_OPT_STACKS)
-        ompc_stackwalk_sample(api, record, owner, slot, state, weight, region_id, extended.wait_codeptr,
-                              context);
-    if (state == THR_CTWT_STATE && extended.wait_codeptr != 0) {
-        /* A named critical's object is the compiler's variable, when the thread entered it through us at this very call. */
-        const struct ompc_critical_entry *entered = ompc_critical_current();
-        if (entered->call_site == extended.wait_codeptr && entered->variable != 0)
-            extended.wait_object = entered->variable;
-    }
-    if (state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE
-        || state == THR_ATWT_STATE)
-        count_wait(slot, state, wait_id, extended.wait_codeptr, extended.wait_object, weight);
-    else if (has_sample && (state == THR_EBAR_STATE || state == THR_IBAR_STATE)) {
-        /* Runtimes often give a worker's implicit barrier no code address: it is its region's. */
-        uint64_t where = extended.wait_codeptr;
-        if (where == 0 && state == THR_IBAR_STATE)
-            where = extended.region_codeptr;
-        if (where != 0)
-            count_wait(slot, state, 0, where, 0, weight);
-    }
-    if (state == THR_WORK_STATE && extended.region_codeptr != 0) {
-        struct ompc_construct *construct = construct_row(owner, extended.region_codeptr);
-        if (construct != NULL)
-            atomic_fetch_add_explicit(&construct->work[index], weight, memory_order_relaxed);
-    }
-    if (region_id != 0) {
-        struct ompc_region *row = region_row(owner, region_id, 1);
-        if (row != NULL) {
-            atomic_fetch_add_explicit(&row->ticks[state], weight, memory_order_relaxed);
-            atomic_fetch_or_explicit(&row->thread_mask, UINT64_C(1) << (index % 64),
-                                     memory_order_relaxed);
-        }
-    }
-    /* Where the thread is, for the timeline's tooltips: the construct it waits in, else its region's. */
-    uint64_t where = 0;
-    if (has_sample)
-        where = state != THR_WORK_STATE && extended.wait_codeptr != 0 ? extended.wait_codeptr
-                                                                      : extended.region_codeptr;
-    uint64_t where_offset = atomic_load_explicit(&slot->timeline_where, memory_order_relaxed);
-    uint64_t offset = atomic_load_explicit(&slot->timeline, memory_order_relaxed);
-    if (offset != 0 && (state != slot->last_state || (where_offset != 0 && where != slot->last_where))) {
-        uint64_t *timeline = (uint64_t *)((char *)record + offset);
-        uint32_t length = atomic_load_explicit(&slot->timeline_length, memory_order_relaxed);
-        if (length < OMPC_TIMELINE_CAP) {
-            /* Folded expirations mean the thread sat in this state, off the CPU, that long already. */
-            uint64_t since = now - (weight - 1) * (uint64_t)record->interval_ns;
-            if (since > now || since < slot->start_ns)
-                since = slot->start_ns;
-            uint64_t since_us = since / 1000;
-            if (length > 0 && since_us < (timeline[length - 1] >> 8))
-                since_us = timeline[length - 1] >> 8;
-            timeline[length] = (since_us << 8) | (uint64_t)state;
-            if (where_offset != 0)
-                ((uint64_t *)((char *)record + where_offset))[length] = where;
-            atomic_store_explicit(&slot->timeline_length, length + 1, memory_order_release);
-            slot->last_state = state;
-            slot->last_where = where;
-        } else {
-            atomic_store_explicit(&slot->timeline_truncated, 1, memory_order_relaxed);
-        }
-    }
+        ompc_stackwalk_sample(api, record, owner, slot, sample.state, weight, sample.region_id,
+                              sample.extended.wait_codeptr, context);
+    sample_wait(slot, &sample, weight);
+    sample_region(owner, index, &sample, weight);
+    sample_timeline(slot, &sample, now, weight);
 }
 
 /*
