@@ -441,51 +441,85 @@ static int event_log_totals(const struct ompc_model_process *process, uint64_t *
     return threads;
 }
 
-/* The at-a-glance report: header, thread table, regions, waits, events, totals. */
-static void write_text(const struct summary *summary, FILE *out)
+/* The thread table: each thread's share of its samples in every state, then the whole process's. */
+static void text_thread_table(const struct summary *summary, FILE *out)
 {
     const struct ompc_report *report = summary->report;
     const struct ompc_model_process *process = summary->process;
-    text_header(summary, out);
-
-    if (report->sampling) {
-        fputs("\nWhere each thread spent its time (% of its samples; . = none):\n", out);
-        fprintf(out, "  %-7s %7s %8s %5s", "thread", "tid", "samples", "cover");
-        text_state_header(out);
-        for (int i = 0; i < summary->thread_count; i++) {
-            const struct ompc_model_thread *thread = &process->threads[i];
-            uint64_t ticks = thread_ticks(thread);
-            uint64_t expected = thread_expected_ticks(report, thread);
-            char label[16], cover[16];
-            snprintf(label, sizeof label, "%d%s", i,
-                     thread->initial ? "*" : ompc_thread_is_openmp(thread) ? "" : "-");
-            if (expected > 0)
-                snprintf(cover, sizeof cover, "%.0f%%", 100.0 * (double)ticks / (double)expected);
-            else
-                snprintf(cover, sizeof cover, "-");
-            fprintf(out, "  %-7s %7ld %8" PRIu64 " %5s", label, (long)thread->tid, ticks, cover);
-            for (int state = 1; state < OMPC_NSTATES; state++)
-                text_share(out, thread->state_ticks[state], ticks);
-            fputc('\n', out);
-        }
-        fprintf(out, "  %-7s %7s %8" PRIu64 " %5s", "all", "", summary->total_ticks, "");
+    fputs("\nWhere each thread spent its time (% of its samples; . = none):\n", out);
+    fprintf(out, "  %-7s %7s %8s %5s", "thread", "tid", "samples", "cover");
+    text_state_header(out);
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_model_thread *thread = &process->threads[i];
+        uint64_t ticks = thread_ticks(thread);
+        uint64_t expected = thread_expected_ticks(report, thread);
+        char label[16], cover[16];
+        snprintf(label, sizeof label, "%d%s", i,
+                 thread->initial ? "*" : ompc_thread_is_openmp(thread) ? "" : "-");
+        if (expected > 0)
+            snprintf(cover, sizeof cover, "%.0f%%", 100.0 * (double)ticks / (double)expected);
+        else
+            snprintf(cover, sizeof cover, "-");
+        fprintf(out, "  %-7s %7ld %8" PRIu64 " %5s", label, (long)thread->tid, ticks, cover);
         for (int state = 1; state < OMPC_NSTATES; state++)
-            text_share(out, summary->state_ticks[state], summary->total_ticks);
-        fputs("\n  (* initial thread; cover = samples x interval / time the thread was sampled)\n",
-              out);
-        if (summary->openmp_threads < summary->thread_count)
-            fputs("  (- a thread the OpenMP runtime never reported, e.g. an MPI progress thread or "
-                  "the program's own: not in 'all' nor in the totals)\n",
-                  out);
-        if (summary->state_ticks[0] != 0)
-            fprintf(out, "  %" PRIu64 " samples got no valid state from STATE\n",
-                    summary->state_ticks[0]);
+            text_share(out, thread->state_ticks[state], ticks);
+        fputc('\n', out);
     }
-    uint64_t not_followed = process->threads_not_followed;
-    if (not_followed != 0)
-        fprintf(out, "  %" PRIu64 " further threads were not followed (limit %d)\n", not_followed,
-                OMPC_MAX_THREADS);
+    fprintf(out, "  %-7s %7s %8" PRIu64 " %5s", "all", "", summary->total_ticks, "");
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        text_share(out, summary->state_ticks[state], summary->total_ticks);
+    fputs("\n  (* initial thread; cover = samples x interval / time the thread was sampled)\n",
+          out);
+    if (summary->openmp_threads < summary->thread_count)
+        fputs("  (- a thread the OpenMP runtime never reported, e.g. an MPI progress thread or "
+              "the program's own: not in 'all' nor in the totals)\n",
+              out);
+    if (summary->state_ticks[0] != 0)
+        fprintf(out, "  %" PRIu64 " samples got no valid state from STATE\n",
+                summary->state_ticks[0]);
+}
 
+/* The region instances, longest first (or in fork order, all of them, for --list-regions). */
+static void text_region_rows(const struct summary *summary, FILE *out)
+{
+    const struct ompc_report *report = summary->report;
+    const struct ompc_model_region **by_time = malloc((size_t)summary->region_count * sizeof *by_time);
+    if (by_time == NULL)
+        return;
+    memcpy(by_time, summary->regions, (size_t)summary->region_count * sizeof *by_time);
+    if (!report->list_regions)
+        ompc_qsort(by_time, (size_t)summary->region_count, sizeof *by_time, compare_region_times);
+    fprintf(out, "  %8s %8s %5s %5s %10s %7s %8s  %s\n", "region", "parent", "forks",
+            "joins", "time ms", "threads", "samples", "main states");
+    int shown = summary->region_count < TEXT_REGION_ROWS || report->list_regions
+                    ? summary->region_count
+                    : TEXT_REGION_ROWS;
+    for (int i = 0; i < shown; i++) {
+        const struct ompc_model_region *region = by_time[i];
+        fprintf(out, "  %8" PRIu64 " %8" PRIu64 " %5u %5u %10.3f %7d %8" PRIu64 "  ",
+                (uint64_t)region->id, (uint64_t)region->parent,
+                (unsigned)region->forks, (unsigned)region->joins,
+                region->time_ns / 1e6,
+                popcount64(region->thread_mask), region_ticks(region));
+        text_main_states(out, region);
+        if (report->list_regions)
+            text_region_construct(&summary->locations, region->codeptr, out);
+        fputc('\n', out);
+    }
+    if (summary->region_count > shown) {
+        uint64_t rest_ns = 0;
+        for (int i = shown; i < summary->region_count; i++)
+            rest_ns += by_time[i]->time_ns;
+        fprintf(out, "  ... %d more regions, %.3f ms together\n",
+                summary->region_count - shown, rest_ns / 1e6);
+    }
+    free(by_time);
+}
+
+/* The parallel regions: their instances, or where constructs are known only a pointer to their table; then the totals. */
+static void text_regions(const struct summary *summary, FILE *out)
+{
+    const struct ompc_report *report = summary->report;
     /* Where constructs are known their table stands for the instances, which --list-regions lists in full. */
     int by_construct = summary->locations.known && summary->locations.construct_count > 0
                        && summary->region_count > 0 && !report->list_regions;
@@ -497,69 +531,40 @@ static void write_text(const struct summary *summary, FILE *out)
               out);
     else
         fputs("\nParallel regions (time = FORK to JOIN on the master; longest first):\n", out);
-    if (summary->region_count == 0) {
+    if (summary->region_count == 0)
         fputs("  none\n", out);
-    } else if (!by_construct) {
-        const struct ompc_model_region **by_time = malloc((size_t)summary->region_count * sizeof *by_time);
-        if (by_time != NULL) {
-            memcpy(by_time, summary->regions, (size_t)summary->region_count * sizeof *by_time);
-            if (!report->list_regions)
-                ompc_qsort(by_time, (size_t)summary->region_count, sizeof *by_time, compare_region_times);
-            fprintf(out, "  %8s %8s %5s %5s %10s %7s %8s  %s\n", "region", "parent", "forks",
-                    "joins", "time ms", "threads", "samples", "main states");
-            int shown = summary->region_count < TEXT_REGION_ROWS || report->list_regions
-                            ? summary->region_count
-                            : TEXT_REGION_ROWS;
-            for (int i = 0; i < shown; i++) {
-                const struct ompc_model_region *region = by_time[i];
-                fprintf(out, "  %8" PRIu64 " %8" PRIu64 " %5u %5u %10.3f %7d %8" PRIu64 "  ",
-                        (uint64_t)region->id, (uint64_t)region->parent,
-                        (unsigned)region->forks, (unsigned)region->joins,
-                        region->time_ns / 1e6,
-                        popcount64(region->thread_mask), region_ticks(region));
-                text_main_states(out, region);
-                if (report->list_regions)
-                    text_region_construct(&summary->locations, region->codeptr, out);
-                fputc('\n', out);
-            }
-            if (summary->region_count > shown) {
-                uint64_t rest_ns = 0;
-                for (int i = shown; i < summary->region_count; i++)
-                    rest_ns += by_time[i]->time_ns;
-                fprintf(out, "  ... %d more regions, %.3f ms together\n",
-                        summary->region_count - shown, rest_ns / 1e6);
-            }
-            free(by_time);
-        }
-    }
-    uint64_t overflow = process->regions_overflow_forks;
+    else if (!by_construct)
+        text_region_rows(summary, out);
+    uint64_t overflow = summary->process->regions_overflow_forks;
     if (overflow != 0)
         fprintf(out, "  %" PRIu64 " forks beyond the table's %d regions were only counted\n",
                 overflow, OMPC_MAX_REGIONS);
     fprintf(out, "  total: %" PRIu64 " forks, %" PRIu64 " joins, %.3f s inside outermost regions\n",
             summary->forks, summary->joins, summary->outermost_ns / 1e9);
+}
 
-    ompc_locations_text(&summary->locations, summary->total_ticks, out);
-    if (report->stacks_asked)
-        ompc_stacks_text(report->stacks, summary->total_ticks + summary->other_ticks, out);
-
-    if (report->sampling) {
-        fputs("\nMost waited-on objects (samples in LKWT, CTWT, ODWT, ATWT by wait id):\n", out);
-        if (summary->wait_count == 0)
-            fputs("  none\n", out);
-        else
-            fprintf(out, "  %-5s %-18s %8s %7s\n", "state", "wait id", "samples", "threads");
-        for (int i = 0; i < summary->wait_count && i < TEXT_WAIT_ROWS; i++) {
-            const struct merged_wait *wait = &summary->waits[i];
-            fprintf(out, "  %-5s 0x%016" PRIx64 " %8" PRIu64 " %7d\n", ompc_state_name(wait->state),
-                    wait->id, wait->ticks, wait->threads);
-        }
-        if (summary->wait_count > TEXT_WAIT_ROWS)
-            fprintf(out, "  ... %d more wait ids\n", summary->wait_count - TEXT_WAIT_ROWS);
+/* The wait ids with the most samples. */
+static void text_waits(const struct summary *summary, FILE *out)
+{
+    fputs("\nMost waited-on objects (samples in LKWT, CTWT, ODWT, ATWT by wait id):\n", out);
+    if (summary->wait_count == 0)
+        fputs("  none\n", out);
+    else
+        fprintf(out, "  %-5s %-18s %8s %7s\n", "state", "wait id", "samples", "threads");
+    for (int i = 0; i < summary->wait_count && i < TEXT_WAIT_ROWS; i++) {
+        const struct merged_wait *wait = &summary->waits[i];
+        fprintf(out, "  %-5s 0x%016" PRIx64 " %8" PRIu64 " %7d\n", ompc_state_name(wait->state),
+                wait->id, wait->ticks, wait->threads);
     }
+    if (summary->wait_count > TEXT_WAIT_ROWS)
+        fprintf(out, "  ... %d more wait ids\n", summary->wait_count - TEXT_WAIT_ROWS);
+}
 
-    ompc_tasks_text(process, out);
-
+/* The registered events with their counts and pair times, and what the event logs could not hold. */
+static void text_events(const struct summary *summary, FILE *out)
+{
+    const struct ompc_report *report = summary->report;
+    const struct ompc_model_process *process = summary->process;
     fputs("\nEvents registered:\n", out);
     fprintf(out, "  %-14s %-11s %10s %12s\n", "event", "status", "count", "pair time ms");
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
@@ -582,23 +587,49 @@ static void write_text(const struct summary *summary, FILE *out)
                          "the trace\n",
                     recorded, dropped, threads, report->event_log_bytes);
     }
+}
 
-    if (report->sampling) {
-        fputs("\nTotals: ", out);
-        int first = 1;
-        for (int state = 1; state < OMPC_NSTATES; state++) {
-            if (summary->state_ticks[state] == 0)
-                continue;
-            fprintf(out, "%s%s %.1f%%", first ? "" : ", ", ompc_state_name(state),
-                    100.0 * (double)summary->state_ticks[state] / (double)summary->total_ticks);
-            first = 0;
-        }
-        fprintf(out, "%s of %" PRIu64 " samples (%.3f thread-seconds)\n", first ? "no samples" : "",
-                summary->total_ticks, summary->total_ticks * (double)report->interval_ns / 1e9);
-        if (summary->openmp_threads < summary->thread_count)
-            fprintf(out, "  besides %d threads the runtime never reported: %" PRIu64 " samples\n",
-                    summary->thread_count - summary->openmp_threads, summary->other_ticks);
+/* The states' shares of every OpenMP thread's samples together. */
+static void text_totals(const struct summary *summary, FILE *out)
+{
+    fputs("\nTotals: ", out);
+    int first = 1;
+    for (int state = 1; state < OMPC_NSTATES; state++) {
+        if (summary->state_ticks[state] == 0)
+            continue;
+        fprintf(out, "%s%s %.1f%%", first ? "" : ", ", ompc_state_name(state),
+                100.0 * (double)summary->state_ticks[state] / (double)summary->total_ticks);
+        first = 0;
     }
+    fprintf(out, "%s of %" PRIu64 " samples (%.3f thread-seconds)\n", first ? "no samples" : "",
+            summary->total_ticks, summary->total_ticks * (double)summary->report->interval_ns / 1e9);
+    if (summary->openmp_threads < summary->thread_count)
+        fprintf(out, "  besides %d threads the runtime never reported: %" PRIu64 " samples\n",
+                summary->thread_count - summary->openmp_threads, summary->other_ticks);
+}
+
+/* The at-a-glance report: header, thread table, regions, waits, events, totals. */
+static void write_text(const struct summary *summary, FILE *out)
+{
+    const struct ompc_report *report = summary->report;
+    const struct ompc_model_process *process = summary->process;
+    text_header(summary, out);
+    if (report->sampling)
+        text_thread_table(summary, out);
+    uint64_t not_followed = process->threads_not_followed;
+    if (not_followed != 0)
+        fprintf(out, "  %" PRIu64 " further threads were not followed (limit %d)\n", not_followed,
+                OMPC_MAX_THREADS);
+    text_regions(summary, out);
+    ompc_locations_text(&summary->locations, summary->total_ticks, out);
+    if (report->stacks_asked)
+        ompc_stacks_text(report->stacks, summary->total_ticks + summary->other_ticks, out);
+    if (report->sampling)
+        text_waits(summary, out);
+    ompc_tasks_text(process, out);
+    text_events(summary, out);
+    if (report->sampling)
+        text_totals(summary, out);
 }
 
 /* ---- CSV ---- */
@@ -618,11 +649,8 @@ static void csv_state_names(FILE *out)
     fputs(",invalid\n", out);
 }
 
-/*
- * One stream, several tables: every row starts with its table's name, and
- * each table is preceded by a header row whose first field is "section".
- */
-static void write_csv(const struct summary *summary, FILE *out)
+/* The run table (who, how long, how it ended) and, when the loader found any, the record's damage. */
+static void csv_run(const struct summary *summary, FILE *out)
 {
     const struct ompc_report *report = summary->report;
     const struct ompc_model_process *process = summary->process;
@@ -656,7 +684,12 @@ static void write_csv(const struct summary *summary, FILE *out)
         ompc_csv_string(out, process->damage.text);
         fputc('\n', out);
     }
+}
 
+/* The thread table with each thread's states, then the thread_kind table. */
+static void csv_threads(const struct summary *summary, FILE *out)
+{
+    const struct ompc_model_process *process = summary->process;
     ompc_csv_table(out, "thread");
     fputs("section,index,tid,initial,lifetime_ns,signals,samples,expected", out);
     csv_state_names(out);
@@ -664,7 +697,7 @@ static void write_csv(const struct summary *summary, FILE *out)
         const struct ompc_model_thread *thread = &process->threads[i];
         fprintf(out, "thread,%d,%ld,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, i,
                 (long)thread->tid, thread->initial, thread_lifetime_ns(thread),
-                thread->signals, thread_ticks(thread), thread_expected_ticks(report, thread));
+                thread->signals, thread_ticks(thread), thread_expected_ticks(summary->report, thread));
         csv_states(out, thread->state_ticks);
     }
 
@@ -675,7 +708,11 @@ static void write_csv(const struct summary *summary, FILE *out)
         fprintf(out, "thread_kind,%d,%d,%" PRIu64 ",%" PRIu64 "\n", i, ompc_thread_is_openmp(thread),
                 thread->blocked_ns, thread->blocked_ticks);
     }
+}
 
+/* The region table, by id, then the wait table, most samples first. */
+static void csv_regions_and_waits(const struct summary *summary, FILE *out)
+{
     ompc_csv_table(out, "region");
     fputs("section,id,parent,forks,joins,time_ns,threads,samples", out);
     csv_state_names(out);
@@ -696,10 +733,12 @@ static void write_csv(const struct summary *summary, FILE *out)
         fprintf(out, "wait,%s,0x%016" PRIx64 ",%" PRIu64 ",%d\n", ompc_state_name(wait->state),
                 wait->id, wait->ticks, wait->threads);
     }
+}
 
-    ompc_locations_csv(&summary->locations, out);
-    ompc_tasks_csv(process, out);
-
+/* The event table: each registered event, its count and, once per pair, the pair's time. */
+static void csv_events(const struct summary *summary, FILE *out)
+{
+    const struct ompc_model_process *process = summary->process;
     ompc_csv_table(out, "event");
     fputs("section,event,status,count,pair_time_ns\n", out);
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
@@ -713,6 +752,20 @@ static void write_csv(const struct summary *summary, FILE *out)
             fprintf(out, "%" PRIu64, pair_time_ns(summary, pair));
         fputc('\n', out);
     }
+}
+
+/*
+ * One stream, several tables: every row starts with its table's name, and
+ * each table is preceded by a header row whose first field is "section".
+ */
+static void write_csv(const struct summary *summary, FILE *out)
+{
+    csv_run(summary, out);
+    csv_threads(summary, out);
+    csv_regions_and_waits(summary, out);
+    ompc_locations_csv(&summary->locations, out);
+    ompc_tasks_csv(summary->process, out);
+    csv_events(summary, out);
 }
 
 /* ---- JSON ---- */
@@ -792,12 +845,10 @@ static void json_header(const struct summary *summary, FILE *out)
     }
 }
 
-/* The report as one JSON object; counts are raw samples so consumers can weigh them. */
-static void write_json(const struct summary *summary, FILE *out)
+/* The state names, then every thread with its states and the events it had. */
+static void json_threads(const struct summary *summary, FILE *out)
 {
-    const struct ompc_report *report = summary->report;
     const struct ompc_model_process *process = summary->process;
-    json_header(summary, out);
     fputs(",\n  \"states\": [", out);
     for (int state = 1; state < OMPC_NSTATES; state++)
         fprintf(out, "%s\"%s\"", state > 1 ? ", " : "", ompc_state_name(state));
@@ -813,7 +864,7 @@ static void write_json(const struct summary *summary, FILE *out)
                 ompc_thread_is_openmp(thread) ? "true" : "false",
                 thread->status == OMPC_SLOT_EXITED ? "true" : "false",
                 thread_lifetime_ns(thread), thread->signals, thread_ticks(thread),
-                thread_expected_ticks(report, thread), thread->state_ticks[0],
+                thread_expected_ticks(summary->report, thread), thread->state_ticks[0],
                 thread->blocked_ns, thread->blocked_ticks);
         json_states(out, thread->state_ticks);
         fputs(",\n     \"events\": {", out);
@@ -827,6 +878,12 @@ static void write_json(const struct summary *summary, FILE *out)
         }
         fputs("}}", out);
     }
+}
+
+/* The regions by id, then the wait ids, most samples first. */
+static void json_regions_and_waits(const struct summary *summary, FILE *out)
+{
+    const struct ompc_model_process *process = summary->process;
     fprintf(out, "\n  ],\n  \"threads_not_followed\": %" PRIu64 ",\n  \"regions\": [",
             process->threads_not_followed);
     for (int i = 0; i < summary->region_count; i++) {
@@ -852,10 +909,12 @@ static void write_json(const struct summary *summary, FILE *out)
                 i ? "," : "", ompc_state_name(wait->state), wait->id, wait->ticks, wait->threads);
     }
     fputs("\n  ]", out);
-    ompc_locations_json(&summary->locations, process, out);
-    if (report->stacks_asked)
-        ompc_stacks_json(report->stacks, out);
-    ompc_tasks_json(process, out);
+}
+
+/* The registered events, each with its count and, once per pair, the pair's time. */
+static void json_events(const struct summary *summary, FILE *out)
+{
+    const struct ompc_model_process *process = summary->process;
     fputs(",\n  \"events\": [", out);
     int listed = 0;
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
@@ -870,11 +929,17 @@ static void write_json(const struct summary *summary, FILE *out)
             fprintf(out, ", \"pair_time_ns\": %" PRIu64, pair_time_ns(summary, pair));
         fputc('}', out);
     }
+}
+
+/* The threads the runtime never reported, the event logs' fill, and the totals over the OpenMP threads. */
+static void json_totals(const struct summary *summary, FILE *out)
+{
+    const struct ompc_report *report = summary->report;
     fprintf(out, "\n  ],\n  \"other_threads\": {\"threads\": %d, \"samples\": %" PRIu64 "},",
             summary->thread_count - summary->openmp_threads, summary->other_ticks);
     if (report->event_log_bytes != 0) {
         uint64_t recorded, dropped;
-        int threads = event_log_totals(process, &recorded, &dropped);
+        int threads = event_log_totals(summary->process, &recorded, &dropped);
         fprintf(out, "\n  \"event_log\": {\"bytes_per_thread\": %" PRIu64 ", \"recorded\": %" PRIu64
                      ", \"dropped\": %" PRIu64 ", \"threads_dropping\": %d},",
                 report->event_log_bytes, recorded, dropped, threads);
@@ -888,6 +953,21 @@ static void write_json(const struct summary *summary, FILE *out)
         fprintf(out, "%s\"%s\": %" PRIu64, state > 1 ? ", " : "", ompc_state_name(state),
                 summary->state_ticks[state]);
     fputs("}}\n}\n", out);
+}
+
+/* The report as one JSON object; counts are raw samples so consumers can weigh them. */
+static void write_json(const struct summary *summary, FILE *out)
+{
+    const struct ompc_report *report = summary->report;
+    json_header(summary, out);
+    json_threads(summary, out);
+    json_regions_and_waits(summary, out);
+    ompc_locations_json(&summary->locations, summary->process, out);
+    if (report->stacks_asked)
+        ompc_stacks_json(report->stacks, out);
+    ompc_tasks_json(summary->process, out);
+    json_events(summary, out);
+    json_totals(summary, out);
 }
 
 /* The folded stacks alone: --stacks=folded's report and --folded's file. */

@@ -276,27 +276,22 @@ static void svg_span(FILE *out, const struct plot *plot, int state, int first, i
 }
 
 /*
- * One thread's row.  Spans are folded into one column per pixel, each
- * column painted in the state that held it longest, and equal neighbours
- * merged: the file stays small however many state changes there were.  A
- * wait that lost its columns to a longer state still gets a mark of at least
- * one column under them, so a short lock wait next to long WORK is seen.
+ * Per column and state of one row: how long the state held the column and,
+ * where the thread recorded code addresses, the address of the longest
+ * piece there and that piece's length (`where` and `where_ns` are NULL
+ * otherwise).
  */
-static int svg_thread_row(FILE *out, const struct ompc_report *report, int thread,
-                          const struct plot *plot)
+struct row_columns {
+    uint64_t (*ns)[OMPC_NSTATES];
+    uint64_t (*where)[OMPC_NSTATES];
+    uint64_t (*where_ns)[OMPC_NSTATES];
+};
+
+/* Folds the thread's spans inside the drawn window into the row's columns. */
+static void row_columns_fill(const struct ompc_report *report, int thread, const struct plot *plot,
+                             const struct row_columns *columns)
 {
-    int width = plot->width;
-    uint64_t (*column_ns)[OMPC_NSTATES] = calloc((size_t)width, sizeof *column_ns);
-    /* Per column and state, the code address of the longest piece there, and its length. */
     const uint64_t *wheres = report->process->threads[thread].timeline_where;
-    uint64_t (*column_where)[OMPC_NSTATES] = wheres != NULL ? calloc((size_t)width, sizeof *column_where) : NULL;
-    uint64_t (*where_ns)[OMPC_NSTATES] = wheres != NULL ? calloc((size_t)width, sizeof *where_ns) : NULL;
-    if (column_ns == NULL || (wheres != NULL && (column_where == NULL || where_ns == NULL))) {
-        free(column_ns);
-        free(column_where);
-        free(where_ns);
-        return -1;
-    }
     uint64_t begin, end;
     int state;
     for (uint32_t k = 0; ompc_timeline_span(report, thread, k, &begin, &end, &state); k++) {
@@ -308,64 +303,101 @@ static int svg_thread_row(FILE *out, const struct ompc_report *report, int threa
             end = plot->to_ns;
         for (uint64_t t = begin; t < end;) {
             uint64_t column = (uint64_t)((t - plot->from_ns) / plot->ns_per_pixel);
-            if (column >= (uint64_t)width)
+            if (column >= (uint64_t)plot->width)
                 break;
             uint64_t column_end = plot->from_ns + (uint64_t)((column + 1) * plot->ns_per_pixel) + 1;
             uint64_t stop = end < column_end ? end : column_end;
-            column_ns[column][state] += stop - t;
-            if (wheres != NULL && stop - t > where_ns[column][state]) {
-                where_ns[column][state] = stop - t;
-                column_where[column][state] = wheres[k];
+            columns->ns[column][state] += stop - t;
+            if (wheres != NULL && stop - t > columns->where_ns[column][state]) {
+                columns->where_ns[column][state] = stop - t;
+                columns->where[column][state] = wheres[k];
             }
             t = stop;
         }
     }
+}
+
+/* The state shown in a column: on the first pass the longest, on the second the longest wait unless that is it; -1 for none. */
+static int column_shown(const uint64_t *column_ns, int pass)
+{
+    int best = -1, wait = -1;
+    uint64_t best_ns = 0, wait_ns = 0;
+    for (int s = 1; s < OMPC_NSTATES; s++) {
+        if (column_ns[s] > best_ns) {
+            best = s;
+            best_ns = column_ns[s];
+        }
+        if (is_wait(s) && column_ns[s] > wait_ns) {
+            wait = s;
+            wait_ns = column_ns[s];
+        }
+    }
+    return pass == 0 ? best : (wait != best ? wait : -1);
+}
+
+/* One pass over a row's columns, drawing each run of equal neighbours: the spans (pass 0) or the wait marks (pass 1). */
+static void svg_row_pass(FILE *out, const struct plot *plot, const struct row_columns *columns, int y,
+                         int pass)
+{
+    int width = plot->width;
+    int run_state = -1, run_start = 0;
+    uint64_t run_where = 0;
+    uint64_t run_ns[OMPC_NSTATES] = {0};
+    /* One column past the last, showing nothing, ends the last run. */
+    for (int column = 0; column <= width; column++) {
+        int shown = column < width ? column_shown(columns->ns[column], pass) : -1;
+        uint64_t where = columns->where != NULL && shown > 0 ? columns->where[column][shown] : 0;
+        /* A new construct starts a new run, so each tooltip names one. */
+        if (shown != run_state || where != run_where) {
+            if (run_state >= 0)
+                svg_span(out, plot, run_state, run_start, column,
+                         pass == 0 ? y : y + SVG_ROW_HEIGHT - SVG_MARK_HEIGHT,
+                         pass == 0 ? SVG_ROW_HEIGHT : SVG_MARK_HEIGHT, run_ns,
+                         pass == 0 ? "span" : "mark", run_where);
+            run_state = shown;
+            run_where = where;
+            run_start = column;
+            memset(run_ns, 0, sizeof run_ns);
+        }
+        if (column < width)
+            for (int s = 0; s < OMPC_NSTATES; s++)
+                run_ns[s] += columns->ns[column][s];
+    }
+}
+
+/*
+ * One thread's row.  Spans are folded into one column per pixel, each
+ * column painted in the state that held it longest, and equal neighbours
+ * merged: the file stays small however many state changes there were.  A
+ * wait that lost its columns to a longer state still gets a mark of at least
+ * one column under them, so a short lock wait next to long WORK is seen.
+ */
+static int svg_thread_row(FILE *out, const struct ompc_report *report, int thread,
+                          const struct plot *plot)
+{
+    int width = plot->width;
     const struct ompc_model_thread *slot = &report->process->threads[thread];
+    struct row_columns columns;
+    columns.ns = calloc((size_t)width, sizeof *columns.ns);
+    columns.where = slot->timeline_where != NULL ? calloc((size_t)width, sizeof *columns.where) : NULL;
+    columns.where_ns = slot->timeline_where != NULL ? calloc((size_t)width, sizeof *columns.where_ns) : NULL;
+    if (columns.ns == NULL || (slot->timeline_where != NULL && (columns.where == NULL || columns.where_ns == NULL))) {
+        free(columns.ns);
+        free(columns.where);
+        free(columns.where_ns);
+        return -1;
+    }
+    row_columns_fill(report, thread, plot, &columns);
     int y = SVG_TOP + thread * (SVG_ROW_HEIGHT + SVG_ROW_GAP);
     fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\">thread %d%s (tid %ld)%s</text>\n",
             y + SVG_ROW_HEIGHT - 4, thread, slot->initial ? "*" : "", (long)slot->tid,
             ompc_thread_is_openmp(slot) ? "" : " not OpenMP");
     /* Two passes: the spans, then the wait marks drawn over their lower edge. */
-    for (int pass = 0; pass < 2; pass++) {
-        int run_state = -1, run_start = 0;
-        uint64_t run_where = 0;
-        uint64_t run_ns[OMPC_NSTATES] = {0};
-        for (int column = 0; column <= width; column++) {
-            int best = -1, wait = -1;
-            uint64_t best_ns = 0, wait_ns = 0;
-            if (column < width)
-                for (int s = 1; s < OMPC_NSTATES; s++) {
-                    if (column_ns[column][s] > best_ns) {
-                        best = s;
-                        best_ns = column_ns[column][s];
-                    }
-                    if (is_wait(s) && column_ns[column][s] > wait_ns) {
-                        wait = s;
-                        wait_ns = column_ns[column][s];
-                    }
-                }
-            int shown = pass == 0 ? best : (wait != best ? wait : -1);
-            uint64_t where = column_where != NULL && shown > 0 ? column_where[column][shown] : 0;
-            /* A new construct starts a new run, so each tooltip names one. */
-            if (shown != run_state || where != run_where) {
-                if (run_state >= 0)
-                    svg_span(out, plot, run_state, run_start, column,
-                             pass == 0 ? y : y + SVG_ROW_HEIGHT - SVG_MARK_HEIGHT,
-                             pass == 0 ? SVG_ROW_HEIGHT : SVG_MARK_HEIGHT, run_ns,
-                             pass == 0 ? "span" : "mark", run_where);
-                run_state = shown;
-                run_where = where;
-                run_start = column;
-                memset(run_ns, 0, sizeof run_ns);
-            }
-            if (column < width)
-                for (int s = 0; s < OMPC_NSTATES; s++)
-                    run_ns[s] += column_ns[column][s];
-        }
-    }
-    free(column_ns);
-    free(column_where);
-    free(where_ns);
+    for (int pass = 0; pass < 2; pass++)
+        svg_row_pass(out, plot, &columns, y, pass);
+    free(columns.ns);
+    free(columns.where);
+    free(columns.where_ns);
     return 0;
 }
 
@@ -395,39 +427,36 @@ static void svg_region_lines(FILE *out, const struct plot *plot, int top, int bo
                 hidden);
 }
 
-/* Per-thread state over time: rows of coloured spans, a time axis and a legend. */
-int ompc_write_timeline(const struct ompc_report *report, FILE *out)
+/*
+ * The drawing's window and scale from the options, and the regions its
+ * dashed lines mark, in *regions for the caller to free; -1 without memory.
+ */
+static int plot_init(const struct ompc_report *report, int rows, struct plot *plot, uint64_t **regions)
+{
+    plot->width = report->timeline_width > 0 ? report->timeline_width : SVG_PLOT_WIDTH;
+    if (plot->width < SVG_MIN_WIDTH)
+        plot->width = SVG_MIN_WIDTH;
+    if (plot->width > SVG_MAX_WIDTH)
+        plot->width = SVG_MAX_WIDTH;
+    plot->from_ns = report->from_ns;
+    plot->to_ns = report->to_ns > 0 && report->to_ns < report->wall_ns ? report->to_ns : report->wall_ns;
+    if (plot->to_ns <= plot->from_ns)
+        plot->to_ns = plot->from_ns + 1;
+    double span_ns = (double)(plot->to_ns - plot->from_ns);
+    plot->ns_per_pixel = span_ns / plot->width;
+    plot->region_count = ompc_timeline_regions(report, regions);
+    if (plot->region_count < 0)
+        return -1;
+    plot->regions = *regions;
+    plot->labels = labels_new(report, rows);
+    return 0;
+}
+
+/* The SVG prologue and the two title lines: what ran, over which window, how it ended, on which runtime. */
+static void svg_title(FILE *out, const struct ompc_report *report, const struct plot *plot, int width,
+                      int height)
 {
     const struct ompc_model_process *process = report->process;
-    int rows = process->thread_count;
-    if (rows > OMPC_MAX_THREADS)
-        rows = OMPC_MAX_THREADS;
-    struct plot plot;
-    plot.width = report->timeline_width > 0 ? report->timeline_width : SVG_PLOT_WIDTH;
-    if (plot.width < SVG_MIN_WIDTH)
-        plot.width = SVG_MIN_WIDTH;
-    if (plot.width > SVG_MAX_WIDTH)
-        plot.width = SVG_MAX_WIDTH;
-    plot.from_ns = report->from_ns;
-    plot.to_ns = report->to_ns > 0 && report->to_ns < report->wall_ns ? report->to_ns : report->wall_ns;
-    if (plot.to_ns <= plot.from_ns)
-        plot.to_ns = plot.from_ns + 1;
-    double span_ns = (double)(plot.to_ns - plot.from_ns);
-    double ns_per_pixel = span_ns / plot.width;
-    plot.ns_per_pixel = ns_per_pixel;
-    uint64_t *regions;
-    plot.region_count = ompc_timeline_regions(report, &regions);
-    if (plot.region_count < 0)
-        return -1;
-    plot.regions = regions;
-    plot.labels = labels_new(report, rows);
-    int axis_y = SVG_TOP + rows * (SVG_ROW_HEIGHT + SVG_ROW_GAP) + 4;
-    int legend_y = axis_y + 36;
-    int width = SVG_LABEL_WIDTH + plot.width + 20;
-    if (width < 4 + (OMPC_NSTATES - 1) * 96)
-        width = 4 + (OMPC_NSTATES - 1) * 96; /* the legend */
-    int height = legend_y + 30;
-
     fprintf(out,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -442,8 +471,8 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
     if (report->rank >= 0)
         fprintf(out, ", rank %d", report->rank);
     fprintf(out, "), thread states over %.3f s", report->wall_ns / 1e9);
-    if (plot.from_ns > 0 || plot.to_ns < report->wall_ns)
-        fprintf(out, ", drawn from %.3f to %.3f ms", plot.from_ns / 1e6, plot.to_ns / 1e6);
+    if (plot->from_ns > 0 || plot->to_ns < report->wall_ns)
+        fprintf(out, ", drawn from %.3f to %.3f ms", plot->from_ns / 1e6, plot->to_ns / 1e6);
     fprintf(out, "%s", report->complete ? "" : " (incomplete)");
     if (process->damage.count != 0) {
         fprintf(out, "; record damaged (%lu finding%s): ", process->damage.count, process->damage.count == 1 ? "" : "s");
@@ -465,6 +494,73 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
         fputc('.', out);
     }
     fputs("</text>\n", out);
+}
+
+/* The time axis, ticked at the roundest step that gives at most ten ticks, and the note on rows that stop early. */
+static void svg_axis(FILE *out, const struct plot *plot, int axis_y, int truncated)
+{
+    double span_ns = (double)(plot->to_ns - plot->from_ns);
+    fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n", SVG_LABEL_WIDTH,
+            axis_y, SVG_LABEL_WIDTH + plot->width, axis_y);
+    static const double steps[] = {1e3,  2e3,  5e3,  1e4,  2e4,  5e4,  1e5,  2e5,  5e5,
+                                   1e6,  2e6,  5e6,  1e7,  2e7,  5e7,  1e8,  2e8,  5e8,
+                                   1e9,  2e9,  5e9,  1e10, 3e10, 6e10, 3e11, 6e11, 3e12};
+    double step = steps[sizeof steps / sizeof steps[0] - 1];
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (span_ns / steps[i] <= 10) {
+            step = steps[i];
+            break;
+        }
+    double first_tick = step * (double)(uint64_t)((plot->from_ns + step - 1) / step);
+    for (double t = first_tick; t <= plot->to_ns; t += step) {
+        int x = SVG_LABEL_WIDTH + (int)((t - plot->from_ns) / plot->ns_per_pixel);
+        fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n", x, axis_y,
+                x, axis_y + 4);
+        if (step >= 1e9)
+            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"label\">%g s</text>\n",
+                    x, axis_y + 16, t / 1e9);
+        else
+            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"label\">%g ms</text>\n",
+                    x, axis_y + 16, t / 1e6);
+    }
+    if (truncated)
+        fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\">(some rows stop early: more than %u "
+                     "state changes, or no room left in the record)</text>\n",
+                axis_y + 28, OMPC_TIMELINE_CAP);
+}
+
+/* A swatch and the name of every state. */
+static void svg_legend(FILE *out, int legend_y)
+{
+    fprintf(out, "<g id=\"legend\">\n");
+    for (int state = 1; state < OMPC_NSTATES; state++) {
+        int x = 4 + (state - 1) * 96;
+        fprintf(out,
+                "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#444444\"/>"
+                "<text x=\"%d\" y=\"%d\" class=\"label\">%s</text>\n",
+                x, legend_y, state_colours[state], x + 16, legend_y + 10, ompc_state_name(state));
+    }
+    fputs("</g>\n</svg>\n", out);
+}
+
+/* Per-thread state over time: rows of coloured spans, a time axis and a legend. */
+int ompc_write_timeline(const struct ompc_report *report, FILE *out)
+{
+    const struct ompc_model_process *process = report->process;
+    int rows = process->thread_count;
+    if (rows > OMPC_MAX_THREADS)
+        rows = OMPC_MAX_THREADS;
+    struct plot plot;
+    uint64_t *regions;
+    if (plot_init(report, rows, &plot, &regions) != 0)
+        return -1;
+    int axis_y = SVG_TOP + rows * (SVG_ROW_HEIGHT + SVG_ROW_GAP) + 4;
+    int legend_y = axis_y + 36;
+    int width = SVG_LABEL_WIDTH + plot.width + 20;
+    if (width < 4 + (OMPC_NSTATES - 1) * 96)
+        width = 4 + (OMPC_NSTATES - 1) * 96; /* the legend */
+    int height = legend_y + 30;
+    svg_title(out, report, &plot, width, height);
 
     int truncated = 0;
     for (int i = 0; i < rows; i++) {
@@ -479,43 +575,7 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
     svg_region_lines(out, &plot, SVG_TOP - 2, axis_y - 4);
     free(regions);
     labels_free(plot.labels);
-
-    fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n", SVG_LABEL_WIDTH,
-            axis_y, SVG_LABEL_WIDTH + plot.width, axis_y);
-    static const double steps[] = {1e3,  2e3,  5e3,  1e4,  2e4,  5e4,  1e5,  2e5,  5e5,
-                                   1e6,  2e6,  5e6,  1e7,  2e7,  5e7,  1e8,  2e8,  5e8,
-                                   1e9,  2e9,  5e9,  1e10, 3e10, 6e10, 3e11, 6e11, 3e12};
-    double step = steps[sizeof steps / sizeof steps[0] - 1];
-    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        if (span_ns / steps[i] <= 10) {
-            step = steps[i];
-            break;
-        }
-    double first_tick = step * (double)(uint64_t)((plot.from_ns + step - 1) / step);
-    for (double t = first_tick; t <= plot.to_ns; t += step) {
-        int x = SVG_LABEL_WIDTH + (int)((t - plot.from_ns) / ns_per_pixel);
-        fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"axis\"/>\n", x, axis_y,
-                x, axis_y + 4);
-        if (step >= 1e9)
-            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"label\">%g s</text>\n",
-                    x, axis_y + 16, t / 1e9);
-        else
-            fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" class=\"label\">%g ms</text>\n",
-                    x, axis_y + 16, t / 1e6);
-    }
-    if (truncated)
-        fprintf(out, "<text x=\"4\" y=\"%d\" class=\"label\">(some rows stop early: more than %u "
-                     "state changes, or no room left in the record)</text>\n",
-                axis_y + 28, OMPC_TIMELINE_CAP);
-
-    fprintf(out, "<g id=\"legend\">\n");
-    for (int state = 1; state < OMPC_NSTATES; state++) {
-        int x = 4 + (state - 1) * 96;
-        fprintf(out,
-                "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\" stroke=\"#444444\"/>"
-                "<text x=\"%d\" y=\"%d\" class=\"label\">%s</text>\n",
-                x, legend_y, state_colours[state], x + 16, legend_y + 10, ompc_state_name(state));
-    }
-    fputs("</g>\n</svg>\n", out);
+    svg_axis(out, &plot, axis_y, truncated);
+    svg_legend(out, legend_y);
     return ferror(out) ? -1 : 0;
 }

@@ -59,40 +59,17 @@ static void name_event(FILE *out, const char *what, long pid, long tid, const ch
     fputs("}}", out);
 }
 
-/*
- * The trace: per thread, one complete event per span (trace_spans.c): the
- * parallel regions from FORK to JOIN on their master, the constructs and
- * waits between their BEGIN and END events, and the states -- exact inside
- * a wait's events, sampled elsewhere; without an event log, the sampled
- * states and the initial thread's time out of SERIAL as its regions.  An
- * enclosing span comes before those it encloses, so every thread's events
- * come in time order.
- */
-int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
+/* The trace's otherData: what ran, on which runtime, how complete the record is; and the damage event, if any. */
+static void trace_other_data(const struct ompc_report *report, int rows, FILE *out)
 {
     const struct ompc_model_process *process = report->process;
     long pid = (long)process->pid;
-    int rows = process->thread_count;
-    if (rows > OMPC_MAX_THREADS)
-        rows = OMPC_MAX_THREADS;
-    uint64_t *regions;
-    long region_count = ompc_timeline_regions(report, &regions);
-    if (region_count < 0)
-        return -1;
-
     int truncated = 0;
     uint64_t events_recorded = 0, events_dropped = process->untracked.event_log_dropped;
     for (int i = 0; i < rows; i++) {
         truncated += process->threads[i].timeline_truncated != 0;
         events_recorded += process->threads[i].event_log_length;
         events_dropped += process->threads[i].event_log_dropped;
-    }
-    struct ompc_locations locations;
-    memset(&locations, 0, sizeof locations);
-    if (ompc_locations_build(process, &locations) != 0) {
-        ompc_locations_free(&locations);
-        free(regions);
-        return -1;
     }
     fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"collector\":\"ompcollect " PACKAGE_VERSION
           "\",\"program\":",
@@ -119,6 +96,77 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
         json_text(out, process->damage.text);
         fputs("}},\n", out);
     }
+}
+
+/* One thread's name, its place among the rows and its spans as complete events; -1 without memory. */
+static int trace_thread(FILE *out, const struct ompc_report *report, int thread,
+                        const struct ompc_locations *locations, const uint64_t *regions, long region_count)
+{
+    const struct ompc_model_thread *slot = &report->process->threads[thread];
+    long pid = (long)report->process->pid;
+    long tid = (long)slot->tid;
+    char name[160];
+    snprintf(name, sizeof name, "thread %d%s%s", thread, slot->initial ? " (initial)" : "",
+             slot->timeline_truncated ? " (stops early: record full)" : "");
+    name_event(out, "thread_name", pid, tid, name);
+    fprintf(out,
+            ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%ld,\"tid\":%ld,"
+            "\"args\":{\"sort_index\":%d}}",
+            pid, tid, thread);
+    struct ompc_span *spans;
+    long count = ompc_trace_spans(report, thread, &spans);
+    if (count < 0)
+        return -1;
+    long next_region = 0;
+    for (long k = 0; k < count; k++) {
+        const struct ompc_span *span = &spans[k];
+        char label[300], region[48];
+        ompc_span_name(span, locations->symbolizer, label, sizeof label);
+        if (span->kind == OMPC_SPAN_REGION) {
+            /* Without events the regions are numbered; with them, named by their construct. */
+            if (!span->exact)
+                snprintf(label, sizeof label, "parallel region %ld", ++next_region);
+            complete_event(out, pid, tid, label, "region", span->begin_ns, span->end_ns, NULL, span);
+        } else if (span->kind == OMPC_SPAN_CONSTRUCT) {
+            complete_event(out, pid, tid, label, "construct", span->begin_ns, span->end_ns, NULL, span);
+        } else {
+            ompc_timeline_region_name(regions, region_count, span->begin_ns, region, sizeof region);
+            complete_event(out, pid, tid, label, "state", span->begin_ns, span->end_ns,
+                           report->event_log_bytes != 0 ? NULL : region, span);
+        }
+    }
+    free(spans);
+    return 0;
+}
+
+/*
+ * The trace: per thread, one complete event per span (trace_spans.c): the
+ * parallel regions from FORK to JOIN on their master, the constructs and
+ * waits between their BEGIN and END events, and the states -- exact inside
+ * a wait's events, sampled elsewhere; without an event log, the sampled
+ * states and the initial thread's time out of SERIAL as its regions.  An
+ * enclosing span comes before those it encloses, so every thread's events
+ * come in time order.
+ */
+int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
+{
+    const struct ompc_model_process *process = report->process;
+    long pid = (long)process->pid;
+    int rows = process->thread_count;
+    if (rows > OMPC_MAX_THREADS)
+        rows = OMPC_MAX_THREADS;
+    uint64_t *regions;
+    long region_count = ompc_timeline_regions(report, &regions);
+    if (region_count < 0)
+        return -1;
+    struct ompc_locations locations;
+    memset(&locations, 0, sizeof locations);
+    if (ompc_locations_build(process, &locations) != 0) {
+        ompc_locations_free(&locations);
+        free(regions);
+        return -1;
+    }
+    trace_other_data(report, rows, out);
 
     char name[160];
     snprintf(name, sizeof name, "%s (pid %ld%s)", report->program != NULL ? report->program : "?",
@@ -128,45 +176,12 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
             pid);
     json_text(out, name);
     fputs("}}", out);
-    for (int i = 0; i < rows; i++) {
-        const struct ompc_model_thread *thread = &process->threads[i];
-        long tid = (long)thread->tid;
-        snprintf(name, sizeof name, "thread %d%s%s", i, thread->initial ? " (initial)" : "",
-                 thread->timeline_truncated ? " (stops early: record full)" : "");
-        name_event(out, "thread_name", pid, tid, name);
-        fprintf(out,
-                ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%ld,\"tid\":%ld,"
-                "\"args\":{\"sort_index\":%d}}",
-                pid, tid, i);
-        struct ompc_span *spans;
-        long count = ompc_trace_spans(report, i, &spans);
-        if (count < 0) {
-            ompc_locations_free(&locations);
-            free(regions);
-            return -1;
-        }
-        long next_region = 0;
-        for (long k = 0; k < count; k++) {
-            const struct ompc_span *span = &spans[k];
-            char label[300], region[48];
-            ompc_span_name(span, locations.symbolizer, label, sizeof label);
-            if (span->kind == OMPC_SPAN_REGION) {
-                /* Without events the regions are numbered; with them, named by their construct. */
-                if (!span->exact)
-                    snprintf(label, sizeof label, "parallel region %ld", ++next_region);
-                complete_event(out, pid, tid, label, "region", span->begin_ns, span->end_ns, NULL, span);
-            } else if (span->kind == OMPC_SPAN_CONSTRUCT) {
-                complete_event(out, pid, tid, label, "construct", span->begin_ns, span->end_ns, NULL, span);
-            } else {
-                ompc_timeline_region_name(regions, region_count, span->begin_ns, region, sizeof region);
-                complete_event(out, pid, tid, label, "state", span->begin_ns, span->end_ns,
-                               report->event_log_bytes != 0 ? NULL : region, span);
-            }
-        }
-        free(spans);
-    }
-    fputs("\n]}\n", out);
+    int failed = 0;
+    for (int i = 0; i < rows && !failed; i++)
+        failed = trace_thread(out, report, i, &locations, regions, region_count) != 0;
+    if (!failed)
+        fputs("\n]}\n", out);
     ompc_locations_free(&locations);
     free(regions);
-    return ferror(out) ? -1 : 0;
+    return failed || ferror(out) ? -1 : 0;
 }

@@ -204,234 +204,288 @@ static void free_definitions(struct definitions *defs)
     free(defs->regions);
 }
 
-/* The OTF2 archive of one process (see report.h). */
-int ompc_write_otf2(const struct ompc_report *report, const char *directory, const char *name,
-                    char *error, size_t error_size)
-{
-    const struct ompc_model_process *process = report->process;
-    int rows = process->thread_count;
-    if (rows > OMPC_MAX_THREADS)
-        rows = OMPC_MAX_THREADS;
+/* What the steps of writing one archive share, and what the last of them frees. */
+struct archive_job {
+    const struct ompc_report *report;
+    int rows; /* thread slots, at most OMPC_MAX_THREADS */
     struct definitions defs;
-    memset(&defs, 0, sizeof defs);
     struct ompc_locations locations;
-    memset(&locations, 0, sizeof locations);
-    OTF2_Archive *archive = NULL;
-    OTF2_AttributeList *attributes = NULL;
-    OTF2_ErrorCode status = OTF2_SUCCESS;
-    const char *step = "";
-    char text[512];
+    OTF2_Archive *archive;
+    OTF2_AttributeList *attributes;
+    /* One location per OpenMP thread: threads the runtime never reported (an MPI progress thread) have no place in it. */
+    int *thread_of;         /* the thread slot of each location */
+    int location_count;
+    uint64_t *event_counts; /* per location */
+    uint64_t length;        /* the latest time written */
+    const char *step;       /* what was under way, for the error message */
+};
 
+/* The state regions, the code locations' symbolizer and the attribute list, before the archive exists. */
+static OTF2_ErrorCode archive_prepare(struct archive_job *job)
+{
     /* The state regions first, so their refs are the states' numbers less one in every archive. */
     for (int state = 1; state < OMPC_NSTATES; state++)
-        if (region_ref(&defs, ompc_state_name(state), OTF2_REGION_ROLE_ARTIFICIAL) == UINT32_MAX)
-            goto out_of_memory;
-    if (ompc_locations_build(process, &locations) != 0)
-        goto out_of_memory;
-    attributes = OTF2_AttributeList_New();
-    if (attributes == NULL)
-        goto out_of_memory;
+        if (region_ref(&job->defs, ompc_state_name(state), OTF2_REGION_ROLE_ARTIFICIAL) == UINT32_MAX)
+            return OTF2_ERROR_MEM_ALLOC_FAILED;
+    if (ompc_locations_build(job->report->process, &job->locations) != 0)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    job->attributes = OTF2_AttributeList_New();
+    return job->attributes != NULL ? OTF2_SUCCESS : OTF2_ERROR_MEM_ALLOC_FAILED;
+}
 
-    step = "opening the archive";
-    archive = OTF2_Archive_Open(directory, name, OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
-                                OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-    if (archive == NULL) {
-        status = OTF2_ERROR_INVALID;
-        goto failed;
-    }
-    if ((status = OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL)) != OTF2_SUCCESS
-        || (status = OTF2_Archive_SetSerialCollectiveCallbacks(archive)) != OTF2_SUCCESS)
-        goto failed;
-    OTF2_Archive_SetCreator(archive, "ompcollect " PACKAGE_VERSION);
-    snprintf(text, sizeof text, "%s (pid %ld): OpenMP thread states and events through the Collector API",
-             report->program != NULL ? report->program : "?", (long)process->pid);
-    OTF2_Archive_SetDescription(archive, text);
-    if (report->host != NULL)
-        OTF2_Archive_SetMachineName(archive, report->host);
-
-    /* What the trace lacks, as properties a reader can query (otf2-print -A). */
+/* What the trace lacks, as properties a reader can query (otf2-print -A). */
+static void archive_properties(const struct archive_job *job)
+{
+    const struct ompc_model_process *process = job->report->process;
+    char text[32];
     uint64_t recorded = 0, dropped = process->untracked.event_log_dropped;
     int truncated = 0;
-    for (int i = 0; i < rows; i++) {
+    for (int i = 0; i < job->rows; i++) {
         recorded += process->threads[i].event_log_length;
         dropped += process->threads[i].event_log_dropped;
         truncated += process->threads[i].timeline_truncated != 0;
     }
     snprintf(text, sizeof text, "%" PRIu64, recorded);
-    OTF2_Archive_SetProperty(archive, "OMPCOLLECT::EVENTS_RECORDED", text, true);
+    OTF2_Archive_SetProperty(job->archive, "OMPCOLLECT::EVENTS_RECORDED", text, true);
     snprintf(text, sizeof text, "%" PRIu64, dropped);
-    OTF2_Archive_SetProperty(archive, "OMPCOLLECT::EVENTS_DROPPED", text, true);
-    snprintf(text, sizeof text, "%" PRIu64, report->event_log_bytes);
-    OTF2_Archive_SetProperty(archive, "OMPCOLLECT::EVENT_BUFFER_BYTES", text, true);
+    OTF2_Archive_SetProperty(job->archive, "OMPCOLLECT::EVENTS_DROPPED", text, true);
+    snprintf(text, sizeof text, "%" PRIu64, job->report->event_log_bytes);
+    OTF2_Archive_SetProperty(job->archive, "OMPCOLLECT::EVENT_BUFFER_BYTES", text, true);
     snprintf(text, sizeof text, "%d", truncated);
-    OTF2_Archive_SetProperty(archive, "OMPCOLLECT::TIMELINES_TRUNCATED", text, true);
-    OTF2_Archive_SetProperty(archive, "OMPCOLLECT::COMPLETE", report->complete ? "true" : "false", true);
+    OTF2_Archive_SetProperty(job->archive, "OMPCOLLECT::TIMELINES_TRUNCATED", text, true);
+    OTF2_Archive_SetProperty(job->archive, "OMPCOLLECT::COMPLETE", job->report->complete ? "true" : "false", true);
     if (process->damage.count != 0)
-        OTF2_Archive_SetProperty(archive, "OMPCOLLECT::RECORD_DAMAGE", process->damage.text, true);
+        OTF2_Archive_SetProperty(job->archive, "OMPCOLLECT::RECORD_DAMAGE", process->damage.text, true);
+}
 
-    step = "writing the events";
-    if ((status = OTF2_Archive_OpenEvtFiles(archive)) != OTF2_SUCCESS)
-        goto failed;
-    uint64_t *event_counts = calloc((size_t)rows + 1, sizeof *event_counts);
-    if (event_counts == NULL)
-        goto out_of_memory;
-    uint64_t length = 0;
-    /* One location per OpenMP thread: threads the runtime never reported (an MPI progress thread) have no place in it. */
-    int *thread_of = calloc((size_t)rows + 1, sizeof *thread_of);
-    if (thread_of == NULL) {
-        free(event_counts);
-        goto out_of_memory;
-    }
-    int locations_count = 0;
-    for (int i = 0; i < rows; i++)
+/* Opens the archive and says who wrote it, of what, where, and what it lacks. */
+static OTF2_ErrorCode archive_open(struct archive_job *job, const char *directory, const char *name)
+{
+    const struct ompc_report *report = job->report;
+    OTF2_ErrorCode status;
+    char text[512];
+    job->step = "opening the archive";
+    job->archive = OTF2_Archive_Open(directory, name, OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
+                                     OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+    if (job->archive == NULL)
+        return OTF2_ERROR_INVALID;
+    if ((status = OTF2_Archive_SetFlushCallbacks(job->archive, &flush_callbacks, NULL)) != OTF2_SUCCESS
+        || (status = OTF2_Archive_SetSerialCollectiveCallbacks(job->archive)) != OTF2_SUCCESS)
+        return status;
+    OTF2_Archive_SetCreator(job->archive, "ompcollect " PACKAGE_VERSION);
+    snprintf(text, sizeof text, "%s (pid %ld): OpenMP thread states and events through the Collector API",
+             report->program != NULL ? report->program : "?", (long)report->process->pid);
+    OTF2_Archive_SetDescription(job->archive, text);
+    if (report->host != NULL)
+        OTF2_Archive_SetMachineName(job->archive, report->host);
+    archive_properties(job);
+    return OTF2_SUCCESS;
+}
+
+/* Every OpenMP thread's events, one location each, counting them for the location definitions. */
+static OTF2_ErrorCode archive_events(struct archive_job *job)
+{
+    const struct ompc_model_process *process = job->report->process;
+    OTF2_ErrorCode status;
+    job->step = "writing the events";
+    if ((status = OTF2_Archive_OpenEvtFiles(job->archive)) != OTF2_SUCCESS)
+        return status;
+    job->event_counts = calloc((size_t)job->rows + 1, sizeof *job->event_counts);
+    if (job->event_counts == NULL)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    job->thread_of = calloc((size_t)job->rows + 1, sizeof *job->thread_of);
+    if (job->thread_of == NULL)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (int i = 0; i < job->rows; i++)
         if (ompc_thread_is_openmp(&process->threads[i]))
-            thread_of[locations_count++] = i;
-    for (int l = 0; l < locations_count && status == OTF2_SUCCESS; l++) {
-        int i = thread_of[l];
-        OTF2_EvtWriter *writer = OTF2_Archive_GetEvtWriter(archive, (OTF2_LocationRef)l);
+            job->thread_of[job->location_count++] = i;
+    for (int l = 0; l < job->location_count && status == OTF2_SUCCESS; l++) {
+        OTF2_EvtWriter *writer = OTF2_Archive_GetEvtWriter(job->archive, (OTF2_LocationRef)l);
         if (writer == NULL) {
             status = OTF2_ERROR_INVALID;
             break;
         }
-        uint64_t last = write_location(report, i, writer, &defs, locations.symbolizer, attributes, &status);
-        length = last > length ? last : length;
+        uint64_t last = write_location(job->report, job->thread_of[l], writer, &job->defs,
+                                       job->locations.symbolizer, job->attributes, &status);
+        job->length = last > job->length ? last : job->length;
         if (status == OTF2_SUCCESS)
-            status = OTF2_EvtWriter_GetNumberOfEvents(writer, &event_counts[l]);
-        OTF2_ErrorCode closed = OTF2_Archive_CloseEvtWriter(archive, writer);
+            status = OTF2_EvtWriter_GetNumberOfEvents(writer, &job->event_counts[l]);
+        OTF2_ErrorCode closed = OTF2_Archive_CloseEvtWriter(job->archive, writer);
         if (status == OTF2_SUCCESS)
             status = closed;
     }
     if (status == OTF2_SUCCESS)
-        status = OTF2_Archive_CloseEvtFiles(archive);
-    if (status != OTF2_SUCCESS) {
-        free(thread_of);
-        free(event_counts);
-        goto failed;
-    }
+        status = OTF2_Archive_CloseEvtFiles(job->archive);
+    return status;
+}
 
-    /* Every location has its (empty) local definitions, as readers expect. */
-    step = "writing the local definitions";
-    status = OTF2_Archive_OpenDefFiles(archive);
-    for (int l = 0; l < locations_count && status == OTF2_SUCCESS; l++) {
-        OTF2_DefWriter *writer = OTF2_Archive_GetDefWriter(archive, (OTF2_LocationRef)l);
-        status = writer != NULL ? OTF2_Archive_CloseDefWriter(archive, writer) : OTF2_ERROR_INVALID;
+/* Every location has its (empty) local definitions, as readers expect. */
+static OTF2_ErrorCode archive_local_definitions(struct archive_job *job)
+{
+    job->step = "writing the local definitions";
+    OTF2_ErrorCode status = OTF2_Archive_OpenDefFiles(job->archive);
+    for (int l = 0; l < job->location_count && status == OTF2_SUCCESS; l++) {
+        OTF2_DefWriter *writer = OTF2_Archive_GetDefWriter(job->archive, (OTF2_LocationRef)l);
+        status = writer != NULL ? OTF2_Archive_CloseDefWriter(job->archive, writer) : OTF2_ERROR_INVALID;
     }
     if (status == OTF2_SUCCESS)
-        status = OTF2_Archive_CloseDefFiles(archive);
-    if (status != OTF2_SUCCESS) {
-        free(thread_of);
-        free(event_counts);
-        goto failed;
-    }
+        status = OTF2_Archive_CloseDefFiles(job->archive);
+    return status;
+}
 
-    step = "writing the global definitions";
-    OTF2_GlobalDefWriter *global = OTF2_Archive_GetGlobalDefWriter(archive);
-    if (global == NULL) {
-        free(thread_of);
-        free(event_counts);
-        status = OTF2_ERROR_INVALID;
-        goto failed;
-    }
-    /* Timestamps are CLOCK_MONOTONIC ns; the real time of the process's origin lets Vampir show the wall clock. */
-    int64_t offset = report->realtime_offset_ns;
-    uint64_t realtime = offset != 0 && (offset > 0 || process->origin_ns >= (uint64_t)-offset)
-                            ? process->origin_ns + (uint64_t)offset
-                            : OTF2_UNDEFINED_TIMESTAMP;
-    if (report->wall_ns > length)
-        length = report->wall_ns;
-    uint32_t openmp = string_ref(&defs, "OpenMP");
+/* The string refs the global definitions name besides the regions'. */
+struct global_names {
+    uint32_t openmp;
+    uint32_t attributes[ATTRIBUTE_COUNT][2]; /* name, description */
+    uint32_t host, node_class, group;
+    uint32_t *locations; /* per location */
+};
+
+/* Defines the strings of the global definitions, in the order that numbers them; OTF2_ERROR_MEM_ALLOC_FAILED without memory. */
+static OTF2_ErrorCode define_global_names(struct archive_job *job, struct global_names *names)
+{
+    const struct ompc_report *report = job->report;
+    struct definitions *defs = &job->defs;
+    char text[512];
+    names->openmp = string_ref(defs, "OpenMP");
     uint32_t attribute_names[ATTRIBUTE_COUNT][2] = {
-        {string_ref(&defs, "wait id"),
-         string_ref(&defs, "the 8-byte id the Collector API's STATE gives a wait (one per lock, critical, ordered, barrier)")},
-        {string_ref(&defs, "parallel region id"),
-         string_ref(&defs, "the id CURRENT_PRID gave when the span began")},
-        {string_ref(&defs, "sampled"),
-         string_ref(&defs, "1: the span comes from timer samples (its ends are within one sampling interval), not events")},
+        {string_ref(defs, "wait id"),
+         string_ref(defs, "the 8-byte id the Collector API's STATE gives a wait (one per lock, critical, ordered, barrier)")},
+        {string_ref(defs, "parallel region id"),
+         string_ref(defs, "the id CURRENT_PRID gave when the span began")},
+        {string_ref(defs, "sampled"),
+         string_ref(defs, "1: the span comes from timer samples (its ends are within one sampling interval), not events")},
     };
+    memcpy(names->attributes, attribute_names, sizeof attribute_names);
     const char *host = report->host != NULL ? report->host : "localhost";
-    uint32_t host_name = string_ref(&defs, host), node_class = string_ref(&defs, "node");
+    names->host = string_ref(defs, host);
+    names->node_class = string_ref(defs, "node");
     if (report->rank >= 0)
         snprintf(text, sizeof text, "%s (pid %ld, rank %d)", report->program != NULL ? report->program : "?",
-                 (long)process->pid, report->rank);
+                 (long)report->process->pid, report->rank);
     else
         snprintf(text, sizeof text, "%s (pid %ld)", report->program != NULL ? report->program : "?",
-                 (long)process->pid);
-    uint32_t group_name = string_ref(&defs, text);
-    uint32_t *location_names = calloc((size_t)rows + 1, sizeof *location_names);
-    if (location_names == NULL) {
-        free(thread_of);
-        free(event_counts);
-        goto out_of_memory;
-    }
-    for (int l = 0; l < locations_count; l++) {
-        const struct ompc_model_thread *thread = &process->threads[thread_of[l]];
-        snprintf(text, sizeof text, "thread %d (tid %ld%s)", thread_of[l], (long)thread->tid,
+                 (long)report->process->pid);
+    names->group = string_ref(defs, text);
+    names->locations = calloc((size_t)job->rows + 1, sizeof *names->locations);
+    if (names->locations == NULL)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (int l = 0; l < job->location_count; l++) {
+        const struct ompc_model_thread *thread = &report->process->threads[job->thread_of[l]];
+        snprintf(text, sizeof text, "thread %d (tid %ld%s)", job->thread_of[l], (long)thread->tid,
                  thread->initial ? ", initial" : "");
-        location_names[l] = string_ref(&defs, text);
-        if (location_names[l] == UINT32_MAX) {
-            free(location_names);
-            free(thread_of);
-            free(event_counts);
-            goto out_of_memory;
-        }
+        names->locations[l] = string_ref(defs, text);
+        if (names->locations[l] == UINT32_MAX)
+            return OTF2_ERROR_MEM_ALLOC_FAILED;
     }
-    free(thread_of);
-    if (openmp == UINT32_MAX || host_name == UINT32_MAX || node_class == UINT32_MAX
-        || group_name == UINT32_MAX) {
-        free(location_names);
-        free(event_counts);
-        goto out_of_memory;
-    }
+    if (names->openmp == UINT32_MAX || names->host == UINT32_MAX || names->node_class == UINT32_MAX
+        || names->group == UINT32_MAX)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    return OTF2_SUCCESS;
+}
 
-    status = OTF2_GlobalDefWriter_WriteClockProperties(global, 1000000000u, process->origin_ns, length + 1,
-                                                        realtime);
-    for (size_t i = 0; i < defs.string_count && status == OTF2_SUCCESS; i++)
-        status = OTF2_GlobalDefWriter_WriteString(global, (OTF2_StringRef)i, defs.strings[i]);
+/* Timestamps are CLOCK_MONOTONIC ns; the real time of the process's origin lets Vampir show the wall clock. */
+static uint64_t realtime_of_origin(const struct ompc_report *report)
+{
+    int64_t offset = report->realtime_offset_ns;
+    uint64_t origin = report->process->origin_ns;
+    return offset != 0 && (offset > 0 || origin >= (uint64_t)-offset) ? origin + (uint64_t)offset
+                                                                      : OTF2_UNDEFINED_TIMESTAMP;
+}
+
+/* The clock, every string, the paradigm, attributes, system tree, process, locations and regions. */
+static OTF2_ErrorCode write_global_definitions(const struct archive_job *job, OTF2_GlobalDefWriter *global,
+                                               const struct global_names *names, uint64_t length)
+{
+    const struct definitions *defs = &job->defs;
+    OTF2_ErrorCode status = OTF2_GlobalDefWriter_WriteClockProperties(
+        global, 1000000000u, job->report->process->origin_ns, length + 1, realtime_of_origin(job->report));
+    for (size_t i = 0; i < defs->string_count && status == OTF2_SUCCESS; i++)
+        status = OTF2_GlobalDefWriter_WriteString(global, (OTF2_StringRef)i, defs->strings[i]);
     if (status == OTF2_SUCCESS)
-        status = OTF2_GlobalDefWriter_WriteParadigm(global, OTF2_PARADIGM_OPENMP, openmp,
+        status = OTF2_GlobalDefWriter_WriteParadigm(global, OTF2_PARADIGM_OPENMP, names->openmp,
                                                     OTF2_PARADIGM_CLASS_THREAD_FORK_JOIN);
     static const OTF2_Type attribute_types[ATTRIBUTE_COUNT] = {OTF2_TYPE_UINT64, OTF2_TYPE_UINT64,
                                                                OTF2_TYPE_UINT8};
     for (int a = 0; a < ATTRIBUTE_COUNT && status == OTF2_SUCCESS; a++)
-        status = OTF2_GlobalDefWriter_WriteAttribute(global, (OTF2_AttributeRef)a, attribute_names[a][0],
-                                                     attribute_names[a][1], attribute_types[a]);
+        status = OTF2_GlobalDefWriter_WriteAttribute(global, (OTF2_AttributeRef)a, names->attributes[a][0],
+                                                     names->attributes[a][1], attribute_types[a]);
     if (status == OTF2_SUCCESS)
-        status = OTF2_GlobalDefWriter_WriteSystemTreeNode(global, 0, host_name, node_class,
+        status = OTF2_GlobalDefWriter_WriteSystemTreeNode(global, 0, names->host, names->node_class,
                                                           OTF2_UNDEFINED_SYSTEM_TREE_NODE);
     if (status == OTF2_SUCCESS)
-        status = OTF2_GlobalDefWriter_WriteLocationGroup(global, 0, group_name, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+        status = OTF2_GlobalDefWriter_WriteLocationGroup(global, 0, names->group, OTF2_LOCATION_GROUP_TYPE_PROCESS,
                                                          0, OTF2_UNDEFINED_LOCATION_GROUP);
-    for (int l = 0; l < locations_count && status == OTF2_SUCCESS; l++)
-        status = OTF2_GlobalDefWriter_WriteLocation(global, (OTF2_LocationRef)l, location_names[l],
-                                                    OTF2_LOCATION_TYPE_CPU_THREAD, event_counts[l], 0);
-    for (size_t i = 0; i < defs.region_count && status == OTF2_SUCCESS; i++)
+    for (int l = 0; l < job->location_count && status == OTF2_SUCCESS; l++)
+        status = OTF2_GlobalDefWriter_WriteLocation(global, (OTF2_LocationRef)l, names->locations[l],
+                                                    OTF2_LOCATION_TYPE_CPU_THREAD, job->event_counts[l], 0);
+    for (size_t i = 0; i < defs->region_count && status == OTF2_SUCCESS; i++)
         status = OTF2_GlobalDefWriter_WriteRegion(
-            global, (OTF2_RegionRef)i, defs.regions[i].name, defs.regions[i].name, defs.regions[i].name,
-            defs.regions[i].role, OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0);
-    free(location_names);
-    free(event_counts);
-    if (status != OTF2_SUCCESS)
-        goto failed;
-    step = "closing the archive";
-    status = OTF2_Archive_Close(archive);
-    archive = NULL;
-    if (status != OTF2_SUCCESS)
-        goto failed;
-    OTF2_AttributeList_Delete(attributes);
-    ompc_locations_free(&locations);
-    free_definitions(&defs);
-    return 0;
+            global, (OTF2_RegionRef)i, defs->regions[i].name, defs->regions[i].name, defs->regions[i].name,
+            defs->regions[i].role, OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0);
+    return status;
+}
 
-out_of_memory:
-    status = OTF2_ERROR_MEM_ALLOC_FAILED;
-failed:
-    snprintf(error, error_size, "%s%s%s: %s", step, step[0] ? " " : "", "(libotf2)",
-             OTF2_Error_GetDescription(status));
-    if (archive != NULL)
-        OTF2_Archive_Close(archive);
-    if (attributes != NULL)
-        OTF2_AttributeList_Delete(attributes);
-    ompc_locations_free(&locations);
-    free_definitions(&defs);
-    return -1;
+/* The global definitions, written last so that they hold every string and region the events used. */
+static OTF2_ErrorCode archive_global_definitions(struct archive_job *job)
+{
+    job->step = "writing the global definitions";
+    OTF2_GlobalDefWriter *global = OTF2_Archive_GetGlobalDefWriter(job->archive);
+    if (global == NULL)
+        return OTF2_ERROR_INVALID;
+    uint64_t length = job->length;
+    if (job->report->wall_ns > length)
+        length = job->report->wall_ns;
+    struct global_names names;
+    memset(&names, 0, sizeof names);
+    OTF2_ErrorCode status = define_global_names(job, &names);
+    if (status == OTF2_SUCCESS)
+        status = write_global_definitions(job, global, &names, length);
+    free(names.locations);
+    return status;
+}
+
+/* Closes the archive if still open and frees everything the job holds. */
+static void archive_job_free(struct archive_job *job)
+{
+    if (job->archive != NULL)
+        OTF2_Archive_Close(job->archive);
+    if (job->attributes != NULL)
+        OTF2_AttributeList_Delete(job->attributes);
+    ompc_locations_free(&job->locations);
+    free_definitions(&job->defs);
+    free(job->thread_of);
+    free(job->event_counts);
+}
+
+/* The OTF2 archive of one process (see report.h). */
+int ompc_write_otf2(const struct ompc_report *report, const char *directory, const char *name,
+                    char *error, size_t error_size)
+{
+    struct archive_job job;
+    memset(&job, 0, sizeof job);
+    job.report = report;
+    job.rows = report->process->thread_count;
+    if (job.rows > OMPC_MAX_THREADS)
+        job.rows = OMPC_MAX_THREADS;
+    job.step = "";
+    OTF2_ErrorCode status = archive_prepare(&job);
+    if (status == OTF2_SUCCESS)
+        status = archive_open(&job, directory, name);
+    if (status == OTF2_SUCCESS)
+        status = archive_events(&job);
+    if (status == OTF2_SUCCESS)
+        status = archive_local_definitions(&job);
+    if (status == OTF2_SUCCESS)
+        status = archive_global_definitions(&job);
+    if (status == OTF2_SUCCESS) {
+        job.step = "closing the archive";
+        status = OTF2_Archive_Close(job.archive);
+        job.archive = NULL;
+    }
+    if (status != OTF2_SUCCESS)
+        snprintf(error, error_size, "%s%s%s: %s", job.step, job.step[0] ? " " : "", "(libotf2)",
+                 OTF2_Error_GetDescription(status));
+    archive_job_free(&job);
+    return status == OTF2_SUCCESS ? 0 : -1;
 }

@@ -159,57 +159,65 @@ static void exact_states(const struct ompc_model_process *process, int covered[O
             covered[pair_state(pair)] = 1;
 }
 
-/* The spans of one thread (see report.h). */
-long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_span **spans)
+/* No events to go by: the regions are the initial thread's time out of SERIAL.  -1 without memory. */
+static int serial_gap_regions(const struct ompc_report *report, struct span_list *list)
 {
-    const struct ompc_model_thread *slot = &report->process->threads[thread];
-    struct span_list list = {NULL, 0, 0};
-    uint64_t end = thread_end(report, thread);
-    int has_log = slot->event_log != NULL;
-    /* Events are exact until the log ran full (or for the whole thread when nothing was dropped). */
-    uint64_t dropped_at = slot->event_log_dropped_ns;
-    uint64_t limit = has_log ? (dropped_at != 0 ? dropped_at : end) : 0;
-    *spans = NULL;
-    if (has_log && event_spans(report, thread, limit, &list) != 0)
-        goto fail;
-    size_t exact_count = list.count;
-    int covered[OMPC_NSTATES];
-    exact_states(report->process, covered);
-    if (!has_log && slot->initial && report->event_log_bytes == 0) {
-        /* No events to go by: the regions are the initial thread's time out of SERIAL. */
-        uint64_t *bounds;
-        long regions = ompc_timeline_regions(report, &bounds);
-        if (regions < 0)
-            goto fail;
-        for (long r = 0; r < regions; r++) {
-            struct ompc_span region = {bounds[2 * r], bounds[2 * r + 1], OMPC_SPAN_REGION, 0, 0, -1,
-                                       0, 0, 0, 0};
-            if (push_span(&list, &region) != 0) {
-                free(bounds);
-                goto fail;
-            }
+    uint64_t *bounds;
+    long regions = ompc_timeline_regions(report, &bounds);
+    if (regions < 0)
+        return -1;
+    for (long r = 0; r < regions; r++) {
+        struct ompc_span region = {bounds[2 * r], bounds[2 * r + 1], OMPC_SPAN_REGION, 0, 0, -1,
+                                   0, 0, 0, 0};
+        if (push_span(list, &region) != 0) {
+            free(bounds);
+            return -1;
         }
-        free(bounds);
-        exact_count = list.count;
     }
+    free(bounds);
+    return 0;
+}
 
-    /* Every time a span begins or ends cuts the states; the sampled changes do too. */
-    size_t sampled = 0;
+/*
+ * A thread's time cut into pieces, each of one state: where an exact span
+ * fixes it, else as sampled.  The cursors move forward with the pieces.
+ */
+struct pieces {
+    const struct ompc_report *report;
+    int thread;
+    int has_log;
+    uint64_t limit;             /* the events are exact before it */
+    int covered[OMPC_NSTATES];  /* the states the registered events bracket exactly */
+    size_t sampled;             /* the thread's sampled state changes */
+    uint64_t *cuts;             /* every cut, ascending, each once */
+    size_t cut_count;
+    struct ompc_span *exact;    /* the exact spans in nesting order */
+    size_t exact_count;
+    size_t *open;               /* the exact spans open at the piece, outermost first */
+    size_t open_count;
+    uint64_t *ends;             /* the exact spans' ends, ascending */
+    size_t next_exact, next_end;
+    uint32_t next_sampled;
+};
+
+/* Every time a span begins or ends cuts the states; the sampled changes do too.  -1 without memory. */
+static int pieces_cut(struct pieces *p, const struct span_list *list)
+{
     uint64_t begin, stop;
     int state;
-    while (ompc_timeline_span(report, thread, (uint32_t)sampled, &begin, &stop, &state))
-        sampled++;
-    size_t cut_count = 2 * exact_count + 2 * sampled;
+    while (ompc_timeline_span(p->report, p->thread, (uint32_t)p->sampled, &begin, &stop, &state))
+        p->sampled++;
+    size_t cut_count = 2 * p->exact_count + 2 * p->sampled;
     uint64_t *cuts = malloc((cut_count + 1) * sizeof *cuts);
     if (cuts == NULL)
-        goto fail;
+        return -1;
     size_t n = 0;
-    for (size_t i = 0; i < exact_count; i++) {
-        cuts[n++] = list.items[i].begin_ns;
-        cuts[n++] = list.items[i].end_ns;
+    for (size_t i = 0; i < p->exact_count; i++) {
+        cuts[n++] = list->items[i].begin_ns;
+        cuts[n++] = list->items[i].end_ns;
     }
-    for (uint32_t k = 0; k < sampled; k++) {
-        ompc_timeline_span(report, thread, k, &begin, &stop, &state);
+    for (uint32_t k = 0; k < p->sampled; k++) {
+        ompc_timeline_span(p->report, p->thread, k, &begin, &stop, &state);
         cuts[n++] = begin;
         cuts[n++] = stop;
     }
@@ -218,83 +226,117 @@ long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_
     for (size_t i = 0; i < n; i++)
         if (unique == 0 || cuts[i] != cuts[unique - 1])
             cuts[unique++] = cuts[i];
+    p->cuts = cuts;
+    p->cut_count = unique;
+    return 0;
+}
 
-    /* The exact spans in nesting order, to find the innermost that fixes a piece's state. */
-    struct ompc_span *exact = malloc((exact_count + 1) * sizeof *exact);
-    if (exact == NULL) {
-        free(cuts);
-        goto fail;
+/* The exact spans in nesting order, to find the innermost that fixes a piece's state, and their ends in order.  -1 without memory. */
+static int pieces_index(struct pieces *p, const struct span_list *list)
+{
+    p->exact = malloc((p->exact_count + 1) * sizeof *p->exact);
+    if (p->exact == NULL)
+        return -1;
+    if (p->exact_count > 0)
+        memcpy(p->exact, list->items, p->exact_count * sizeof *p->exact);
+    ompc_qsort(p->exact, p->exact_count, sizeof *p->exact, compare_spans);
+    p->open = malloc((p->exact_count + 1) * sizeof *p->open);
+    p->ends = malloc((p->exact_count + 1) * sizeof *p->ends);
+    if (p->open == NULL || p->ends == NULL)
+        return -1;
+    for (size_t i = 0; i < p->exact_count; i++)
+        p->ends[i] = p->exact[i].end_ns;
+    ompc_qsort(p->ends, p->exact_count, sizeof *p->ends, compare_times);
+    return 0;
+}
+
+/* Frees what cutting the pieces allocated. */
+static void pieces_free(struct pieces *p)
+{
+    free(p->open);
+    free(p->ends);
+    free(p->exact);
+    free(p->cuts);
+}
+
+/* Opens and closes the exact spans up to `from`; 1 when one begins or ends there, so the state span before it ends. */
+static int pieces_advance(struct pieces *p, uint64_t from)
+{
+    const struct ompc_span *exact = p->exact;
+    while (p->open_count > 0 && exact[p->open[p->open_count - 1]].end_ns <= from)
+        p->open_count--;
+    int boundary = 0;
+    for (; p->next_exact < p->exact_count && exact[p->next_exact].begin_ns <= from; p->next_exact++) {
+        boundary = 1;
+        if (exact[p->next_exact].end_ns > from)
+            p->open[p->open_count++] = p->next_exact;
     }
-    if (exact_count > 0)
-        memcpy(exact, list.items, exact_count * sizeof *exact);
-    ompc_qsort(exact, exact_count, sizeof *exact, compare_spans);
-    size_t *open = malloc((exact_count + 1) * sizeof *open);
-    uint64_t *ends = malloc((exact_count + 1) * sizeof *ends);
-    if (open == NULL || ends == NULL) {
-        free(open);
-        free(ends);
-        free(exact);
-        free(cuts);
-        goto fail;
+    while (p->next_end < p->exact_count && p->ends[p->next_end] < from)
+        p->next_end++;
+    boundary |= p->next_end < p->exact_count && p->ends[p->next_end] == from;
+    return boundary;
+}
+
+/* The state the innermost open exact span that has one fixes, with its region; 0 when none does. */
+static int exact_piece(const struct pieces *p, uint64_t *region)
+{
+    for (size_t k = p->open_count; k-- > 0;)
+        if (p->exact[p->open[k]].state != 0) {
+            *region = p->exact[p->open[k]].region;
+            return p->exact[p->open[k]].state;
+        }
+    return 0;
+}
+
+/* The state the samples saw at `from`, 0 for none. */
+static int sampled_piece(struct pieces *p, uint64_t from)
+{
+    uint64_t begin = 0, stop = 0;
+    int state = 0, piece = 0;
+    while (p->next_sampled < p->sampled) {
+        ompc_timeline_span(p->report, p->thread, p->next_sampled, &begin, &stop, &state);
+        if (stop > from)
+            break;
+        p->next_sampled++;
     }
-    for (size_t i = 0; i < exact_count; i++)
-        ends[i] = exact[i].end_ns;
-    ompc_qsort(ends, exact_count, sizeof *ends, compare_times);
-    size_t open_count = 0, next_exact = 0, next_end = 0;
-    uint32_t next_sampled = 0;
+    if (p->next_sampled < p->sampled && begin <= from && state > 0 && state < OMPC_NSTATES)
+        piece = state;
+    /* Inside a region its FORK opened, a SERIAL sample lags behind the FORK just as well. */
+    int in_region = 0;
+    for (size_t k = 0; k < p->open_count && !in_region; k++)
+        in_region = p->exact[p->open[k]].kind == OMPC_SPAN_REGION && p->exact[p->open[k]].exact;
+    int lagging = piece > 0 && (p->covered[piece] || (piece == THR_SERIAL_STATE && in_region));
+    /* A wait the events say is over: the state the samples saw next. */
+    for (uint32_t k = p->next_sampled + 1; p->has_log && from < p->limit && lagging; k++) {
+        if (k >= p->sampled || k > p->next_sampled + 4) {
+            piece = 0;
+            break;
+        }
+        ompc_timeline_span(p->report, p->thread, k, &begin, &stop, &state);
+        if (state > 0 && state < OMPC_NSTATES && !p->covered[state]
+            && !(state == THR_SERIAL_STATE && in_region)) {
+            piece = state;
+            lagging = 0;
+        }
+    }
+    return piece;
+}
+
+/* The state spans: neighbouring pieces of one state merged, except across an exact span's begin or end.  -1 without memory. */
+static int state_spans(struct pieces *p, struct span_list *list)
+{
     struct ompc_span current = {0, 0, OMPC_SPAN_STATE, 1000, 0, -1, 0, 0, 0, 0};
     int have_current = 0, failed = 0;
-    for (size_t i = 0; i + 1 < unique && !failed; i++) {
-        uint64_t from = cuts[i], to = cuts[i + 1];
-        while (open_count > 0 && exact[open[open_count - 1]].end_ns <= from)
-            open_count--;
-        int boundary = 0;
-        for (; next_exact < exact_count && exact[next_exact].begin_ns <= from; next_exact++) {
-            boundary = 1;
-            if (exact[next_exact].end_ns > from)
-                open[open_count++] = next_exact;
-        }
-        while (next_end < exact_count && ends[next_end] < from)
-            next_end++;
-        boundary |= next_end < exact_count && ends[next_end] == from;
-        int piece = 0, piece_exact = 0;
+    for (size_t i = 0; i + 1 < p->cut_count && !failed; i++) {
+        uint64_t from = p->cuts[i], to = p->cuts[i + 1];
+        int boundary = pieces_advance(p, from);
         uint64_t region = 0;
-        for (size_t k = open_count; k-- > 0 && piece == 0;)
-            if (exact[open[k]].state != 0) {
-                piece = exact[open[k]].state;
-                piece_exact = 1;
-                region = exact[open[k]].region;
-            }
-        if (piece == 0) {
-            while (next_sampled < sampled) {
-                ompc_timeline_span(report, thread, next_sampled, &begin, &stop, &state);
-                if (stop > from)
-                    break;
-                next_sampled++;
-            }
-            if (next_sampled < sampled && begin <= from && state > 0 && state < OMPC_NSTATES)
-                piece = state;
-            /* Inside a region its FORK opened, a SERIAL sample lags behind the FORK just as well. */
-            int in_region = 0;
-            for (size_t k = 0; k < open_count && !in_region; k++)
-                in_region = exact[open[k]].kind == OMPC_SPAN_REGION && exact[open[k]].exact;
-            int lagging = piece > 0 && (covered[piece] || (piece == THR_SERIAL_STATE && in_region));
-            /* A wait the events say is over: the state the samples saw next. */
-            for (uint32_t k = next_sampled + 1; has_log && from < limit && lagging; k++) {
-                if (k >= sampled || k > next_sampled + 4) {
-                    piece = 0;
-                    break;
-                }
-                ompc_timeline_span(report, thread, k, &begin, &stop, &state);
-                if (state > 0 && state < OMPC_NSTATES && !covered[state]
-                    && !(state == THR_SERIAL_STATE && in_region)) {
-                    piece = state;
-                    lagging = 0;
-                }
-            }
-        }
+        int piece = exact_piece(p, &region);
+        int piece_exact = piece != 0;
+        if (piece == 0)
+            piece = sampled_piece(p, from);
         if (have_current && (piece != current.state || piece_exact != current.exact || boundary)) {
-            failed = push_span(&list, &current) != 0;
+            failed = push_span(list, &current) != 0;
             have_current = 0;
         }
         if (piece == 0 || failed)
@@ -310,19 +352,41 @@ long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_
         current.end_ns = to;
     }
     if (have_current && !failed)
-        failed = push_span(&list, &current) != 0;
-    free(open);
-    free(ends);
-    free(exact);
-    free(cuts);
-    if (failed)
-        goto fail;
+        failed = push_span(list, &current) != 0;
+    return failed ? -1 : 0;
+}
+
+/* The spans of one thread (see report.h). */
+long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_span **spans)
+{
+    const struct ompc_model_thread *slot = &report->process->threads[thread];
+    struct span_list list = {NULL, 0, 0};
+    struct pieces p;
+    memset(&p, 0, sizeof p);
+    p.report = report;
+    p.thread = thread;
+    uint64_t end = thread_end(report, thread);
+    p.has_log = slot->event_log != NULL;
+    /* Events are exact until the log ran full (or for the whole thread when nothing was dropped). */
+    uint64_t dropped_at = slot->event_log_dropped_ns;
+    p.limit = p.has_log ? (dropped_at != 0 ? dropped_at : end) : 0;
+    *spans = NULL;
+    int failed = p.has_log && event_spans(report, thread, p.limit, &list) != 0;
+    p.exact_count = list.count;
+    exact_states(report->process, p.covered);
+    if (!failed && !p.has_log && slot->initial && report->event_log_bytes == 0) {
+        failed = serial_gap_regions(report, &list) != 0;
+        p.exact_count = list.count;
+    }
+    failed = failed || pieces_cut(&p, &list) != 0 || pieces_index(&p, &list) != 0 || state_spans(&p, &list) != 0;
+    pieces_free(&p);
+    if (failed) {
+        free(list.items);
+        return -1;
+    }
     ompc_qsort(list.items, list.count, sizeof *list.items, compare_spans);
     *spans = list.items;
     return (long)list.count;
-fail:
-    free(list.items);
-    return -1;
 }
 
 /* A span's name: the state, or the construct with where it is when that is known ("lock wait at solve solver.c:34"). */
