@@ -560,6 +560,38 @@ static void text_waits(const struct summary *summary, FILE *out)
         fprintf(out, "  ... %d more wait ids\n", summary->wait_count - TEXT_WAIT_ROWS);
 }
 
+/*
+ * The events that never arrived, in one line instead of a row of zeros
+ * each: those REGISTER accepted (`refused` 0), or those it refused with
+ * its answer; both halves of a pair that share their fate by the pair's
+ * short name ("lkwt").
+ */
+static void text_silent_events(const struct summary *summary, int refused, const char *what, FILE *out)
+{
+    const struct ompc_model_process *process = summary->process;
+    int any = 0;
+    for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
+        int event = process->requests[i].event, ec = process->requests[i].ec;
+        if (event <= 0 || event >= OMPC_NEVENTS || event_count(summary, event) != 0 || (ec != 0) != refused)
+            continue;
+        const char *name = ompc_event_name(event);
+        int both = strncmp(name, "begin_", 6) == 0 && i + 1 < process->request_count
+                   && process->requests[i + 1].event == event + 1 && process->requests[i + 1].ec == ec
+                   && event + 1 < OMPC_NEVENTS && event_count(summary, event + 1) == 0;
+        if (any)
+            fputs(", ", out);
+        else
+            fprintf(out, "  %s: ", what);
+        fputs(both ? name + 6 : name, out);
+        if (refused)
+            fprintf(out, " [%s]", ompc_register_status_name(ec));
+        any = 1;
+        i += both;
+    }
+    if (any)
+        fputc('\n', out);
+}
+
 /* The registered events with their counts and pair times, and what the event logs could not hold. */
 static void text_events(const struct summary *summary, FILE *out)
 {
@@ -569,7 +601,7 @@ static void text_events(const struct summary *summary, FILE *out)
     fprintf(out, "  %-14s %-11s %10s %12s\n", "event", "status", "count", "pair time ms");
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
         int event = process->requests[i].event;
-        if (event <= 0 || event >= OMPC_NEVENTS)
+        if (event <= 0 || event >= OMPC_NEVENTS || event_count(summary, event) == 0)
             continue;
         int pair = ompc_event_pair(event);
         fprintf(out, "  %-14s %-11s %10" PRIu64, ompc_event_name(event),
@@ -578,6 +610,8 @@ static void text_events(const struct summary *summary, FILE *out)
             fprintf(out, " %12.3f", pair_time_ns(summary, pair) / 1e6);
         fputc('\n', out);
     }
+    text_silent_events(summary, 0, "registered, never delivered", out);
+    text_silent_events(summary, 1, "not registered (REGISTER's answer in brackets)", out);
     if (report->event_log_bytes != 0) {
         uint64_t recorded, dropped;
         int threads = event_log_totals(process, &recorded, &dropped);
