@@ -6,6 +6,7 @@
 #include "agent.h"
 #include "agent_critical.h"
 #include "names.h"
+#include "procstat.h"
 #include "omp_collector_api.h"
 #include "record.h"
 #include "stackwalk.h"
@@ -168,19 +169,8 @@ static struct ompc_record_header *map_record(void)
 /* Field 22 of /proc/self/stat: with the pid, it names this process among any that reuse the pid. */
 static uint64_t start_ticks(void)
 {
-    char text[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t got = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (got <= 0)
-        return 0;
-    text[got] = '\0';
-    char *field = strrchr(text, ')');
-    for (int i = 2; field != NULL && i < 22; i++)
-        field = strchr(field + 1, ' ');
-    return field != NULL ? strtoull(field + 1, NULL, 10) : 0;
+    struct ompc_proc_stat stat;
+    return ompc_proc_stat(0, &stat) == 0 ? stat.start_ticks : 0;
 }
 
 /* dl_iterate_phdr visitor: the first loaded object named like an OpenMP runtime. */
