@@ -841,16 +841,32 @@ static int name_taken(char **names, size_t count, const char *name)
     return 0;
 }
 
-/* Writes one report (or timeline) to a temporary file and puts it in place; returns 0 or -1 after a message. */
-static int write_file(const struct run *run, const char *what, const char *name,
-                      const struct process_report *entry,
-                      int (*writer)(const struct ompc_report *, FILE *), char **placed)
+/* One file's content: a writer of the model's report, or bytes made already (a --csv-dir table). */
+struct file_content {
+    int (*writer)(const struct ompc_report *report, FILE *out); /* NULL: `bytes` */
+    const struct ompc_report *report;
+    const char *bytes;
+    size_t length;
+};
+
+/* Writes the content to `out`; -1 on a write error. */
+static int emit(const struct file_content *content, FILE *out)
+{
+    if (content->writer != NULL)
+        return content->writer(content->report, out);
+    fwrite(content->bytes, 1, content->length, out);
+    return ferror(out) ? -1 : 0;
+}
+
+/* Writes one output of process `pid` to a temporary file and puts it in place; returns 0 or -1 after a message. */
+static int write_file(const struct run *run, const char *what, const char *name, long pid,
+                      const struct file_content *content, char **placed)
 {
     /* A device or pipe (/dev/null, /dev/stdout, a FIFO) is written as it is: there is no file to replace. */
     struct stat existing;
     if (stat(name, &existing) == 0 && !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode)) {
         FILE *stream = fopen(name, "w");
-        int failed = stream == NULL || writer(&entry->report, stream) != 0;
+        int failed = stream == NULL || emit(content, stream) != 0;
         if (stream != NULL)
             failed |= fclose(stream) != 0;
         if (failed) {
@@ -866,7 +882,7 @@ static int write_file(const struct run *run, const char *what, const char *name,
         say("cannot write the %s %s: %s", what, name, strerror(errno));
         return -1;
     }
-    int failed = writer(&entry->report, file) != 0;
+    int failed = emit(content, file) != 0;
     failed |= fclose(file) != 0;
     if (failed) {
         say("writing the %s %s failed: %s", what, name, strerror(errno));
@@ -875,7 +891,7 @@ static int write_file(const struct run *run, const char *what, const char *name,
         return -1;
     }
     char tag[32];
-    snprintf(tag, sizeof tag, "%ld", (long)entry->process->pid);
+    snprintf(tag, sizeof tag, "%ld", pid);
     char *fallback = ompc_insert_tag(name, tag);
     const char *where = ompc_place_file(temp, name, fallback, &run->start_real);
     if (where == NULL) {
@@ -1014,17 +1030,6 @@ static void write_otf2(const struct run *run, const char *directory, const struc
 #endif
 }
 
-/* The table write_file is writing for --csv-dir. */
-static const struct ompc_csv_table *csv_dir_table;
-
-/* write_file's writer for one --csv-dir table. */
-static int write_csv_table(const struct ompc_report *report, FILE *out)
-{
-    (void)report;
-    fwrite(csv_dir_table->text, 1, csv_dir_table->length, out);
-    return ferror(out) ? -1 : 0;
-}
-
 /*
  * --csv-dir: the process's CSV report split into one file per table,
  * DIR/TABLE.csv, each with its header row and without the stream's
@@ -1040,10 +1045,8 @@ static void write_csv_dir(const struct run *run, const struct process_report *en
         return;
     }
     struct ompc_report report = entry->report;
-    report.format = OMPC_FORMAT_CSV;
-    ompc_csv_markers = 1;
+    report.format = OMPC_FORMAT_CSV_TABLES;
     int failed = ompc_write_report(&report, memory) != 0;
-    ompc_csv_markers = 0;
     failed |= fclose(memory) != 0;
     struct ompc_csv_table *tables = NULL;
     long count = failed ? -1 : ompc_csv_split(text, size, &tables);
@@ -1065,8 +1068,8 @@ static void write_csv_dir(const struct run *run, const struct process_report *en
         if (asprintf(&pattern, "%s/%s.csv", run->csv_dir, tables[i].name) < 0)
             die(EXIT_OWN_FAILURE, "out of memory");
         char *file = report_name(run, pattern, entry);
-        csv_dir_table = &tables[i];
-        write_file(run, "CSV table", file, entry, write_csv_table, &placed);
+        struct file_content table = {NULL, NULL, tables[i].text, tables[i].length};
+        write_file(run, "CSV table", file, (long)entry->process->pid, &table, &placed);
         free(placed);
         free(file);
         free(pattern);
@@ -1173,7 +1176,8 @@ static void write_named(const struct run *run, const char *what, const char *pat
         return;
     char *name = report_name(run, pattern, entry);
     char *placed = NULL;
-    write_file(run, what, name, entry, writer, &placed);
+    struct file_content content = {writer, &entry->report, NULL, 0};
+    write_file(run, what, name, (long)entry->process->pid, &content, &placed);
     free(name);
     free(placed);
 }
@@ -1200,7 +1204,8 @@ static void write_main_report(const struct run *run, const struct process_report
             names[i]);
         *rank_said = 1;
     }
-    write_file(run, "report", names[i], entry, ompc_write_report, &placed[i]);
+    struct file_content content = {ompc_write_report, &entry->report, NULL, 0};
+    write_file(run, "report", names[i], (long)entry->process->pid, &content, &placed[i]);
 }
 
 /* Every output of every chosen process. */

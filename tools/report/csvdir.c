@@ -8,11 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ompc_csv_markers;
-
-void ompc_csv_table(FILE *out, const char *name)
+void ompc_csv_table(FILE *out, const char *name, int markers)
 {
-    if (ompc_csv_markers)
+    if (markers)
         fprintf(out, "#table %s\n", name);
 }
 

@@ -7,14 +7,12 @@
 #include <stdio.h>
 
 /*
- * While set, the CSV writers put a line "#table NAME" before each table's
- * header row, so that a table with no rows can be named too.  The CSV
- * stream of -f csv never has them.
+ * Called before a table's header row: with `markers` (the stream is
+ * OMPC_FORMAT_CSV_TABLES, for --csv-dir), a line "#table NAME", so that a
+ * table with no rows can be named too.  The CSV stream of -f csv never has
+ * them.
  */
-extern int ompc_csv_markers;
-
-/* Called before a table's header row: the marker, when markers are on. */
-void ompc_csv_table(FILE *out, const char *name);
+void ompc_csv_table(FILE *out, const char *name, int markers);
 
 /* One table of a split stream: its name, and its header and rows without the leading section column. */
 struct ompc_csv_table {

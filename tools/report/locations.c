@@ -378,10 +378,10 @@ static void csv_location(FILE *out, const struct ompc_location *where)
     fprintf(out, ",0x%" PRIx64, where->module_offset);
 }
 
-void ompc_locations_csv(const struct ompc_locations *locations, FILE *out)
+void ompc_locations_csv(const struct ompc_locations *locations, int markers, FILE *out)
 {
     char buffer[256];
-    ompc_csv_table(out, "construct");
+    ompc_csv_table(out, "construct", markers);
     fputs("section,codeptr,function,file,line,module,module_offset,instances,total_ns,mean_ns,max_ns,"
           "threads,imbalance",
           out);
@@ -400,7 +400,7 @@ void ompc_locations_csv(const struct ompc_locations *locations, FILE *out)
             fprintf(out, ",%" PRIu64, row->ticks[state]);
         fputc('\n', out);
     }
-    ompc_csv_table(out, "wait_location");
+    ompc_csv_table(out, "wait_location", markers);
     fputs("section,state,kind,codeptr,function,file,line,module,module_offset,object,object_symbol,"
           "samples,threads\n",
           out);

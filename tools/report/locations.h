@@ -50,7 +50,7 @@ void ompc_locations_free(struct ompc_locations *locations);
 void ompc_locations_text(const struct ompc_locations *locations, uint64_t total, FILE *out);
 
 /* The same as CSV sections ("construct", "wait_location"), each after its header row. */
-void ompc_locations_csv(const struct ompc_locations *locations, FILE *out);
+void ompc_locations_csv(const struct ompc_locations *locations, int markers, FILE *out);
 
 /* The same as JSON members ("constructs", "wait_locations", "modules"), each preceded by ",\n  ". */
 void ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,

@@ -686,9 +686,10 @@ static void csv_state_names(FILE *out)
 /* The run table (who, how long, how it ended) and, when the loader found any, the record's damage. */
 static void csv_run(const struct summary *summary, FILE *out)
 {
+    int markers = summary->report->format == OMPC_FORMAT_CSV_TABLES;
     const struct ompc_report *report = summary->report;
     const struct ompc_model_process *process = summary->process;
-    ompc_csv_table(out, "run");
+    ompc_csv_table(out, "run", markers);
     fputs("section,program,pid,wall_ns,interval_ns,sampling,threads,samples,forks,joins,"
           "outermost_ns,rank,host,complete,end,exit_status,signal,runtime,runtime_version,"
           "sample_signal,sampling_status\n",
@@ -713,7 +714,7 @@ static void csv_run(const struct summary *summary, FILE *out)
     fprintf(out, ",%d,%s\n", process->sample_signal,
             sampling_status_name(process->sampling));
     if (process->damage.count != 0) {
-        ompc_csv_table(out, "record_damage");
+        ompc_csv_table(out, "record_damage", markers);
         fprintf(out, "section,findings,text\nrecord_damage,%lu,", process->damage.count);
         ompc_csv_string(out, process->damage.text);
         fputc('\n', out);
@@ -723,8 +724,9 @@ static void csv_run(const struct summary *summary, FILE *out)
 /* The thread table with each thread's states, then the thread_kind table. */
 static void csv_threads(const struct summary *summary, FILE *out)
 {
+    int markers = summary->report->format == OMPC_FORMAT_CSV_TABLES;
     const struct ompc_model_process *process = summary->process;
-    ompc_csv_table(out, "thread");
+    ompc_csv_table(out, "thread", markers);
     fputs("section,index,tid,initial,lifetime_ns,signals,samples,expected", out);
     csv_state_names(out);
     for (int i = 0; i < summary->thread_count; i++) {
@@ -735,7 +737,7 @@ static void csv_threads(const struct summary *summary, FILE *out)
         csv_states(out, thread->state_ticks);
     }
 
-    ompc_csv_table(out, "thread_kind");
+    ompc_csv_table(out, "thread_kind", markers);
     fputs("section,index,openmp,blocked_ns,blocked_samples\n", out);
     for (int i = 0; i < summary->thread_count; i++) {
         const struct ompc_model_thread *thread = &process->threads[i];
@@ -747,7 +749,8 @@ static void csv_threads(const struct summary *summary, FILE *out)
 /* The region table, by id, then the wait table, most samples first. */
 static void csv_regions_and_waits(const struct summary *summary, FILE *out)
 {
-    ompc_csv_table(out, "region");
+    int markers = summary->report->format == OMPC_FORMAT_CSV_TABLES;
+    ompc_csv_table(out, "region", markers);
     fputs("section,id,parent,forks,joins,time_ns,threads,samples", out);
     csv_state_names(out);
     for (int i = 0; i < summary->region_count; i++) {
@@ -760,7 +763,7 @@ static void csv_regions_and_waits(const struct summary *summary, FILE *out)
         csv_states(out, region->ticks);
     }
 
-    ompc_csv_table(out, "wait");
+    ompc_csv_table(out, "wait", markers);
     fputs("section,state,wait_id,samples,threads\n", out);
     for (int i = 0; i < summary->wait_count; i++) {
         const struct merged_wait *wait = &summary->waits[i];
@@ -772,8 +775,9 @@ static void csv_regions_and_waits(const struct summary *summary, FILE *out)
 /* The event table: each registered event, its count and, once per pair, the pair's time. */
 static void csv_events(const struct summary *summary, FILE *out)
 {
+    int markers = summary->report->format == OMPC_FORMAT_CSV_TABLES;
     const struct ompc_model_process *process = summary->process;
-    ompc_csv_table(out, "event");
+    ompc_csv_table(out, "event", markers);
     fputs("section,event,status,count,pair_time_ns\n", out);
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
         int event = process->requests[i].event;
@@ -794,11 +798,12 @@ static void csv_events(const struct summary *summary, FILE *out)
  */
 static void write_csv(const struct summary *summary, FILE *out)
 {
+    int markers = summary->report->format == OMPC_FORMAT_CSV_TABLES;
     csv_run(summary, out);
     csv_threads(summary, out);
     csv_regions_and_waits(summary, out);
-    ompc_locations_csv(&summary->locations, out);
-    ompc_tasks_csv(summary->process, out);
+    ompc_locations_csv(&summary->locations, markers, out);
+    ompc_tasks_csv(summary->process, markers, out);
     csv_events(summary, out);
 }
 
@@ -1024,6 +1029,7 @@ int ompc_write_report(const struct ompc_report *report, FILE *out)
     }
     switch (report->format) {
     case OMPC_FORMAT_CSV:
+    case OMPC_FORMAT_CSV_TABLES:
         write_csv(&summary, out);
         break;
     case OMPC_FORMAT_JSON:

@@ -158,11 +158,11 @@ static void csv_row(FILE *out, const struct task_row *row)
             row->create_ns, row->exec_ns, row->suspend_ns, row->lifetime_ns);
 }
 
-void ompc_tasks_csv(const struct ompc_model_process *process, FILE *out)
+void ompc_tasks_csv(const struct ompc_model_process *process, int markers, FILE *out)
 {
     if (!ompc_tasks_ran(process))
         return;
-    ompc_csv_table(out, "task");
+    ompc_csv_table(out, "task", markers);
     fputs("section,thread,tid,created,undeferred,deferred,executed,stolen,suspensions,create_ns,exec_ns,"
           "suspend_ns,lifetime_ns\n",
           out);

@@ -15,7 +15,7 @@ int ompc_tasks_ran(const struct ompc_model_process *process);
 void ompc_tasks_text(const struct ompc_model_process *process, FILE *out);
 
 /* The "task" CSV section, header row first (nothing when no task ran). */
-void ompc_tasks_csv(const struct ompc_model_process *process, FILE *out);
+void ompc_tasks_csv(const struct ompc_model_process *process, int markers, FILE *out);
 
 /* The JSON member "tasks", preceded by ",\n  ": an object, or null when no task ran. */
 void ompc_tasks_json(const struct ompc_model_process *process, FILE *out);
