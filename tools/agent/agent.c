@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "agent.h"
 #include "agent_critical.h"
 #include "names.h"
 #include "omp_collector_api.h"
@@ -36,25 +37,21 @@
 /* Exit status of the launched process when the collector cannot attach; the launcher reads why from the record. */
 #define AGENT_REFUSE_STATUS 125
 
-typedef int (*collector_api_t)(void *);
-typedef int (*pthread_create_t)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-typedef int (*sigaction_t)(int, const struct sigaction *, struct sigaction *);
-typedef int (*sigmask_t)(int, const sigset_t *, sigset_t *);
-typedef sighandler_t (*signal_t)(int, sighandler_t);
-typedef int (*execve_t)(const char *, char *const[], char *const[]);
-typedef int (*execv_t)(const char *, char *const[]);
-typedef int (*fexecve_t)(int, char *const[], char *const[]);
-
-/* The C library's versions of what the agent interposes. */
-static struct {
-    pthread_create_t pthread_create;
-    sigaction_t sigaction;
-    sigmask_t sigprocmask, pthread_sigmask;
-    signal_t signal, bsd_signal, sysv_signal;
-    execve_t execve, execvpe;
-    execv_t execv, execvp;
-    fexecve_t fexecve;
-} real;
+/* The shared state agent.h describes, which the sampling handler (sampler.c) reads. */
+struct ompc_real_functions real;
+collector_api_t api;
+struct ompc_record_header *record;
+struct ompc_process *_Atomic process;
+uint64_t origin_ns;
+int has_sample;
+_Atomic int sampling_on;
+_Atomic int handler_installed;
+struct sigaction program_actions[2];
+_Atomic int program_action_current;
+int timer_ids[OMPC_MAX_THREADS];
+_Atomic unsigned char has_timer[OMPC_MAX_THREADS];
+_Atomic uint64_t timer_armed_ns[OMPC_MAX_THREADS];
+_Atomic uint64_t timer_counted[OMPC_MAX_THREADS];
 
 /* Looks up the next definition of `name` once; a missing one stays NULL. */
 #define RESOLVE(name)                                                                   \
@@ -63,46 +60,20 @@ static struct {
             real.name = (__typeof__(real.name))dlsym(RTLD_NEXT, #name);                 \
     } while (0)
 
-static collector_api_t api;
-
-/* The launcher's record, and this process's slot in it (NULL: not recording). */
-static struct ompc_record_header *record;
-static struct ompc_process *_Atomic process;
-static uint64_t origin_ns;  /* CLOCK_MONOTONIC at the start of this process's record */
 static int is_main;         /* the process the launcher started: it refuses to run unobserved */
 static int session_live;    /* START answered OK in this image */
 static struct ompc_event_request requests[OMPC_NEVENTS];
 static int request_count;
 static struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
 static int task_request_count;
-static int has_sample;      /* the runtime answered OMPCOLLECTOR_REQ_SAMPLE at START */
 /* dlpi_adds and dlpi_subs when the module map was last brought up to date. */
 static unsigned long long modules_adds, modules_subs;
-static int sample_request(ompcollector_sample_t *out);
 
 static _Atomic int collecting;  /* attached and not yet at exit */
-static _Atomic int sampling_on; /* the signal handler may record */
 static int sample_signal;       /* 0: none chosen yet */
-static _Atomic int handler_installed;
-/* The disposition the program believes it set for sample_signal; two copies so the handler never reads a half-written one. */
-static struct sigaction program_actions[2];
-static _Atomic int program_action_current;
 
 /* Per-thread timers, private to the process (a fork does not inherit them). */
 static timer_t timers[OMPC_MAX_THREADS];
-static int timer_ids[OMPC_MAX_THREADS];
-/* TIMER_NONE, TIMER_LIVE, or TIMER_DELETED: a deleted timer's signal may still be pending somewhere. */
-static _Atomic unsigned char has_timer[OMPC_MAX_THREADS];
-enum { TIMER_NONE, TIMER_LIVE, TIMER_DELETED };
-/*
- * When each timer's period began (CLOCK_MONOTONIC, not since origin_ns)
- * and how many of its expirations samples have counted since: a kernel
- * that folds expirations without reporting them in si_overrun (or reports
- * fewer) still gets the count right, since a CLOCK_MONOTONIC timer expires
- * at fixed points of its period.
- */
-static _Atomic uint64_t timer_armed_ns[OMPC_MAX_THREADS];
-static _Atomic uint64_t timer_counted[OMPC_MAX_THREADS];
 /*
  * The kernel's scheduler tick (CLOCK_MONOTONIC_COARSE's resolution), 0 when
  * unknown.  Linux fires every CPU's tick at multiples of it on
@@ -139,20 +110,6 @@ static pthread_cond_t scanner_cond;
  * held -- a malloc that is not fork-safe (AddressSanitizer's) would hang.
  */
 static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* CLOCK_MONOTONIC in ns; clock_gettime is async-signal-safe. */
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Nanoseconds since this process's record began. */
-static uint64_t now_ns(void)
-{
-    return monotonic_ns() - origin_ns;
-}
 
 /* The kernel id of the calling thread, which SIGEV_THREAD_ID timers target. */
 static pid_t current_tid(void)
@@ -411,28 +368,6 @@ static void arm_timer(struct ompc_thread *slot, int index)
         atomic_store(&timer_armed_ns[index], monotonic_ns());
 }
 
-/*
- * Timer expirations one delivery of thread `index`'s signal stands for:
- * the kernel's 1 + si_overrun, or more when the period's fixed expiry
- * points say more have passed since the last counted one (a thread off the
- * CPU or with the signal blocked collects one pending signal).
- * Async-signal-safe: yes, only the thread's own signal handler calls it.
- */
-static uint64_t expirations(int index, int overrun)
-{
-    uint64_t weight = 1 + (uint64_t)(overrun > 0 ? overrun : 0);
-    uint64_t armed = atomic_load_explicit(&timer_armed_ns[index], memory_order_relaxed);
-    uint64_t counted = atomic_load_explicit(&timer_counted[index], memory_order_relaxed);
-    uint64_t now = monotonic_ns();
-    if (armed != 0 && now > armed && record->interval_ns > 0) {
-        uint64_t due = (now - armed) / (uint64_t)record->interval_ns;
-        if (due > counted + weight)
-            weight = due - counted;
-    }
-    atomic_store_explicit(&timer_counted[index], counted + weight, memory_order_relaxed);
-    return weight;
-}
-
 /* Deletes thread `index`'s timer; caller holds slots_mutex. */
 static void disarm_timer(int index)
 {
@@ -563,340 +498,6 @@ static struct ompc_thread *current_thread(void)
 }
 
 /*
- * The region row for `id`, inserted when `create` is set.  Lock-free (one
- * compare-and-swap per new id) so the signal handler may call it.  NULL
- * when the table is full around this id.
- */
-static struct ompc_region *region_row(struct ompc_process *owner, uint64_t id, int create)
-{
-    uint64_t hash = id * UINT64_C(0x9E3779B97F4A7C15);
-    for (unsigned probe = 0; probe < 64; probe++) {
-        struct ompc_region *row = &owner->regions[((hash >> 50) + probe) % OMPC_MAX_REGIONS];
-        uint64_t seen = atomic_load_explicit(&row->id, memory_order_acquire);
-        if (seen == id)
-            return row;
-        if (seen == 0) {
-            if (!create)
-                return NULL;
-            uint64_t expected = 0;
-            if (atomic_compare_exchange_strong(&row->id, &expected, id) || expected == id)
-                return row;
-        }
-    }
-    return NULL;
-}
-
-/* The construct row for parallel construct `codeptr`, inserted on first sight (lock-free, signal-safe); NULL when full. */
-static struct ompc_construct *construct_row(struct ompc_process *owner, uint64_t codeptr)
-{
-    uint64_t hash = codeptr * UINT64_C(0x9E3779B97F4A7C15);
-    for (unsigned probe = 0; probe < OMPC_MAX_CONSTRUCTS; probe++) {
-        struct ompc_construct *row = &owner->constructs[((hash >> 58) + probe) % OMPC_MAX_CONSTRUCTS];
-        uint64_t seen = atomic_load_explicit(&row->codeptr, memory_order_acquire);
-        if (seen == codeptr)
-            return row;
-        if (seen == 0) {
-            uint64_t expected = 0;
-            if (atomic_compare_exchange_strong(&row->codeptr, &expected, codeptr) || expected == codeptr)
-                return row;
-        }
-    }
-    atomic_fetch_add_explicit(&owner->constructs_dropped, 1, memory_order_relaxed);
-    return NULL;
-}
-
-/* Remembers that this thread waited for object `id` in `state` at `codeptr`; only the thread's own handler writes here. */
-static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_t codeptr, uint64_t object,
-                       uint64_t weight)
-{
-    uint64_t hash = (id ^ (uint64_t)state ^ codeptr) * UINT64_C(0x9E3779B97F4A7C15);
-    for (unsigned probe = 0; probe < OMPC_WAIT_SLOTS; probe++) {
-        struct ompc_wait *wait = &slot->waits[((hash >> 59) + probe) % OMPC_WAIT_SLOTS];
-        uint32_t used = atomic_load_explicit(&wait->state, memory_order_relaxed);
-        if (used == 0) {
-            atomic_store_explicit(&wait->id, id, memory_order_relaxed);
-            atomic_store_explicit(&wait->codeptr, codeptr, memory_order_relaxed);
-            atomic_store_explicit(&wait->object, object, memory_order_relaxed);
-            atomic_store_explicit(&wait->state, (uint32_t)state, memory_order_release);
-            used = (uint32_t)state;
-        }
-        if (used == (uint32_t)state && atomic_load_explicit(&wait->id, memory_order_relaxed) == id
-            && atomic_load_explicit(&wait->codeptr, memory_order_relaxed) == codeptr) {
-            atomic_fetch_add_explicit(&wait->ticks, weight, memory_order_relaxed);
-            return;
-        }
-    }
-    atomic_fetch_add_explicit(&slot->wait_overflow_ticks, weight, memory_order_relaxed);
-}
-
-/*
- * In the sampling handler: the thread is in the wait whose BEGIN it logged
- * last; that entry gets the wait id and code address the callback could
- * not see yet.  The handler interrupts the thread itself, so the entry is
- * not being written meanwhile.
- */
-static void complete_wait_entry(struct ompc_thread *slot, int state, uint64_t wait_id, uint64_t codeptr)
-{
-    static const int pair_states[OMPC_NPAIRS] = {0, THR_IBAR_STATE, THR_EBAR_STATE, THR_LKWT_STATE,
-                                                  THR_CTWT_STATE, THR_ODWT_STATE, 0, 0, 0, THR_ATWT_STATE};
-    uint32_t open = atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed);
-    if (open == 0 || open > slot->event_log_capacity)
-        return;
-    struct ompc_event_entry *entry = (struct ompc_event_entry *)((char *)record
-                                     + atomic_load_explicit(&slot->event_log, memory_order_relaxed)) + (open - 1);
-    int pair = ompc_event_pair(OMPC_EVENT_CODE(entry));
-    if (pair < 0 || pair >= OMPC_NPAIRS || pair_states[pair] != state || entry->wait_id != 0)
-        return;
-    entry->wait_id = wait_id;
-    entry->codeptr = codeptr;
-    atomic_store_explicit(&slot->event_log_open_wait, 0, memory_order_relaxed);
-}
-
-/* What one sample read of the interrupted thread. */
-struct sample {
-    int state;          /* 0: no valid answer */
-    uint64_t wait_id;   /* in a wait state */
-    uint64_t region_id; /* 0: none */
-    ompcollector_sample_t extended; /* all 0 unless the runtime answers OMPCOLLECTOR_REQ_SAMPLE */
-};
-
-/*
- * In the sampling handler (async-signal-safe): a signal the thread had
- * blocked says nothing of its state, so of the expirations it folded only
- * the one delivered counts, and the rest are counted as blocked.  Returns
- * the weight the sample counts for.
- */
-static inline __attribute__((always_inline)) uint64_t unblocked_weight(struct ompc_thread *slot, uint64_t weight)
-{
-    if (atomic_load_explicit(&slot->blocked, memory_order_relaxed) == 2) {
-        atomic_fetch_add_explicit(&slot->blocked_ticks, weight - 1, memory_order_relaxed);
-        weight = 1;
-        atomic_store_explicit(&slot->blocked, 0, memory_order_relaxed);
-    }
-    return weight;
-}
-
-/*
- * In the sampling handler (async-signal-safe): the interrupted thread's
- * state, wait id and region id, from OMPCOLLECTOR_REQ_SAMPLE when the
- * runtime answered it at START, else from STATE (28-byte entry: state at
- * mem+0, wait id at mem+4) and CURRENT_PRID (24-byte entry) in one call,
- * both async-signal-safe.
- */
-static inline __attribute__((always_inline)) void read_sample(struct sample *sample)
-{
-    int32_t buffer[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
-    *sample = (struct sample){0};
-    if (has_sample) {
-        if (sample_request(&sample->extended) == OMP_ERRCODE_OK) {
-            if (sample->extended.state > 0 && sample->extended.state < OMPC_NSTATES) {
-                sample->state = sample->extended.state;
-                sample->wait_id = sample->extended.wait_id;
-            }
-            sample->region_id = sample->extended.region_id;
-        }
-    } else if (api(buffer) == 0) {
-        if (buffer[2] == OMP_ERRCODE_OK && buffer[4] > 0 && buffer[4] < OMPC_NSTATES) {
-            sample->state = buffer[4];
-            memcpy(&sample->wait_id, &buffer[5], sizeof sample->wait_id);
-        }
-        if (buffer[9] == OMP_ERRCODE_OK)
-            memcpy(&sample->region_id, &buffer[11], sizeof sample->region_id);
-    }
-}
-
-/* In the sampling handler (async-signal-safe): a sample in a wait counts for the object and code address waited for. */
-static inline __attribute__((always_inline)) void sample_wait(struct ompc_thread *slot, struct sample *sample,
-                                                              uint64_t weight)
-{
-    int state = sample->state;
-    ompcollector_sample_t *extended = &sample->extended;
-    if (state == THR_CTWT_STATE && extended->wait_codeptr != 0) {
-        /* A named critical's object is the compiler's variable, when the thread entered it through us at this very call. */
-        const struct ompc_critical_entry *entered = ompc_critical_current();
-        if (entered->call_site == extended->wait_codeptr && entered->variable != 0)
-            extended->wait_object = entered->variable;
-    }
-    if (state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE
-        || state == THR_ATWT_STATE)
-        count_wait(slot, state, sample->wait_id, extended->wait_codeptr, extended->wait_object, weight);
-    else if (has_sample && (state == THR_EBAR_STATE || state == THR_IBAR_STATE)) {
-        /* Runtimes often give a worker's implicit barrier no code address: it is its region's. */
-        uint64_t where = extended->wait_codeptr;
-        if (where == 0 && state == THR_IBAR_STATE)
-            where = extended->region_codeptr;
-        if (where != 0)
-            count_wait(slot, state, 0, where, 0, weight);
-    }
-}
-
-/* In the sampling handler (async-signal-safe, lock-free rows): a sample counts for its parallel construct when working, and for its region. */
-static inline __attribute__((always_inline)) void sample_region(struct ompc_process *owner, int index,
-                                                                const struct sample *sample, uint64_t weight)
-{
-    if (sample->state == THR_WORK_STATE && sample->extended.region_codeptr != 0) {
-        struct ompc_construct *construct = construct_row(owner, sample->extended.region_codeptr);
-        if (construct != NULL)
-            atomic_fetch_add_explicit(&construct->work[index], weight, memory_order_relaxed);
-    }
-    if (sample->region_id != 0) {
-        struct ompc_region *row = region_row(owner, sample->region_id, 1);
-        if (row != NULL) {
-            atomic_fetch_add_explicit(&row->ticks[sample->state], weight, memory_order_relaxed);
-            atomic_fetch_or_explicit(&row->thread_mask, UINT64_C(1) << (index % 64),
-                                     memory_order_relaxed);
-        }
-    }
-}
-
-/*
- * In the sampling handler (async-signal-safe; only the thread's own
- * handler appends to its timeline): a timeline entry when the state, or
- * where the thread is, changed since the last one.
- */
-static inline __attribute__((always_inline)) void sample_timeline(struct ompc_thread *slot,
-                                                                  const struct sample *sample, uint64_t now,
-                                                                  uint64_t weight)
-{
-    int state = sample->state;
-    /* Where the thread is, for the timeline's tooltips: the construct it waits in, else its region's. */
-    uint64_t where = 0;
-    if (has_sample)
-        where = state != THR_WORK_STATE && sample->extended.wait_codeptr != 0 ? sample->extended.wait_codeptr
-                                                                              : sample->extended.region_codeptr;
-    uint64_t where_offset = atomic_load_explicit(&slot->timeline_where, memory_order_relaxed);
-    uint64_t offset = atomic_load_explicit(&slot->timeline, memory_order_relaxed);
-    if (offset == 0 || (state == slot->last_state && (where_offset == 0 || where == slot->last_where)))
-        return;
-    uint64_t *timeline = (uint64_t *)((char *)record + offset);
-    uint32_t length = atomic_load_explicit(&slot->timeline_length, memory_order_relaxed);
-    if (length >= OMPC_TIMELINE_CAP) {
-        atomic_store_explicit(&slot->timeline_truncated, 1, memory_order_relaxed);
-        return;
-    }
-    /* Folded expirations mean the thread sat in this state, off the CPU, that long already. */
-    uint64_t since = now - (weight - 1) * (uint64_t)record->interval_ns;
-    if (since > now || since < slot->start_ns)
-        since = slot->start_ns;
-    uint64_t since_us = since / 1000;
-    if (length > 0 && since_us < (timeline[length - 1] >> 8))
-        since_us = timeline[length - 1] >> 8;
-    timeline[length] = (since_us << 8) | (uint64_t)state;
-    if (where_offset != 0)
-        ((uint64_t *)((char *)record + where_offset))[length] = where;
-    atomic_store_explicit(&slot->timeline_length, length + 1, memory_order_release);
-    slot->last_state = state;
-    slot->last_where = where;
-}
-
-/*
- * One sample of the interrupted thread, in the sampling handler: every
- * step is async-signal-safe.  `weight` counts timer expirations the kernel
- * folded into this signal while the thread was off the CPU: the thread
- * could not change state meanwhile, so they all count for this state --
- * unless the thread had the signal blocked, which says nothing of its state.
- */
-static void take_sample(struct ompc_process *owner, int index, uint64_t weight, void *context)
-{
-    struct ompc_thread *slot = &owner->threads[index];
-    weight = unblocked_weight(slot, weight);
-    uint64_t now = now_ns();
-    atomic_fetch_add_explicit(&slot->signals, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&slot->ticks, weight, memory_order_relaxed);
-    atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
-    struct sample sample;
-    read_sample(&sample);
-    atomic_fetch_add_explicit(&slot->state_ticks[sample.state], weight, memory_order_relaxed);
-    if (sample.wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
-        complete_wait_entry(slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);
-    if (record->flags & OMPC_OPT_STACKS)
-        ompc_stackwalk_sample(api, record, owner, slot, sample.state, weight, sample.region_id,
-                              sample.extended.wait_codeptr, context);
-    sample_wait(slot, &sample, weight);
-    sample_region(owner, index, &sample, weight);
-    sample_timeline(slot, &sample, now, weight);
-}
-
-/*
- * The sampling signal reached the program's default action (it asked for
- * it, or never asked): a real-time signal's default ends the process, so
- * stop sampling, restore that default and let the signal do what it would
- * have done without us.
- */
-static void default_action(int signal_number)
-{
-    struct ompc_process *owner = atomic_load(&process);
-    atomic_store(&sampling_on, 0);
-    if (owner != NULL && atomic_load(&owner->sampling) == OMPC_SAMPLING_ON) {
-        atomic_store(&owner->sampling_stopped_ns, now_ns());
-        atomic_store(&owner->sampling, OMPC_SAMPLING_DEFAULT);
-    }
-    struct sigaction fallback;
-    memset(&fallback, 0, sizeof fallback);
-    fallback.sa_handler = SIG_DFL;
-    sigemptyset(&fallback.sa_mask);
-    atomic_store(&handler_installed, 0);
-    real.sigaction(signal_number, &fallback, NULL);
-    sigset_t unblock;
-    sigemptyset(&unblock);
-    sigaddset(&unblock, signal_number);
-    raise(signal_number);
-    real.pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
-}
-
-/* A delivery of the sampling signal that is not one of our timers' belongs to the program's handler. */
-static void pass_on(int signal_number, siginfo_t *info, void *context)
-{
-    struct ompc_process *owner = atomic_load(&process);
-    if (owner != NULL)
-        atomic_fetch_add_explicit(&owner->signals_passed, 1, memory_order_relaxed);
-    int current = atomic_load(&program_action_current);
-    struct sigaction action = program_actions[current];
-    if (action.sa_handler == SIG_IGN)
-        return;
-    if (action.sa_handler == SIG_DFL) {
-        default_action(signal_number);
-        return;
-    }
-    if (action.sa_flags & SA_RESETHAND) {
-        program_actions[current].sa_handler = SIG_DFL;
-        program_actions[current].sa_flags &= ~SA_SIGINFO;
-    }
-    sigset_t saved;
-    real.pthread_sigmask(SIG_BLOCK, &action.sa_mask, &saved);
-    if (action.sa_flags & SA_SIGINFO)
-        action.sa_sigaction(signal_number, info, context);
-    else
-        action.sa_handler(signal_number);
-    real.pthread_sigmask(SIG_SETMASK, &saved, NULL);
-}
-
-/*
- * The sampling signal.  The timer's value names the thread's slot and the
- * kernel's timer id proves the timer is ours, so the handler does no
- * lookup; it touches only the API, the clock and that slot's counters.
- */
-static void on_sample(int signal_number, siginfo_t *info, void *context)
-{
-    int saved_errno = errno;
-    int index = info->si_value.sival_int;
-    unsigned char timer = index >= 0 && index < OMPC_MAX_THREADS
-                              ? atomic_load_explicit(&has_timer[index], memory_order_acquire)
-                              : TIMER_NONE;
-    if (info->si_code == SI_TIMER && timer != TIMER_NONE && info->si_timerid == timer_ids[index]) {
-        /* A deleted timer's last signal, delivered late, is ours all the same: never the program's. */
-        struct ompc_process *owner = atomic_load_explicit(&process, memory_order_acquire);
-        if (timer == TIMER_LIVE && owner != NULL && atomic_load_explicit(&sampling_on, memory_order_acquire)
-            && atomic_load_explicit(&owner->threads[index].status, memory_order_acquire)
-                   == OMPC_SLOT_LIVE)
-            take_sample(owner, index, expirations(index, info->si_overrun), context);
-    } else {
-        pass_on(signal_number, info, context);
-    }
-    errno = saved_errno;
-}
-
-/*
  * A real-time signal nobody in the process handles or blocks: the highest
  * such, because programs that use one usually take SIGRTMIN upwards.  0
  * when every one is taken.
@@ -926,7 +527,7 @@ static void start_sampling(struct ompc_process *owner)
         sample_signal = choose_signal();
         struct sigaction action;
         memset(&action, 0, sizeof action);
-        action.sa_sigaction = on_sample;
+        action.sa_sigaction = ompc_on_sample;
         action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
         sigemptyset(&action.sa_mask);
         if (sample_signal == 0
@@ -960,16 +561,6 @@ static int simple_request(int request)
     int32_t buffer[5] = {16, request, 0, 0, 0};
     if (api(buffer) != 0)
         return -1;
-    return buffer[2];
-}
-
-/* OMPCOLLECTOR_REQ_SAMPLE for the calling thread (async-signal-safe); its ec, or -1 when the call failed. */
-static int sample_request(ompcollector_sample_t *out)
-{
-    int32_t buffer[4 + sizeof *out / 4 + 1] = {(int32_t)(16 + sizeof *out), OMPCOLLECTOR_REQ_SAMPLE};
-    if (api(buffer) != 0)
-        return -1;
-    memcpy(out, &buffer[4], sizeof *out);
     return buffer[2];
 }
 
@@ -1012,7 +603,7 @@ static void region_event(struct ompc_process *owner, int event, uint64_t now)
         atomic_fetch_add(&row->forks, 1);
         atomic_store(&row->parent, parent_id);
         ompcollector_sample_t here;
-        if (has_sample && sample_request(&here) == OMP_ERRCODE_OK && here.region_codeptr != 0)
+        if (has_sample && ompc_sample_request(&here) == OMP_ERRCODE_OK && here.region_codeptr != 0)
             atomic_store(&row->codeptr, here.region_codeptr);
         atomic_store(&row->fork_ns, now);
     } else if (row != NULL) {
@@ -1043,7 +634,7 @@ static void log_event(struct ompc_process *owner, struct ompc_thread *slot, int 
     int wait_begin = event % 2 == 1 && pair >= 0 && (pair <= 5 || pair == 9);
     if (has_sample) {
         ompcollector_sample_t here;
-        if (sample_request(&here) == OMP_ERRCODE_OK) {
+        if (ompc_sample_request(&here) == OMP_ERRCODE_OK) {
             entry.region = here.region_id;
             if (wait_begin) {
                 entry.wait_id = here.wait_id;
@@ -1301,7 +892,7 @@ static void check_handler(void)
     struct sigaction current;
     if (real.sigaction(sample_signal, NULL, &current) != 0)
         return;
-    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_sample)
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == ompc_on_sample)
         return;
     atomic_store(&handler_installed, 0);
     stop_sampling(OMPC_SAMPLING_REPLACED);
@@ -1893,7 +1484,7 @@ __attribute__((constructor)) static void agent_start(void)
         return;
     }
     ompcollector_sample_t probe;
-    has_sample = sample_request(&probe) == OMP_ERRCODE_OK;
+    has_sample = ompc_sample_request(&probe) == OMP_ERRCODE_OK;
     register_events(record->event_mask);
     if (record->flags & OMPC_OPT_TASKS)
         register_task_events();

@@ -1,0 +1,377 @@
+/* sampler.c - the sampling signal's handler inside the observed program: each delivery of a thread's timer signal reads the thread's state through the Collector API and counts it in the thread's slot of the record. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+
+/*
+ * Every function in this file is async-signal-safe: it runs in the
+ * sampling signal's handler, which interrupts the program's threads
+ * anywhere, in malloc or holding any lock.  Here that means: no malloc or
+ * free, no lock (no pthread mutex, no stdio, nothing that may take the C
+ * library's internal locks), no errno left changed; only async-signal-safe
+ * calls (clock_gettime, sigaction, pthread_sigmask, raise), the Collector
+ * API's STATE, CURRENT_PRID and OMPCOLLECTOR_REQ_SAMPLE requests (which
+ * the API answers async-signal-safely), the agent's other handler-safe
+ * functions (ompc_stackwalk_sample, ompc_critical_current,
+ * ompc_event_pair), and data that is either the interrupted thread's own
+ * (its slot, its timeline, its event log, thread-local variables) or
+ * shared through atomics and lock-free tables (regions, constructs).  A
+ * delivery that is not one of our timers' goes to the program's own
+ * handler (pass_on), which answers for itself.  Anything that needs more
+ * is agent.c's, outside the handler.  The steps of take_sample are always
+ * inlined, so splitting it costs a sample no call.
+ */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include "agent.h"
+#include "agent_critical.h"
+#include "names.h"
+#include "omp_collector_api.h"
+#include "record.h"
+#include "stackwalk.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+
+/* OMPCOLLECTOR_REQ_SAMPLE for the calling thread (async-signal-safe); its ec, or -1 when the call failed. */
+int ompc_sample_request(ompcollector_sample_t *out)
+{
+    int32_t buffer[4 + sizeof *out / 4 + 1] = {(int32_t)(16 + sizeof *out), OMPCOLLECTOR_REQ_SAMPLE};
+    if (api(buffer) != 0)
+        return -1;
+    memcpy(out, &buffer[4], sizeof *out);
+    return buffer[2];
+}
+
+/*
+ * Timer expirations one delivery of thread `index`'s signal stands for:
+ * the kernel's 1 + si_overrun, or more when the period's fixed expiry
+ * points say more have passed since the last counted one (a thread off the
+ * CPU or with the signal blocked collects one pending signal).
+ * Async-signal-safe: yes, only the thread's own signal handler calls it.
+ */
+static uint64_t expirations(int index, int overrun)
+{
+    uint64_t weight = 1 + (uint64_t)(overrun > 0 ? overrun : 0);
+    uint64_t armed = atomic_load_explicit(&timer_armed_ns[index], memory_order_relaxed);
+    uint64_t counted = atomic_load_explicit(&timer_counted[index], memory_order_relaxed);
+    uint64_t now = monotonic_ns();
+    if (armed != 0 && now > armed && record->interval_ns > 0) {
+        uint64_t due = (now - armed) / (uint64_t)record->interval_ns;
+        if (due > counted + weight)
+            weight = due - counted;
+    }
+    atomic_store_explicit(&timer_counted[index], counted + weight, memory_order_relaxed);
+    return weight;
+}
+
+/* The construct row for parallel construct `codeptr`, inserted on first sight (lock-free, signal-safe); NULL when full. */
+static struct ompc_construct *construct_row(struct ompc_process *owner, uint64_t codeptr)
+{
+    uint64_t hash = codeptr * UINT64_C(0x9E3779B97F4A7C15);
+    for (unsigned probe = 0; probe < OMPC_MAX_CONSTRUCTS; probe++) {
+        struct ompc_construct *row = &owner->constructs[((hash >> 58) + probe) % OMPC_MAX_CONSTRUCTS];
+        uint64_t seen = atomic_load_explicit(&row->codeptr, memory_order_acquire);
+        if (seen == codeptr)
+            return row;
+        if (seen == 0) {
+            uint64_t expected = 0;
+            if (atomic_compare_exchange_strong(&row->codeptr, &expected, codeptr) || expected == codeptr)
+                return row;
+        }
+    }
+    atomic_fetch_add_explicit(&owner->constructs_dropped, 1, memory_order_relaxed);
+    return NULL;
+}
+
+/* Remembers that this thread waited for object `id` in `state` at `codeptr`; only the thread's own handler writes here. */
+static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_t codeptr, uint64_t object,
+                       uint64_t weight)
+{
+    uint64_t hash = (id ^ (uint64_t)state ^ codeptr) * UINT64_C(0x9E3779B97F4A7C15);
+    for (unsigned probe = 0; probe < OMPC_WAIT_SLOTS; probe++) {
+        struct ompc_wait *wait = &slot->waits[((hash >> 59) + probe) % OMPC_WAIT_SLOTS];
+        uint32_t used = atomic_load_explicit(&wait->state, memory_order_relaxed);
+        if (used == 0) {
+            atomic_store_explicit(&wait->id, id, memory_order_relaxed);
+            atomic_store_explicit(&wait->codeptr, codeptr, memory_order_relaxed);
+            atomic_store_explicit(&wait->object, object, memory_order_relaxed);
+            atomic_store_explicit(&wait->state, (uint32_t)state, memory_order_release);
+            used = (uint32_t)state;
+        }
+        if (used == (uint32_t)state && atomic_load_explicit(&wait->id, memory_order_relaxed) == id
+            && atomic_load_explicit(&wait->codeptr, memory_order_relaxed) == codeptr) {
+            atomic_fetch_add_explicit(&wait->ticks, weight, memory_order_relaxed);
+            return;
+        }
+    }
+    atomic_fetch_add_explicit(&slot->wait_overflow_ticks, weight, memory_order_relaxed);
+}
+
+/*
+ * In the sampling handler: the thread is in the wait whose BEGIN it logged
+ * last; that entry gets the wait id and code address the callback could
+ * not see yet.  The handler interrupts the thread itself, so the entry is
+ * not being written meanwhile.
+ */
+static void complete_wait_entry(struct ompc_thread *slot, int state, uint64_t wait_id, uint64_t codeptr)
+{
+    static const int pair_states[OMPC_NPAIRS] = {0, THR_IBAR_STATE, THR_EBAR_STATE, THR_LKWT_STATE,
+                                                  THR_CTWT_STATE, THR_ODWT_STATE, 0, 0, 0, THR_ATWT_STATE};
+    uint32_t open = atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed);
+    if (open == 0 || open > slot->event_log_capacity)
+        return;
+    struct ompc_event_entry *entry = (struct ompc_event_entry *)((char *)record
+                                     + atomic_load_explicit(&slot->event_log, memory_order_relaxed)) + (open - 1);
+    int pair = ompc_event_pair(OMPC_EVENT_CODE(entry));
+    if (pair < 0 || pair >= OMPC_NPAIRS || pair_states[pair] != state || entry->wait_id != 0)
+        return;
+    entry->wait_id = wait_id;
+    entry->codeptr = codeptr;
+    atomic_store_explicit(&slot->event_log_open_wait, 0, memory_order_relaxed);
+}
+
+/* What one sample read of the interrupted thread. */
+struct sample {
+    int state;          /* 0: no valid answer */
+    uint64_t wait_id;   /* in a wait state */
+    uint64_t region_id; /* 0: none */
+    ompcollector_sample_t extended; /* all 0 unless the runtime answers OMPCOLLECTOR_REQ_SAMPLE */
+};
+
+/*
+ * In the sampling handler (async-signal-safe): a signal the thread had
+ * blocked says nothing of its state, so of the expirations it folded only
+ * the one delivered counts, and the rest are counted as blocked.  Returns
+ * the weight the sample counts for.
+ */
+static inline __attribute__((always_inline)) uint64_t unblocked_weight(struct ompc_thread *slot, uint64_t weight)
+{
+    if (atomic_load_explicit(&slot->blocked, memory_order_relaxed) == 2) {
+        atomic_fetch_add_explicit(&slot->blocked_ticks, weight - 1, memory_order_relaxed);
+        weight = 1;
+        atomic_store_explicit(&slot->blocked, 0, memory_order_relaxed);
+    }
+    return weight;
+}
+
+/*
+ * In the sampling handler (async-signal-safe): the interrupted thread's
+ * state, wait id and region id, from OMPCOLLECTOR_REQ_SAMPLE when the
+ * runtime answered it at START, else from STATE (28-byte entry: state at
+ * mem+0, wait id at mem+4) and CURRENT_PRID (24-byte entry) in one call,
+ * both async-signal-safe.
+ */
+static inline __attribute__((always_inline)) void read_sample(struct sample *sample)
+{
+    int32_t buffer[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
+    *sample = (struct sample){0};
+    if (has_sample) {
+        if (ompc_sample_request(&sample->extended) == OMP_ERRCODE_OK) {
+            if (sample->extended.state > 0 && sample->extended.state < OMPC_NSTATES) {
+                sample->state = sample->extended.state;
+                sample->wait_id = sample->extended.wait_id;
+            }
+            sample->region_id = sample->extended.region_id;
+        }
+    } else if (api(buffer) == 0) {
+        if (buffer[2] == OMP_ERRCODE_OK && buffer[4] > 0 && buffer[4] < OMPC_NSTATES) {
+            sample->state = buffer[4];
+            memcpy(&sample->wait_id, &buffer[5], sizeof sample->wait_id);
+        }
+        if (buffer[9] == OMP_ERRCODE_OK)
+            memcpy(&sample->region_id, &buffer[11], sizeof sample->region_id);
+    }
+}
+
+/* In the sampling handler (async-signal-safe): a sample in a wait counts for the object and code address waited for. */
+static inline __attribute__((always_inline)) void sample_wait(struct ompc_thread *slot, struct sample *sample,
+                                                              uint64_t weight)
+{
+    int state = sample->state;
+    ompcollector_sample_t *extended = &sample->extended;
+    if (state == THR_CTWT_STATE && extended->wait_codeptr != 0) {
+        /* A named critical's object is the compiler's variable, when the thread entered it through us at this very call. */
+        const struct ompc_critical_entry *entered = ompc_critical_current();
+        if (entered->call_site == extended->wait_codeptr && entered->variable != 0)
+            extended->wait_object = entered->variable;
+    }
+    if (state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE
+        || state == THR_ATWT_STATE)
+        count_wait(slot, state, sample->wait_id, extended->wait_codeptr, extended->wait_object, weight);
+    else if (has_sample && (state == THR_EBAR_STATE || state == THR_IBAR_STATE)) {
+        /* Runtimes often give a worker's implicit barrier no code address: it is its region's. */
+        uint64_t where = extended->wait_codeptr;
+        if (where == 0 && state == THR_IBAR_STATE)
+            where = extended->region_codeptr;
+        if (where != 0)
+            count_wait(slot, state, 0, where, 0, weight);
+    }
+}
+
+/* In the sampling handler (async-signal-safe, lock-free rows): a sample counts for its parallel construct when working, and for its region. */
+static inline __attribute__((always_inline)) void sample_region(struct ompc_process *owner, int index,
+                                                                const struct sample *sample, uint64_t weight)
+{
+    if (sample->state == THR_WORK_STATE && sample->extended.region_codeptr != 0) {
+        struct ompc_construct *construct = construct_row(owner, sample->extended.region_codeptr);
+        if (construct != NULL)
+            atomic_fetch_add_explicit(&construct->work[index], weight, memory_order_relaxed);
+    }
+    if (sample->region_id != 0) {
+        struct ompc_region *row = region_row(owner, sample->region_id, 1);
+        if (row != NULL) {
+            atomic_fetch_add_explicit(&row->ticks[sample->state], weight, memory_order_relaxed);
+            atomic_fetch_or_explicit(&row->thread_mask, UINT64_C(1) << (index % 64),
+                                     memory_order_relaxed);
+        }
+    }
+}
+
+/*
+ * In the sampling handler (async-signal-safe; only the thread's own
+ * handler appends to its timeline): a timeline entry when the state, or
+ * where the thread is, changed since the last one.
+ */
+static inline __attribute__((always_inline)) void sample_timeline(struct ompc_thread *slot,
+                                                                  const struct sample *sample, uint64_t now,
+                                                                  uint64_t weight)
+{
+    int state = sample->state;
+    /* Where the thread is, for the timeline's tooltips: the construct it waits in, else its region's. */
+    uint64_t where = 0;
+    if (has_sample)
+        where = state != THR_WORK_STATE && sample->extended.wait_codeptr != 0 ? sample->extended.wait_codeptr
+                                                                              : sample->extended.region_codeptr;
+    uint64_t where_offset = atomic_load_explicit(&slot->timeline_where, memory_order_relaxed);
+    uint64_t offset = atomic_load_explicit(&slot->timeline, memory_order_relaxed);
+    if (offset == 0 || (state == slot->last_state && (where_offset == 0 || where == slot->last_where)))
+        return;
+    uint64_t *timeline = (uint64_t *)((char *)record + offset);
+    uint32_t length = atomic_load_explicit(&slot->timeline_length, memory_order_relaxed);
+    if (length >= OMPC_TIMELINE_CAP) {
+        atomic_store_explicit(&slot->timeline_truncated, 1, memory_order_relaxed);
+        return;
+    }
+    /* Folded expirations mean the thread sat in this state, off the CPU, that long already. */
+    uint64_t since = now - (weight - 1) * (uint64_t)record->interval_ns;
+    if (since > now || since < slot->start_ns)
+        since = slot->start_ns;
+    uint64_t since_us = since / 1000;
+    if (length > 0 && since_us < (timeline[length - 1] >> 8))
+        since_us = timeline[length - 1] >> 8;
+    timeline[length] = (since_us << 8) | (uint64_t)state;
+    if (where_offset != 0)
+        ((uint64_t *)((char *)record + where_offset))[length] = where;
+    atomic_store_explicit(&slot->timeline_length, length + 1, memory_order_release);
+    slot->last_state = state;
+    slot->last_where = where;
+}
+
+/*
+ * One sample of the interrupted thread, in the sampling handler: every
+ * step is async-signal-safe.  `weight` counts timer expirations the kernel
+ * folded into this signal while the thread was off the CPU: the thread
+ * could not change state meanwhile, so they all count for this state --
+ * unless the thread had the signal blocked, which says nothing of its state.
+ */
+static void take_sample(struct ompc_process *owner, int index, uint64_t weight, void *context)
+{
+    struct ompc_thread *slot = &owner->threads[index];
+    weight = unblocked_weight(slot, weight);
+    uint64_t now = now_ns();
+    atomic_fetch_add_explicit(&slot->signals, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&slot->ticks, weight, memory_order_relaxed);
+    atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
+    struct sample sample;
+    read_sample(&sample);
+    atomic_fetch_add_explicit(&slot->state_ticks[sample.state], weight, memory_order_relaxed);
+    if (sample.wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
+        complete_wait_entry(slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);
+    if (record->flags & OMPC_OPT_STACKS)
+        ompc_stackwalk_sample(api, record, owner, slot, sample.state, weight, sample.region_id,
+                              sample.extended.wait_codeptr, context);
+    sample_wait(slot, &sample, weight);
+    sample_region(owner, index, &sample, weight);
+    sample_timeline(slot, &sample, now, weight);
+}
+
+/*
+ * The sampling signal reached the program's default action (it asked for
+ * it, or never asked): a real-time signal's default ends the process, so
+ * stop sampling, restore that default and let the signal do what it would
+ * have done without us.
+ */
+static void default_action(int signal_number)
+{
+    struct ompc_process *owner = atomic_load(&process);
+    atomic_store(&sampling_on, 0);
+    if (owner != NULL && atomic_load(&owner->sampling) == OMPC_SAMPLING_ON) {
+        atomic_store(&owner->sampling_stopped_ns, now_ns());
+        atomic_store(&owner->sampling, OMPC_SAMPLING_DEFAULT);
+    }
+    struct sigaction fallback;
+    memset(&fallback, 0, sizeof fallback);
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    atomic_store(&handler_installed, 0);
+    real.sigaction(signal_number, &fallback, NULL);
+    sigset_t unblock;
+    sigemptyset(&unblock);
+    sigaddset(&unblock, signal_number);
+    raise(signal_number);
+    real.pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+}
+
+/* A delivery of the sampling signal that is not one of our timers' belongs to the program's handler. */
+static void pass_on(int signal_number, siginfo_t *info, void *context)
+{
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner != NULL)
+        atomic_fetch_add_explicit(&owner->signals_passed, 1, memory_order_relaxed);
+    int current = atomic_load(&program_action_current);
+    struct sigaction action = program_actions[current];
+    if (action.sa_handler == SIG_IGN)
+        return;
+    if (action.sa_handler == SIG_DFL) {
+        default_action(signal_number);
+        return;
+    }
+    if (action.sa_flags & SA_RESETHAND) {
+        program_actions[current].sa_handler = SIG_DFL;
+        program_actions[current].sa_flags &= ~SA_SIGINFO;
+    }
+    sigset_t saved;
+    real.pthread_sigmask(SIG_BLOCK, &action.sa_mask, &saved);
+    if (action.sa_flags & SA_SIGINFO)
+        action.sa_sigaction(signal_number, info, context);
+    else
+        action.sa_handler(signal_number);
+    real.pthread_sigmask(SIG_SETMASK, &saved, NULL);
+}
+
+/*
+ * The sampling signal.  The timer's value names the thread's slot and the
+ * kernel's timer id proves the timer is ours, so the handler does no
+ * lookup; it touches only the API, the clock and that slot's counters.
+ */
+void ompc_on_sample(int signal_number, siginfo_t *info, void *context)
+{
+    int saved_errno = errno;
+    int index = info->si_value.sival_int;
+    unsigned char timer = index >= 0 && index < OMPC_MAX_THREADS
+                              ? atomic_load_explicit(&has_timer[index], memory_order_acquire)
+                              : TIMER_NONE;
+    if (info->si_code == SI_TIMER && timer != TIMER_NONE && info->si_timerid == timer_ids[index]) {
+        /* A deleted timer's last signal, delivered late, is ours all the same: never the program's. */
+        struct ompc_process *owner = atomic_load_explicit(&process, memory_order_acquire);
+        if (timer == TIMER_LIVE && owner != NULL && atomic_load_explicit(&sampling_on, memory_order_acquire)
+            && atomic_load_explicit(&owner->threads[index].status, memory_order_acquire)
+                   == OMPC_SLOT_LIVE)
+            take_sample(owner, index, expirations(index, info->si_overrun), context);
+    } else {
+        pass_on(signal_number, info, context);
+    }
+    errno = saved_errno;
+}
