@@ -8,15 +8,16 @@
  * free, no lock (no pthread mutex, no stdio, nothing that may take the C
  * library's internal locks), no errno left changed; only async-signal-safe
  * calls (clock_gettime, sigaction, pthread_sigmask, raise), the Collector
- * API's STATE, CURRENT_PRID and OMPCOLLECTOR_REQ_SAMPLE requests (which the
- * API answers async-signal-safely), and data that is either the
- * interrupted thread's own (its slot, its timeline, its event log,
- * thread-local variables) or shared through atomics and lock-free tables
- * (regions, constructs).  A delivery that is not one of our timers' goes
- * to the program's own handler (pass_on), which answers for itself.
- * Anything that needs more is agent.c's, outside the handler.  The steps
- * of take_sample are always inlined, so splitting it costs a sample no
- * call.
+ * API's STATE, CURRENT_PRID and OMPCOLLECTOR_REQ_SAMPLE requests (which
+ * the API answers async-signal-safely), the agent's other handler-safe
+ * functions (ompc_stackwalk_sample, ompc_critical_current,
+ * ompc_event_pair), and data that is either the interrupted thread's own
+ * (its slot, its timeline, its event log, thread-local variables) or
+ * shared through atomics and lock-free tables (regions, constructs).  A
+ * delivery that is not one of our timers' goes to the program's own
+ * handler (pass_on), which answers for itself.  Anything that needs more
+ * is agent.c's, outside the handler.  The steps of take_sample are always
+ * inlined, so splitting it costs a sample no call.
  */
 #define _GNU_SOURCE 1
 #include <config.h>
