@@ -31,7 +31,7 @@ if ! $limit "$mpirun" -np 2 $flags "$hybrid" 0.05 >"$tmp/plain.out" 2>"$tmp/plai
     exit 0
 fi
 
-echo "1..9"
+echo "1..$((9 + ${TIMING_CHECKS:-0}))"
 n=0
 # job DIRECTORY OMPCOLLECT-OPTION...: the hybrid example on 2 ranks, each under ompcollect, in DIRECTORY.
 job() {
@@ -84,6 +84,23 @@ sys.exit(0 if ok else 1)
 EOF
 result $? "merge of the two ranks' JSON reports: the totals of both" "$tmp/merge.err" "$tmp/merged.json"
 "$oc" merge "$tmp/json/r.0.json" "$tmp/json/r.1.json" >"$tmp/merged.txt" 2>>"$tmp/merge.err"
+# The imbalance merge reports is the one in the ranks' reports: max / mean - 1
+# of each rank's WORK time (samples x interval).  Whether the example's
+# built-in 2:1 split shows as such is a question of timing: on a busy machine
+# the scheduler's delays, tens of ms, land in both ranks' WORK and can hide
+# the 10 ms per step that rank 1 works longer.  So that claim is checked only
+# by `make check-timing` (TIMING_CHECKS=1), on a machine left alone.
 grep -q '^  rank 0 ' "$tmp/merged.txt" && grep -q '^  rank 1 ' "$tmp/merged.txt" && grep -q '^Slowest: rank [01] ' "$tmp/merged.txt" \
-    && python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); sys.exit(0 if m["imbalance"]["WORK"] > 0.1 else 1)' "$tmp/merged.json"
-result $? "merge names each rank, the slowest, and finds the WORK imbalance the example builds in" "$tmp/merged.txt"
+    && python3 - "$tmp/merged.json" "$tmp/json/r.0.json" "$tmp/json/r.1.json" <<'EOF'
+import json, sys
+merged = json.load(open(sys.argv[1]))
+work = [r["totals"]["states"]["WORK"] * r["interval_ns"] for r in (json.load(open(p)) for p in sys.argv[2:])]
+expected = max(work) / (sum(work) / len(work)) - 1 if sum(work) > 0 else 0
+print("# WORK time per rank (ns): %s; imbalance %.6f, merge says %.6f" % (work, expected, merged["imbalance"]["WORK"]))
+sys.exit(0 if abs(merged["imbalance"]["WORK"] - expected) < 1e-5 else 1)
+EOF
+result $? "merge names each rank, the slowest, and the WORK imbalance of the ranks' reports" "$tmp/merged.txt"
+if [ "${TIMING_CHECKS:-0}" = 1 ]; then
+    python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); sys.exit(0 if m["imbalance"]["WORK"] > 0.1 else 1)' "$tmp/merged.json"
+    result $? "timing: merge finds the WORK imbalance the example builds in (> 10%)" "$tmp/merged.json"
+fi
