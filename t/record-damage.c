@@ -149,9 +149,11 @@ int main(int argc, char **argv)
     struct ompc_record_header *header = mapping;
     damage->apply(header, ompc_record_process(header, 0));
     munmap(mapping, run.header.total_size);
-    if (ompc_session_save(&run, argv[2], error, sizeof error) != 0) {
+    int failed = ompc_session_save(&run, argv[2], error, sizeof error) != 0;
+    if (failed)
         fprintf(stderr, "record-damage: %s: %s\n", argv[2], error);
-        return 1;
-    }
-    return 0;
+    close(run.record_fd);
+    free(run.reaped);
+    ompc_session_free(run.session);
+    return failed;
 }

@@ -1677,6 +1677,8 @@ static int report_main(int argc, char **argv)
     check_recorded(&run, argv[first]);
     clock_gettime(CLOCK_REALTIME, &run.start_real);
     int reports = write_reports(&run);
+    close(run.record_fd);
+    free(run.reaped);
     ompc_session_free(run.session);
     return reports < 0 ? EXIT_OWN_FAILURE : 0;
 }
