@@ -1,5 +1,5 @@
 #!/bin/sh
-# ompcollect-hostile.sh - a program that damages the record from inside: a planted entry naming a process that is not the run's is neither waited for nor signalled, a cut record is said to be cut, a scribbled slot ends in a report that says it is damaged.
+# ompcollect-hostile.sh - a program that damages the record from inside: a planted entry naming a process that is not the run's is neither waited for nor signalled, a record cut short is said to be cut (and what is left reported), a scribbled slot ends in a report that says it is damaged.
 # SPDX-License-Identifier: BSD-3-Clause
 . "$top_srcdir/t/ompcollect-lib.sh"
 prog=$top_builddir/t/ompcollect-hostile
@@ -28,10 +28,10 @@ kill "$bystander" 2>/dev/null
 status=$?
 [ $status -eq 0 ]
 result $? "a program that cut the record keeps its exit status (exit $status)" "$tmp/cut.err"
-grep -q 'record was cut to 4096 of its' "$tmp/cut.err"
+grep -q 'record was cut to [0-9]* of its' "$tmp/cut.err"
 result $? "the cut record is said to be cut" "$tmp/cut.err"
-! grep -q 'agent never ran' "$tmp/cut.err"
-result $? "a cut record is not taken for an agent that never ran" "$tmp/cut.err"
+! grep -q 'agent never ran' "$tmp/cut.err" && grep -q '^ompcollect report:' "$tmp/cut.txt"
+result $? "a cut record is not taken for an agent that never ran: the slot that is left is reported" "$tmp/cut.err"
 
 "$oc" -f json -o "$tmp/scribble.json" "$prog" scribble >"$tmp/scribble.out" 2>"$tmp/scribble.err"
 status=$?
