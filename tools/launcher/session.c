@@ -56,29 +56,30 @@ void ompc_session_free(struct ompc_session *session)
     free(session);
 }
 
-/* Remembers one resolution; a failed allocation only loses it from a saved file. */
-static void remember_path(struct ompc_session *session, const char *from, const char *to)
+/* Remembers one resolution; returns the stored result, or NULL when memory ran out (it is then only not saved). */
+static const char *remember_path(struct ompc_session *session, const char *from, const char *to)
 {
     if (session->count == session->capacity) {
         size_t capacity = session->capacity ? 2 * session->capacity : 8;
         char **grown_from = realloc(session->from, capacity * sizeof *grown_from);
         if (grown_from == NULL)
-            return;
+            return NULL;
         session->from = grown_from;
         char **grown_to = realloc(session->to, capacity * sizeof *grown_to);
         if (grown_to == NULL)
-            return;
+            return NULL;
         session->to = grown_to;
         session->capacity = capacity;
     }
-    session->from[session->count] = strdup(from);
-    session->to[session->count] = strdup(to);
-    if (session->from[session->count] == NULL || session->to[session->count] == NULL) {
-        free(session->from[session->count]);
-        free(session->to[session->count]);
-        return;
+    char *from_copy = strdup(from), *to_copy = strdup(to);
+    if (from_copy == NULL || to_copy == NULL) {
+        free(from_copy);
+        free(to_copy);
+        return NULL;
     }
-    session->count++;
+    session->from[session->count] = from_copy;
+    session->to[session->count++] = to_copy;
+    return to_copy;
 }
 
 const char *ompc_session_realpath(struct ompc_session *session, const char *path)
@@ -91,13 +92,9 @@ const char *ompc_session_realpath(struct ompc_session *session, const char *path
     if (session->facts != NULL)
         return NULL;
     char *resolved = realpath(path, NULL);
-    if (resolved == NULL)
-        return NULL;
-    remember_path(session, path, resolved);
+    const char *kept = resolved != NULL ? remember_path(session, path, resolved) : NULL;
     free(resolved);
-    return session->count > 0 && strcmp(session->from[session->count - 1], path) == 0
-               ? session->to[session->count - 1]
-               : NULL;
+    return kept;
 }
 
 /* The launcher's facts as a JSON object; NULL without memory. */
@@ -197,9 +194,20 @@ int ompc_session_save(const struct run *run, const char *path, char *error, size
         snprintf(error, error_size, "cannot read the record: %s", strerror(errno));
         return -1;
     }
+    if ((uint64_t)info.st_size > OMPC_SESSION_RECORD_MAX) {
+        snprintf(error, error_size, "the record's %llu bytes are over the %llu a saved run may hold",
+                 (unsigned long long)info.st_size, (unsigned long long)OMPC_SESSION_RECORD_MAX);
+        return -1;
+    }
     json_t *facts = facts_of(run, (uint64_t)info.st_size);
     char *text = facts != NULL ? json_dumps(facts, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(facts);
+    if (text != NULL && strlen(text) > OMPC_SESSION_FACTS_MAX) {
+        snprintf(error, error_size, "the run's facts (%zu bytes) are over the %zu a saved run may hold",
+                 strlen(text), OMPC_SESSION_FACTS_MAX);
+        free(text);
+        return -1;
+    }
     int out = text != NULL ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
     if (out < 0) {
         snprintf(error, error_size, "%s", text == NULL ? "out of memory" : strerror(errno));

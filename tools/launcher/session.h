@@ -9,9 +9,15 @@
 
 /* The file's first bytes; the version changes with the record's. */
 #define OMPC_SESSION_MAGIC "OMPCSES1"
-/* What a saved file may claim, so a hostile one cannot make the reader reserve more. */
-#define OMPC_SESSION_FACTS_MAX ((size_t)1 << 20)
-#define OMPC_SESSION_RECORD_MAX ((uint64_t)64 << 30)
+/*
+ * What a saved file may claim, so a hostile one cannot make the reader
+ * reserve more: the facts (a few hundred bytes plus ~30 per process the
+ * launcher collected) and the record, which is sparse and at most 64
+ * threads' --trace-buffer of 1 GiB beside the tables (under 72 GiB).  A
+ * run past either is not saved, and --save says so.
+ */
+#define OMPC_SESSION_FACTS_MAX ((size_t)16 << 20)
+#define OMPC_SESSION_RECORD_MAX ((uint64_t)128 << 30)
 
 /* A session's own memory: the paths the launcher resolved, and the facts a saved run brought. */
 struct ompc_session *ompc_session_new(void);

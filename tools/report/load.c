@@ -325,21 +325,16 @@ static int take_regions(struct ompc_model_process *to, const struct ompc_process
     return 0;
 }
 
-/* The constructs' per-thread WORK samples, the module map and the fork cache. */
+/* The constructs' per-thread WORK samples and the module map. */
 static int take_code(struct ompc_model_process *to, const struct ompc_process *from)
 {
     to->constructs = calloc(OMPC_MAX_CONSTRUCTS, sizeof *to->constructs);
-    to->fork_cache = calloc(OMPC_FORK_CACHE, sizeof *to->fork_cache);
-    if (to->constructs == NULL || to->fork_cache == NULL)
+    if (to->constructs == NULL)
         return -1;
     for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++) {
         to->constructs[i].codeptr = atomic_load(&from->constructs[i].codeptr);
         for (int t = 0; t < OMPC_MAX_THREADS; t++)
             to->constructs[i].work[t] = atomic_load(&from->constructs[i].work[t]);
-    }
-    for (int i = 0; i < OMPC_FORK_CACHE; i++) {
-        to->fork_cache[i].region_id = atomic_load(&from->fork_cache[i].region_id);
-        to->fork_cache[i].entry = atomic_load(&from->fork_cache[i].entry);
     }
     uint32_t modules = atomic_load(&from->module_count);
     if (modules > OMPC_MAX_MODULES) {
@@ -495,6 +490,5 @@ void ompc_model_free(struct ompc_model_process *process)
     free(process->regions);
     free(process->constructs);
     free(process->modules);
-    free(process->fork_cache);
     free(process);
 }

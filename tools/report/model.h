@@ -113,7 +113,6 @@ struct ompc_model_process {
     uint32_t module_count;        /* entries in modules[] */
     uint32_t modules_dropped;
     struct ompc_model_module *modules;
-    struct ompc_fork_slot_model { uint64_t region_id, entry; } *fork_cache; /* OMPC_FORK_CACHE slots */
     struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
     int32_t task_request_count;   /* within task_requests[] */
     /* Run-wide, from the record's header when the run ended. */
