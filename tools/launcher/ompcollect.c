@@ -803,8 +803,6 @@ static void describe(const struct run *run, struct process_report *entry, struct
     report->runtime_why = process->runtime[0] ? runtime_reason(run, process->runtime, entry->runtime_file) : "";
     report->shim = run->shim;
     report->agent = run->agent;
-    report->arena_refused = process->arena_refused;
-    report->processes_dropped = process->processes_dropped;
     report->event_log_bytes = run->header.event_log_bytes;
 }
 

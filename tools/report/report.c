@@ -417,10 +417,10 @@ static void text_header(const struct summary *summary, FILE *out)
         fprintf(out, "  incomplete: %s\n", report->fate);
     if (report->sampling)
         text_sampling_notes(summary, out);
-    if (report->processes_dropped != 0)
+    if (process->processes_dropped != 0)
         fprintf(out, "  %u further processes found no free record slot (limit %d) and are not "
                      "reported\n",
-                report->processes_dropped, OMPC_MAX_PROCESSES);
+                process->processes_dropped, OMPC_MAX_PROCESSES);
     if (process->damage.count != 0)
         fprintf(out, "  record damaged (%lu finding%s; what did not hold was ignored or clamped): %s\n",
                 process->damage.count, process->damage.count == 1 ? "" : "s", process->damage.text);
@@ -876,7 +876,7 @@ static void json_header(const struct summary *summary, FILE *out)
                  ",\n  \"processes_dropped\": %u,\n  \"timelines_dropped\": %" PRIu64,
             sampling_status_name(process->sampling),
             process->sampling_stopped_ns, process->program_handler_ns,
-            process->signals_passed, report->processes_dropped, report->arena_refused);
+            process->signals_passed, process->processes_dropped, process->arena_refused);
     if (process->damage.count != 0) {
         fprintf(out, ",\n  \"record_damage\": {\"findings\": %lu, \"text\": ", process->damage.count);
         json_string(out, process->damage.text);

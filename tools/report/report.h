@@ -44,9 +44,6 @@ struct ompc_report {
     /* The collector. */
     const char *shim;
     const char *agent;
-    /* Run-wide losses. */
-    uint64_t arena_refused;
-    uint32_t processes_dropped;
     /* --trace, --trace-json: the event log's bytes per thread (0: no log was kept). */
     uint64_t event_log_bytes;
     /* --stacks: the sampled call stacks (NULL when not asked for or out of memory). */
