@@ -1,0 +1,184 @@
+/* summary.c - gathers one process's threads, regions and waits from the model once, for every format of the report. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "omp_collector_api.h"
+#include "sort.h"
+#include "summary.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The runtime reported the thread: it is the initial one, had an event, or was sampled in an OpenMP state. */
+int ompc_thread_is_openmp(const struct ompc_model_thread *thread)
+{
+    if (thread->initial)
+        return 1;
+    for (int event = 1; event < OMPC_NEVENTS; event++)
+        if (thread->events[event] != 0)
+            return 1;
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        if (state != THR_SERIAL_STATE && thread->state_ticks[state] != 0)
+            return 1;
+    return 0;
+}
+
+
+/* qsort order that puts equal (state, wait id) pairs next to each other for merging. */
+static int compare_wait_keys(const void *a, const void *b)
+{
+    const struct merged_wait *x = a, *y = b;
+    if (x->state != y->state)
+        return (x->state > y->state) - (x->state < y->state);
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* qsort order for waits: most samples first. */
+static int compare_wait_ticks(const void *a, const void *b)
+{
+    const struct merged_wait *x = a, *y = b;
+    if (x->ticks != y->ticks)
+        return (x->ticks < y->ticks) - (x->ticks > y->ticks);
+    return compare_wait_keys(a, b);
+}
+
+
+/* Gathers threads, regions and waits; returns -1 when memory runs out. */
+int ompc_summarise(const struct ompc_report *report, struct summary *summary)
+{
+    const struct ompc_model_process *process = report->process;
+    memset(summary, 0, sizeof *summary);
+    summary->report = report;
+    summary->process = process;
+    summary->thread_count = process->thread_count;
+    if (summary->thread_count < 0 || summary->thread_count > OMPC_MAX_THREADS)
+        summary->thread_count = OMPC_MAX_THREADS;
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_model_thread *thread = &process->threads[i];
+        if (!ompc_thread_is_openmp(thread)) {
+            summary->other_ticks += thread_ticks(thread);
+            continue;
+        }
+        summary->openmp_threads++;
+        for (int state = 0; state < OMPC_NSTATES; state++) {
+            uint64_t ticks = thread->state_ticks[state];
+            summary->state_ticks[state] += ticks;
+            summary->total_ticks += ticks;
+        }
+    }
+
+    summary->regions = malloc(OMPC_MAX_REGIONS * sizeof *summary->regions);
+    if (summary->regions == NULL)
+        return -1;
+    for (int i = 0; i < OMPC_MAX_REGIONS; i++) {
+        const struct ompc_model_region *region = &process->regions[i];
+        if (region->id == 0)
+            continue;
+        summary->regions[summary->region_count++] = region;
+        summary->forks += region->forks;
+        summary->joins += region->joins;
+        if (region->parent == 0)
+            summary->outermost_ns += region->time_ns;
+    }
+    summary->forks += process->regions_overflow_forks;
+    summary->outermost_ns += process->regions_overflow_ns;
+    ompc_qsort(summary->regions, (size_t)summary->region_count, sizeof *summary->regions,
+          compare_region_ids);
+
+    size_t capacity = (size_t)summary->thread_count * OMPC_WAIT_SLOTS + 1;
+    struct merged_wait *all = malloc(capacity * sizeof *all);
+    if (all == NULL)
+        return -1;
+    size_t used = 0;
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_model_thread *thread = &process->threads[i];
+        summary->wait_overflow_ticks += thread->wait_overflow_ticks;
+        for (int slot = 0; slot < OMPC_WAIT_SLOTS; slot++) {
+            const struct ompc_model_wait *wait = &thread->waits[slot];
+            uint32_t state = wait->state;
+            /* Barrier entries (code address only) belong to "Waits by location", not to the wait ids. */
+            if (state == 0 || state == THR_EBAR_STATE || state == THR_IBAR_STATE)
+                continue;
+            all[used++] = (struct merged_wait){(int)state, wait->id, wait->ticks, 1};
+        }
+    }
+    ompc_qsort(all, used, sizeof *all, compare_wait_keys);
+    size_t merged = 0;
+    for (size_t i = 0; i < used; i++) {
+        if (merged > 0 && compare_wait_keys(&all[merged - 1], &all[i]) == 0) {
+            all[merged - 1].ticks += all[i].ticks;
+            all[merged - 1].threads++;
+        } else {
+            all[merged++] = all[i];
+        }
+    }
+    ompc_qsort(all, merged, sizeof *all, compare_wait_ticks);
+    summary->waits = all;
+    summary->wait_count = (int)merged;
+    return ompc_locations_build(process, &summary->locations);
+}
+
+/* Frees what summarise allocated; safe on a half-built summary. */
+void ompc_summary_release(struct summary *summary)
+{
+    free(summary->regions);
+    free(summary->waits);
+    ompc_locations_free(&summary->locations);
+}
+
+/* Name of what became of sampling. */
+const char *ompc_sampling_status_name(uint32_t status)
+{
+    static const char *const names[] = {"off", "on", "no-signal", "replaced", "default-action"};
+    return status < sizeof names / sizeof names[0] ? names[status] : "?";
+}
+
+/* Real-time signals by their distance from SIGRTMIN or SIGRTMAX, others by their usual names. */
+const char *ompc_signal_name(int number, char *buffer, size_t size)
+{
+    static const struct {
+        int number;
+        const char *name;
+    } names[] = {{SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"},
+                 {SIGILL, "SIGILL"},   {SIGTRAP, "SIGTRAP"}, {SIGABRT, "SIGABRT"},
+                 {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"},
+                 {SIGUSR1, "SIGUSR1"}, {SIGSEGV, "SIGSEGV"}, {SIGUSR2, "SIGUSR2"},
+                 {SIGPIPE, "SIGPIPE"}, {SIGALRM, "SIGALRM"}, {SIGTERM, "SIGTERM"},
+                 {SIGCHLD, "SIGCHLD"}, {SIGURG, "SIGURG"},   {SIGXCPU, "SIGXCPU"},
+                 {SIGPROF, "SIGPROF"}, {SIGSYS, "SIGSYS"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].number == number) {
+            snprintf(buffer, size, "%s", names[i].name);
+            return buffer;
+        }
+    if (number == SIGRTMAX)
+        snprintf(buffer, size, "SIGRTMAX");
+    else if (number >= SIGRTMIN && number < SIGRTMAX && number - SIGRTMIN <= SIGRTMAX - number)
+        snprintf(buffer, size, "SIGRTMIN+%d", number - SIGRTMIN);
+    else if (number > SIGRTMIN && number < SIGRTMAX)
+        snprintf(buffer, size, "SIGRTMAX-%d", SIGRTMAX - number);
+    else if (number == SIGRTMIN)
+        snprintf(buffer, size, "SIGRTMIN");
+    else
+        snprintf(buffer, size, "signal %d", number);
+    return buffer;
+}
+
+
+/* What the threads' event logs (--trace) hold and what did not fit: returns the threads that dropped any. */
+int ompc_event_log_totals(const struct ompc_model_process *process, uint64_t *recorded, uint64_t *dropped)
+{
+    int threads = 0, count = process->thread_count;
+    *recorded = 0;
+    *dropped = process->untracked.event_log_dropped;
+    for (int i = 0; i < count && i < OMPC_MAX_THREADS; i++) {
+        uint64_t lost = process->threads[i].event_log_dropped;
+        *recorded += process->threads[i].event_log_length;
+        *dropped += lost;
+        threads += lost != 0;
+    }
+    return threads;
+}
+

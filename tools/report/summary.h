@@ -1,0 +1,137 @@
+/* summary.h - what the report's writers share: one process's threads, regions and waits gathered once from the model, and the small sums over them. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_SUMMARY_H
+#define OMPCOLLECT_SUMMARY_H 1
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "locations.h"
+#include "model.h"
+#include "report.h"
+
+/* One object wait id, merged over every thread that waited for it. */
+struct merged_wait {
+    int state;
+    uint64_t id;
+    uint64_t ticks;
+    int threads;
+};
+
+/* Everything derived once from the record, shared by all formats. */
+struct summary {
+    const struct ompc_report *report;
+    const struct ompc_model_process *process;
+    int thread_count;      /* every thread slot */
+    int openmp_threads;    /* those the runtime reported; the totals are theirs */
+    uint64_t other_ticks;  /* samples of the others */
+    uint64_t total_ticks;
+    uint64_t state_ticks[OMPC_NSTATES];
+    const struct ompc_model_region **regions; /* by id */
+    int region_count;
+    uint64_t forks, joins, outermost_ns;
+    struct merged_wait *waits; /* most samples first */
+    int wait_count;
+    uint64_t wait_overflow_ticks;
+    struct ompc_locations locations; /* constructs and waits by code address, symbolized */
+};
+
+/* Samples over all states (and invalid answers) of a thread's or region's counters. */
+static inline uint64_t state_total(const uint64_t *ticks)
+{
+    uint64_t total = 0;
+    for (int state = 0; state < OMPC_NSTATES; state++)
+        total += ticks[state];
+    return total;
+}
+
+/* Samples of a thread, all states together. */
+static inline uint64_t thread_ticks(const struct ompc_model_thread *thread)
+{
+    return state_total(thread->state_ticks);
+}
+
+
+/* How long the thread was sampled: from its slot's claim to its exit or the end of the record. */
+static inline uint64_t thread_lifetime_ns(const struct ompc_model_thread *thread)
+{
+    uint64_t end = thread->end_ns;
+    return end > thread->start_ns ? end - thread->start_ns : 0;
+}
+
+/* Samples the thread's lifetime allows at the configured interval. */
+static inline uint64_t thread_expected_ticks(const struct ompc_report *report, const struct ompc_model_thread *thread)
+{
+    return report->interval_ns > 0 ? thread_lifetime_ns(thread) / (uint64_t)report->interval_ns : 0;
+}
+
+/* Samples taken inside a region, all states together. */
+static inline uint64_t region_ticks(const struct ompc_model_region *region)
+{
+    return state_total(region->ticks);
+}
+
+/* Threads seen in a region, from its bit mask of thread slots. */
+static inline int popcount64(uint64_t value)
+{
+    int count = 0;
+    for (; value != 0; value &= value - 1)
+        count++;
+    return count;
+}
+
+/* Events of one kind, all threads together. */
+static inline uint64_t event_count(const struct summary *summary, int event)
+{
+    uint64_t total = summary->process->untracked.events[event];
+    for (int i = 0; i < summary->thread_count; i++)
+        total += summary->process->threads[i].events[event];
+    return total;
+}
+
+/* Time spent between the BEGIN and END of a pair, all threads together. */
+static inline uint64_t pair_time_ns(const struct summary *summary, int pair)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < summary->thread_count; i++)
+        total += summary->process->threads[i].pair_ns[pair];
+    return total;
+}
+
+/* qsort order for regions: by id, the order they were forked in. */
+static inline int compare_region_ids(const void *a, const void *b)
+{
+    uint64_t x = (*(const struct ompc_model_region *const *)a)->id;
+    uint64_t y = (*(const struct ompc_model_region *const *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* qsort order for the text report: longest FORK-to-JOIN first. */
+static inline int compare_region_times(const void *a, const void *b)
+{
+    uint64_t x = (*(const struct ompc_model_region *const *)a)->time_ns;
+    uint64_t y = (*(const struct ompc_model_region *const *)b)->time_ns;
+    if (x != y)
+        return (x < y) - (x > y);
+    return compare_region_ids(a, b);
+}
+
+
+/* Gathers threads, regions and waits; returns -1 when memory runs out (then release it all the same). */
+int ompc_summarise(const struct ompc_report *report, struct summary *summary);
+
+/* Frees what ompc_summarise allocated; safe on a half-built summary. */
+void ompc_summary_release(struct summary *summary);
+
+/* Name of what became of sampling ("on", "no-signal", ...). */
+const char *ompc_sampling_status_name(uint32_t status);
+
+/* What the threads' event logs (--trace) hold and what did not fit: returns the threads that dropped any. */
+int ompc_event_log_totals(const struct ompc_model_process *process, uint64_t *recorded, uint64_t *dropped);
+
+/* The report's three formats, each from the summary. */
+void ompc_report_text(const struct summary *summary, FILE *out);
+void ompc_report_csv(const struct summary *summary, FILE *out);
+void ompc_report_json(const struct summary *summary, FILE *out);
+
+#endif /* OMPCOLLECT_SUMMARY_H */
