@@ -9,6 +9,7 @@
 #include "procstat.h"
 #include "omp_collector_api.h"
 #include "record.h"
+#include "request.h"
 #include "stackwalk.h"
 
 #include <dirent.h>
@@ -548,10 +549,13 @@ static const char *ec_name(int ec)
 /* Sends one request that carries no mem and returns its ec, or -1 when the call itself failed. */
 static int simple_request(int request)
 {
-    int32_t buffer[5] = {16, request, 0, 0, 0};
-    if (api(buffer) != 0)
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(0))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int entry = ompc_request_add(&batch, request, 0);
+    if (ompc_request_send(&batch, api) != 0)
         return -1;
-    return buffer[2];
+    return ompc_request_ec(&batch, entry);
 }
 
 /*
@@ -575,15 +579,18 @@ static collector_api_t find_api(void)
 /* FORK and JOIN: the region's id (and at FORK its parent) as the master sees it. */
 static void region_event(struct ompc_process *owner, int event, uint64_t now)
 {
-    int32_t buffer[13] = {24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 24, OMP_REQ_PARENT_PRID, 0, 0, 0, 0, 0};
-    if (event != OMP_EVENT_FORK)
-        buffer[6] = 0;
-    if (api(buffer) != 0 || buffer[2] != OMP_ERRCODE_OK)
+    int32_t storage[OMPC_REQUEST_WORDS(2 * OMPC_REQUEST_SIZE(OMPC_REQUEST_PRID_MEM))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int current = ompc_request_add(&batch, OMP_REQ_CURRENT_PRID, OMPC_REQUEST_PRID_MEM);
+    /* Only FORK needs the parent; JOIN spares the runtime the question. */
+    int parent = event == OMP_EVENT_FORK
+                     ? ompc_request_add(&batch, OMP_REQ_PARENT_PRID, OMPC_REQUEST_PRID_MEM) : -1;
+    if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, current) != OMP_ERRCODE_OK)
         return;
-    uint64_t region_id, parent_id = 0;
-    memcpy(&region_id, &buffer[4], sizeof region_id);
-    if (event == OMP_EVENT_FORK && buffer[8] == OMP_ERRCODE_OK)
-        memcpy(&parent_id, &buffer[10], sizeof parent_id);
+    uint64_t region_id = ompc_request_u64(&batch, current, 0), parent_id = 0;
+    if (parent >= 0 && ompc_request_ec(&batch, parent) == OMP_ERRCODE_OK)
+        parent_id = ompc_request_u64(&batch, parent, 0);
     struct ompc_region *row = region_row(owner, region_id, 1);
     if (event == OMP_EVENT_FORK) {
         if (row == NULL) {
@@ -634,12 +641,11 @@ static void log_event(struct ompc_process *owner, struct ompc_thread *slot, int 
             }
         }
     } else {
-        int32_t buffer[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
-        if (api(buffer) == 0) {
-            if (wait_begin && buffer[2] == OMP_ERRCODE_OK)
-                memcpy(&entry.wait_id, &buffer[5], sizeof entry.wait_id);
-            if (buffer[9] == OMP_ERRCODE_OK)
-                memcpy(&entry.region, &buffer[11], sizeof entry.region);
+        ompcollector_sample_t here;
+        if (ompc_state_request(&here) == 0) {
+            if (wait_begin)
+                entry.wait_id = here.wait_id;
+            entry.region = here.region_id;
         }
     }
     uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
@@ -658,12 +664,13 @@ static void log_event(struct ompc_process *owner, struct ompc_thread *slot, int 
 /* --stacks: the stack the region being forked was forked from, for its workers' samples. */
 static void fork_stack(struct ompc_process *owner, struct ompc_thread *slot)
 {
-    int32_t buffer[7] = {24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
-    uint64_t region_id;
-    if (api(buffer) != 0 || buffer[2] != OMP_ERRCODE_OK)
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(OMPC_REQUEST_PRID_MEM))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int current = ompc_request_add(&batch, OMP_REQ_CURRENT_PRID, OMPC_REQUEST_PRID_MEM);
+    if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, current) != OMP_ERRCODE_OK)
         return;
-    memcpy(&region_id, &buffer[4], sizeof region_id);
-    ompc_stackwalk_fork(api, record, owner, slot, region_id);
+    ompc_stackwalk_fork(api, record, owner, slot, ompc_request_u64(&batch, current, 0));
 }
 
 static void begin_recording(int parent);
@@ -776,52 +783,43 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
     errno = saved_errno;
 }
 
-/* Registers the task events 23..35 in one batch, remembering each answer; a runtime without them answers UNKNOWN or UNSUPPORTED. */
+/*
+ * Registers answers[0..count-1].event for on_event in one batch and fills
+ * in each answer's ec (-1 when the call itself failed).  One batch, so a
+ * runtime that refuses the buffer refuses every event alike.
+ */
+static void register_batch(struct ompc_event_request *answers, int count)
+{
+    _Static_assert(OMPC_TASK_EVENTS <= OMPC_NEVENTS, "the task events fit the batch");
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_NEVENTS * OMPC_REQUEST_SIZE(OMPC_REQUEST_REGISTER_MEM))];
+    int entries[OMPC_NEVENTS];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    for (int i = 0; i < count; i++)
+        entries[i] = ompc_request_add_register(&batch, answers[i].event, on_event);
+    int result = ompc_request_send(&batch, api);
+    for (int i = 0; i < count; i++)
+        answers[i].ec = result == 0 && entries[i] >= 0 ? ompc_request_ec(&batch, entries[i]) : -1;
+}
+
+/* Registers the task events 23..35, remembering each answer; a runtime without them answers UNKNOWN or UNSUPPORTED. */
 static void register_task_events(void)
 {
-    enum { ENTRY_INTS = 8 };
-    int32_t buffer[ENTRY_INTS * OMPC_TASK_EVENTS + 1];
-    omp_collector_callback_t callback = on_event;
-    for (int i = 0; i < OMPC_TASK_EVENTS; i++) {
-        int32_t *entry = &buffer[i * ENTRY_INTS];
-        memset(entry, 0, ENTRY_INTS * sizeof *entry);
-        entry[0] = ENTRY_INTS * 4;
-        entry[1] = OMP_REQ_REGISTER;
-        entry[4] = OMPC_TASK_EVENT_FIRST + i;
-        memcpy(&entry[6], &callback, sizeof callback);
-        task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
-    }
-    buffer[OMPC_TASK_EVENTS * ENTRY_INTS] = 0;
-    int result = api(buffer);
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
-        task_requests[i].ec = result == 0 ? buffer[i * ENTRY_INTS + 2] : -1;
+        task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
+    register_batch(task_requests, OMPC_TASK_EVENTS);
     task_request_count = OMPC_TASK_EVENTS;
 }
 
-/* Registers FORK, JOIN and the launcher's selection in one batch, remembering each answer. */
+/* Registers FORK, JOIN and the launcher's selection, remembering each answer. */
 static void register_events(uint32_t mask)
 {
-    enum { ENTRY_INTS = 8 };
-    int32_t buffer[ENTRY_INTS * OMPC_NEVENTS + 1];
     int count = 0;
     mask |= (UINT32_C(1) << OMP_EVENT_FORK) | (UINT32_C(1) << OMP_EVENT_JOIN);
-    omp_collector_callback_t callback = on_event;
-    for (int event = 1; event < OMPC_NEVENTS; event++) {
-        if (!(mask & (UINT32_C(1) << event)))
-            continue;
-        int32_t *entry = &buffer[count * ENTRY_INTS];
-        memset(entry, 0, ENTRY_INTS * sizeof *entry);
-        entry[0] = ENTRY_INTS * 4;
-        entry[1] = OMP_REQ_REGISTER;
-        entry[4] = event;
-        memcpy(&entry[6], &callback, sizeof callback);
-        requests[count].event = event;
-        count++;
-    }
-    buffer[count * ENTRY_INTS] = 0;
-    int result = api(buffer);
-    for (int i = 0; i < count; i++)
-        requests[i].ec = result == 0 ? buffer[i * ENTRY_INTS + 2] : -1;
+    for (int event = 1; event < OMPC_NEVENTS; event++)
+        if (mask & (UINT32_C(1) << event))
+            requests[count++].event = event;
+    register_batch(requests, count);
     request_count = count;
 }
 

@@ -112,6 +112,14 @@ static inline struct ompc_region *region_row(struct ompc_process *owner, uint64_
 /* sampler.c: OMPCOLLECTOR_REQ_SAMPLE for the calling thread (async-signal-safe); its ec, or -1 when the call failed. */
 int ompc_sample_request(ompcollector_sample_t *out);
 
+/*
+ * sampler.c: for a runtime without OMPCOLLECTOR_REQ_SAMPLE, STATE and
+ * CURRENT_PRID in one call (async-signal-safe): `out` gets the state and
+ * wait id when STATE answered OK, the region id when CURRENT_PRID did,
+ * zeros otherwise; 0, or -1 when the call failed.
+ */
+int ompc_state_request(ompcollector_sample_t *out);
+
 /* sampler.c: the sampling signal's handler, which start_sampling installs and check_handler looks for. */
 void ompc_on_sample(int signal_number, siginfo_t *info, void *context);
 

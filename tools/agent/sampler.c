@@ -9,9 +9,10 @@
  * library's internal locks), no errno left changed; only async-signal-safe
  * calls (clock_gettime, sigaction, pthread_sigmask, raise), the Collector
  * API's STATE, CURRENT_PRID and OMPCOLLECTOR_REQ_SAMPLE requests (which
- * the API answers async-signal-safely), the agent's other handler-safe
- * functions (ompc_stackwalk_sample, ompc_critical_current,
- * ompc_event_pair), and data that is either the interrupted thread's own
+ * the API answers async-signal-safely) laid out by the request builder
+ * (request.h), the agent's other handler-safe functions
+ * (ompc_stackwalk_sample, ompc_critical_current, ompc_event_pair), and
+ * data that is either the interrupted thread's own
  * (its slot, its timeline, its event log, thread-local variables) or
  * shared through atomics and lock-free tables (regions, constructs).  A
  * delivery that is not one of our timers' goes to the program's own
@@ -27,6 +28,7 @@
 #include "names.h"
 #include "omp_collector_api.h"
 #include "record.h"
+#include "request.h"
 #include "stackwalk.h"
 
 #include <errno.h>
@@ -37,11 +39,38 @@
 /* OMPCOLLECTOR_REQ_SAMPLE for the calling thread (async-signal-safe); its ec, or -1 when the call failed. */
 int ompc_sample_request(ompcollector_sample_t *out)
 {
-    int32_t buffer[4 + sizeof *out / 4 + 1] = {(int32_t)(16 + sizeof *out), OMPCOLLECTOR_REQ_SAMPLE};
-    if (api(buffer) != 0)
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof *out))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_SAMPLE, sizeof *out);
+    if (ompc_request_send(&batch, api) != 0)
         return -1;
-    memcpy(out, &buffer[4], sizeof *out);
-    return buffer[2];
+    memcpy(out, ompc_request_mem(&batch, entry), sizeof *out);
+    return ompc_request_ec(&batch, entry);
+}
+
+/*
+ * STATE (state at mem+0, wait id at mem+4) and CURRENT_PRID in one call
+ * (async-signal-safe), for a runtime without OMPCOLLECTOR_REQ_SAMPLE.
+ */
+int ompc_state_request(ompcollector_sample_t *out)
+{
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(OMPC_REQUEST_STATE_MEM)
+                                       + OMPC_REQUEST_SIZE(OMPC_REQUEST_PRID_MEM))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int state = ompc_request_add(&batch, OMP_REQ_STATE, OMPC_REQUEST_STATE_MEM);
+    int prid = ompc_request_add(&batch, OMP_REQ_CURRENT_PRID, OMPC_REQUEST_PRID_MEM);
+    *out = (ompcollector_sample_t){0};
+    if (ompc_request_send(&batch, api) != 0)
+        return -1;
+    if (ompc_request_ec(&batch, state) == OMP_ERRCODE_OK) {
+        out->state = ompc_request_int(&batch, state, 0);
+        out->wait_id = ompc_request_u64(&batch, state, 4);
+    }
+    if (ompc_request_ec(&batch, prid) == OMP_ERRCODE_OK)
+        out->region_id = ompc_request_u64(&batch, prid, 0);
+    return 0;
 }
 
 /*
@@ -159,30 +188,28 @@ static inline __attribute__((always_inline)) uint64_t unblocked_weight(struct om
 /*
  * In the sampling handler (async-signal-safe): the interrupted thread's
  * state, wait id and region id, from OMPCOLLECTOR_REQ_SAMPLE when the
- * runtime answered it at START, else from STATE (28-byte entry: state at
- * mem+0, wait id at mem+4) and CURRENT_PRID (24-byte entry) in one call,
- * both async-signal-safe.
+ * runtime answered it at START, else from STATE and CURRENT_PRID
+ * (ompc_state_request), both async-signal-safe.
  */
 static inline __attribute__((always_inline)) void read_sample(struct sample *sample)
 {
-    int32_t buffer[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
     *sample = (struct sample){0};
+    ompcollector_sample_t legacy;
+    const ompcollector_sample_t *answer = NULL;
     if (has_sample) {
-        if (ompc_sample_request(&sample->extended) == OMP_ERRCODE_OK) {
-            if (sample->extended.state > 0 && sample->extended.state < OMPC_NSTATES) {
-                sample->state = sample->extended.state;
-                sample->wait_id = sample->extended.wait_id;
-            }
-            sample->region_id = sample->extended.region_id;
-        }
-    } else if (api(buffer) == 0) {
-        if (buffer[2] == OMP_ERRCODE_OK && buffer[4] > 0 && buffer[4] < OMPC_NSTATES) {
-            sample->state = buffer[4];
-            memcpy(&sample->wait_id, &buffer[5], sizeof sample->wait_id);
-        }
-        if (buffer[9] == OMP_ERRCODE_OK)
-            memcpy(&sample->region_id, &buffer[11], sizeof sample->region_id);
+        if (ompc_sample_request(&sample->extended) == OMP_ERRCODE_OK)
+            answer = &sample->extended;
+    } else if (ompc_state_request(&legacy) == 0) {
+        /* The legacy answer has no code addresses: sample->extended stays zero. */
+        answer = &legacy;
     }
+    if (answer == NULL)
+        return;
+    if (answer->state > 0 && answer->state < OMPC_NSTATES) {
+        sample->state = answer->state;
+        sample->wait_id = answer->wait_id;
+    }
+    sample->region_id = answer->region_id;
 }
 
 /* In the sampling handler (async-signal-safe): a sample in a wait counts for the object and code address waited for. */

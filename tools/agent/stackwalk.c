@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "omp_collector_api.h"
+#include "request.h"
 #include "stackwalk.h"
 
 #include <pthread.h>
@@ -298,19 +299,24 @@ static void walk_levels(struct walk *walk, struct ompc_process *owner, const omp
 static int task_frames(ompc_api_t api, ompcollector_task_frame_t *levels, int *truncated)
 {
     enum { MEM = sizeof(ompcollector_task_frames_t) + MAX_LEVELS * sizeof(ompcollector_task_frame_t) };
-    int32_t buffer[4 + MEM / 4 + 1];
-    memset(buffer, 0, sizeof buffer);
-    buffer[0] = 16 + MEM;
-    buffer[1] = OMPCOLLECTOR_REQ_TASK_FRAMES;
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(MEM))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK_FRAMES, MEM);
     *truncated = 0;
-    if (api(buffer) != 0 || (buffer[2] != OMP_ERRCODE_OK && buffer[2] != OMP_ERRCODE_MEM_TOO_SMALL))
+    if (ompc_request_send(&batch, api) != 0)
         return -1;
+    /* MEM_TOO_SMALL still carries the innermost MAX_LEVELS levels. */
+    int ec = ompc_request_ec(&batch, entry);
+    if (ec != OMP_ERRCODE_OK && ec != OMP_ERRCODE_MEM_TOO_SMALL)
+        return -1;
+    const unsigned char *mem = ompc_request_mem(&batch, entry);
     ompcollector_task_frames_t head;
-    memcpy(&head, &buffer[4], sizeof head);
+    memcpy(&head, mem, sizeof head);
     if (head.count < 0 || head.count > MAX_LEVELS)
         return -1;
     *truncated = head.count < head.levels;
-    memcpy(levels, (const char *)&buffer[4] + sizeof head, (size_t)head.count * sizeof *levels);
+    memcpy(levels, mem + sizeof head, (size_t)head.count * sizeof *levels);
     return head.count;
 }
 
