@@ -1,9 +1,9 @@
 #!/bin/sh
-# ompcollect-names.sh - builds examples/solver.c's constructs (t/solver.c, every wait certain) with clang and GCC (with and without -g, and stripped) and checks that the report names each parallel construct, critical, lock and barrier by function and source line.
+# ompcollect-names.sh - builds examples/solver.c (every wait in it certain) with clang and GCC (with and without -g, and stripped) and checks that the report names each parallel construct, critical, lock and barrier by function and source line.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
-# examples/solver.c with its waits made certain (see the file): the waits to name are there however busy the machine is.
-source=$top_srcdir/t/solver.c
+# Its waits are made certain (see the file): the waits to name are there however busy the machine is.
+source=$top_srcdir/examples/solver.c
 seconds=${OMPCOLLECT_NAMES_SECONDS:-0.3}
 
 solve_line=$(line_of solve-parallel)

@@ -1,9 +1,9 @@
 #!/bin/sh
-# ompcollect-tables.sh - examples/solver's constructs (t/solver.c) under ompcollect: --csv-dir writes one CSV file per table that a CSV reader takes straight, --list-regions lists every instance with its construct, and the SVG timeline's tooltips name the constructs.
+# ompcollect-tables.sh - examples/solver.c under ompcollect: --csv-dir writes one CSV file per table that a CSV reader takes straight, --list-regions lists every instance with its construct, and the SVG timeline's tooltips name the constructs.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
-# examples/solver.c with its waits made certain (see the file): the waits to name are there however busy the machine is.
-source=$top_srcdir/t/solver.c
+# Its waits are made certain (see the file): the waits to name are there however busy the machine is.
+source=$top_srcdir/examples/solver.c
 seconds=${OMPCOLLECT_TABLES_SECONDS:-0.4}
 
 echo "1..9"
