@@ -1251,16 +1251,21 @@ static void after_failed_exec(void)
     pthread_mutex_unlock(&slots_mutex);
 }
 
+/* An exec interposer's answer once the exec has come back (failed): its result and errno, with the record resumed. */
+static int exec_returned(int result)
+{
+    int error = errno;
+    after_failed_exec();
+    errno = error;
+    return result;
+}
+
 /* execve, interposed (see before_exec). */
 AGENT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
     RESOLVE(execve);
     before_exec();
-    int result = real.execve(path, argv, envp);
-    int error = errno;
-    after_failed_exec();
-    errno = error;
-    return result;
+    return exec_returned(real.execve(path, argv, envp));
 }
 
 /* execv, interposed. */
@@ -1268,11 +1273,7 @@ AGENT_EXPORT int execv(const char *path, char *const argv[])
 {
     RESOLVE(execv);
     before_exec();
-    int result = real.execv(path, argv);
-    int error = errno;
-    after_failed_exec();
-    errno = error;
-    return result;
+    return exec_returned(real.execv(path, argv));
 }
 
 /* execvp, interposed. */
@@ -1280,11 +1281,7 @@ AGENT_EXPORT int execvp(const char *file, char *const argv[])
 {
     RESOLVE(execvp);
     before_exec();
-    int result = real.execvp(file, argv);
-    int error = errno;
-    after_failed_exec();
-    errno = error;
-    return result;
+    return exec_returned(real.execvp(file, argv));
 }
 
 /* execvpe, interposed. */
@@ -1292,11 +1289,7 @@ AGENT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[
 {
     RESOLVE(execvpe);
     before_exec();
-    int result = real.execvpe(file, argv, envp);
-    int error = errno;
-    after_failed_exec();
-    errno = error;
-    return result;
+    return exec_returned(real.execvpe(file, argv, envp));
 }
 
 /* fexecve, interposed. */
@@ -1304,35 +1297,33 @@ AGENT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
     RESOLVE(fexecve);
     before_exec();
-    int result = real.fexecve(fd, argv, envp);
-    int error = errno;
-    after_failed_exec();
-    errno = error;
-    return result;
+    return exec_returned(real.fexecve(fd, argv, envp));
 }
 
-/* How many arguments an execl-style list holds after `first`, its terminating NULL excluded. */
-#define COUNT_LIST(count, first)                                     \
-    do {                                                             \
-        va_list scan;                                                \
-        va_start(scan, first);                                       \
-        count = 1;                                                   \
-        while (va_arg(scan, const char *) != NULL)                   \
-            count++;                                                 \
-        va_end(scan);                                                \
-    } while (0)
+/*
+ * Declares `argv`, the execl-style list from `first` on as execv takes it
+ * (its NULL included), and leaves `args` just past that NULL, where
+ * execle's environment follows; the caller va_ends `args`.  A macro, not a
+ * function: the array's length is known only by reading the list, and
+ * both the array (a VLA) and the list live in the interposer's frame.
+ */
+#define LIST_ARGV(argv, first, args)                                          \
+    size_t argv##_count = 1;                                                  \
+    va_start(args, first);                                                    \
+    while (va_arg(args, const char *) != NULL)                                \
+        argv##_count++;                                                       \
+    va_end(args);                                                             \
+    char *argv[argv##_count + 1];                                             \
+    va_start(args, first);                                                    \
+    argv[0] = (char *)(first);                                                \
+    for (size_t argv##_next = 1; argv##_next <= argv##_count; argv##_next++) \
+        argv[argv##_next] = va_arg(args, char *)
 
 /* execl, interposed through execv. */
 AGENT_EXPORT int execl(const char *path, const char *arg, ...)
 {
-    size_t count;
-    COUNT_LIST(count, arg);
-    char *argv[count + 1];
     va_list args;
-    va_start(args, arg);
-    argv[0] = (char *)arg;
-    for (size_t i = 1; i <= count; i++)
-        argv[i] = va_arg(args, char *);
+    LIST_ARGV(argv, arg, args);
     va_end(args);
     return execv(path, argv);
 }
@@ -1340,14 +1331,8 @@ AGENT_EXPORT int execl(const char *path, const char *arg, ...)
 /* execlp, interposed through execvp. */
 AGENT_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-    size_t count;
-    COUNT_LIST(count, arg);
-    char *argv[count + 1];
     va_list args;
-    va_start(args, arg);
-    argv[0] = (char *)arg;
-    for (size_t i = 1; i <= count; i++)
-        argv[i] = va_arg(args, char *);
+    LIST_ARGV(argv, arg, args);
     va_end(args);
     return execvp(file, argv);
 }
@@ -1355,14 +1340,8 @@ AGENT_EXPORT int execlp(const char *file, const char *arg, ...)
 /* execle, interposed through execve: the environment follows the list's NULL. */
 AGENT_EXPORT int execle(const char *path, const char *arg, ...)
 {
-    size_t count;
-    COUNT_LIST(count, arg);
-    char *argv[count + 1];
     va_list args;
-    va_start(args, arg);
-    argv[0] = (char *)arg;
-    for (size_t i = 1; i <= count; i++)
-        argv[i] = va_arg(args, char *);
+    LIST_ARGV(argv, arg, args);
     char *const *envp = va_arg(args, char *const *);
     va_end(args);
     return execve(path, argv, envp);
