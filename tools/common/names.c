@@ -152,6 +152,19 @@ long long ompc_kernel_tick_ns(void)
     return tick.tv_nsec;
 }
 
+double ompc_time_unit_ns(const char *unit)
+{
+    if (*unit == '\0' || strcmp(unit, "ms") == 0)
+        return 1e6;
+    if (strcmp(unit, "us") == 0)
+        return 1e3;
+    if (strcmp(unit, "ns") == 0)
+        return 1;
+    if (strcmp(unit, "s") == 0)
+        return 1e9;
+    return 0;
+}
+
 /* Parses an interval; the unit multiplies a decimal fraction so "0.5ms" and "500us" agree. */
 int ompc_parse_interval(const char *text, long long *nanoseconds)
 {
@@ -159,16 +172,8 @@ int ompc_parse_interval(const char *text, long long *nanoseconds)
     double value = strtod(text, &end);
     if (end == text || !(value > 0))
         return -1;
-    double scale;
-    if (*end == '\0' || strcmp(end, "ms") == 0)
-        scale = 1e6;
-    else if (strcmp(end, "us") == 0)
-        scale = 1e3;
-    else if (strcmp(end, "ns") == 0)
-        scale = 1;
-    else if (strcmp(end, "s") == 0)
-        scale = 1e9;
-    else
+    double scale = ompc_time_unit_ns(end);
+    if (scale == 0)
         return -1;
     double ns = value * scale;
     if (ns < 1e4 || ns > 1e10)

@@ -43,6 +43,13 @@ const char *ompc_register_status_name(int ec);
 int ompc_parse_events(const char *list, uint32_t *mask, char *bad, size_t bad_size);
 
 /*
+ * Nanoseconds in one of the time unit that ends an option's value: ns, us,
+ * ms or s, ms when `unit` is empty; 0 when it is none of them.  One list,
+ * so every option that takes a time reads the same units.
+ */
+double ompc_time_unit_ns(const char *unit);
+
+/*
  * Parses a sampling interval: a decimal number with an optional unit (ns,
  * us, ms, s; ms when absent).  Returns -1 when malformed or outside 10us..10s.
  */

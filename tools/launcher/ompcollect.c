@@ -179,16 +179,8 @@ static int parse_time(const char *text, uint64_t *nanoseconds)
     double value = strtod(text, &end);
     if (end == text || errno != 0 || !(value >= 0) || value > 1e7)
         return -1;
-    double scale;
-    if (strcmp(end, "") == 0 || strcmp(end, "ms") == 0)
-        scale = 1e6;
-    else if (strcmp(end, "s") == 0)
-        scale = 1e9;
-    else if (strcmp(end, "us") == 0)
-        scale = 1e3;
-    else if (strcmp(end, "ns") == 0)
-        scale = 1;
-    else
+    double scale = ompc_time_unit_ns(end);
+    if (scale == 0)
         return -1;
     *nanoseconds = (uint64_t)(value * scale);
     return 0;
