@@ -53,15 +53,6 @@ struct walk {
     uint64_t continuation;             /* fork-stack entry the stack goes on into, 0 none */
 };
 
-int ompc_stackwalk_supported(void)
-{
-#if defined(__x86_64__) || defined(__aarch64__)
-    return 1;
-#else
-    return 0;
-#endif
-}
-
 /* Reads the calling thread's stack bounds (pthread_getattr_np: not for signal handlers). */
 void ompc_stackwalk_bounds(struct ompc_thread *slot)
 {
@@ -96,7 +87,7 @@ static uint64_t new_table(struct ompc_record_header *record, uint64_t bytes, uin
 
 void ompc_stackwalk_claim(struct ompc_record_header *record, struct ompc_thread *slot, int is_self)
 {
-    if (!ompc_stackwalk_supported())
+    if (!ompc_stacks_supported())
         return;
     atomic_store(&slot->stacks, new_table(record, OMPC_STACK_TABLE_BYTES, OMPC_STACK_INDEX));
     atomic_store(&slot->fork_stacks, new_table(record, OMPC_FORK_TABLE_BYTES, OMPC_FORK_INDEX));

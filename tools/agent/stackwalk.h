@@ -10,9 +10,6 @@
 /* The collector API's entry point, as the agent found it. */
 typedef int (*ompc_api_t)(void *);
 
-/* Whether this build can walk stacks on this machine (frame pointers of x86-64 or AArch64). */
-int ompc_stackwalk_supported(void);
-
 /*
  * Gives a newly claimed thread slot its stack tables from the arena, and,
  * when `is_self` (the thread claims its own slot), its stack bounds.

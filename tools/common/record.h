@@ -84,6 +84,20 @@ enum { OMPC_OPT_SAMPLE = 1u << 0, OMPC_OPT_TIMELINE = 1u << 1, OMPC_OPT_STACKS =
 /* Register the task extension's events 23..35 (default; --no-tasks leaves them out).  A high bit, clear of the options above. */
 enum { OMPC_OPT_TASKS = 1u << 8 };
 
+/*
+ * Whether the agent walks stacks (OMPC_OPT_STACKS) on this machine: it
+ * follows frame pointers, which it knows on x86-64 and AArch64.  Here, so
+ * the launcher that refuses --stacks and the agent that walks give one answer.
+ */
+static inline int ompc_stacks_supported(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 /* Lifecycle of a thread slot. */
 enum { OMPC_SLOT_FREE, OMPC_SLOT_LIVE, OMPC_SLOT_EXITED };
 

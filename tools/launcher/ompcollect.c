@@ -964,11 +964,8 @@ static int did_openmp_work(const struct ompc_model_process *process)
         return 1;
     for (int i = 0; i < process->thread_count; i++) {
         const struct ompc_model_thread *thread = &process->threads[i];
-        if (thread->events[OMP_EVENT_FORK] != 0)
+        if (thread->events[OMP_EVENT_FORK] != 0 || ompc_thread_sampled_in_openmp(thread))
             return 1;
-        for (int state = 1; state < OMPC_NSTATES; state++)
-            if (state != THR_SERIAL_STATE && thread->state_ticks[state] != 0)
-                return 1;
     }
     return 0;
 }

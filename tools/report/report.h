@@ -56,6 +56,9 @@ struct ompc_report {
 /* Whether the OpenMP runtime ever reported the thread: the initial thread, or one with an event or a state other than SERIAL. */
 int ompc_thread_is_openmp(const struct ompc_model_thread *thread);
 
+/* Whether the thread was sampled in an OpenMP state: any but SERIAL, which a thread outside OpenMP reads too. */
+int ompc_thread_sampled_in_openmp(const struct ompc_model_thread *thread);
+
 /* Name of a signal number ("SIGRTMAX", "SIGRTMIN+3", "SIGSEGV"). */
 const char *ompc_signal_name(int number, char *buffer, size_t size);
 

@@ -442,15 +442,6 @@ static int build(struct ompc_stacks *stacks, const struct ompc_model_process *pr
     return 0;
 }
 
-int ompc_stacks_supported(void)
-{
-#if defined(__x86_64__) || defined(__aarch64__)
-    return 1;
-#else
-    return 0;
-#endif
-}
-
 struct ompc_stacks *ompc_stacks_build(const struct ompc_model_process *process)
 {
     struct ompc_stacks *stacks = calloc(1, sizeof *stacks);

@@ -38,9 +38,6 @@ struct ompc_stacks {
     struct ompc_stack_node trees[OMPC_NSTATES]; /* per state; the root's name is unused */
 };
 
-/* Whether the agent of this build walks stacks on this machine (frame pointers of x86-64 and AArch64). */
-int ompc_stacks_supported(void);
-
 /*
  * Builds the paths and trees from the stack tables the loader read into
  * the model.  NULL when memory runs out; a process without tables gives

@@ -11,6 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+int ompc_thread_sampled_in_openmp(const struct ompc_model_thread *thread)
+{
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        if (state != THR_SERIAL_STATE && thread->state_ticks[state] != 0)
+            return 1;
+    return 0;
+}
+
 /* The runtime reported the thread: it is the initial one, had an event, or was sampled in an OpenMP state. */
 int ompc_thread_is_openmp(const struct ompc_model_thread *thread)
 {
@@ -19,10 +27,7 @@ int ompc_thread_is_openmp(const struct ompc_model_thread *thread)
     for (int event = 1; event < OMPC_NEVENTS; event++)
         if (thread->events[event] != 0)
             return 1;
-    for (int state = 1; state < OMPC_NSTATES; state++)
-        if (state != THR_SERIAL_STATE && thread->state_ticks[state] != 0)
-            return 1;
-    return 0;
+    return ompc_thread_sampled_in_openmp(thread);
 }
 
 
