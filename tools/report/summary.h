@@ -10,6 +10,8 @@
 #include "model.h"
 #include "report.h"
 
+struct ompc_csv_tables; /* csv.h: the CSV tables' way to a stream or a directory */
+
 /* One object wait id, merged over every thread that waited for it. */
 struct merged_wait {
     int state;
@@ -129,8 +131,7 @@ const char *ompc_sampling_status_name(uint32_t status);
 /* What the threads' event logs (--trace) hold and what did not fit: returns the threads that dropped any. */
 int ompc_event_log_totals(const struct ompc_model_process *process, uint64_t *recorded, uint64_t *dropped);
 
-/* The report's three formats, each from the summary; the CSV tables go to a stream or a directory (-1 when memory ran out). */
-struct ompc_csv_tables;
+/* The report's three formats, each from the summary. */
 void ompc_report_text(const struct summary *summary, FILE *out);
 int ompc_report_csv(const struct summary *summary, struct ompc_csv_tables *tables);
 void ompc_report_json(const struct summary *summary, FILE *out);
