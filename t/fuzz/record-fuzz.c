@@ -14,6 +14,7 @@
 #include "record.h"
 #include "report.h"
 #include "stacks.h"
+#include "writer.h"
 
 /*
  * The input is a list of patches, each a 32-bit offset, a 16-bit length
@@ -105,12 +106,12 @@ static void write_all(struct ompc_model_process *process)
     report.list_regions = 1;
     report.stacks = ompc_stacks_build(process);
     report.stacks_asked = 1;
-    for (int format = OMPC_FORMAT_TEXT; format <= OMPC_FORMAT_FOLDED; format++) {
-        report.format = format;
-        ompc_write_report(&report, sink);
-    }
-    ompc_write_timeline(&report, sink);
-    ompc_write_trace_json(&report, sink);
+    /* Every writer of a process's view that writes a stream: the directory ones write the same through files. */
+    struct ompc_view view = {.kind = OMPC_VIEW_PROCESS, .process = &report};
+    struct ompc_sink out = {.kind = OMPC_SINK_STREAM, .out = sink};
+    for (const struct ompc_writer *writer = ompc_writers; writer->name != NULL; writer++)
+        if (writer->view == OMPC_VIEW_PROCESS && writer->sink == OMPC_SINK_STREAM)
+            ompc_writer_write(writer, &view, &out);
     ompc_stacks_free((struct ompc_stacks *)report.stacks);
 }
 

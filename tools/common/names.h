@@ -66,8 +66,6 @@ long long ompc_kernel_tick_ns(void);
 enum ompc_format { OMPC_FORMAT_TEXT, OMPC_FORMAT_CSV, OMPC_FORMAT_JSON };
 /* The report as folded call stacks (--stacks=folded); not a --format value. */
 enum { OMPC_FORMAT_FOLDED = OMPC_FORMAT_JSON + 1 };
-/* The CSV stream with a "#table NAME" line before each table, for --csv-dir to split (never a user's -f). */
-enum { OMPC_FORMAT_CSV_TABLES = OMPC_FORMAT_FOLDED + 1 };
 
 /* Parses a format name; -1 when unknown. */
 int ompc_parse_format(const char *text);

@@ -50,16 +50,15 @@ void ompc_detect_rank(struct ompc_rank *rank)
 }
 
 /* Every '%' must start one of the four conversions. */
-const char *ompc_check_pattern(const char *pattern)
+const char *ompc_check_pattern(const char *pattern, char *message, size_t size)
 {
-    static char message[96];
     for (const char *c = pattern; *c; c++) {
         if (*c != '%')
             continue;
         c++;
         if (*c == 'p' || *c == 'r' || *c == 'h' || *c == '%')
             continue;
-        snprintf(message, sizeof message, "'%%%.1s' is not a pattern (use %%p, %%r, %%h or %%%%)", c);
+        snprintf(message, size, "'%%%.1s' is not a pattern (use %%p, %%r, %%h or %%%%)", c);
         return message;
     }
     return NULL;

@@ -17,8 +17,8 @@ struct ompc_rank {
 /* Looks for OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK and SLURM_PROCID, in that order. */
 void ompc_detect_rank(struct ompc_rank *rank);
 
-/* NULL when `pattern` uses only %p %r %h %%; else a message naming the bad sequence. */
-const char *ompc_check_pattern(const char *pattern);
+/* NULL when `pattern` uses only %p %r %h %%; else a message naming the bad sequence, in `message`. */
+const char *ompc_check_pattern(const char *pattern, char *message, size_t size);
 
 /* Whether `pattern` contains the conversion `letter` (p, r or h). */
 int ompc_pattern_has(const char *pattern, char letter);

@@ -3,7 +3,6 @@
 #include <config.h>
 
 #include "csv.h"
-#include "csvdir.h"
 #include "jsonw.h"
 #include "locations.h"
 #include "names.h"
@@ -378,18 +377,21 @@ static void csv_location(FILE *out, const struct ompc_location *where)
     fprintf(out, ",0x%" PRIx64, where->module_offset);
 }
 
-void ompc_locations_csv(const struct ompc_locations *locations, int markers, FILE *out)
+int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_tables *tables)
 {
     char buffer[256];
-    ompc_csv_table(out, "construct", markers);
-    fputs("section,codeptr,function,file,line,module,module_offset,instances,total_ns,mean_ns,max_ns,"
+    FILE *out = ompc_csv_begin(tables, "construct");
+    if (out == NULL)
+        return -1;
+    fputs("codeptr,function,file,line,module,module_offset,instances,total_ns,mean_ns,max_ns,"
           "threads,imbalance",
           out);
     ompc_csv_state_names(out);
     fputc('\n', out);
     for (int i = 0; i < locations->construct_count; i++) {
         const struct ompc_construct_row *row = &locations->constructs[i];
-        fprintf(out, "construct,0x%" PRIx64 ",", row->codeptr);
+        ompc_csv_lead(tables);
+        fprintf(out, "0x%" PRIx64 ",", row->codeptr);
         csv_location(out, &row->where);
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,", row->instances, row->total_ns,
                 row->instances ? row->total_ns / row->instances : 0, row->max_ns,
@@ -400,13 +402,15 @@ void ompc_locations_csv(const struct ompc_locations *locations, int markers, FIL
             fprintf(out, ",%" PRIu64, row->ticks[state]);
         fputc('\n', out);
     }
-    ompc_csv_table(out, "wait_location", markers);
-    fputs("section,state,kind,codeptr,function,file,line,module,module_offset,object,object_symbol,"
+    if ((out = ompc_csv_begin(tables, "wait_location")) == NULL)
+        return -1;
+    fputs("state,kind,codeptr,function,file,line,module,module_offset,object,object_symbol,"
           "samples,threads\n",
           out);
     for (int i = 0; i < locations->wait_count; i++) {
         const struct ompc_wait_row *row = &locations->waits[i];
-        fprintf(out, "wait_location,%s,", ompc_state_name(row->state));
+        ompc_csv_lead(tables);
+        fprintf(out, "%s,", ompc_state_name(row->state));
         ompc_csv_string(out, wait_what(row, buffer, sizeof buffer));
         fprintf(out, ",0x%" PRIx64 ",", row->codeptr);
         csv_location(out, &row->where);
@@ -414,6 +418,7 @@ void ompc_locations_csv(const struct ompc_locations *locations, int markers, FIL
         ompc_csv_string(out, row->what.kind >= OMPC_LOC_SYMBOL ? row->what.function : NULL);
         fprintf(out, ",%" PRIu64 ",%d\n", row->ticks, row->threads);
     }
+    return 0;
 }
 
 /* A JSON string, or null. */

@@ -49,8 +49,10 @@ void ompc_locations_free(struct ompc_locations *locations);
 /* The "Parallel constructs" and "Waits by location" text tables; `total` is the samples shares are of. */
 void ompc_locations_text(const struct ompc_locations *locations, uint64_t total, FILE *out);
 
-/* The same as CSV sections ("construct", "wait_location"), each after its header row. */
-void ompc_locations_csv(const struct ompc_locations *locations, int markers, FILE *out);
+struct ompc_csv_tables;
+
+/* The same as CSV tables ("construct", "wait_location"), each after its header row; -1 when memory ran out. */
+int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_tables *tables);
 
 /* The same as JSON members ("constructs", "wait_locations", "modules"), each preceded by ",\n  ". */
 void ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,

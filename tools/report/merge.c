@@ -5,6 +5,7 @@
 
 #include "merge.h"
 #include "utf8.h"
+#include "writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -719,14 +720,17 @@ int ompc_merge_main(int argc, char **argv)
         return 1;
     }
     int status = load_all(argv + optind, count, inputs) == 0 ? 0 : 1;
-    char error[1024];
     if (status == 0) {
         /* The summary goes to memory first, so a refusal found while writing leaves no partial -o file. */
         char *text = NULL;
         size_t length = 0;
         FILE *memory = open_memstream(&text, &length);
-        if (memory == NULL || ompc_merge_write(memory, format, inputs, count, error, sizeof error) != 0) {
-            complain("%s", memory == NULL ? "out of memory" : error);
+        struct ompc_sink sink = {.kind = OMPC_SINK_STREAM, .out = memory};
+        struct ompc_view view = {.kind = OMPC_VIEW_MERGE, .merge = {inputs, count}};
+        const struct ompc_writer *writer =
+            ompc_writer_find(OMPC_VIEW_MERGE, format == OMPC_FORMAT_JSON ? "json" : "text");
+        if (memory == NULL || ompc_writer_write(writer, &view, &sink) != 0) {
+            complain("%s", memory == NULL ? "out of memory" : sink.error);
             status = 1;
         }
         if (memory != NULL && fclose(memory) != 0 && status == 0) {

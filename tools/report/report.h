@@ -1,4 +1,4 @@
-/* report.h - what the ompcollect launcher knows about one recorded process, and the writers that turn it into a text, CSV or JSON report and an SVG timeline. */
+/* report.h - one recorded process's view (its model and what the launcher knows of it), and what the writers of that view share. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECT_REPORT_H
 #define OMPCOLLECT_REPORT_H 1
@@ -20,7 +20,6 @@ struct ompc_report {
     const struct ompc_model_process *process;
     int timeline_width;               /* plot pixels; 0: the default */
     uint64_t from_ns, to_ns;          /* the time window drawn; to_ns 0: the end */
-    int format;                       /* enum ompc_format */
     int sampling;                     /* sampling was asked for */
     long long interval_ns;
     uint64_t wall_ns;                 /* the record's origin to the process's end */
@@ -61,12 +60,6 @@ int ompc_thread_sampled_in_openmp(const struct ompc_model_thread *thread);
 
 /* Name of a signal number ("SIGRTMAX", "SIGRTMIN+3", "SIGSEGV"). */
 const char *ompc_signal_name(int number, char *buffer, size_t size);
-
-/* Writes the folded call stacks of --stacks to `out`; returns 0, or -1 on a write error. */
-int ompc_write_folded(const struct ompc_report *report, FILE *out);
-
-/* Writes the report in report->format to `out`; returns 0, or -1 on a write error. */
-int ompc_write_report(const struct ompc_report *report, FILE *out);
 
 /* One recorded span of thread slot `thread`: the `index`th state change to the next (or the last sample); 0 past the end. */
 int ompc_timeline_span(const struct ompc_report *report, int thread, uint32_t index,

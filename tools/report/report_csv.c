@@ -1,16 +1,14 @@
-/* report_csv.c - the CSV report: one stream of tables, each row led by its table's name. */
+/* report_csv.c - the CSV report's tables: one stream with each row led by its table's name (-f csv), or one file per table (--csv-dir). */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
 #include "csv.h"
-#include "csvdir.h"
 #include "omp_collector_api.h"
 #include "summary.h"
 #include "tasks.h"
 
 #include <inttypes.h>
 #include <string.h>
-
 
 /* A CSV row's state counts, then its invalid answers, ending the row. */
 static void csv_states(FILE *out, const uint64_t *ticks)
@@ -27,18 +25,19 @@ static void csv_state_names(FILE *out)
     fputs(",invalid\n", out);
 }
 
-/* The run table (who, how long, how it ended) and, when the loader found any, the record's damage. */
-static void csv_run(const struct summary *summary, FILE *out)
+/* The run table: who, how long, how it ended. */
+static int csv_run(const struct summary *summary, struct ompc_csv_tables *tables)
 {
-    int markers = summary->report->format == OMPC_FORMAT_CSV_TABLES;
     const struct ompc_report *report = summary->report;
     const struct ompc_model_process *process = summary->process;
-    ompc_csv_table(out, "run", markers);
-    fputs("section,program,pid,wall_ns,interval_ns,sampling,threads,samples,forks,joins,"
+    FILE *out = ompc_csv_begin(tables, "run");
+    if (out == NULL)
+        return -1;
+    fputs("program,pid,wall_ns,interval_ns,sampling,threads,samples,forks,joins,"
           "outermost_ns,rank,host,complete,end,exit_status,signal,runtime,runtime_version,"
           "sample_signal,sampling_status\n",
           out);
-    fputs("run,", out);
+    ompc_csv_lead(tables);
     ompc_csv_string(out, report->program);
     fprintf(out, ",%ld,%" PRIu64 ",%lld,%d,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
             (long)process->pid, report->wall_ns, report->interval_ns, report->sampling,
@@ -57,97 +56,134 @@ static void csv_run(const struct summary *summary, FILE *out)
     ompc_csv_string(out, report->runtime_version);
     fprintf(out, ",%d,%s\n", process->sample_signal,
             ompc_sampling_status_name(process->sampling));
-    if (process->damage.count != 0) {
-        ompc_csv_table(out, "record_damage", markers);
-        fprintf(out, "section,findings,text\nrecord_damage,%lu,", process->damage.count);
-        ompc_csv_string(out, process->damage.text);
-        fputc('\n', out);
-    }
+    return 0;
 }
 
-/* The thread table with each thread's states, then the thread_kind table. */
-static void csv_threads(const struct summary *summary, FILE *out)
+/* The record's damage, when the loader found any (a table only then). */
+static int csv_damage(const struct summary *summary, struct ompc_csv_tables *tables)
 {
-    int markers = summary->report->format == OMPC_FORMAT_CSV_TABLES;
     const struct ompc_model_process *process = summary->process;
-    ompc_csv_table(out, "thread", markers);
-    fputs("section,index,tid,initial,lifetime_ns,signals,samples,expected", out);
+    if (process->damage.count == 0)
+        return 0;
+    FILE *out = ompc_csv_begin(tables, "record_damage");
+    if (out == NULL)
+        return -1;
+    fputs("findings,text\n", out);
+    ompc_csv_lead(tables);
+    fprintf(out, "%lu,", process->damage.count);
+    ompc_csv_string(out, process->damage.text);
+    fputc('\n', out);
+    return 0;
+}
+
+/* The thread table with each thread's states. */
+static int csv_threads(const struct summary *summary, struct ompc_csv_tables *tables)
+{
+    const struct ompc_model_process *process = summary->process;
+    FILE *out = ompc_csv_begin(tables, "thread");
+    if (out == NULL)
+        return -1;
+    fputs("index,tid,initial,lifetime_ns,signals,samples,expected", out);
     csv_state_names(out);
     for (int i = 0; i < summary->thread_count; i++) {
         const struct ompc_model_thread *thread = &process->threads[i];
-        fprintf(out, "thread,%d,%ld,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, i,
+        ompc_csv_lead(tables);
+        fprintf(out, "%d,%ld,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, i,
                 (long)thread->tid, thread->initial, thread_lifetime_ns(thread),
                 thread->signals, thread_ticks(thread), thread_expected_ticks(summary->report, thread));
         csv_states(out, thread->state_ticks);
     }
-
-    ompc_csv_table(out, "thread_kind", markers);
-    fputs("section,index,openmp,blocked_ns,blocked_samples\n", out);
-    for (int i = 0; i < summary->thread_count; i++) {
-        const struct ompc_model_thread *thread = &process->threads[i];
-        fprintf(out, "thread_kind,%d,%d,%" PRIu64 ",%" PRIu64 "\n", i, ompc_thread_is_openmp(thread),
-                thread->blocked_ns, thread->blocked_ticks);
-    }
+    return 0;
 }
 
-/* The region table, by id, then the wait table, most samples first. */
-static void csv_regions_and_waits(const struct summary *summary, FILE *out)
+/* The thread_kind table: which threads OpenMP reported, and how long each was blocked. */
+static int csv_thread_kinds(const struct summary *summary, struct ompc_csv_tables *tables)
 {
-    int markers = summary->report->format == OMPC_FORMAT_CSV_TABLES;
-    ompc_csv_table(out, "region", markers);
-    fputs("section,id,parent,forks,joins,time_ns,threads,samples", out);
+    const struct ompc_model_process *process = summary->process;
+    FILE *out = ompc_csv_begin(tables, "thread_kind");
+    if (out == NULL)
+        return -1;
+    fputs("index,openmp,blocked_ns,blocked_samples\n", out);
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_model_thread *thread = &process->threads[i];
+        ompc_csv_lead(tables);
+        fprintf(out, "%d,%d,%" PRIu64 ",%" PRIu64 "\n", i, ompc_thread_is_openmp(thread),
+                thread->blocked_ns, thread->blocked_ticks);
+    }
+    return 0;
+}
+
+/* The region table, by id. */
+static int csv_regions(const struct summary *summary, struct ompc_csv_tables *tables)
+{
+    FILE *out = ompc_csv_begin(tables, "region");
+    if (out == NULL)
+        return -1;
+    fputs("id,parent,forks,joins,time_ns,threads,samples", out);
     csv_state_names(out);
     for (int i = 0; i < summary->region_count; i++) {
         const struct ompc_model_region *region = summary->regions[i];
-        fprintf(out, "region,%" PRIu64 ",%" PRIu64 ",%u,%u,%" PRIu64 ",%d,%" PRIu64,
+        ompc_csv_lead(tables);
+        fprintf(out, "%" PRIu64 ",%" PRIu64 ",%u,%u,%" PRIu64 ",%d,%" PRIu64,
                 (uint64_t)region->id, (uint64_t)region->parent,
                 (unsigned)region->forks, (unsigned)region->joins,
                 (uint64_t)region->time_ns,
                 popcount64(region->thread_mask), region_ticks(region));
         csv_states(out, region->ticks);
     }
+    return 0;
+}
 
-    ompc_csv_table(out, "wait", markers);
-    fputs("section,state,wait_id,samples,threads\n", out);
+/* The wait table, most samples first. */
+static int csv_waits(const struct summary *summary, struct ompc_csv_tables *tables)
+{
+    FILE *out = ompc_csv_begin(tables, "wait");
+    if (out == NULL)
+        return -1;
+    fputs("state,wait_id,samples,threads\n", out);
     for (int i = 0; i < summary->wait_count; i++) {
         const struct merged_wait *wait = &summary->waits[i];
-        fprintf(out, "wait,%s,0x%016" PRIx64 ",%" PRIu64 ",%d\n", ompc_state_name(wait->state),
+        ompc_csv_lead(tables);
+        fprintf(out, "%s,0x%016" PRIx64 ",%" PRIu64 ",%d\n", ompc_state_name(wait->state),
                 wait->id, wait->ticks, wait->threads);
     }
+    return 0;
 }
 
 /* The event table: each registered event, its count and, once per pair, the pair's time. */
-static void csv_events(const struct summary *summary, FILE *out)
+static int csv_events(const struct summary *summary, struct ompc_csv_tables *tables)
 {
-    int markers = summary->report->format == OMPC_FORMAT_CSV_TABLES;
     const struct ompc_model_process *process = summary->process;
-    ompc_csv_table(out, "event", markers);
-    fputs("section,event,status,count,pair_time_ns\n", out);
+    FILE *out = ompc_csv_begin(tables, "event");
+    if (out == NULL)
+        return -1;
+    fputs("event,status,count,pair_time_ns\n", out);
     for (int i = 0; i < process->request_count && i < OMPC_NEVENTS; i++) {
         int event = process->requests[i].event;
         if (event <= 0 || event >= OMPC_NEVENTS)
             continue;
         int pair = ompc_event_pair(event);
-        fprintf(out, "event,%s,%s,%" PRIu64 ",", ompc_event_name(event),
+        ompc_csv_lead(tables);
+        fprintf(out, "%s,%s,%" PRIu64 ",", ompc_event_name(event),
                 ompc_register_status_name(process->requests[i].ec), event_count(summary, event));
         if (pair >= 0 && event % 2 == 0)
             fprintf(out, "%" PRIu64, pair_time_ns(summary, pair));
         fputc('\n', out);
     }
+    return 0;
 }
 
 /*
- * One stream, several tables: every row starts with its table's name, and
- * each table is preceded by a header row whose first field is "section".
+ * The tables in their order: into one stream, every row starts with its
+ * table's name and each table is preceded by a header row whose first
+ * field is "section"; into a directory, one file per table.
  */
-void ompc_report_csv(const struct summary *summary, FILE *out)
+int ompc_report_csv(const struct summary *summary, struct ompc_csv_tables *tables)
 {
-    int markers = summary->report->format == OMPC_FORMAT_CSV_TABLES;
-    csv_run(summary, out);
-    csv_threads(summary, out);
-    csv_regions_and_waits(summary, out);
-    ompc_locations_csv(&summary->locations, markers, out);
-    ompc_tasks_csv(summary->process, markers, out);
-    csv_events(summary, out);
+    if (csv_run(summary, tables) != 0 || csv_damage(summary, tables) != 0 || csv_threads(summary, tables) != 0
+        || csv_thread_kinds(summary, tables) != 0 || csv_regions(summary, tables) != 0
+        || csv_waits(summary, tables) != 0 || ompc_locations_csv(&summary->locations, tables) != 0
+        || ompc_tasks_csv(summary->process, tables) != 0 || csv_events(summary, tables) != 0)
+        return -1;
+    return 0;
 }
-

@@ -10,6 +10,8 @@
 #include "model.h"
 #include "report.h"
 
+struct ompc_csv_tables; /* csv.h: the CSV tables' way to a stream or a directory */
+
 /* One object wait id, merged over every thread that waited for it. */
 struct merged_wait {
     int state;
@@ -131,7 +133,7 @@ int ompc_event_log_totals(const struct ompc_model_process *process, uint64_t *re
 
 /* The report's three formats, each from the summary. */
 void ompc_report_text(const struct summary *summary, FILE *out);
-void ompc_report_csv(const struct summary *summary, FILE *out);
+int ompc_report_csv(const struct summary *summary, struct ompc_csv_tables *tables);
 void ompc_report_json(const struct summary *summary, FILE *out);
 
 #endif /* OMPCOLLECT_SUMMARY_H */

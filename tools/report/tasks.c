@@ -4,7 +4,7 @@
 
 #include "omp_collector_api.h"
 #include "tasks.h"
-#include "csvdir.h"
+#include "csv.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -158,12 +158,14 @@ static void csv_row(FILE *out, const struct task_row *row)
             row->create_ns, row->exec_ns, row->suspend_ns, row->lifetime_ns);
 }
 
-void ompc_tasks_csv(const struct ompc_model_process *process, int markers, FILE *out)
+int ompc_tasks_csv(const struct ompc_model_process *process, struct ompc_csv_tables *tables)
 {
     if (!ompc_tasks_ran(process))
-        return;
-    ompc_csv_table(out, "task", markers);
-    fputs("section,thread,tid,created,undeferred,deferred,executed,stolen,suspensions,create_ns,exec_ns,"
+        return 0;
+    FILE *out = ompc_csv_begin(tables, "task");
+    if (out == NULL)
+        return -1;
+    fputs("thread,tid,created,undeferred,deferred,executed,stolen,suspensions,create_ns,exec_ns,"
           "suspend_ns,lifetime_ns\n",
           out);
     int count = thread_count(process);
@@ -172,12 +174,15 @@ void ompc_tasks_csv(const struct ompc_model_process *process, int markers, FILE 
         if (!thread_had_tasks(thread))
             continue;
         struct task_row row = thread_row(thread);
-        fprintf(out, "task,%d,%ld", i, (long)thread->tid);
+        ompc_csv_lead(tables);
+        fprintf(out, "%d,%ld", i, (long)thread->tid);
         csv_row(out, &row);
     }
     struct task_row sum = total_row(process);
-    fputs("task,all,", out);
+    ompc_csv_lead(tables);
+    fputs("all,", out);
     csv_row(out, &sum);
+    return 0;
 }
 
 /* The figures of a row as JSON members, without braces. */

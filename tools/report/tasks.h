@@ -14,8 +14,10 @@ int ompc_tasks_ran(const struct ompc_model_process *process);
 /* The "Tasks" text table (nothing when no task ran). */
 void ompc_tasks_text(const struct ompc_model_process *process, FILE *out);
 
-/* The "task" CSV section, header row first (nothing when no task ran). */
-void ompc_tasks_csv(const struct ompc_model_process *process, int markers, FILE *out);
+struct ompc_csv_tables;
+
+/* The "task" CSV table, header row first (nothing when no task ran); -1 when memory ran out. */
+int ompc_tasks_csv(const struct ompc_model_process *process, struct ompc_csv_tables *tables);
 
 /* The JSON member "tasks", preceded by ",\n  ": an object, or null when no task ran. */
 void ompc_tasks_json(const struct ompc_model_process *process, FILE *out);

@@ -1,0 +1,473 @@
+/* cli.c - ompcollect's command line: --help, parsing the options into struct run and struct cli, and checking them and the output places before anything runs. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include "cli.h"
+#include "launcher.h"
+#include "names.h"
+#include "output.h"
+#include "record.h"
+#include "stacks.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * The default sampling interval: the tick when it lies in 1-10 ms, else
+ * 1 ms.  Timers on the tick are run by the interrupt every CPU takes anyway
+ * (tools/agent.c), where any other interval costs an interrupt per sample.
+ */
+long long default_interval_ns(void)
+{
+    long long tick = ompc_kernel_tick_ns();
+    return tick >= 1000000 && tick <= 10000000 ? tick : 1000000;
+}
+
+/* The --help text; the exit statuses are part of the interface, so they are spelled out. */
+static void usage(FILE *out)
+{
+    char tick[32] = "unknown here";
+    if (ompc_kernel_tick_ns() != 0)
+        snprintf(tick, sizeof tick, "here %.3g ms", ompc_kernel_tick_ns() / 1e6);
+    fprintf(out,
+            "Usage: %s [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
+            "       %s report [OUTPUT OPTION]... SAVED-RUN\n"
+            "       %s merge [-f text|json] [-o FILE] REPORT.json...\n"
+            "Run PROGRAM with the OpenMP Collector API shim and report, when it ends, where\n"
+            "every OpenMP thread of it (and of every child process running OpenMP) spent its\n"
+            "time in the API's 11 thread states.  'report' writes any output again from a\n"
+            "run kept with --save.  'merge' sums JSON reports of several processes or MPI\n"
+            "ranks into one summary.\n"
+            "\n"
+            "  -o, --output=FILE        write the report to FILE (default: standard error);\n"
+            "                           %%p is the pid, %%r the MPI rank, %%h the host, %%%% a %%\n"
+            "  -f, --format=FORMAT      text (default), csv or json\n"
+            "      --timeline=FILE.svg  also draw each thread's state over time as SVG\n"
+            "                           (same patterns as --output)\n"
+            "      --timeline-width=N   draw the timeline N pixels wide (200-20000; 960)\n"
+            "      --from=TIME, --to=TIME  draw only this window of the run, times since\n"
+            "                           its start, e.g. 1.5s, 200ms, 50us (ms when bare)\n"
+            "      --trace-json=FILE.json  also write each thread's states over time as\n"
+            "                           Chrome trace-event JSON, for Perfetto or\n"
+            "                           chrome://tracing (same patterns as --output)\n"
+            "      --trace=DIR          also write an OTF2 archive DIR/traces.otf2 (Vampir,\n"
+            "                           otf2-print) from every delivered event and the\n"
+            "                           samples (same patterns as --output)\n"
+            "      --trace-buffer=SIZE  event log per thread for --trace and --trace-json,\n"
+            "                           e.g. 8M (default), 512K; what does not fit is counted\n"
+            "      --stacks[=folded]    also sample each thread's call stack: the report gets\n"
+            "                           a call tree per state (where IBAR, LKWT... time goes\n"
+            "                           by the user's call path, runtime frames spliced\n"
+            "                           out); =folded makes the report folded stacks for\n"
+            "                           flamegraph.pl (program built -fno-omit-frame-pointer)\n"
+            "      --stacks-file=FILE   also write the folded stacks to FILE (implies\n"
+            "                           --stacks; same patterns as --output)\n"
+            "  -i, --interval=TIME      sampling interval, e.g. 1ms, 250us, or tick: the\n"
+            "                           kernel's scheduler tick (%s), which is the\n"
+            "                           default when it is 1-10 ms (else 1ms); whole ticks\n"
+            "                           cost far less than any other interval\n"
+            "  -e, --events=LIST        further events to register besides fork and join:\n"
+            "                           comma list of fork, join, begin_X, end_X, or just X\n"
+            "                           for both halves, X one of idle ibar ebar lkwt ctwt\n"
+            "                           odwt master single ordered atwt; or all, none\n"
+            "      --no-sample          do not sample; report events only\n"
+            "      --no-tasks           do not register the task events (no task table)\n"
+            "      --csv-dir=DIR        also write the CSV report as one file per table,\n"
+            "                           DIR/TABLE.csv (same patterns as --output)\n"
+            "      --list-regions       text report: list every parallel region instance\n"
+            "      --save=FILE          also keep the run's record in FILE, for 'report'\n"
+            "      --symfs=DIR          'report': read the program's modules under DIR\n"
+            "      --runtime=PATH       run PROGRAM on this LLVM libomp.so.5 (preloaded, and\n"
+            "                           in place of GCC's libgomp); 'none' changes nothing.\n"
+            "                           Default: GCC's libgomp (no OMPT), wherever it is asked\n"
+            "                           for, is replaced by %s\n"
+            "  -h, --help               show this help and exit\n"
+            "  -V, --version            show the version and exit\n"
+            "\n"
+            "Under MPI, put ompcollect after the launcher: mpirun -np 4 ompcollect -o r.%%r.txt\n"
+            "PROGRAM (srun likewise).  Without %%r in the name each rank's file gets its rank.\n"
+            "\n"
+            "Environment: OMPCOLLECT_SHIM and OMPCOLLECT_COLLECTOR override where the shim\n"
+            "(" SHIM_NAME ") and the agent (" AGENT_NAME ") are found;\n"
+            "OMPCOLLECT_RUNTIME is a default for --runtime.\n"
+            "\n"
+            "Exit status: PROGRAM's own, or 128+N when signal N killed it; 125 when\n"
+            "ompcollect fails or refuses before PROGRAM runs (bad options, a static program,\n"
+            "an MPI launcher as PROGRAM, a runtime that will not take the shim), 126 when\n"
+            "PROGRAM cannot be executed, 127 when it is not found.\n",
+            PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, tick,
+            OMPCOLLECT_DEFAULT_RUNTIME[0] ? OMPCOLLECT_DEFAULT_RUNTIME
+                                          : "(no libomp was found at configure time)");
+}
+
+/* Parses a time since the run's start: a decimal number with an optional unit (ns, us, ms, s; ms when absent); -1 when malformed. */
+static int parse_time(const char *text, uint64_t *nanoseconds)
+{
+    char *end;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (end == text || errno != 0 || !(value >= 0) || value > 1e7)
+        return -1;
+    double scale = ompc_time_unit_ns(end);
+    if (scale == 0)
+        return -1;
+    *nanoseconds = (uint64_t)(value * scale);
+    return 0;
+}
+
+/* Parses a size in bytes: a whole number with an optional K, M or G (binary; "KiB", "MB" and the like too); -1 when malformed. */
+static int parse_size(const char *text, uint64_t *bytes)
+{
+    char *end;
+    errno = 0;
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    unsigned long long value = strtoull(text, &end, 10);
+    if (errno != 0 || end == text)
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (shift != 0 && *end == 'i')
+        end++;
+    if (*end == 'B' || (shift == 0 && *end == 'b'))
+        end++;
+    if (*end != '\0' || value > (UINT64_MAX >> 30))
+        return -1;
+    *bytes = (uint64_t)value << shift;
+    return 0;
+}
+
+/* Checks that a report can be written where a pattern points, before the program runs. */
+static void check_output(const char *option, const struct run *run, const char *pattern)
+{
+    char message[96];
+    const char *problem = ompc_check_pattern(pattern, message, sizeof message);
+    if (problem != NULL)
+        die(EXIT_OWN_FAILURE, "%s %s: %s", option, pattern, problem);
+    char *name = ompc_expand_pattern(pattern, (long)getpid(), run->rank.rank, run->host);
+    if (name == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    char *slash = strrchr(name, '/');
+    const char *directory = slash == NULL ? "." : slash == name ? "/" : name;
+    if (slash != NULL && slash != name)
+        *slash = '\0';
+    struct stat info;
+    if (stat(directory, &info) != 0)
+        die(EXIT_OWN_FAILURE, "%s %s: %s: %s", option, pattern, directory, strerror(errno));
+    if (!S_ISDIR(info.st_mode))
+        die(EXIT_OWN_FAILURE, "%s %s: %s is not a directory", option, pattern, directory);
+    if (access(directory, W_OK | X_OK) != 0)
+        die(EXIT_OWN_FAILURE, "%s %s: cannot create files in %s: %s", option, pattern, directory,
+            strerror(errno));
+    free(name);
+}
+
+/*
+ * Checks, before the program runs, that --csv-dir can be written: its
+ * parent takes new entries, and the directory, when it exists already, is
+ * a directory that takes files.  It is made after the run.
+ */
+static void check_csv_dir(struct run *run, const char *pattern)
+{
+    char *trimmed = strdup(pattern);
+    if (trimmed == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    for (size_t length = strlen(trimmed); length > 1 && trimmed[length - 1] == '/'; length--)
+        trimmed[length - 1] = '\0';
+    run->csv_dir = trimmed;
+    check_output("--csv-dir", run, trimmed);
+    char *name = ompc_expand_pattern(trimmed, (long)getpid(), run->rank.rank, run->host);
+    if (name == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    struct stat info;
+    if (stat(name, &info) == 0) {
+        if (!S_ISDIR(info.st_mode))
+            die(EXIT_OWN_FAILURE, "--csv-dir %s: %s exists and is not a directory", pattern, name);
+        if (access(name, W_OK | X_OK) != 0)
+            die(EXIT_OWN_FAILURE, "--csv-dir %s: cannot create files in %s: %s", pattern, name,
+                strerror(errno));
+    }
+    free(name);
+}
+
+/*
+ * Checks, before the program runs, that an OTF2 archive can be written
+ * where --trace points: the build has OTF2, the parent directory takes new
+ * entries, and the directory itself is new or empty (an archive is a whole
+ * directory, which cannot be replaced in one step as a file can).
+ */
+static void check_trace_directory(const struct run *run, const char *pattern)
+{
+#ifndef HAVE_OTF2
+    (void)run;
+    die(EXIT_OWN_FAILURE, "--trace %s: this ompcollect was built without OTF2 (configure found no "
+                          "libotf2; on Debian install libopen-trace-format2-dev and rebuild); "
+                          "--trace-json writes a trace without it",
+        pattern);
+#else
+    check_output("--trace", run, pattern);
+    char *name = ompc_expand_pattern(pattern, (long)getpid(), run->rank.rank, run->host);
+    if (name == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    struct stat info;
+    if (!ompc_pattern_has(pattern, 'p') && stat(name, &info) == 0) {
+        if (!S_ISDIR(info.st_mode))
+            die(EXIT_OWN_FAILURE, "--trace %s: %s exists and is not a directory", pattern, name);
+        if (!ompc_directory_empty(name))
+            die(EXIT_OWN_FAILURE, "--trace %s: the directory %s is not empty; remove it or name "
+                                  "another (the archive is written as a new directory)",
+                pattern, name);
+    }
+    free(name);
+#endif
+}
+
+enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME, OPT_TIMELINE_WIDTH, OPT_FROM, OPT_TO, OPT_TRACE_JSON,
+       OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_TASKS, OPT_CSV_DIR, OPT_LIST_REGIONS, OPT_STACKS, OPT_FOLDED,
+       OPT_SAVE, OPT_SYMFS };
+
+static const struct option long_options[] = {
+    {"stacks", optional_argument, NULL, OPT_STACKS},
+    {"stacks-file", required_argument, NULL, OPT_FOLDED},
+    {"no-tasks", no_argument, NULL, OPT_NO_TASKS},
+    {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
+    {"list-regions", no_argument, NULL, OPT_LIST_REGIONS},
+    {"trace", required_argument, NULL, OPT_TRACE},
+    {"trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER},
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, 'f'},
+    {"timeline", required_argument, NULL, OPT_TIMELINE},
+    {"timeline-width", required_argument, NULL, OPT_TIMELINE_WIDTH},
+    {"from", required_argument, NULL, OPT_FROM},
+    {"to", required_argument, NULL, OPT_TO},
+    {"trace-json", required_argument, NULL, OPT_TRACE_JSON},
+    {"interval", required_argument, NULL, 'i'},
+    {"events", required_argument, NULL, 'e'},
+    {"no-sample", no_argument, NULL, OPT_NO_SAMPLE},
+    {"runtime", required_argument, NULL, OPT_RUNTIME},
+    {"save", required_argument, NULL, OPT_SAVE},
+    {"symfs", required_argument, NULL, OPT_SYMFS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* A non-empty value, or a refusal naming the option. */
+static const char *nonempty(const char *value, const char *what)
+{
+    if (value[0] == '\0')
+        die(EXIT_OWN_FAILURE, "%s", what);
+    return value;
+}
+
+/* The options that choose what is written and where; 0 when `option` is not one of them. */
+static int output_option(int option, struct run *run, struct cli *cli)
+{
+    switch (option) {
+    case 'o':
+        run->output = optarg;
+        return 1;
+    case 'f':
+        cli->format_given = 1;
+        if ((run->format = ompc_parse_format(optarg)) < 0)
+            die(EXIT_OWN_FAILURE, "--format must be text, csv or json, not '%s'", optarg);
+        return 1;
+    case OPT_TIMELINE:
+        run->timeline = optarg;
+        return 1;
+    case OPT_TIMELINE_WIDTH: {
+        char *end;
+        long width = strtol(optarg, &end, 10);
+        if (end == optarg || *end != '\0' || width < 200 || width > 20000)
+            die(EXIT_OWN_FAILURE, "--timeline-width '%s' is not a number of pixels from 200 to 20000", optarg);
+        run->timeline_width = (int)width;
+        return 1;
+    }
+    case OPT_FROM:
+    case OPT_TO:
+        if (parse_time(optarg, option == OPT_FROM ? &run->from_ns : &run->to_ns) != 0)
+            die(EXIT_OWN_FAILURE, "%s '%s' is not a time since the start (e.g. 1.5s, 200ms, 50us)",
+                option == OPT_FROM ? "--from" : "--to", optarg);
+        return 1;
+    case OPT_TRACE_JSON:
+        run->trace_json = optarg;
+        return 1;
+    case OPT_CSV_DIR:
+        run->csv_dir = nonempty(optarg, "--csv-dir needs a directory to write the CSV tables into");
+        return 1;
+    case OPT_LIST_REGIONS:
+        run->list_regions = 1;
+        return 1;
+    case OPT_TRACE:
+        run->trace = nonempty(optarg, "--trace needs a directory to write the OTF2 archive into");
+        return 1;
+    case OPT_FOLDED:
+        run->stacks = 1;
+        run->folded = nonempty(optarg, "--stacks-file needs a file to write the folded stacks into");
+        return 1;
+    case OPT_STACKS:
+        run->stacks = 1;
+        if (optarg != NULL && strcmp(optarg, "folded") == 0)
+            cli->stacks_folded = 1;
+        else if (optarg != NULL && strcmp(optarg, "tree") != 0)
+            die(EXIT_OWN_FAILURE, "--stacks takes no value, 'tree' (the default: a call tree per state "
+                                  "in the report) or 'folded' (the report is folded stacks), not '%s'",
+                optarg);
+        return 1;
+    case OPT_SYMFS:
+        if (!cli->replay)
+            die(EXIT_OWN_FAILURE, "--symfs is for 'ompcollect report': a live run reads the modules where they are");
+        run->symfs = nonempty(optarg, "--symfs needs a directory");
+        return 1;
+    }
+    return 0;
+}
+
+/* The options that shape the recording itself; 0 when `option` is not one of them. */
+static int record_option(int option, struct run *run, struct cli *cli)
+{
+    switch (option) {
+    case 'i':
+        if (strcmp(optarg, "tick") == 0) {
+            if ((run->interval_ns = ompc_kernel_tick_ns()) == 0)
+                die(EXIT_OWN_FAILURE, "--interval=tick: cannot read the kernel's tick "
+                                      "(CLOCK_MONOTONIC_COARSE's resolution); give a time (e.g. 1ms)");
+        } else if (ompc_parse_interval(optarg, &run->interval_ns) != 0)
+            die(EXIT_OWN_FAILURE, "--interval '%s' is not a time between 10us and 10s (e.g. 1ms, 250us) or 'tick'",
+                optarg);
+        return 1;
+    case 'e': {
+        char bad[64];
+        if (ompc_parse_events(optarg, &cli->event_mask, bad, sizeof bad) != 0)
+            die(EXIT_OWN_FAILURE, "--events: unknown event '%s' (see --help)", bad);
+        cli->events_given = 1;
+        return 1;
+    }
+    case OPT_NO_SAMPLE:
+        run->sampling = 0;
+        return 1;
+    case OPT_NO_TASKS:
+        run->no_tasks = 1;
+        return 1;
+    case OPT_TRACE_BUFFER:
+        if (parse_size(optarg, &run->trace_buffer) != 0 || run->trace_buffer < OMPC_EVENT_LOG_MIN
+            || run->trace_buffer > OMPC_EVENT_LOG_MAX)
+            die(EXIT_OWN_FAILURE, "--trace-buffer '%s' is not a size from 64 bytes to 1G per thread (e.g. 8M, 512K)",
+                optarg);
+        return 1;
+    case OPT_RUNTIME:
+        cli->runtime = optarg;
+        return 1;
+    case OPT_SAVE:
+        run->save = nonempty(optarg, "--save needs a file to keep the run in");
+        return 1;
+    }
+    return 0;
+}
+
+/* An option's long name (every option has one). */
+static const char *option_name(int option)
+{
+    for (const struct option *entry = long_options; entry->name != NULL; entry++)
+        if (entry->val == option)
+            return entry->name;
+    return "?";
+}
+
+/* Parses the command line up to the program (or the saved run); returns the index of its first word. */
+int parse_options(int argc, char **argv, struct run *run, struct cli *cli)
+{
+    opterr = 0;
+    int option;
+    while ((option = getopt_long(argc, argv, "+:o:f:i:e:hV", long_options, NULL)) != -1) {
+        if (option == 'h') {
+            usage(stdout);
+            exit(0);
+        }
+        if (option == 'V') {
+            printf("ompcollect (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+            exit(0);
+        }
+        if (option == ':')
+            die(EXIT_OWN_FAILURE, "option '%s' needs a value (try '%s --help')", argv[optind - 1], PROGRAM_NAME);
+        if (output_option(option, run, cli))
+            continue;
+        if (cli->replay && option != '?')
+            die(EXIT_OWN_FAILURE, "--%s shapes the recording; 'ompcollect report' writes outputs of what was "
+                                  "recorded (run the program again to change it)", option_name(option));
+        if (record_option(option, run, cli))
+            continue;
+        if (optopt != 0)
+            die(EXIT_OWN_FAILURE, "unknown option '-%c' (try '%s --help')", optopt, PROGRAM_NAME);
+        die(EXIT_OWN_FAILURE, "unknown option '%s' (try '%s --help')", argv[optind - 1], PROGRAM_NAME);
+    }
+    return optind;
+}
+
+/* The checks between options, and the output places, before anything runs. */
+void check_options(struct run *run, struct cli *cli)
+{
+    if (run->output != NULL)
+        check_output("--output", run, run->output);
+    if (run->timeline != NULL)
+        check_output("--timeline", run, run->timeline);
+    if (run->trace_json != NULL)
+        check_output("--trace-json", run, run->trace_json);
+    if (run->trace != NULL)
+        check_trace_directory(run, run->trace);
+    if (run->csv_dir != NULL)
+        check_csv_dir(run, run->csv_dir);
+    if (run->folded != NULL)
+        check_output("--stacks-file", run, run->folded);
+    if (run->save != NULL)
+        check_output("--save", run, run->save);
+    if (run->stacks && !run->sampling)
+        die(EXIT_OWN_FAILURE, "--stacks and --stacks-file sample call stacks; they cannot go with --no-sample");
+    if (run->stacks && !cli->replay && !ompc_stacks_supported())
+        die(EXIT_OWN_FAILURE, "--stacks walks frame pointers, which this build does not know how to do "
+                              "on this machine (x86-64 and AArch64 only)");
+    if (cli->stacks_folded) {
+        if (cli->format_given)
+            die(EXIT_OWN_FAILURE, "--stacks=folded makes the report folded stacks; it cannot go with "
+                                  "--format (use --stacks-file=FILE beside a report)");
+        run->format = OMPC_FORMAT_FOLDED;
+    }
+    if (run->trace_buffer != 0 && run->trace == NULL && run->trace_json == NULL)
+        die(EXIT_OWN_FAILURE, "--trace-buffer sizes the event log a trace is written from; give "
+                              "--trace or --trace-json too");
+    /* A trace shows every event the runtime delivers unless --events chose. */
+    if ((run->trace != NULL || run->trace_json != NULL) && !cli->events_given)
+        ompc_parse_events("all", &cli->event_mask, NULL, 0);
+    if (run->to_ns != 0 && run->to_ns <= run->from_ns)
+        die(EXIT_OWN_FAILURE, "--to must be later than --from");
+    if ((run->timeline_width != 0 || run->from_ns != 0 || run->to_ns != 0) && run->timeline == NULL)
+        die(EXIT_OWN_FAILURE, "--timeline-width, --from and --to shape the picture --timeline draws; "
+                              "give --timeline too");
+}
+
+/* Refuses outputs a saved run holds nothing for: what it was not recorded with. */
+void check_recorded(const struct run *run, const char *file)
+{
+    uint32_t flags = run->header.flags;
+    const char *missing = NULL;
+    if ((run->timeline != NULL || run->trace != NULL || run->trace_json != NULL) && !(flags & OMPC_OPT_TIMELINE))
+        missing = run->timeline != NULL ? "--timeline" : run->trace != NULL ? "--trace" : "--trace-json";
+    else if ((run->trace != NULL || run->trace_json != NULL) && run->header.event_log_bytes == 0)
+        missing = run->trace != NULL ? "--trace" : "--trace-json";
+    else if (run->stacks && !(flags & OMPC_OPT_STACKS))
+        missing = "--stacks";
+    if (missing != NULL)
+        die(EXIT_OWN_FAILURE, "%s: %s was not recorded in this run (record it with %s)", file,
+            strcmp(missing, "--stacks") == 0 ? "no call stack" : "the data for this output", missing);
+}

@@ -1,0 +1,388 @@
+/* preflight.c - before the program runs: it can be observed (found, no MPI launcher, dynamically linked, not set-user-ID), the shim, the agent and the runtime are found and preloadable, the libgomp substitute is linked; and which runtime ran and why, for the reports. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include "launcher.h"
+#include "preflight.h"
+#include "session.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef OMPCOLLECT_BINDIR
+#define OMPCOLLECT_BINDIR "/usr/local/bin"
+#endif
+#ifndef OMPCOLLECT_LIBDIR
+#define OMPCOLLECT_LIBDIR "/usr/local/lib"
+#endif
+#ifndef OMPCOLLECT_PKGLIBDIR
+#define OMPCOLLECT_PKGLIBDIR OMPCOLLECT_LIBDIR "/ompcollector"
+#endif
+
+/* An absolute version of `path` (relative to the current directory). */
+static char *absolute_path(const char *path)
+{
+    if (path[0] == '/')
+        return strdup(path);
+    char *directory = getcwd(NULL, 0);
+    if (directory == NULL)
+        die(EXIT_OWN_FAILURE, "cannot find the current directory: %s", strerror(errno));
+    char *result;
+    if (asprintf(&result, "%s/%s", directory, path) < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    free(directory);
+    return result;
+}
+
+/* Whether `path` names a readable regular file. */
+static int readable_file(const char *path)
+{
+    struct stat info;
+    return stat(path, &info) == 0 && S_ISREG(info.st_mode) && access(path, R_OK) == 0;
+}
+
+/* The directory this executable lives in, or NULL. */
+static char *own_directory(void)
+{
+    char *exe = realpath("/proc/self/exe", NULL);
+    if (exe == NULL)
+        return NULL;
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL) {
+        free(exe);
+        return NULL;
+    }
+    *slash = '\0';
+    return exe;
+}
+
+/*
+ * The path from directory `from` to `to` ("../lib" from /usr/bin to
+ * /usr/lib), both absolute and as configured; NULL when they share
+ * nothing but the root, since then no relation survives a relocation.
+ */
+static char *relative_path(const char *from, const char *to)
+{
+    size_t common = 0, i = 0;
+    for (; from[i] != '\0' && from[i] == to[i]; i++)
+        if (from[i] == '/')
+            common = i;
+    if ((from[i] == '\0' || from[i] == '/') && (to[i] == '\0' || to[i] == '/'))
+        common = i;
+    if (common == 0)
+        return NULL;
+    char *result = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&result, &size);
+    if (out == NULL)
+        return NULL;
+    for (const char *c = from + common; *c; c++)
+        if (*c == '/' && c[1] != '\0' && c[1] != '/')
+            fputs("../", out);
+    const char *rest = to + common;
+    while (*rest == '/')
+        rest++;
+    fputs(*rest ? rest : ".", out);
+    if (fclose(out) != 0) {
+        free(result);
+        return NULL;
+    }
+    return result;
+}
+
+/*
+ * Where the shim and the agent are: the environment overrides; then the
+ * build tree when this executable sits in one (tools/ompcollect next to
+ * tools/.libs and lib/.libs); then the installed layout relative to this
+ * executable (so `make install prefix=...` and DESTDIR installs work
+ * without reconfiguring); then the configured install locations.
+ */
+static void locate_libraries(char **shim, char **agent)
+{
+    char *directory = own_directory();
+    char *candidate_shim = NULL, *candidate_agent = NULL;
+    *shim = *agent = NULL;
+    if (directory != NULL) {
+        /* libtool may run the real binary from .libs next to a wrapper script. */
+        size_t length = strlen(directory);
+        if (length >= 6 && strcmp(directory + length - 6, "/.libs") == 0)
+            directory[length - 6] = '\0';
+        if (asprintf(&candidate_agent, "%s/.libs/%s", directory, AGENT_NAME) < 0
+            || asprintf(&candidate_shim, "%s/../lib/.libs/%s", directory, SHIM_NAME) < 0)
+            die(EXIT_OWN_FAILURE, "out of memory");
+        if (readable_file(candidate_agent) && readable_file(candidate_shim)) {
+            *shim = realpath(candidate_shim, NULL);
+            *agent = realpath(candidate_agent, NULL);
+        }
+        free(candidate_shim);
+        free(candidate_agent);
+        candidate_shim = candidate_agent = NULL;
+        char *to_lib = relative_path(OMPCOLLECT_BINDIR, OMPCOLLECT_LIBDIR);
+        char *to_pkglib = relative_path(OMPCOLLECT_BINDIR, OMPCOLLECT_PKGLIBDIR);
+        if (*shim == NULL && to_lib != NULL && to_pkglib != NULL) {
+            if (asprintf(&candidate_shim, "%s/%s/%s.0", directory, to_lib, SHIM_NAME) < 0
+                || asprintf(&candidate_agent, "%s/%s/%s", directory, to_pkglib, AGENT_NAME) < 0)
+                die(EXIT_OWN_FAILURE, "out of memory");
+            if (readable_file(candidate_shim) && readable_file(candidate_agent)) {
+                *shim = realpath(candidate_shim, NULL);
+                *agent = realpath(candidate_agent, NULL);
+            }
+            free(candidate_shim);
+            free(candidate_agent);
+        }
+        free(to_lib);
+        free(to_pkglib);
+        free(directory);
+    }
+    if (*shim == NULL) {
+        if (readable_file(OMPCOLLECT_LIBDIR "/" SHIM_NAME ".0"))
+            *shim = strdup(OMPCOLLECT_LIBDIR "/" SHIM_NAME ".0");
+        else
+            *shim = strdup(OMPCOLLECT_LIBDIR "/" SHIM_NAME);
+    }
+    if (*agent == NULL)
+        *agent = strdup(OMPCOLLECT_PKGLIBDIR "/" AGENT_NAME);
+
+    const char *setting = getenv("OMPCOLLECT_SHIM");
+    if (setting != NULL && setting[0] != '\0') {
+        free(*shim);
+        *shim = absolute_path(setting);
+    }
+    setting = getenv("OMPCOLLECT_COLLECTOR");
+    if (setting != NULL && setting[0] != '\0') {
+        free(*agent);
+        *agent = absolute_path(setting);
+    }
+    if (*shim == NULL || !readable_file(*shim))
+        die(EXIT_OWN_FAILURE, "cannot find the shim %s (set OMPCOLLECT_SHIM to %s)",
+            *shim ? *shim : SHIM_NAME, SHIM_NAME);
+    if (*agent == NULL || !readable_file(*agent))
+        die(EXIT_OWN_FAILURE, "cannot find the agent %s (set OMPCOLLECT_COLLECTOR to %s)",
+            *agent ? *agent : AGENT_NAME, AGENT_NAME);
+}
+
+/* Where execvp would find `command`: itself when it holds a slash, else the first match on PATH. */
+static char *program_file(const char *command)
+{
+    if (strchr(command, '/') != NULL)
+        return strdup(command);
+    const char *search = getenv("PATH");
+    if (search == NULL || search[0] == '\0')
+        search = "/bin:/usr/bin";
+    while (*search != '\0') {
+        size_t length = strcspn(search, ":");
+        char *candidate;
+        if (asprintf(&candidate, "%.*s/%s", (int)length, length ? search : ".", command) < 0)
+            return NULL;
+        if (access(candidate, X_OK) == 0)
+            return candidate;
+        free(candidate);
+        search += length + (search[length] == ':');
+    }
+    return NULL;
+}
+
+/* Whether a file name is an MPI or batch launcher's (mpirun, mpiexec.hydra, srun, ...). */
+static int launcher_name(const char *path)
+{
+    static const char *const names[] = {"mpirun", "mpiexec", "orterun", "prterun", "srun"};
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t length = strlen(names[i]);
+        if (strncmp(base, names[i], length) == 0 && (base[length] == '\0' || base[length] == '.'))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * `ompcollect mpirun ...` would sample mpirun itself and send signals into
+ * its ranks.  Refused before anything is set up, with the nesting that works.
+ */
+static void refuse_launchers(const char *command, const char *file)
+{
+    char *real = file != NULL ? realpath(file, NULL) : NULL;
+    if (launcher_name(command) || (real != NULL && launcher_name(real))) {
+        const char *base = strrchr(command, '/');
+        base = base != NULL ? base + 1 : command;
+        die(EXIT_OWN_FAILURE,
+            "'%s' starts MPI or batch ranks: ompcollect must run inside each rank, not around "
+            "the launcher; write '%s ... ompcollect [OPTION]... PROGRAM' instead",
+            command, base);
+    }
+    free(real);
+}
+
+/* LD_PRELOAD splits on spaces and colons, so a path holding one cannot be preloaded. */
+static void check_preloadable(const char *what, const char *path)
+{
+    if (strpbrk(path, " :\t\n") != NULL)
+        die(EXIT_OWN_FAILURE, "cannot preload %s '%s': the path contains a space or colon", what, path);
+}
+
+/* Refuses programs the dynamic loader does not run, or runs without honouring LD_PRELOAD. */
+static void check_program(const char *command, const char *file, const struct ompc_elf_info *elf)
+{
+    if (elf->elf && !elf->interpreter)
+        die(EXIT_OWN_FAILURE,
+            "cannot observe '%s': it is statically linked (its ELF file has no program "
+            "interpreter%s), so nothing can be preloaded into it; build it without -static",
+            command, elf->dynamic ? "" : " and no dynamic section");
+    struct stat info;
+    if (stat(file, &info) == 0
+        && (((info.st_mode & S_ISUID) && info.st_uid != getuid())
+            || ((info.st_mode & S_ISGID) && info.st_gid != getgid())))
+        die(EXIT_OWN_FAILURE,
+            "cannot observe '%s': it is set-user-ID or set-group-ID, and the dynamic loader "
+            "ignores LD_PRELOAD for such programs",
+            command);
+}
+
+/* The program as execvp finds it, refused before anything is armed when it cannot be observed. */
+void check_program_file(const char *command, struct ompc_elf_info *elf)
+{
+    char *file = program_file(command);
+    refuse_launchers(command, file);
+    memset(elf, 0, sizeof *elf);
+    if (file != NULL) {
+        ompc_elf_inspect(file, elf);
+        check_program(command, file, elf);
+    }
+    free(file);
+}
+
+/* A directory only we can use, holding libgomp.so.1 -> the LLVM runtime, for the library path. */
+static char *make_private_dir(const char *substitute)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    char *directory;
+    if (asprintf(&directory, "%s/ompcollect.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp") < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    if (mkdtemp(directory) == NULL)
+        die(EXIT_OWN_FAILURE, "cannot create a private directory in %s: %s",
+            tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+    char *link_path;
+    if (asprintf(&link_path, "%s/libgomp.so.1", directory) < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    if (symlink(substitute, link_path) != 0) {
+        int error = errno;
+        rmdir(directory);
+        die(EXIT_OWN_FAILURE, "cannot link %s to %s: %s", link_path, substitute, strerror(error));
+    }
+    free(link_path);
+    return directory;
+}
+
+/* Removes the private directory. */
+void remove_private_dir(const char *directory)
+{
+    if (directory == NULL)
+        return;
+    char *link_path;
+    if (asprintf(&link_path, "%s/libgomp.so.1", directory) >= 0) {
+        unlink(link_path);
+        free(link_path);
+    }
+    rmdir(directory);
+}
+
+/* The shim's, the agent's and the runtime's places, and the environment the program gets. */
+void arrange_libraries(struct run *run, const char *runtime, const struct ompc_elf_info *elf, char **preload,
+                       char **library_path)
+{
+    char *shim, *agent;
+    locate_libraries(&shim, &agent);
+    check_preloadable("the shim", shim);
+    check_preloadable("the agent", agent);
+    run->shim = shim;
+    run->agent = agent;
+    /* GCC's libgomp has no OMPT: every request for it, at any depth and at any time, gets LLVM's libomp. */
+    if (runtime != NULL && strcmp(runtime, "none") == 0) {
+        runtime = NULL;
+    } else if (runtime != NULL && runtime[0] != '\0') {
+        char *path = absolute_path(runtime);
+        if (!readable_file(path))
+            die(EXIT_OWN_FAILURE, "--runtime %s: no such readable file", runtime);
+        check_preloadable("the runtime", path);
+        run->runtime_option = path;
+        run->substitute = path;
+    } else if (OMPCOLLECT_DEFAULT_RUNTIME[0] != '\0' && readable_file(OMPCOLLECT_DEFAULT_RUNTIME)) {
+        run->substitute = OMPCOLLECT_DEFAULT_RUNTIME;
+        if (elf->needs_gomp && !elf->needs_llvm && run->output == NULL)
+            say("'%s' is linked with GCC's libgomp, which has no OMPT; running it on %s", run->command[0],
+                run->substitute);
+    }
+    if (run->substitute != NULL)
+        run->private_dir = make_private_dir(run->substitute);
+    /* The agent first, so its pthread_create is the one the runtime's threads come through. */
+    const char *inherited = getenv("LD_PRELOAD");
+    if (asprintf(preload, "%s:%s%s%s%s%s", agent, shim, run->runtime_option ? ":" : "",
+                 run->runtime_option ? run->runtime_option : "", inherited && *inherited ? ":" : "",
+                 inherited && *inherited ? inherited : "")
+        < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    *library_path = NULL;
+    const char *old = getenv("LD_LIBRARY_PATH");
+    if (run->private_dir != NULL
+        && asprintf(library_path, "%s%s%s", run->private_dir, old && *old ? ":" : "", old && *old ? old : "") < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+}
+
+/* The LLVM version in a runtime's real path (".../llvm-14/lib/libomp.so.5"), or the kind of runtime. */
+char *runtime_version(const char *file)
+{
+    char *result = NULL;
+    const char *llvm = strstr(file, "/llvm-");
+    if (llvm != NULL && llvm[6] >= '0' && llvm[6] <= '9') {
+        int digits = (int)strspn(llvm + 6, "0123456789.");
+        if (asprintf(&result, "LLVM libomp %.*s", digits, llvm + 6) < 0)
+            result = NULL;
+        return result;
+    }
+    const char *base = strrchr(file, '/');
+    base = base != NULL ? base + 1 : file;
+    if (strncmp(base, "libgomp", 7) == 0)
+        return strdup("GCC libgomp");
+    if (strncmp(base, "libiomp", 7) == 0)
+        return strdup("Intel OpenMP");
+    if (strncmp(base, "libomp", 6) == 0)
+        return strdup("LLVM libomp");
+    return strdup("");
+}
+
+/* Whether the loader found `path` through the private directory's libgomp.so.1. */
+int in_private_dir(const struct run *run, const char *path)
+{
+    size_t length = run->private_dir != NULL ? strlen(run->private_dir) : 0;
+    return length > 0 && strncmp(path, run->private_dir, length) == 0 && path[length] == '/';
+}
+
+/* Why this runtime ran, as the launcher arranged it. */
+const char *runtime_reason(const struct run *run, const char *path, const char *file)
+{
+    const char *base = strrchr(path, '/');
+    base = base != NULL ? base + 1 : path;
+    int substituted = in_private_dir(run, path);
+    if (substituted && run->runtime_option != NULL)
+        return "chosen with --runtime, in place of GCC's libgomp (which has no OMPT) that the "
+               "program or one of its libraries asked for";
+    if (substituted)
+        return "in place of GCC's libgomp (which has no OMPT) that the program or one of its "
+               "libraries asked for";
+    if (run->runtime_option != NULL) {
+        const char *chosen = ompc_session_realpath(run->session, run->runtime_option);
+        int same = chosen != NULL && strcmp(chosen, file) == 0;
+        if (same)
+            return "chosen with --runtime";
+    }
+    if (strncmp(base, "libgomp", 7) == 0)
+        return "GCC's libgomp, which has no OMPT: its regions and thread states were invisible to "
+               "ompcollect (run without --runtime=none, or give --runtime an LLVM libomp)";
+    return "the program's own";
+}

@@ -1,0 +1,93 @@
+/* writer.h - the one interface every ompcollect output goes through: a writer turns a view (one process's report, or the reports merge sums) into a sink (a stream, or a directory whose files the sink makes and places). */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_WRITER_H
+#define OMPCOLLECT_WRITER_H 1
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct ompc_report;
+struct ompc_merge_input;
+
+/* What a view shows. */
+enum ompc_view_kind {
+    OMPC_VIEW_PROCESS, /* one recorded process: its model and what the launcher knows of it */
+    OMPC_VIEW_MERGE,   /* the JSON reports of several processes, as `ompcollect merge` read them */
+};
+
+/*
+ * What a writer writes, tagged by its kind: a writer takes one kind, and
+ * ompc_writer_write refuses a view of another, so merge's writers never
+ * see a process model and the report's never see a merged set.
+ */
+struct ompc_view {
+    enum ompc_view_kind kind;
+    union {
+        const struct ompc_report *process; /* PROCESS */
+        struct {
+            struct ompc_merge_input *inputs; /* sorted in place by the writer */
+            int count;
+        } merge;                             /* MERGE */
+    };
+};
+
+/* Where a writer's output goes. */
+enum ompc_sink_kind {
+    OMPC_SINK_STREAM,    /* one stream: a file placed whole, standard error, a device */
+    OMPC_SINK_DIRECTORY, /* a directory of files, which the sink makes and places */
+};
+
+/*
+ * A sink, made by whoever asked for the output (the launcher, merge, a
+ * test).  A writer writes, and the sink decides where the bytes land and
+ * how the files are put in place, so no writer knows about names, ranks,
+ * temporary files or standard error.
+ */
+struct ompc_sink {
+    enum ompc_sink_kind kind;
+    /* STREAM: the stream. */
+    FILE *out;
+    /*
+     * DIRECTORY, for writers that write their files themselves: a stream
+     * for the file `name` (a base name) of the output; the sink puts the
+     * files in place once the writer returned 0.  NULL when memory ran out.
+     */
+    FILE *(*open)(struct ompc_sink *sink, const char *name);
+    /*
+     * DIRECTORY, for writers whose library makes the files (OTF2): a new,
+     * empty directory to fill, put in place whole once the writer returned
+     * 0.  NULL when it cannot be made (the sink said why).  A directory
+     * sink gives both; a writer uses one of them.
+     */
+    const char *(*directory)(struct ompc_sink *sink);
+    void *context; /* the sink's own */
+    /* Why the writer failed, when it can say more than "a write error" (merge names two files). */
+    char error[1024];
+};
+
+/* One output format: text, CSV, JSON, folded stacks, SVG, Chrome JSON, OTF2, the CSV directory, merge's two. */
+struct ompc_writer {
+    const char *name;            /* unique among the writers of its view */
+    enum ompc_view_kind view;    /* the views it takes */
+    enum ompc_sink_kind sink;    /* the sink it writes to */
+    const char *entry;           /* DIRECTORY: the file a reader opens, for messages (NULL: none) */
+    /* Writes the view to the sink; 0, or -1 (a write error, memory, or the reason in sink->error). */
+    int (*write)(const struct ompc_view *view, struct ompc_sink *sink);
+};
+
+/* Every writer this build has, ending with one whose name is NULL. */
+extern const struct ompc_writer ompc_writers[];
+
+/* The writer of `view` views called `name`, or NULL (OTF2 in a build without libotf2). */
+const struct ompc_writer *ompc_writer_find(enum ompc_view_kind view, const char *name);
+
+/* Writes `view` to `sink` with `writer`; -1, without writing, when either is not the kind the writer takes. */
+int ompc_writer_write(const struct ompc_writer *writer, const struct ompc_view *view, struct ompc_sink *sink);
+
+/* The report's writers (report.c), for the table. */
+int ompc_report_text_writer(const struct ompc_view *view, struct ompc_sink *sink);
+int ompc_report_csv_writer(const struct ompc_view *view, struct ompc_sink *sink);
+int ompc_report_json_writer(const struct ompc_view *view, struct ompc_sink *sink);
+int ompc_report_folded_writer(const struct ompc_view *view, struct ompc_sink *sink);
+
+#endif /* OMPCOLLECT_WRITER_H */

@@ -1,0 +1,79 @@
+/* writers.c - the table of every ompcollect writer (each output is one entry), and the adapters that give the timeline, the traces and merge's summary the writer interface. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "merge.h"
+#include "names.h"
+#include "report.h"
+#include "writer.h"
+
+#include <string.h>
+
+static int svg_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return ompc_write_timeline(view->process, sink->out);
+}
+
+static int trace_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return ompc_write_trace_json(view->process, sink->out);
+}
+
+#ifdef HAVE_OTF2
+/* libotf2 makes the archive's files itself: it gets a directory of the sink's to make them in. */
+static int otf2_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    const char *directory = sink->directory(sink);
+    if (directory == NULL)
+        return -1;
+    return ompc_write_otf2(view->process, directory, OMPC_OTF2_NAME, sink->error, sizeof sink->error);
+}
+#endif
+
+static int merge_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return ompc_merge_write(sink->out, OMPC_FORMAT_TEXT, view->merge.inputs, view->merge.count, sink->error,
+                            sizeof sink->error);
+}
+
+static int merge_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return ompc_merge_write(sink->out, OMPC_FORMAT_JSON, view->merge.inputs, view->merge.count, sink->error,
+                            sizeof sink->error);
+}
+
+/* The launcher, `ompcollect report` and `ompcollect merge` find their writers here by view and name. */
+const struct ompc_writer ompc_writers[] = {
+    {"text", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_report_text_writer},
+    {"csv", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_report_csv_writer},
+    {"json", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_report_json_writer},
+    {"folded", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_report_folded_writer},
+    {"svg", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, svg_writer},
+    {"trace-json", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, trace_json_writer},
+    {"csv-dir", OMPC_VIEW_PROCESS, OMPC_SINK_DIRECTORY, NULL, ompc_report_csv_writer},
+#ifdef HAVE_OTF2
+    {"otf2", OMPC_VIEW_PROCESS, OMPC_SINK_DIRECTORY, OMPC_OTF2_NAME ".otf2", otf2_writer},
+#endif
+    {"text", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_text_writer},
+    {"json", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_json_writer},
+    {NULL, OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, NULL},
+};
+
+const struct ompc_writer *ompc_writer_find(enum ompc_view_kind view, const char *name)
+{
+    for (const struct ompc_writer *writer = ompc_writers; writer->name != NULL; writer++)
+        if (writer->view == view && strcmp(writer->name, name) == 0)
+            return writer;
+    return NULL;
+}
+
+int ompc_writer_write(const struct ompc_writer *writer, const struct ompc_view *view, struct ompc_sink *sink)
+{
+    sink->error[0] = '\0';
+    int usable = sink->kind == OMPC_SINK_STREAM ? sink->out != NULL : sink->open != NULL && sink->directory != NULL;
+    if (view->kind != writer->view || sink->kind != writer->sink || !usable) {
+        snprintf(sink->error, sizeof sink->error, "the %s writer takes another kind of view or sink", writer->name);
+        return -1;
+    }
+    return writer->write(view, sink);
+}
