@@ -23,19 +23,20 @@ int ompc_write_report(const struct ompc_report *report, FILE *out)
         ompc_summary_release(&summary);
         return -1;
     }
+    int status = 0;
     switch (report->format) {
     case OMPC_FORMAT_CSV:
     case OMPC_FORMAT_CSV_TABLES:
         ompc_report_csv(&summary, out);
         break;
     case OMPC_FORMAT_JSON:
-        ompc_report_json(&summary, out);
+        status = ompc_report_json(&summary, out);
         break;
     default:
         ompc_report_text(&summary, out);
         break;
     }
     ompc_summary_release(&summary);
-    return ferror(out) ? -1 : 0;
+    return status != 0 || ferror(out) ? -1 : 0;
 }
 
