@@ -1,8 +1,9 @@
-/* record-fuzz.c - libFuzzer target for the loader and the writers: the input patches a record as an observed program could, and the loader and every writer (text, CSV, JSON, folded stacks, SVG, Chrome trace) must take it without a crash, a hang or an unbounded allocation. */
+/* record-fuzz.c - libFuzzer target for the loader and the writers: the input patches a record as an observed program could, and the loader and every writer (text, CSV, JSON, folded stacks, SVG, Chrome trace) must take it without a crash, a hang or an unbounded allocation, the JSON ones writing valid JSON. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,7 +86,34 @@ static void patch(const uint8_t *data, size_t size)
     }
 }
 
-/* Every writer that reads only the model, into /dev/null. */
+/*
+ * A JSON writer whatever the record holds: it succeeds (jansson took every
+ * string and number it was given: nothing was NULL) and what it wrote is
+ * one valid JSON document.
+ */
+static void check_json(const struct ompc_report *report, int (*writer)(const struct ompc_report *, FILE *))
+{
+    char *text = NULL;
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    if (out == NULL)
+        abort();
+    int status = writer(report, out);
+    if (fclose(out) != 0 || status != 0) {
+        fprintf(stderr, "record-fuzz: a JSON writer failed (%d)\n", status);
+        abort();
+    }
+    json_error_t error;
+    json_t *value = json_loadb(text, length, 0, &error);
+    if (value == NULL) {
+        fprintf(stderr, "record-fuzz: the JSON written does not parse: %s at byte %d\n", error.text, error.position);
+        abort();
+    }
+    json_decref(value);
+    free(text);
+}
+
+/* Every writer that reads only the model: into /dev/null, the JSON ones into memory to be read back. */
 static void write_all(struct ompc_model_process *process)
 {
     struct ompc_report report;
@@ -107,10 +135,13 @@ static void write_all(struct ompc_model_process *process)
     report.stacks_asked = 1;
     for (int format = OMPC_FORMAT_TEXT; format <= OMPC_FORMAT_FOLDED; format++) {
         report.format = format;
-        ompc_write_report(&report, sink);
+        if (format == OMPC_FORMAT_JSON)
+            check_json(&report, ompc_write_report);
+        else
+            ompc_write_report(&report, sink);
     }
     ompc_write_timeline(&report, sink);
-    ompc_write_trace_json(&report, sink);
+    check_json(&report, ompc_write_trace_json);
     ompc_stacks_free((struct ompc_stacks *)report.stacks);
 }
 

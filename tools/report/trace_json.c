@@ -264,7 +264,8 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
              writer.pid, report->complete ? "" : ", incomplete");
     metadata_event(&writer, "process_name", 0, "name", ompc_json_string(name));
     for (int i = 0; i < rows && !writer.failed; i++)
-        writer.failed = trace_thread(&writer, report, i, &locations, regions, region_count) != 0;
+        if (trace_thread(&writer, report, i, &locations, regions, region_count) != 0)
+            writer.failed = 1;
     if (!writer.failed && fputs("\n]}\n", out) == EOF)
         writer.failed = 1;
     free_span_event(&writer);
