@@ -250,7 +250,7 @@ static json_t *make_everything(void)
     return ompc_json_built(object, failed);
 }
 
-/* Each of jansson's allocations failing in turn, the others not: the object is refused every time, and nothing leaks. */
+/* Each of jansson's allocations failing in turn, the others not: the object is refused every time, nothing leaks. */
 static void test_allocation_failures(void)
 {
     live = allocations = fail_at = 0;

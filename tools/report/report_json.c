@@ -8,8 +8,6 @@
 #include "summary.h"
 #include "tasks.h"
 
-#include <string.h>
-
 /*
  * Each part adds its members to the report object in the order the report
  * has always had them, and returns 0, or -1 once anything failed to be
@@ -22,7 +20,8 @@ static json_t *json_end(const struct ompc_report *report)
 {
     json_t *end = json_object();
     int failed = ompc_json_set(end, "how", ompc_json_string(report->end_how));
-    failed |= ompc_json_set(end, "exit_status", report->exit_status >= 0 ? json_integer(report->exit_status) : json_null());
+    failed |= ompc_json_set(end, "exit_status",
+                            report->exit_status >= 0 ? json_integer(report->exit_status) : json_null());
     failed |= ompc_json_set(end, "signal", json_integer(report->signal));
     failed |= ompc_json_set(end, "fate", ompc_json_string(report->fate));
     return ompc_json_built(end, failed);

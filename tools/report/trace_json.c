@@ -175,7 +175,8 @@ static void trace_head(struct trace_writer *writer, const struct ompc_report *re
     const struct ompc_model_process *process = report->process;
     json_t *data = other_data(report, rows);
     if (fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":", writer->out) == EOF
-        || ompc_json_dump(data, writer->out, OMPC_JSON_COMPACT) != 0 || fputs(",\n\"traceEvents\":[\n", writer->out) == EOF)
+        || ompc_json_dump(data, writer->out, OMPC_JSON_COMPACT) != 0
+        || fputs(",\n\"traceEvents\":[\n", writer->out) == EOF)
         writer->failed = 1;
     json_decref(data);
     if (process->damage.count == 0)
