@@ -21,7 +21,11 @@ interval is the kernel's tick, sampled on the tick), with --interval=1ms
   --rate-only runs the region-rate loop alone;
 * local timer interrupts per second of each run (Linux /proc/interrupts,
   every CPU, so other processes' too): what sampling timers add to the
-  tick, the dear part of a sample on a virtual machine.
+  tick, the dear part of a sample on a virtual machine;
+* how fast ompcollect writes JSON: a run of the fixed mix with every event
+  is saved once, then `ompcollect report` writes its Chrome trace
+  (--trace-json) and its JSON report, best of 3, less the time to load the
+  run (a report to /dev/null).
 
 Every figure of a tool also comes as a ratio to the reference tool measured
 in the same run.  Numbers never make this script fail; a configuration that
@@ -33,6 +37,7 @@ import datetime
 import os
 import platform
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -85,6 +90,8 @@ def parse_arguments():
                         help="comma list of configurations to run")
     parser.add_argument("--no-callgrind", action="store_true", help="skip instruction counts")
     parser.add_argument("--no-wall", action="store_true", help="skip wall time")
+    parser.add_argument("--trace-regions", type=int, default=4000,
+                        help="regions of the run whose JSON is written (0: skip the JSON rates)")
     parser.add_argument("--rate-only", action="store_true",
                         help="wall time of the region-rate loop alone, no construct loops")
     parser.add_argument("--output", default="", help="also write the table to this file")
@@ -289,6 +296,56 @@ def wall_times(args, paths, configs):
     return times, failures, regions
 
 
+def timed(argv, env, tries=3):
+    """Best wall and CPU seconds (user + system) of `tries` runs of argv, or None when one fails."""
+    best_wall = best_cpu = None
+    for _ in range(tries):
+        before, began = resource.getrusage(resource.RUSAGE_CHILDREN), time.time()
+        status, _, err = run(argv, env)
+        wall, after = time.time() - began, resource.getrusage(resource.RUSAGE_CHILDREN)
+        if status != 0:
+            note("bench: %s failed: %s" % (" ".join(argv), err.strip()[-300:]))
+            return None
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        best_wall = wall if best_wall is None else min(best_wall, wall)
+        best_cpu = cpu if best_cpu is None else min(best_cpu, cpu)
+    return best_wall, best_cpu
+
+
+def json_rates(args, paths, workdir):
+    """Notes on how fast `ompcollect report` writes the Chrome trace and the JSON report of a saved run."""
+    saved = os.path.join(workdir, "mix.ses")
+    env, argv = command_for("oc-1ms", args, paths, args.threads, ["mix", str(args.trace_regions)])
+    # The run is saved with every event, so the trace holds the constructs' waits as well as the states.
+    argv[argv.index("-o"):argv.index("-o")] = ["-e", "all", "--trace-buffer=64M", "--trace-json=" + os.devnull,
+                                               "--save=" + saved]
+    status, _, err = run(argv, env)
+    if status != 0:
+        return ["JSON rates skipped: the run to save failed: %s" % err.strip()[-300:]]
+    base = timed([args.ompcollect, "report", "-o", os.devnull, saved], env)
+    outputs = [("Chrome trace (--trace-json)", "trace.json",
+                lambda path: ["--trace-json=" + path, "-o", os.devnull]),
+               ("JSON report (-f json)", "report.json", lambda path: ["-f", "json", "-o", path])]
+    notes = []
+    for title, name, options in outputs:
+        path = os.path.join(workdir, name)
+        spent = timed([args.ompcollect, "report"] + options(path) + [saved], env)
+        if base is None or spent is None:
+            notes.append("%s: failed" % title)
+            continue
+        size = os.path.getsize(path)
+        # The trace is a line of otherData, one of "traceEvents":[, one per event, and the closing one.
+        with open(path, "rb") as written:
+            events = sum(1 for _ in written) - 3 if name == "trace.json" else 0
+        net_wall, net_cpu = max(spent[0] - base[0], 1e-6), max(spent[1] - base[1], 1e-6)
+        notes.append("%s of %d regions: %.1f MB%s, written in %.2f s wall (%.2f s CPU) beyond the "
+                     "%.2f s (%.2f s CPU) of loading the run: %.1f MB/s%s of CPU, best of 3."
+                     % (title, args.trace_regions, size / 1e6, ", %d events" % events if events else "",
+                        net_wall, net_cpu, base[0], base[1], size / 1e6 / net_cpu,
+                        ", %.0fk events/s" % (events / net_cpu / 1e3) if events else ""))
+    return notes
+
+
 def ratio(value, reference):
     if value is None or reference is None or reference <= 0:
         return ""
@@ -437,6 +494,12 @@ def main():
     else:
         notes.append("wall time skipped")
 
+    json_notes = []
+    if args.trace_regions > 0 and any(c.startswith("oc-") for c in configs):
+        note("bench: JSON write rates")
+        with tempfile.TemporaryDirectory(prefix="bench-json-") as workdir:
+            json_notes = json_rates(args, paths, workdir)
+
     stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     skipped, notes = notes, [
@@ -468,6 +531,7 @@ def main():
                 tick = "HZ"
             notes.append("timer irq/s: local timer interrupts per second of each run, every CPU "
                          "(the tick alone is %s per busy CPU), median over rounds." % tick)
+    notes += json_notes
     notes += ["%s failed in some rounds: %s" % (c, why) for c, why in sorted(failures.items())]
     notes += skipped
     table = build_table(args, paths, configs, per_region, per_inquiry, times, regions, notes)

@@ -21,7 +21,8 @@ python3 - "$tmp" <<'EOF' || { echo "Bail out! the crafted inputs could not be wr
 import re, sys
 tmp = sys.argv[1]
 r1 = open(tmp + "/r1.json", "rb").read()
-totals = rb'("totals": \{"threads": [0-9]+, "samples": )[0-9]+'
+# The patterns read through the layout's white space (jansson's two-space indent).
+totals = rb'("totals": \{\s*"threads": [0-9]+,\s*"samples": )[0-9]+'
 edits = {
     "inf": (rb'"wall_ns": [0-9]+', b'"wall_ns": inf'),
     "huge": (rb'"wall_ns": [0-9]+', b'"wall_ns": 1e999'),
@@ -29,10 +30,10 @@ edits = {
     "big": (totals, rb'\g<1>9223372036854775808'),
     "most": (totals, rb'\g<1>9223372036854775807'),
     "negative": (totals, rb'\g<1>-5'),
-    "negstate": (rb'("regions": \[\n    \{[^\n]*?"states": \{"OVHD": )[0-9]+', rb'\g<1>-1'),
+    "negstate": (rb'("regions": \[\s*\{[^\]]*?"states": \{\s*"OVHD": )[0-9]+', rb'\g<1>-1'),
     "pidstring": (rb'"pid": ([0-9]+)', rb'"pid": "\g<1>"'),
     "rank": (rb'"rank": null', b'"rank": -2'),
-    "states": (rb'("totals": \{[^\n]*?"states": )\{[^}]*\}', rb'\g<1>[]'),
+    "states": (rb'("totals": \{[^}]*?"states": )\{[^}]*\}', rb'\g<1>[]'),
     "surrogate": (rb'"host": "', rb'"host": "\\ud800x'),
     "pair": (rb'"host": "', rb'"host": "\\ud83d\\ude00\\udc00'),
     "byte": (rb'"program": "', b'"program": "\xff\xc0\xaf'),

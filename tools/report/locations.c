@@ -421,74 +421,80 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
     return 0;
 }
 
-/* A JSON string, or null. */
-static void json_text(FILE *out, const char *text)
-{
-    ompc_json_string_or_null(out, text);
-}
-
-/* {"address", "kind", "function", "offset", "file", "line", "module", "module_offset"} of a location. */
-static void json_location(FILE *out, uint64_t address, const struct ompc_location *where)
+/* {"address", "kind", "function", "function_offset", "file", "line", "module", "module_offset"} of a location. */
+static json_t *json_location(uint64_t address, const struct ompc_location *where)
 {
     static const char *const kinds[] = {"none", "module", "symbol", "line"};
-    fprintf(out, "{\"address\": \"0x%" PRIx64 "\", \"kind\": \"%s\", \"function\": ", address,
-            kinds[where->kind]);
-    json_text(out, where->function);
-    fprintf(out, ", \"function_offset\": %" PRIu64 ", \"file\": ", where->function_offset);
-    json_text(out, where->file);
-    fputs(", \"line\": ", out);
-    if (where->kind == OMPC_LOC_LINE)
-        fprintf(out, "%d", where->line);
-    else
-        fputs("null", out);
-    fputs(", \"module\": ", out);
-    json_text(out, where->module);
-    fprintf(out, ", \"module_offset\": \"0x%" PRIx64 "\"}", where->module_offset);
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "address", ompc_json_hex(address, 0));
+    failed |= ompc_json_set(object, "kind", json_string(kinds[where->kind]));
+    failed |= ompc_json_set(object, "function", ompc_json_string_or_null(where->function));
+    failed |= ompc_json_set(object, "function_offset", ompc_json_u64(where->function_offset));
+    failed |= ompc_json_set(object, "file", ompc_json_string_or_null(where->file));
+    failed |= ompc_json_set(object, "line", where->kind == OMPC_LOC_LINE ? json_integer(where->line) : json_null());
+    failed |= ompc_json_set(object, "module", ompc_json_string_or_null(where->module));
+    failed |= ompc_json_set(object, "module_offset", ompc_json_hex(where->module_offset, 0));
+    return ompc_json_built(object, failed);
 }
 
-void ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
-                         FILE *out)
+/* One construct: where, how often and how long, its imbalance (null when unknown) and its samples by state. */
+static json_t *json_construct(const struct ompc_construct_row *row)
+{
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "location", json_location(row->codeptr, &row->where));
+    failed |= ompc_json_set(object, "instances", ompc_json_u64(row->instances));
+    failed |= ompc_json_set(object, "total_ns", ompc_json_u64(row->total_ns));
+    failed |= ompc_json_set(object, "max_ns", ompc_json_u64(row->max_ns));
+    failed |= ompc_json_set(object, "threads", json_integer(popcount64(row->thread_mask)));
+    /* Three decimals, as the text and CSV tables show it. */
+    failed |= ompc_json_set(object, "imbalance", row->imbalance > 0 ? ompc_json_fixed(row->imbalance, 3) : json_null());
+    failed |= ompc_json_set(object, "states", ompc_json_states(row->ticks));
+    return ompc_json_built(object, failed);
+}
+
+/* One wait location: the state, what was waited for, where, on which object, and its samples. */
+static json_t *json_wait_location(const struct ompc_wait_row *row)
 {
     char buffer[256];
-    fprintf(out, ",\n  \"locations_known\": %s,\n  \"constructs\": [", locations->known ? "true" : "false");
-    for (int i = 0; i < locations->construct_count; i++) {
-        const struct ompc_construct_row *row = &locations->constructs[i];
-        fprintf(out, "%s\n    {\"location\": ", i ? "," : "");
-        json_location(out, row->codeptr, &row->where);
-        fprintf(out,
-                ", \"instances\": %" PRIu64 ", \"total_ns\": %" PRIu64 ", \"max_ns\": %" PRIu64
-                ", \"threads\": %d, \"imbalance\": ",
-                row->instances, row->total_ns, row->max_ns, popcount64(row->thread_mask));
-        if (row->imbalance > 0)
-            fprintf(out, "%.3f", row->imbalance);
-        else
-            fputs("null", out);
-        fputs(", \"states\": {", out);
-        for (int state = 1; state < OMPC_NSTATES; state++)
-            fprintf(out, "%s\"%s\": %" PRIu64, state > 1 ? ", " : "", ompc_state_name(state),
-                    row->ticks[state]);
-        fputs("}}", out);
-    }
-    fputs("\n  ],\n  \"wait_locations\": [", out);
-    for (int i = 0; i < locations->wait_count; i++) {
-        const struct ompc_wait_row *row = &locations->waits[i];
-        fprintf(out, "%s\n    {\"state\": \"%s\", \"what\": ", i ? "," : "", ompc_state_name(row->state));
-        json_text(out, wait_what(row, buffer, sizeof buffer));
-        fputs(", \"location\": ", out);
-        json_location(out, row->codeptr, &row->where);
-        fputs(", \"object\": ", out);
-        json_location(out, row->object, &row->what);
-        fprintf(out, ", \"samples\": %" PRIu64 ", \"threads\": %d}", row->ticks, row->threads);
-    }
-    fputs("\n  ],\n  \"modules\": [", out);
-    uint32_t modules = process->module_count;
-    for (uint32_t i = 0; i < modules && i < OMPC_MAX_MODULES; i++) {
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "state", json_string(ompc_state_name(row->state)));
+    failed |= ompc_json_set(object, "what", ompc_json_string_or_null(wait_what(row, buffer, sizeof buffer)));
+    failed |= ompc_json_set(object, "location", json_location(row->codeptr, &row->where));
+    failed |= ompc_json_set(object, "object", json_location(row->object, &row->what));
+    failed |= ompc_json_set(object, "samples", ompc_json_u64(row->ticks));
+    failed |= ompc_json_set(object, "threads", json_integer(row->threads));
+    return ompc_json_built(object, failed);
+}
+
+/* The modules the process had mapped, each with its load bias. */
+static json_t *json_modules(const struct ompc_model_process *process)
+{
+    json_t *modules = json_array();
+    int failed = 0;
+    for (uint32_t i = 0; i < process->module_count && i < OMPC_MAX_MODULES && !failed; i++) {
         char path[OMPC_MODULE_PATH];
         memcpy(path, process->modules[i].path, sizeof path);
         path[sizeof path - 1] = '\0';
-        fprintf(out, "%s\n    {\"path\": ", i ? "," : "");
-        json_text(out, path);
-        fprintf(out, ", \"bias\": \"0x%" PRIx64 "\"}", process->modules[i].bias);
+        json_t *module = json_object();
+        failed = ompc_json_set(module, "path", ompc_json_string_or_null(path));
+        failed |= ompc_json_set(module, "bias", ompc_json_hex(process->modules[i].bias, 0));
+        failed |= ompc_json_append(modules, module);
     }
-    fprintf(out, "\n  ],\n  \"modules_dropped\": %u", (unsigned)process->modules_dropped);
+    return ompc_json_built(modules, failed);
+}
+
+int ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
+                        json_t *report)
+{
+    json_t *constructs = json_array(), *waits = json_array();
+    int failed = ompc_json_set(report, "locations_known", json_boolean(locations->known));
+    for (int i = 0; i < locations->construct_count && !failed; i++)
+        failed = ompc_json_append(constructs, json_construct(&locations->constructs[i]));
+    for (int i = 0; i < locations->wait_count && !failed; i++)
+        failed = ompc_json_append(waits, json_wait_location(&locations->waits[i]));
+    failed |= ompc_json_set(report, "constructs", constructs);
+    failed |= ompc_json_set(report, "wait_locations", waits);
+    failed |= ompc_json_set(report, "modules", json_modules(process));
+    failed |= ompc_json_set(report, "modules_dropped", json_integer(process->modules_dropped));
+    return failed ? -1 : 0;
 }

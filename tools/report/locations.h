@@ -3,6 +3,7 @@
 #ifndef OMPCOLLECT_LOCATIONS_H
 #define OMPCOLLECT_LOCATIONS_H 1
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -54,9 +55,9 @@ struct ompc_csv_tables;
 /* The same as CSV tables ("construct", "wait_location"), each after its header row; -1 when memory ran out. */
 int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_tables *tables);
 
-/* The same as JSON members ("constructs", "wait_locations", "modules"), each preceded by ",\n  ". */
-void ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
-                         FILE *out);
+/* The same as members of the JSON report `report` ("locations_known", "constructs", "wait_locations", "modules", "modules_dropped"); 0, or -1 when memory runs out. */
+int ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
+                        json_t *report);
 
 /* A short name of a construct for tooltips ("solve solver.c:17"); `buffer` holds it. */
 const char *ompc_location_label(const struct ompc_location *where, uint64_t address, char *buffer,

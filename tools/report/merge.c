@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "jsonw.h"
 #include "merge.h"
 #include "utf8.h"
 #include "writer.h"
@@ -456,31 +457,14 @@ static void write_text(FILE *out, const struct ompc_merge_input *inputs, int cou
     fprintf(out, "%s of %" PRId64 " samples in %d processes\n", first ? "no samples" : "", totals->samples, count);
 }
 
-/* A JSON string of any bytes: ill-formed UTF-8 (a file name, say) becomes U+FFFD first, as jansson takes only UTF-8. */
-static json_t *json_text(const char *text, size_t length)
-{
-    if (ompc_utf8_valid(text, length))
-        return json_stringn(text, length);
-    size_t size = ompc_utf8_sanitize(text, length, NULL);
-    char *copy = malloc(size + 1);
-    if (copy == NULL)
-        return NULL;
-    ompc_utf8_sanitize(text, length, copy);
-    json_t *string = json_stringn(copy, size);
-    free(copy);
-    return string;
-}
-
 /* {"OVHD": n, ...}; NULL when memory runs out. */
 static json_t *json_states(const int64_t *counts)
 {
     json_t *states = json_object();
-    for (int state = 1; state < OMPC_NSTATES && states != NULL; state++)
-        if (json_object_set_new(states, ompc_state_name(state), json_integer(counts[state])) != 0) {
-            json_decref(states);
-            states = NULL;
-        }
-    return states;
+    int failed = 0;
+    for (int state = 1; state < OMPC_NSTATES && !failed; state++)
+        failed = ompc_json_set(states, ompc_state_name(state), json_integer(counts[state]));
+    return ompc_json_built(states, failed);
 }
 
 /* A rank, or null for none. */
@@ -493,32 +477,28 @@ static json_t *json_rank(int64_t rank)
 static json_t *json_report(const struct ompc_merge_input *input)
 {
     return json_pack("{s:o, s:o, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:o}", "file",
-                     json_text(input->file, strlen(input->file)), "program",
-                     json_text(input->program.text, input->program.length), "pid", (json_int_t)input->pid,
-                     "rank", json_rank(input->rank), "host", json_text(input->host.text, input->host.length),
+                     ompc_json_string(input->file), "program",
+                     ompc_json_text(input->program.text, input->program.length), "pid", (json_int_t)input->pid,
+                     "rank", json_rank(input->rank), "host", ompc_json_text(input->host.text, input->host.length),
                      "complete", input->complete, "wall_ns", (json_int_t)input->wall_ns, "threads",
                      (json_int_t)input->threads, "samples", (json_int_t)input->samples, "states",
                      json_states(input->states));
 }
 
-/* A ratio to the 6 decimals merge always wrote (json_dumpf then prints it in at most 15 digits). */
+/* A ratio to the 6 decimals merge always wrote. */
 static json_t *json_ratio(double value)
 {
-    char text[64];
-    snprintf(text, sizeof text, "%.6f", value);
-    return json_real(strtod(text, NULL));
+    return ompc_json_fixed(value, 6);
 }
 
 /* {"wall": x, "OVHD": x, ...} of the imbalances. */
 static json_t *json_imbalance(const double *spread)
 {
-    json_t *object = json_pack("{s:o}", "wall", json_ratio(spread[0]));
-    for (int state = 1; state < OMPC_NSTATES && object != NULL; state++)
-        if (json_object_set_new(object, ompc_state_name(state), json_ratio(spread[state])) != 0) {
-            json_decref(object);
-            object = NULL;
-        }
-    return object;
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "wall", json_ratio(spread[0]));
+    for (int state = 1; state < OMPC_NSTATES && !failed; state++)
+        failed = ompc_json_set(object, ompc_state_name(state), json_ratio(spread[state]));
+    return ompc_json_built(object, failed);
 }
 
 /* The "reports" and "regions" arrays. */
@@ -557,14 +537,11 @@ static int write_json(FILE *out, const struct ompc_merge_input *inputs, int coun
     json_t *summary = json_pack(
         "{s:s, s:s, s:o, s:{s:o, s:I, s:o, s:I}, s:o, s:o, s:{s:i, s:I, s:I, s:o}}", "tool",
         "ompcollect merge", "version", PACKAGE_VERSION, "reports", reports, "slowest", "file",
-        json_text(slow->file, strlen(slow->file)), "pid", (json_int_t)slow->pid, "rank", json_rank(slow->rank),
+        ompc_json_string(slow->file), "pid", (json_int_t)slow->pid, "rank", json_rank(slow->rank),
         "wall_ns", (json_int_t)slow->wall_ns, "imbalance", json_imbalance(spread), "regions", region_list,
         "totals", "reports", count, "threads", (json_int_t)totals->threads, "samples",
         (json_int_t)totals->samples, "states", json_states(totals->states));
-    int status = summary != NULL && json_dumpf(summary, out, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) == 0
-                         && fputc('\n', out) != EOF
-                     ? 0
-                     : -1;
+    int status = ompc_json_dump(summary, out, OMPC_JSON_READABLE) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(summary);
     return status;
 }

@@ -12,7 +12,8 @@
 /* The most merge reads of one report file, and the most memory it builds
  * from one (its parsed form and what it keeps), both documented in
  * tools/README.ompcollect.md and doc/ompcollect.1.  Parsed, a report takes
- * about 15 times its size: the largest ompcollect writes (16384 regions,
+ * about 10 times its size as ompcollect lays it out (15 times without the
+ * indentation): the largest ompcollect writes (16384 regions,
  * 512 threads) needs 64 MiB without its stacks, so the memory bound leaves
  * room for those. */
 #define OMPC_MERGE_MAX_INPUT ((size_t)64 << 20)

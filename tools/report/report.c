@@ -35,7 +35,12 @@ int ompc_report_text_writer(const struct ompc_view *view, struct ompc_sink *sink
 
 int ompc_report_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
 {
-    return summary_to_stream(view, sink, ompc_report_json);
+    struct summary summary;
+    if (summarise(view, &summary) != 0)
+        return -1;
+    int status = ompc_report_json(&summary, sink->out);
+    ompc_summary_release(&summary);
+    return status != 0 || ferror(sink->out) ? -1 : 0;
 }
 
 /* The CSV tables: one writer for both sinks, so -f csv and --csv-dir cannot differ but in the section column. */

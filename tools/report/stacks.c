@@ -556,55 +556,68 @@ void ompc_stacks_text(const struct ompc_stacks *stacks, uint64_t total, FILE *ou
         fprintf(out, "  %" PRIu64 " worker samples did not find their forking thread's stack\n", stacks->no_caller);
 }
 
-/* A JSON string of `length` bytes. */
-static void json_text(FILE *out, const char *text, size_t length)
+/* A tree node's children as a JSON array, each {"name", "samples", "children"}; NULL when memory runs out. */
+static json_t *json_children(const struct ompc_stack_node *node)
 {
-    ompc_json_text(out, text, length);
-}
-
-/* A tree node's children as a JSON array. */
-static void json_children(const struct ompc_stack_node *node, FILE *out)
-{
-    fputc('[', out);
-    for (int i = 0; i < node->child_count; i++) {
+    json_t *children = json_array();
+    int failed = 0;
+    for (int i = 0; i < node->child_count && !failed; i++) {
         const struct ompc_stack_node *next = &node->children[i];
-        fputs(i ? ", {\"name\": " : "{\"name\": ", out);
-        json_text(out, next->name, next->name_length);
-        fprintf(out, ", \"samples\": %" PRIu64 ", \"children\": ", next->samples);
-        json_children(next, out);
-        fputc('}', out);
+        json_t *child = json_object();
+        failed = ompc_json_set(child, "name", ompc_json_text(next->name, next->name_length));
+        failed |= ompc_json_set(child, "samples", ompc_json_u64(next->samples));
+        failed |= ompc_json_set(child, "children", json_children(next));
+        failed |= ompc_json_append(children, child);
     }
-    fputc(']', out);
+    return ompc_json_built(children, failed);
 }
 
-void ompc_stacks_json(const struct ompc_stacks *stacks, FILE *out)
+/* "trees": one call tree per state that has samples. */
+static json_t *json_trees(const struct ompc_stacks *stacks)
 {
-    if (stacks == NULL) {
-        fputs(",\n  \"stacks\": null", out);
-        return;
-    }
-    fprintf(out,
-            ",\n  \"stacks\": {\"samples\": %" PRIu64 ", \"not_recorded\": %" PRIu64 ", \"incomplete\": %" PRIu64
-            ", \"no_caller\": %" PRIu64 ", \"symbolized\": %s,\n    \"trees\": [",
-            stacks->samples, stacks->not_recorded, stacks->incomplete, stacks->no_caller,
-            stacks->symbolized ? "true" : "false");
-    int first = 1;
-    for (int state = 0; state < OMPC_NSTATES; state++) {
+    json_t *trees = json_array();
+    int failed = 0;
+    for (int state = 0; state < OMPC_NSTATES && !failed; state++) {
         const struct ompc_stack_node *tree = &stacks->trees[state];
         if (tree->samples == 0)
             continue;
-        fprintf(out, "%s\n      {\"state\": \"%s\", \"samples\": %" PRIu64 ", \"children\": ", first ? "" : ",",
-                state_label(state), tree->samples);
-        json_children(tree, out);
-        fputc('}', out);
-        first = 0;
+        json_t *object = json_object();
+        failed = ompc_json_set(object, "state", json_string(state_label(state)));
+        failed |= ompc_json_set(object, "samples", ompc_json_u64(tree->samples));
+        failed |= ompc_json_set(object, "children", json_children(tree));
+        failed |= ompc_json_append(trees, object);
     }
-    fputs("],\n    \"folded\": [", out);
-    for (size_t i = 0; i < stacks->path_count; i++) {
+    return ompc_json_built(trees, failed);
+}
+
+/* "folded": every stack and state with its samples. */
+static json_t *json_folded(const struct ompc_stacks *stacks)
+{
+    json_t *folded = json_array();
+    int failed = 0;
+    for (size_t i = 0; i < stacks->path_count && !failed; i++) {
         const struct ompc_stack_path *path = &stacks->paths[i];
-        fputs(i ? ",\n      {\"stack\": " : "\n      {\"stack\": ", out);
-        json_text(out, path->text, strlen(path->text));
-        fprintf(out, ", \"state\": \"%s\", \"samples\": %" PRIu64 "}", state_label(path->state), path->samples);
+        json_t *object = json_object();
+        failed = ompc_json_set(object, "stack", ompc_json_text(path->text, strlen(path->text)));
+        failed |= ompc_json_set(object, "state", json_string(state_label(path->state)));
+        failed |= ompc_json_set(object, "samples", ompc_json_u64(path->samples));
+        failed |= ompc_json_append(folded, object);
     }
-    fputs("]}", out);
+    return ompc_json_built(folded, failed);
+}
+
+int ompc_stacks_json(const struct ompc_stacks *stacks, json_t *report)
+{
+    if (stacks == NULL)
+        return ompc_json_set(report, "stacks", json_null());
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "samples", ompc_json_u64(stacks->samples));
+    failed |= ompc_json_set(object, "not_recorded", ompc_json_u64(stacks->not_recorded));
+    failed |= ompc_json_set(object, "incomplete", ompc_json_u64(stacks->incomplete));
+    failed |= ompc_json_set(object, "no_caller", ompc_json_u64(stacks->no_caller));
+    failed |= ompc_json_set(object, "symbolized", json_boolean(stacks->symbolized));
+    failed |= ompc_json_set(object, "trees", json_trees(stacks));
+    failed |= ompc_json_set(object, "folded", json_folded(stacks));
+    failed |= ompc_json_set(report, "stacks", object);
+    return failed ? -1 : 0;
 }

@@ -3,6 +3,7 @@
 #ifndef OMPCOLLECT_STACKS_H
 #define OMPCOLLECT_STACKS_H 1
 
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -54,7 +55,7 @@ int ompc_stacks_folded(const struct ompc_stacks *stacks, FILE *out);
 /* The text report's section: a top-down call tree per state, shares of `total` samples. */
 void ompc_stacks_text(const struct ompc_stacks *stacks, uint64_t total, FILE *out);
 
-/* The JSON member "stacks", preceded by ",\n  ". */
-void ompc_stacks_json(const struct ompc_stacks *stacks, FILE *out);
+/* Sets the member "stacks" of the JSON report `report` (null when `stacks` is NULL); 0, or -1 when memory runs out. */
+int ompc_stacks_json(const struct ompc_stacks *stacks, json_t *report);
 
 #endif /* OMPCOLLECT_STACKS_H */

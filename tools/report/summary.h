@@ -131,9 +131,9 @@ const char *ompc_sampling_status_name(uint32_t status);
 /* What the threads' event logs (--trace) hold and what did not fit: returns the threads that dropped any. */
 int ompc_event_log_totals(const struct ompc_model_process *process, uint64_t *recorded, uint64_t *dropped);
 
-/* The report's three formats, each from the summary. */
+/* The report's three formats, each from the summary; the JSON one returns 0, or -1 when memory runs out or the write fails. */
 void ompc_report_text(const struct summary *summary, FILE *out);
 int ompc_report_csv(const struct summary *summary, struct ompc_csv_tables *tables);
-void ompc_report_json(const struct summary *summary, FILE *out);
+int ompc_report_json(const struct summary *summary, FILE *out);
 
 #endif /* OMPCOLLECT_SUMMARY_H */

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "jsonw.h"
 #include "omp_collector_api.h"
 #include "tasks.h"
 #include "csv.h"
@@ -185,50 +186,76 @@ int ompc_tasks_csv(const struct ompc_model_process *process, struct ompc_csv_tab
     return 0;
 }
 
-/* The figures of a row as JSON members, without braces. */
-static void json_row(FILE *out, const struct task_row *row)
+/* The figures of a row as members of `object`; 0, or -1 when memory runs out. */
+static int json_row(json_t *object, const struct task_row *row)
 {
-    fprintf(out,
-            "\"created\": %" PRIu64 ", \"undeferred\": %" PRIu64 ", \"deferred\": %" PRIu64
-            ", \"executed\": %" PRIu64 ", \"stolen\": %" PRIu64 ", \"suspensions\": %" PRIu64
-            ", \"create_ns\": %" PRIu64 ", \"exec_ns\": %" PRIu64 ", \"suspend_ns\": %" PRIu64,
-            row->created, row->undeferred, row->deferred, row->executed, row->stolen, row->suspensions,
-            row->create_ns, row->exec_ns, row->suspend_ns);
+    int failed = ompc_json_set(object, "created", ompc_json_u64(row->created));
+    failed |= ompc_json_set(object, "undeferred", ompc_json_u64(row->undeferred));
+    failed |= ompc_json_set(object, "deferred", ompc_json_u64(row->deferred));
+    failed |= ompc_json_set(object, "executed", ompc_json_u64(row->executed));
+    failed |= ompc_json_set(object, "stolen", ompc_json_u64(row->stolen));
+    failed |= ompc_json_set(object, "suspensions", ompc_json_u64(row->suspensions));
+    failed |= ompc_json_set(object, "create_ns", ompc_json_u64(row->create_ns));
+    failed |= ompc_json_set(object, "exec_ns", ompc_json_u64(row->exec_ns));
+    failed |= ompc_json_set(object, "suspend_ns", ompc_json_u64(row->suspend_ns));
+    return failed;
 }
 
-void ompc_tasks_json(const struct ompc_model_process *process, FILE *out)
+/* "registered": how the runtime answered each task event's registration. */
+static json_t *json_registered(const struct ompc_model_process *process)
 {
-    fputs(",\n  \"tasks\": ", out);
-    if (!ompc_tasks_ran(process)) {
-        fputs("null", out);
-        return;
-    }
-    struct task_row sum = total_row(process);
-    fputc('{', out);
-    json_row(out, &sum);
-    fputs(",\n    \"registered\": {", out);
-    for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS; i++)
-        fprintf(out, "%s\"%s\": \"%s\"", i ? ", " : "", ompc_task_event_name(process->task_requests[i].event),
-                ompc_register_status_name(process->task_requests[i].ec));
-    fputs("},\n    \"events\": {", out);
-    for (int i = 0; i < OMPC_TASK_EVENTS; i++) {
+    json_t *registered = json_object();
+    int failed = 0;
+    for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS && !failed; i++)
+        failed = ompc_json_set(registered, ompc_task_event_name(process->task_requests[i].event),
+                               json_string(ompc_register_status_name(process->task_requests[i].ec)));
+    return ompc_json_built(registered, failed);
+}
+
+/* "events": each task event's count over every thread and the untracked ones. */
+static json_t *json_task_events(const struct ompc_model_process *process)
+{
+    json_t *events = json_object();
+    int failed = 0, count = thread_count(process);
+    for (int i = 0; i < OMPC_TASK_EVENTS && !failed; i++) {
         uint64_t total = process->untracked.task_events[i];
-        int count = thread_count(process);
         for (int t = 0; t < count; t++)
             total += process->threads[t].task_events[i];
-        fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", ompc_task_event_name(OMPC_TASK_EVENT_FIRST + i),
-                total);
+        failed = ompc_json_set(events, ompc_task_event_name(OMPC_TASK_EVENT_FIRST + i), ompc_json_u64(total));
     }
-    fputs("},\n    \"threads\": [", out);
-    int count = thread_count(process), listed = 0;
-    for (int i = 0; i < count; i++) {
+    return ompc_json_built(events, failed);
+}
+
+/* "threads": the figures of each thread that had a task. */
+static json_t *json_task_threads(const struct ompc_model_process *process)
+{
+    json_t *threads = json_array();
+    int failed = 0, count = thread_count(process);
+    for (int i = 0; i < count && !failed; i++) {
         const struct ompc_model_thread *thread = &process->threads[i];
         if (!thread_had_tasks(thread))
             continue;
         struct task_row row = thread_row(thread);
-        fprintf(out, "%s\n      {\"index\": %d, \"tid\": %ld, ", listed++ ? "," : "", i, (long)thread->tid);
-        json_row(out, &row);
-        fprintf(out, ", \"lifetime_ns\": %" PRIu64 "}", row.lifetime_ns);
+        json_t *object = json_object();
+        failed = ompc_json_set(object, "index", json_integer(i));
+        failed |= ompc_json_set(object, "tid", json_integer(thread->tid));
+        failed |= json_row(object, &row);
+        failed |= ompc_json_set(object, "lifetime_ns", ompc_json_u64(row.lifetime_ns));
+        failed |= ompc_json_append(threads, object);
     }
-    fputs("\n    ]}", out);
+    return ompc_json_built(threads, failed);
+}
+
+int ompc_tasks_json(const struct ompc_model_process *process, json_t *report)
+{
+    if (!ompc_tasks_ran(process))
+        return ompc_json_set(report, "tasks", json_null());
+    struct task_row sum = total_row(process);
+    json_t *tasks = json_object();
+    int failed = tasks == NULL || json_row(tasks, &sum);
+    failed |= ompc_json_set(tasks, "registered", json_registered(process));
+    failed |= ompc_json_set(tasks, "events", json_task_events(process));
+    failed |= ompc_json_set(tasks, "threads", json_task_threads(process));
+    failed |= ompc_json_set(report, "tasks", tasks);
+    return failed ? -1 : 0;
 }

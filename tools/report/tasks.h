@@ -3,6 +3,7 @@
 #ifndef OMPCOLLECT_TASKS_H
 #define OMPCOLLECT_TASKS_H 1
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "model.h"
@@ -19,7 +20,7 @@ struct ompc_csv_tables;
 /* The "task" CSV table, header row first (nothing when no task ran); -1 when memory ran out. */
 int ompc_tasks_csv(const struct ompc_model_process *process, struct ompc_csv_tables *tables);
 
-/* The JSON member "tasks", preceded by ",\n  ": an object, or null when no task ran. */
-void ompc_tasks_json(const struct ompc_model_process *process, FILE *out);
+/* Sets the member "tasks" of the JSON report `report`: an object, or null when no task ran; 0, or -1 when memory runs out. */
+int ompc_tasks_json(const struct ompc_model_process *process, json_t *report);
 
 #endif /* OMPCOLLECT_TASKS_H */

@@ -10,60 +10,139 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A JSON string literal of `text`; control characters become \u escapes. */
-static void json_text(FILE *out, const char *text)
+/*
+ * The trace is written as it is made: the document's punctuation by hand,
+ * each event dumped by jansson on its own, so memory holds one event
+ * however long the trace (tens of MB for a busy run).  The complete event
+ * of the spans, nearly all of the events, is made once and its values are
+ * changed in place for each span.  A failure (memory, or the write) is
+ * kept and ends the trace.
+ */
+struct trace_writer {
+    FILE *out;
+    long pid;
+    long events; /* written so far: every one after the first is preceded by ",\n" */
+    int failed;
+    json_t *span; /* {"ph":"X","name","cat","pid","tid","ts","dur","args"}, or NULL without memory */
+    json_t *name, *category, *tid, *ts, *dur; /* its values, changed in place */
+};
+
+/* Writes one event (NULL: memory ran out) with `flags`. */
+static void write_event(struct trace_writer *writer, const json_t *event, size_t flags)
 {
-    ompc_json_string(out, text);
+    if (event == NULL || writer->failed || (writer->events++ != 0 && fputs(",\n", writer->out) == EOF)
+        || ompc_json_dump(event, writer->out, flags) != 0)
+        writer->failed = 1;
 }
 
-/* A time in the trace's unit, microseconds, keeping the record's nanoseconds. */
-static void json_us(FILE *out, const char *key, uint64_t ns)
+/* Writes one event and releases it. */
+static void emit(struct trace_writer *writer, json_t *event, size_t flags)
 {
-    fprintf(out, ",\"%s\":%llu.%03u", key, (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+    write_event(writer, event, flags);
+    json_decref(event);
 }
 
-/* One complete ("X") event on a thread; `span` adds its exactness, region id and wait id to the arguments. */
-static void complete_event(FILE *out, long pid, long tid, const char *name, const char *category,
-                           uint64_t begin_ns, uint64_t end_ns, const char *region,
-                           const struct ompc_span *span)
+/* A time in the trace's unit, microseconds: the nearest double to ns / 1000, as a reader of "%llu.%03u" gets. */
+static double microseconds(uint64_t ns)
 {
-    fputs(",\n{\"ph\":\"X\",\"name\":", out);
-    json_text(out, name);
-    fprintf(out, ",\"cat\":\"%s\",\"pid\":%ld,\"tid\":%ld", category, pid, tid);
-    json_us(out, "ts", begin_ns);
-    json_us(out, "dur", end_ns - begin_ns);
-    if (region != NULL || span != NULL) {
-        fputs(",\"args\":{", out);
-        if (region != NULL) {
-            fputs("\"region\":", out);
-            json_text(out, region);
-        }
-        if (span != NULL) {
-            fprintf(out, "%s\"from\":\"%s\"", region != NULL ? "," : "", span->exact ? "events" : "samples");
-            if (span->region != 0)
-                fprintf(out, ",\"region_id\":%" PRIu64, span->region);
-            if (span->wait_id != 0)
-                fprintf(out, ",\"wait_id\":\"0x%" PRIx64 "\"", span->wait_id);
-        }
-        fputc('}', out);
-    }
-    fputc('}', out);
+    /* Up to 2^53 the nanoseconds are exact in a double and one division rounds once. */
+    if (ns <= UINT64_C(1) << 53)
+        return (double)ns / 1000.0;
+    char text[32];
+    snprintf(text, sizeof text, "%" PRIu64 ".%03u", ns / 1000, (unsigned)(ns % 1000));
+    return strtod(text, NULL);
 }
 
-/* One metadata ("M") event naming a process or thread. */
-static void name_event(FILE *out, const char *what, long pid, long tid, const char *name)
+/*
+ * The flags of an event whose times end at `end_ns`: 15 significant digits
+ * write each time to the nanosecond, as "%.3f" did, up to 10^12 us (11.5
+ * days; jansson's "%.15g" drops the trailing zeros).  Later times have
+ * more digits than a double holds to the nanosecond: 17 then give the
+ * reader the same double back.
+ */
+static size_t event_flags(uint64_t end_ns)
 {
-    fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%ld,\"tid\":%ld,\"args\":{\"name\":", what,
-            pid, tid);
-    json_text(out, name);
-    fputs("}}", out);
+    int digits = end_ns < UINT64_C(1000000000000000) ? 15 : 17;
+    return JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(digits);
 }
 
-/* The trace's otherData: what ran, on which runtime, how complete the record is; and the damage event, if any. */
-static void trace_other_data(const struct ompc_report *report, int rows, FILE *out)
+/* Makes the complete event the spans reuse, its members in their order; a failure is kept in the writer. */
+static void make_span_event(struct trace_writer *writer)
+{
+    json_t *event = json_object();
+    writer->name = json_string("");
+    writer->category = json_string("");
+    writer->tid = json_integer(0);
+    writer->ts = json_real(0);
+    writer->dur = json_real(0);
+    /* The event holds a reference to each value, the writer another to change it. */
+    int failed = ompc_json_set(event, "ph", json_string("X"));
+    failed |= ompc_json_set(event, "name", json_incref(writer->name));
+    failed |= ompc_json_set(event, "cat", json_incref(writer->category));
+    failed |= ompc_json_set(event, "pid", json_integer(writer->pid));
+    failed |= ompc_json_set(event, "tid", json_incref(writer->tid));
+    failed |= ompc_json_set(event, "ts", json_incref(writer->ts));
+    failed |= ompc_json_set(event, "dur", json_incref(writer->dur));
+    failed |= ompc_json_set(event, "args", json_object());
+    writer->span = ompc_json_built(event, failed);
+    writer->failed |= writer->span == NULL;
+}
+
+/* Releases the reused event and the writer's references to its values. */
+static void free_span_event(struct trace_writer *writer)
+{
+    json_decref(writer->span);
+    json_decref(writer->name);
+    json_decref(writer->category);
+    json_decref(writer->tid);
+    json_decref(writer->ts);
+    json_decref(writer->dur);
+}
+
+/* One complete ("X") event on a thread; `region` (NULL: none) and the span's exactness, region id and wait id are its arguments. */
+static void complete_event(struct trace_writer *writer, long tid, const char *name, const char *category,
+                           const struct ompc_span *span, const char *region)
+{
+    if (writer->failed)
+        return;
+    json_t *args = json_object();
+    int failed = ompc_json_text_set(writer->name, name, strlen(name));
+    failed |= json_string_set(writer->category, category);
+    failed |= json_integer_set(writer->tid, tid);
+    failed |= json_real_set(writer->ts, microseconds(span->begin_ns));
+    failed |= json_real_set(writer->dur, microseconds(span->end_ns - span->begin_ns));
+    if (region != NULL)
+        failed |= ompc_json_set(args, "region", ompc_json_string(region));
+    failed |= ompc_json_set(args, "from", json_string(span->exact ? "events" : "samples"));
+    if (span->region != 0)
+        failed |= ompc_json_set(args, "region_id", ompc_json_u64(span->region));
+    if (span->wait_id != 0)
+        failed |= ompc_json_set(args, "wait_id", ompc_json_hex(span->wait_id, 0));
+    /* Setting a member that is there keeps its place. */
+    failed |= ompc_json_set(writer->span, "args", args);
+    if (failed)
+        writer->failed = 1;
+    else
+        write_event(writer, writer->span, event_flags(span->end_ns));
+}
+
+/* One metadata ("M") event about a process or thread: `key` of its arguments is `value`. */
+static void metadata_event(struct trace_writer *writer, const char *what, long tid, const char *key, json_t *value)
+{
+    json_t *event = json_object(), *args = json_object();
+    int failed = ompc_json_set(event, "ph", json_string("M"));
+    failed |= ompc_json_set(event, "name", json_string(what));
+    failed |= ompc_json_set(event, "pid", json_integer(writer->pid));
+    failed |= ompc_json_set(event, "tid", json_integer(tid));
+    failed |= ompc_json_set(args, key, value);
+    failed |= ompc_json_set(event, "args", args);
+    emit(writer, ompc_json_built(event, failed), OMPC_JSON_COMPACT);
+}
+
+/* The trace's otherData: what ran, on which runtime, how complete the record is. */
+static json_t *other_data(const struct ompc_report *report, int rows)
 {
     const struct ompc_model_process *process = report->process;
-    long pid = (long)process->pid;
     int truncated = 0;
     uint64_t events_recorded = 0, events_dropped = process->untracked.event_log_dropped;
     for (int i = 0; i < rows; i++) {
@@ -71,54 +150,68 @@ static void trace_other_data(const struct ompc_report *report, int rows, FILE *o
         events_recorded += process->threads[i].event_log_length;
         events_dropped += process->threads[i].event_log_dropped;
     }
-    fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"collector\":\"ompcollect " PACKAGE_VERSION
-          "\",\"program\":",
-          out);
-    json_text(out, report->program);
-    fprintf(out, ",\"pid\":%ld,\"runtime\":", pid);
-    json_text(out, report->runtime_file);
-    fputs(",\"runtime_version\":", out);
-    json_text(out, report->runtime_version);
-    fprintf(out,
-            ",\"complete\":%s,\"wall_ns\":%llu,\"timeline_cap_per_thread\":%u,"
-            "\"threads_truncated\":%d,\"regions_from\":\"%s\",\"event_log_bytes_per_thread\":%llu,"
-            "\"events_recorded\":%llu,\"events_dropped\":%llu},\n"
-            "\"traceEvents\":[\n",
-            report->complete ? "true" : "false", (unsigned long long)report->wall_ns,
-            OMPC_TIMELINE_CAP, truncated,
-            report->event_log_bytes != 0 ? "FORK and JOIN events" : "the initial thread's time out of SERIAL",
-            (unsigned long long)report->event_log_bytes, (unsigned long long)events_recorded,
-            (unsigned long long)events_dropped);
-    if (process->damage.count != 0) {
-        /* Said as a metadata event, which every trace viewer lists. */
-        fprintf(out, "{\"name\":\"record damaged (%lu finding%s)\",\"ph\":\"i\",\"s\":\"g\",\"ts\":0,\"pid\":%ld,"
-                     "\"args\":{\"text\":", process->damage.count, process->damage.count == 1 ? "" : "s", pid);
-        json_text(out, process->damage.text);
-        fputs("}},\n", out);
-    }
+    json_t *data = json_object();
+    int failed = ompc_json_set(data, "collector", json_string("ompcollect " PACKAGE_VERSION));
+    failed |= ompc_json_set(data, "program", ompc_json_string(report->program));
+    failed |= ompc_json_set(data, "pid", json_integer(process->pid));
+    failed |= ompc_json_set(data, "runtime", ompc_json_string(report->runtime_file));
+    failed |= ompc_json_set(data, "runtime_version", ompc_json_string(report->runtime_version));
+    failed |= ompc_json_set(data, "complete", json_boolean(report->complete));
+    failed |= ompc_json_set(data, "wall_ns", ompc_json_u64(report->wall_ns));
+    failed |= ompc_json_set(data, "timeline_cap_per_thread", json_integer(OMPC_TIMELINE_CAP));
+    failed |= ompc_json_set(data, "threads_truncated", json_integer(truncated));
+    failed |= ompc_json_set(data, "regions_from", json_string(report->event_log_bytes != 0
+                                                                  ? "FORK and JOIN events"
+                                                                  : "the initial thread's time out of SERIAL"));
+    failed |= ompc_json_set(data, "event_log_bytes_per_thread", ompc_json_u64(report->event_log_bytes));
+    failed |= ompc_json_set(data, "events_recorded", ompc_json_u64(events_recorded));
+    failed |= ompc_json_set(data, "events_dropped", ompc_json_u64(events_dropped));
+    return ompc_json_built(data, failed);
+}
+
+/* The document's head: its otherData, then the damage event, if any, said as an instant event every trace viewer lists. */
+static void trace_head(struct trace_writer *writer, const struct ompc_report *report, int rows)
+{
+    const struct ompc_model_process *process = report->process;
+    json_t *data = other_data(report, rows);
+    if (fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":", writer->out) == EOF
+        || ompc_json_dump(data, writer->out, OMPC_JSON_COMPACT) != 0
+        || fputs(",\n\"traceEvents\":[\n", writer->out) == EOF)
+        writer->failed = 1;
+    json_decref(data);
+    if (process->damage.count == 0)
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "record damaged (%lu finding%s)", process->damage.count,
+             process->damage.count == 1 ? "" : "s");
+    json_t *event = json_object(), *args = json_object();
+    int failed = ompc_json_set(event, "name", json_string(name));
+    failed |= ompc_json_set(event, "ph", json_string("i"));
+    failed |= ompc_json_set(event, "s", json_string("g"));
+    failed |= ompc_json_set(event, "ts", json_integer(0));
+    failed |= ompc_json_set(event, "pid", json_integer(writer->pid));
+    failed |= ompc_json_set(args, "text", ompc_json_string(process->damage.text));
+    failed |= ompc_json_set(event, "args", args);
+    emit(writer, ompc_json_built(event, failed), OMPC_JSON_COMPACT);
 }
 
 /* One thread's name, its place among the rows and its spans as complete events; -1 without memory. */
-static int trace_thread(FILE *out, const struct ompc_report *report, int thread,
+static int trace_thread(struct trace_writer *writer, const struct ompc_report *report, int thread,
                         const struct ompc_locations *locations, const uint64_t *regions, long region_count)
 {
     const struct ompc_model_thread *slot = &report->process->threads[thread];
-    long pid = (long)report->process->pid;
     long tid = (long)slot->tid;
     char name[160];
     snprintf(name, sizeof name, "thread %d%s%s", thread, slot->initial ? " (initial)" : "",
              slot->timeline_truncated ? " (stops early: record full)" : "");
-    name_event(out, "thread_name", pid, tid, name);
-    fprintf(out,
-            ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%ld,\"tid\":%ld,"
-            "\"args\":{\"sort_index\":%d}}",
-            pid, tid, thread);
+    metadata_event(writer, "thread_name", tid, "name", ompc_json_string(name));
+    metadata_event(writer, "thread_sort_index", tid, "sort_index", json_integer(thread));
     struct ompc_span *spans;
     long count = ompc_trace_spans(report, thread, &spans);
     if (count < 0)
         return -1;
     long next_region = 0;
-    for (long k = 0; k < count; k++) {
+    for (long k = 0; k < count && !writer->failed; k++) {
         const struct ompc_span *span = &spans[k];
         char label[300], region[48];
         ompc_span_name(span, locations->symbolizer, label, sizeof label);
@@ -126,13 +219,12 @@ static int trace_thread(FILE *out, const struct ompc_report *report, int thread,
             /* Without events the regions are numbered; with them, named by their construct. */
             if (!span->exact)
                 snprintf(label, sizeof label, "parallel region %ld", ++next_region);
-            complete_event(out, pid, tid, label, "region", span->begin_ns, span->end_ns, NULL, span);
+            complete_event(writer, tid, label, "region", span, NULL);
         } else if (span->kind == OMPC_SPAN_CONSTRUCT) {
-            complete_event(out, pid, tid, label, "construct", span->begin_ns, span->end_ns, NULL, span);
+            complete_event(writer, tid, label, "construct", span, NULL);
         } else {
             ompc_timeline_region_name(regions, region_count, span->begin_ns, region, sizeof region);
-            complete_event(out, pid, tid, label, "state", span->begin_ns, span->end_ns,
-                           report->event_log_bytes != 0 ? NULL : region, span);
+            complete_event(writer, tid, label, "state", span, report->event_log_bytes != 0 ? NULL : region);
         }
     }
     free(spans);
@@ -151,7 +243,7 @@ static int trace_thread(FILE *out, const struct ompc_report *report, int thread,
 int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
 {
     const struct ompc_model_process *process = report->process;
-    long pid = (long)process->pid;
+    struct trace_writer writer = {out, (long)process->pid, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     int rows = process->thread_count;
     if (rows > OMPC_MAX_THREADS)
         rows = OMPC_MAX_THREADS;
@@ -166,22 +258,19 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
         free(regions);
         return -1;
     }
-    trace_other_data(report, rows, out);
-
+    trace_head(&writer, report, rows);
+    make_span_event(&writer);
     char name[160];
     snprintf(name, sizeof name, "%s (pid %ld%s)", report->program != NULL ? report->program : "?",
-             pid, report->complete ? "" : ", incomplete");
-    /* The first event carries no leading comma; every later one does. */
-    fprintf(out, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":0,\"args\":{\"name\":",
-            pid);
-    json_text(out, name);
-    fputs("}}", out);
-    int failed = 0;
-    for (int i = 0; i < rows && !failed; i++)
-        failed = trace_thread(out, report, i, &locations, regions, region_count) != 0;
-    if (!failed)
-        fputs("\n]}\n", out);
+             writer.pid, report->complete ? "" : ", incomplete");
+    metadata_event(&writer, "process_name", 0, "name", ompc_json_string(name));
+    for (int i = 0; i < rows && !writer.failed; i++)
+        if (trace_thread(&writer, report, i, &locations, regions, region_count) != 0)
+            writer.failed = 1;
+    if (!writer.failed && fputs("\n]}\n", out) == EOF)
+        writer.failed = 1;
+    free_span_event(&writer);
     ompc_locations_free(&locations);
     free(regions);
-    return failed || ferror(out) ? -1 : 0;
+    return writer.failed || ferror(out) ? -1 : 0;
 }
