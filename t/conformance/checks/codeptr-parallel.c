@@ -1,5 +1,6 @@
 /* codeptr-parallel.c - parallel_begin's return address lies in the function holding the directive. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "parallel_begin and parallel_end give codeptr_ra inside the function holding the parallel directive"
 #include "check.h"
 

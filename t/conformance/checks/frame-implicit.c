@@ -1,5 +1,6 @@
 /* frame-implicit.c - a running implicit task has an exit frame above its user code and no enter frame. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "in a region's user code, ompt_get_task_info(0)'s frame has exit_frame set above the code's locals and enter_frame NULL"
 #include "check.h"
 

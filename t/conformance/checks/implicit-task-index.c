@@ -1,5 +1,6 @@
 /* implicit-task-index.c - each team member's implicit task begins with its own index and the team's size. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "implicit_task begin fires once per team member with distinct indices 0..n-1, actual_parallelism n and the region's parallel_data"
 #include "check.h"
 

@@ -1,5 +1,6 @@
 /* mutex-critical.c - a critical section reports acquire, acquired and released for one wait id. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "a critical section gives mutex_acquire, mutex_acquired, mutex_released of kind critical, in order, with one wait_id"
 #include "check.h"
 

@@ -1,5 +1,6 @@
 /* mutex-lock.c - omp_set_lock and omp_unset_lock report acquire, acquired and released for the lock's wait id. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "omp_set_lock/omp_unset_lock give mutex_acquire, mutex_acquired, mutex_released of kind lock, in order, with the wait_id lock_init gave"
 #include "check.h"
 

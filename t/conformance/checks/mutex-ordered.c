@@ -1,5 +1,6 @@
 /* mutex-ordered.c - an ordered region is reported as a mutex of kind ordered. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "an ordered region in an ordered loop gives mutex_acquire and mutex_acquired of kind ordered"
 #include "check.h"
 

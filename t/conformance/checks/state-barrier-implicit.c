@@ -1,5 +1,6 @@
 /* state-barrier-implicit.c - a thread waiting at a parallel region's end is in the implicit-barrier wait state. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "a thread parked in a parallel region's ending barrier settles in ompt_state_wait_barrier_implicit_parallel (or 5.0's wait_barrier_implicit)"
 #include "check.h"
 

@@ -1,5 +1,6 @@
 /* state-work-parallel.c - a thread running user code in a parallel region is working in parallel. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "ompt_get_state in a parallel region's user code answers ompt_state_work_parallel on every thread"
 #include "check.h"
 

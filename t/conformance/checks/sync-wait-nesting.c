@@ -1,5 +1,6 @@
 /* sync-wait-nesting.c - a barrier's wait lies inside the barrier's region, with the same kind. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "sync_region_wait begin/end nest inside sync_region begin/end of the same kind, on every thread"
 #include "check.h"
 

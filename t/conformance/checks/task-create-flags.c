@@ -1,5 +1,6 @@
 /* task-create-flags.c - an explicit task is created with the explicit flag and a return address in the creating function. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "#pragma omp task gives task_create with ompt_task_explicit set and codeptr_ra inside the function holding the directive"
 #include "check.h"
 

@@ -1,5 +1,6 @@
 /* task-dependence-pair.c - a task waiting on another's output is reported as a source-sink pair. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "a depend(in: x) task created while a depend(out: x) task is pending gives task_dependence(source: the writer, sink: the reader)"
 #include "check.h"
 

@@ -1,7 +1,8 @@
 /* task-dependences.c - a task's depend clauses are reported with their kinds and variables. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "depend(in: a) depend(out: b) gives task_create with has_dependences and a dependences callback listing in &a and out &b"
-#define KNOWN_BUG "clang encodes depend(out) as in|out and libomp reports that as ompt_dependence_type_inout"
+#define KNOWN_BUG "libomp keeps depend(out) as in|out (the same ordering) and reports it as ompt_dependence_type_inout, for clang and gcc code alike"
 #include "check.h"
 
 static void check_setup(void)

@@ -1,5 +1,6 @@
 /* task-info-ancestor.c - from an explicit task, ompt_get_task_info level 1 is its parent in the same team. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "from an undeferred explicit task made and run by thread 1, ompt_get_task_info(1) gives the creating implicit task: its task_data, the same team's parallel_data, thread_num 1"
 #define KNOWN_BUG "libomp moves one team outwards at every ancestor level, even from an explicit task to its parent in the same team: thread_num comes out as the team master's number in the enclosing team"
 #include "check.h"

@@ -1,5 +1,6 @@
 /* task-info-explicit.c - ompt_get_task_info at level 0 in an explicit task describes that task. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "in an explicit task, ompt_get_task_info(0) gives explicit-task flags, the task_data task_create gave and the team's parallel_data"
 #include "check.h"
 

@@ -1,5 +1,6 @@
 /* task-info-implicit.c - ompt_get_task_info at level 0 in a region describes the thread's implicit task. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "in a parallel region, ompt_get_task_info(0) gives implicit-task flags, the region's parallel_data and the thread's number, on every thread"
 #include "check.h"
 

@@ -1,5 +1,6 @@
 /* task-schedule.c - an explicit task is switched to and completes, in task_schedule's terms. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "an explicit task's life: task_create, a task_schedule switching to it, then one leaving it with status complete"
 #include "check.h"
 

@@ -1,5 +1,6 @@
 /* task-undeferred.c - a task with a false if clause is created undeferred. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "#pragma omp task if(0) gives task_create with ompt_task_explicit and ompt_task_undeferred set"
 #include "check.h"
 

@@ -1,5 +1,6 @@
 /* taskgroup-kind.c - a taskgroup is reported as a sync region of its own kind. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "#pragma omp taskgroup is a sync_region of kind taskgroup with begin and end"
 #include "check.h"
 

@@ -1,5 +1,6 @@
 /* taskwait-kind.c - a taskwait is reported as a sync region of its own kind. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "#pragma omp taskwait is a sync_region of kind taskwait with begin and end"
 #include "check.h"
 

@@ -1,5 +1,6 @@
 /* thread-begin.c - every OpenMP thread begins with a thread_begin of the right type. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "thread_begin fires once as ompt_thread_initial on the initial thread and once as ompt_thread_worker on each worker, before its first event"
 #include "check.h"
 
@@ -9,10 +10,13 @@ static void check_setup(void)
     ck_follow(ompt_callback_implicit_task);
 }
 
+/* A region with a body: gcc drops an empty one altogether. */
+static volatile int sink;
+
 int main(void)
 {
 #pragma omp parallel num_threads(3)
-    (void)0;
+    sink = 1;
     ck_require_tool();
     int threads = atomic_load(&ck_threads);
     for (int t = 0; t < threads; t++) {

@@ -1,5 +1,6 @@
 /* work-single.c - a single construct is reported as executor on one thread and other on the rest. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Compilers: clang gcc */
 #define CHECK_MEANING "a single construct in a team of three gives work single_executor on one thread and single_other on two"
 #include "check.h"
 
