@@ -96,7 +96,9 @@ static int sample(unsigned char *mem, int32_t mem_size, int32_t *rsz)
 /*
  * OMPCOLLECTOR_REQ_TASK_FRAMES: walks ompt_get_task_info up the ancestor
  * levels, which OMPT defines as async-signal-safe, writing as many levels
- * as fit and counting the rest.
+ * as fit and counting the rest.  Each level's thread_num is the runtime's:
+ * libomp before 14 answers the enclosing team's at an explicit task's
+ * parent level (t/conformance/checks/task-info-ancestor.c).
  * Async-signal-safe: yes; any thread.
  */
 static int task_frames(unsigned char *mem, int32_t mem_size, int32_t *rsz)

@@ -13,7 +13,7 @@
  * gcc compiles `#pragma omp barrier` to a call of GOMP_barrier (or
  * GOMP_barrier_cancel where cancellation may happen), and libomp reports
  * the barrier behind it to OMPT as an implementation barrier, the kind it
- * uses for its own.  But gcc also calls GOMP_barrier to end a single and a
+ * uses for its own (t/conformance/checks/gcc-explicit-barrier.c).  But gcc also calls GOMP_barrier to end a single and a
  * statically scheduled loop (its default schedule), so a call does not
  * prove an explicit barrier.  Interposed here, a call marks the calling
  * thread when OMPCOLLECTOR_GCC_BARRIERS=explicit asks for it; the barrier's

@@ -142,6 +142,7 @@ const signed char oc_source_ended_cells[OC_CB_COUNT * OC_KIND_CELLS] = {
 };
 
 
+/* libomp says wait_lock for a critical too (t/conformance/checks/state-critical.c). */
 static int refine_mutex(int last_mutex_kind)
 {
     switch (last_mutex_kind) {
@@ -206,8 +207,9 @@ static int refine_row(const struct oc_state_row *row, const struct oc_state_cont
 /*
  * oc_map_state for a row already looked up (NULL: a state the table does
  * not list).  Inside a reduction's bracket (libomp does not set
- * work_reduction; it brackets the combine with ompt_callback_reduction) a
- * thread that works or waits at the reduction's barrier is reducing.
+ * work_reduction, t/conformance/checks/state-reduction.c; it brackets the
+ * combine with ompt_callback_reduction) a thread that works or waits at
+ * the reduction's barrier is reducing.
  */
 int oc_refine_state(const struct oc_state_row *row, const struct oc_state_context *context)
 {

@@ -136,6 +136,12 @@ enum oc_event_source {
  * How a thread state needs refining with what the shim saw the thread do,
  * because the OMPT state alone is ambiguous on libomp.
  */
+/*
+ * Each refinement makes up for a libomp state that says less than OMPT
+ * defines; t/conformance/checks/ documents each behaviour as an expected
+ * failure: state-idle (IDLE), state-barrier-explicit (BARRIER),
+ * state-critical (MUTEX), state-taskwait and state-taskgroup (WORK).
+ */
 enum oc_refinement {
     OC_REFINE_NONE,     /* the OMPT state says it all */
     OC_REFINE_IDLE,     /* implicit-barrier wait: IDLE once the team's region ended */

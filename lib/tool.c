@@ -26,8 +26,8 @@ static _Atomic oc_callback_mask callbacks_followed;
 /*
  * Ended-region marks, indexed by region id modulo their number.  A worker
  * whose team's region has ended is idle, but libomp tells the worker so only
- * when it is next released; the master's parallel_end is the first word of
- * it.  A slot holds the largest id of its residue class that has ended.
+ * when it is next released (t/conformance/checks/state-idle.c); the
+ * master's parallel_end is the first word of it.  A slot holds the largest id of its residue class that has ended.
  */
 #define OC_REGION_MARKS 4096
 static _Atomic uint64_t region_end_marks[OC_REGION_MARKS];
@@ -506,7 +506,8 @@ static int is_barrier_kind(int kind)
 /*
  * The barrier kind to go by.  gcc code calls GOMP_barrier for its explicit
  * barriers and also to end a single or a statically scheduled loop, and
- * libomp reports every such barrier as an implementation barrier.  With
+ * libomp reports every such barrier as an implementation barrier
+ * (t/conformance/checks/gcc-explicit-barrier.c, gcc-loop-barrier.c).  With
  * OMPCOLLECTOR_GCC_BARRIERS=explicit, a barrier wait that begins right
  * after such a call (lib/gomp.c marked the thread) counts as explicit,
  * unless a single began at this depth since the last barrier (that is the
@@ -884,7 +885,7 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
 /*
  * A reduction's combine (libomp reports it with the critical and tree
  * methods; its default atomic method for teams of up to four, and gcc
- * code, report none).  Like a task wait, the fact belongs to the task the
+ * code, report none: t/conformance/checks/reduction-bracket.c).  Like a task wait, the fact belongs to the task the
  * thread runs: a task run inside the reduction's barrier works.
  */
 static inline __attribute__((always_inline)) void reduction_body(ompt_scope_endpoint_t endpoint)
@@ -929,7 +930,8 @@ static const ompt_callback_t handlers[OC_CB_COUNT] = {
  * runtime finalizes: libomp dispatches by testing an enabled flag and then
  * loading the pointer, and its set_callback stores the pointer before it
  * clears the flag, so unsetting (or replacing) a callback while another
- * thread is inside the runtime can make that thread call NULL.  Handlers
+ * thread is inside the runtime can make that thread call NULL
+ * (t/conformance/checks/set-callback-race.c reproduces it).  Handlers
  * left set after UNREGISTER or STOP cost a few loads each and deliver
  * nothing: oc_emit decides, lock-free, whether a legacy event is wanted.
  * Caller holds the control lock.
