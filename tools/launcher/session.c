@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "session.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,22 +98,83 @@ const char *ompc_session_realpath(struct ompc_session *session, const char *path
     return kept;
 }
 
+/*
+ * Byte strings (paths, the host name, environment settings) in the facts.
+ * JSON strings are UTF-8 and a path need not be, so one that is not -- or
+ * that starts with the mark -- is kept as the mark and its bytes in hex;
+ * every other string as it is, as saved runs always kept them.
+ */
+#define BYTES_MARK '\x01'
+
+/* `text` as the facts keep it (malloc'd); NULL without memory. */
+static char *encode_bytes(const char *text)
+{
+    size_t length = strlen(text);
+    if (text[0] != BYTES_MARK && ompc_utf8_valid(text, length))
+        return strdup(text);
+    char *coded = malloc(2 * length + 2);
+    if (coded == NULL)
+        return NULL;
+    coded[0] = BYTES_MARK;
+    for (size_t i = 0; i < length; i++)
+        snprintf(coded + 1 + 2 * i, 3, "%02x", (unsigned char)text[i]);
+    coded[2 * length + 1] = '\0';
+    return coded;
+}
+
+/* A byte string as a JSON value: NULL stays NULL (json_pack's "o?" makes it null). */
+static json_t *bytes_value(const char *text, int *failed)
+{
+    if (text == NULL)
+        return NULL;
+    char *coded = encode_bytes(text);
+    json_t *value = coded != NULL ? json_string(coded) : NULL;
+    free(coded);
+    *failed |= value == NULL;
+    return value;
+}
+
+/* The saved paths, realpath by path, both as byte strings. */
+static json_t *paths_of(const struct ompc_session *session)
+{
+    json_t *paths = json_object();
+    for (size_t i = 0; paths != NULL && session != NULL && i < session->count; i++) {
+        char *key = encode_bytes(session->from[i]);
+        int failed = 0;
+        if (key == NULL || json_object_set_new(paths, key, bytes_value(session->to[i], &failed)) != 0 || failed) {
+            json_decref(paths);
+            paths = NULL;
+        }
+        free(key);
+    }
+    return paths;
+}
+
 /* The launcher's facts as a JSON object; NULL without memory. */
 static json_t *facts_of(const struct run *run, uint64_t record_size)
 {
-    json_t *reaped = json_array(), *paths = json_object();
+    json_t *reaped = json_array(), *paths = paths_of(run->session);
     for (size_t i = 0; reaped != NULL && i < run->reaped_count; i++)
         json_array_append_new(reaped, json_pack("[iiI]", (int)run->reaped[i].pid, run->reaped[i].status,
                                                 (json_int_t)run->reaped[i].when_ns));
-    for (size_t i = 0; paths != NULL && run->session != NULL && i < run->session->count; i++)
-        json_object_set_new(paths, run->session->from[i], json_string(run->session->to[i]));
-    return json_pack("{s:s, s:i, s:i, s:s, s:i, s:i, s:s?, s:s, s:s, s:s?, s:s?, s:s?, s:s?, s:I, s:b, s:o*, "
+    int failed = 0;
+    json_t *program = bytes_value(run->command[0], &failed), *host = bytes_value(run->host, &failed);
+    json_t *shim = bytes_value(run->shim, &failed), *agent = bytes_value(run->agent, &failed);
+    json_t *substitute = bytes_value(run->substitute, &failed), *private_dir = bytes_value(run->private_dir, &failed);
+    json_t *runtime_option = bytes_value(run->runtime_option, &failed), *omp_tool = bytes_value(run->omp_tool, &failed);
+    if (failed || program == NULL || host == NULL || shim == NULL || agent == NULL) {
+        json_t *all[] = {reaped, paths, program, host, shim, agent, substitute, private_dir, runtime_option, omp_tool};
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+            json_decref(all[i]);
+        return NULL;
+    }
+    return json_pack("{s:o, s:i, s:i, s:o, s:i, s:i, s:s?, s:o, s:o, s:o?, s:o?, s:o?, s:o?, s:I, s:b, s:o*, "
                      "s:o*, s:I, s:I, s:I, s:I}",
-                     "program", run->command[0], "main_pid", (int)run->main_pid, "main_status",
-                     run->main_status, "host", run->host, "rank", run->rank.rank, "rank_size",
-                     run->rank.size, "rank_from", run->rank.from, "shim", run->shim, "agent", run->agent,
-                     "substitute", run->substitute, "private_dir", run->private_dir, "runtime_option",
-                     run->runtime_option, "omp_tool", run->omp_tool, "interval_ns",
+                     "program", program, "main_pid", (int)run->main_pid, "main_status",
+                     run->main_status, "host", host, "rank", run->rank.rank, "rank_size",
+                     run->rank.size, "rank_from", run->rank.from, "shim", shim, "agent", agent,
+                     "substitute", substitute, "private_dir", private_dir, "runtime_option",
+                     runtime_option, "omp_tool", omp_tool, "interval_ns",
                      (json_int_t)run->interval_ns, "sampling", run->sampling, "reaped", reaped, "paths",
                      paths, "record_size", (json_int_t)record_size, "realtime_offset_ns",
                      (json_int_t)run->realtime_offset_ns, "run_start_ns", (json_int_t)run->start_ns, "run_end_ns",
@@ -324,6 +386,71 @@ static int rebuild_record(int in, uint64_t size, char *error, size_t error_size)
     return -1;
 }
 
+/* A byte string from the facts (see encode_bytes), malloc'd; `*length` gets its size.  NULL without memory. */
+static char *decode_bytes(const char *coded, size_t *length)
+{
+    size_t size = strlen(coded);
+    int hex = coded[0] == BYTES_MARK && size % 2 == 1 && strspn(coded + 1, "0123456789abcdef") == size - 1;
+    char *text = malloc(hex ? size / 2 + 1 : size + 1);
+    if (text == NULL)
+        return NULL;
+    if (!hex) {
+        memcpy(text, coded, size + 1);
+        *length = size;
+        return text;
+    }
+    for (size_t i = 0; i < size / 2; i++) {
+        unsigned byte;
+        sscanf(coded + 1 + 2 * i, "%2x", &byte);
+        text[i] = (char)byte;
+    }
+    text[size / 2] = '\0';
+    *length = size / 2;
+    return text;
+}
+
+/* Puts every byte string of the facts' top level back as its bytes; -1 without memory. */
+static int decode_facts(json_t *facts)
+{
+    const char *key;
+    json_t *value;
+    void *scratch;
+    json_object_foreach_safe(facts, scratch, key, value)
+    {
+        const char *coded = json_string_value(value);
+        if (coded == NULL || coded[0] != BYTES_MARK)
+            continue;
+        size_t length;
+        char *text = decode_bytes(coded, &length);
+        if (text == NULL || json_object_set_new(facts, key, json_stringn_nocheck(text, length)) != 0) {
+            free(text);
+            return -1;
+        }
+        free(text);
+    }
+    return 0;
+}
+
+/* Remembers the saved paths, both sides byte strings; -1 without memory. */
+static int take_paths(struct ompc_session *session, const json_t *paths)
+{
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)paths, key, value)
+    {
+        if (!json_is_string(value))
+            continue;
+        size_t length;
+        char *from = decode_bytes(key, &length), *to = decode_bytes(json_string_value(value), &length);
+        const char *kept = from != NULL && to != NULL ? remember_path(session, from, to) : NULL;
+        free(from);
+        free(to);
+        if (kept == NULL)
+            return -1;
+    }
+    return 0;
+}
+
 /* A string member, or NULL when absent or not a string. */
 static const char *text_of(const json_t *facts, const char *key)
 {
@@ -361,6 +488,8 @@ static int take_facts(struct run *run, json_t *facts, char *error, size_t error_
 {
     struct ompc_session *session = run->session;
     session->facts = facts;
+    if (decode_facts(facts) != 0)
+        return refuse(error, error_size, "out of memory");
     session->command[0] = (char *)text_of(facts, "program");
     if (session->command[0] == NULL || text_of(facts, "host") == NULL)
         return refuse(error, error_size, "damaged: the run's facts name no program or host");
@@ -384,11 +513,8 @@ static int take_facts(struct run *run, json_t *facts, char *error, size_t error_
     run->end_ns = (uint64_t)number_of(facts, "run_end_ns", 0, INT64_MAX, 0);
     if (run->end_ns < run->start_ns)
         run->start_ns = run->end_ns = 0;
-    const char *key;
-    json_t *value;
-    json_object_foreach(json_object_get(facts, "paths"), key, value)
-        if (json_is_string(value))
-            remember_path(session, key, json_string_value(value));
+    if (take_paths(session, json_object_get(facts, "paths")) != 0)
+        return refuse(error, error_size, "out of memory");
     return take_reaped(run, json_object_get(facts, "reaped"));
 }
 
