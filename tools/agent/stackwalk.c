@@ -201,6 +201,51 @@ static uint64_t crossing_region(const ompcollector_task_frame_t *levels, int lev
 }
 
 /*
+ * Ends the walk of this thread's stack where the user's frames go on in
+ * the fork stack of `region_id`; without one (no region, or its fork stack
+ * not kept) the stack is marked as missing its caller.
+ * Async-signal-safe: yes.
+ */
+static void continue_in_fork_stack(struct walk *walk, struct ompc_process *owner, uint64_t region_id)
+{
+    walk->continuation = fork_entry(owner, region_id);
+    if (walk->continuation == 0)
+        walk->flags |= OMPC_STACK_NO_CALLER;
+}
+
+/*
+ * Goes on from a level on this stack inside the runtime: from its enter
+ * frame `enter` (0: none) to the user's caller and up to the level's exit
+ * frame.  `codeptr` is where the innermost task called the runtime (0 for
+ * the other levels, or unknown).  Returns 1 when the next level follows, 0
+ * when the walk ended.
+ * Async-signal-safe: yes.
+ */
+static int follow_caller(struct walk *walk, const ompcollector_task_frame_t *level, uint64_t enter, uint64_t codeptr)
+{
+    /* On this stack, a level outside the runtime has no enter frame to jump to. */
+    if (enter == 0 || !readable(walk, enter) || enter <= walk->last) {
+        walk->flags |= OMPC_STACK_BROKEN;
+        return 0;
+    }
+    /* `enter` is the runtime entry point's own frame: its caller is the user's. */
+    const volatile uint64_t *record = (const volatile uint64_t *)(uintptr_t)enter;
+    walk->last = enter;
+    uint64_t caller_fp = record[0], caller_pc = record[1];
+    /*
+     * Where the innermost task called the runtime, as the runtime's
+     * callbacks said: some entry points record their caller's frame, or
+     * reach the frame through a helper, so the enter frame's return
+     * address need not be in the function that made the call.
+     */
+    if (codeptr != 0 && caller_pc != codeptr)
+        emit(walk, codeptr);
+    if (caller_fp == 0 || caller_pc == 0)
+        return 0;
+    return follow(walk, caller_pc, caller_fp, frame_pointer(level->exit_frame, level->exit_frame_flags));
+}
+
+/*
  * Walks level by level (see the comment at the top).  With a context
  * (`pc`, `fp` of the interrupted code) the innermost task's own frames come
  * first when it runs its own code; without one the walk starts at the
@@ -249,36 +294,10 @@ static void walk_levels(struct walk *walk, struct ompc_process *owner, const omp
         }
         if (at < walk->low || at >= walk->high) {
             /* This level runs on the thread that forked our team (or created our task): its stack goes on there. */
-            walk->continuation = fork_entry(owner, crossing_region(levels, level));
-            if (walk->continuation == 0)
-                walk->flags |= OMPC_STACK_NO_CALLER;
+            continue_in_fork_stack(walk, owner, crossing_region(levels, level));
             return;
         }
-        /* On this stack, a level outside the runtime has no enter frame to jump to. */
-        if (enter == 0) {
-            walk->flags |= OMPC_STACK_BROKEN;
-            return;
-        }
-        if (!readable(walk, enter) || enter <= walk->last) {
-            walk->flags |= OMPC_STACK_BROKEN;
-            return;
-        }
-        /* `enter` is the runtime entry point's own frame: its caller is the user's. */
-        const volatile uint64_t *record = (const volatile uint64_t *)(uintptr_t)enter;
-        walk->last = enter;
-        uint64_t caller_fp = record[0], caller_pc = record[1];
-        /*
-         * Where the innermost task called the runtime, as the runtime's
-         * callbacks said: some entry points record their caller's frame, or
-         * reach the frame through a helper, so the enter frame's return
-         * address need not be in the function that made the call.
-         */
-        if (level == 0 && codeptr != 0 && caller_pc != codeptr)
-            emit(walk, codeptr);
-        if (caller_fp == 0 || caller_pc == 0)
-            return;
-        if (!follow(walk, caller_pc, caller_fp,
-                    frame_pointer(levels[level].exit_frame, levels[level].exit_frame_flags)))
+        if (!follow_caller(walk, &levels[level], enter, level == 0 ? codeptr : 0))
             return;
     }
     /* Still below an exit frame with no level left: the answer was cut short. */
