@@ -288,6 +288,20 @@ static void walk_levels(struct walk *walk, struct ompc_process *owner, const omp
          * when asked), its exit frame.
          */
         uint64_t at = enter != 0 ? enter : frame_pointer(levels[level].exit_frame, levels[level].exit_frame_flags);
+        if (at == 0 && (levels[level].task_flags & TASK_INITIAL)) {
+            /*
+             * The initial task with no frame at all runs its own code outside
+             * the runtime, so on another thread: on this one, inside a team
+             * forked under it, its enter frame would be set.  Its thread has
+             * left our region while this worker still counts as waiting in
+             * the region's closing barrier -- libomp keeps a worker there
+             * until it sees the task team retired, and the sample read the
+             * state before these frames.  The user's frames go on where the
+             * region was forked, as while the master is still in it.
+             */
+            continue_in_fork_stack(walk, owner, crossing_region(levels, level));
+            return;
+        }
         if (at == 0) {
             walk->flags |= OMPC_STACK_BROKEN;
             return;
@@ -442,7 +456,16 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
              */
         } else {
             int count = task_frames(api, levels, &truncated);
-            if (count == 0 && state == THR_OVHD_STATE && !slot->initial)
+            if (count == 0 && state == THR_IBAR_STATE && !slot->initial && region_id != 0)
+                /*
+                 * A worker the runtime has taken out of its team, so in no
+                 * task, while it still waits in the region's closing barrier
+                 * (libomp frees a nested team before its master reports the
+                 * region's end): nothing of the user's is on its stack, and it
+                 * waits where the region was forked.
+                 */
+                continue_in_fork_stack(&walk, owner, region_id);
+            else if (count == 0 && state == THR_OVHD_STATE && !slot->initial)
                 /* A worker in no task at all is starting or ending in the runtime: nothing of the user's is on its stack. */
                 walk.flags |= OMPC_STACK_LEAF_EXACT;
             else
