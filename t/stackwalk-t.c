@@ -1,0 +1,249 @@
+/* stackwalk-t.c - the agent's --stacks walk (tools/agent/stackwalk.c) on the task-frame chains libomp answers while a region ends, through a fake collector API: a worker's stack goes on in its region's fork stack. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A sample reads the thread's state and region first and its task frames
+ * after; meanwhile the master can leave the region.  These chains are what
+ * libomp then answers a worker that still waits in the region's closing
+ * barrier (IBAR), taken from samples of real runs: its master's initial
+ * task with no frame at all, or, once a nested team is freed, no task at
+ * all.  Such a stack must go on in the region's fork stack, like a
+ * worker's whose master is still in the fork, and never end in the middle
+ * of nowhere.
+ */
+#define _GNU_SOURCE 1
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include "lib/tap.h"
+#include "omp_collector_api.h"
+#include "record.h"
+#include "stackwalk.h"
+
+/* OMPT task flags (ompt_task_flag_t) as libomp reports them. */
+#define TASK_INITIAL 0x1
+#define TASK_IMPLICIT 0x2
+
+/* The region the test forks, another whose fork stack nobody kept, and one forked by an unseen master. */
+#define REGION 9
+#define UNKEPT 10
+#define FOREIGN 11
+
+static struct ompc_record_header *record;
+static struct ompc_process *owner;
+
+/* The calling thread's chain as the fake TASK_FRAMES answers it, innermost first. */
+static __thread const ompcollector_task_frame_t *chain;
+static __thread int chain_count;
+
+/* The collector API as the agent calls it: one entry, TASK_FRAMES answered from `chain`. */
+static int fake_api(void *entry)
+{
+    int32_t *words = entry;
+    if (words[1] != OMPCOLLECTOR_REQ_TASK_FRAMES) {
+        words[2] = OMP_ERRCODE_UNKNOWN;
+        return 0;
+    }
+    ompcollector_task_frames_t head = {chain_count, chain_count};
+    size_t bytes = sizeof head + (size_t)chain_count * sizeof *chain;
+    if ((size_t)words[0] < 16 + bytes) {
+        words[2] = OMP_ERRCODE_MEM_TOO_SMALL;
+        return 0;
+    }
+    memcpy(&words[4], &head, sizeof head);
+    if (chain_count > 0)
+        memcpy((char *)&words[4] + sizeof head, chain, (size_t)chain_count * sizeof *chain);
+    words[2] = OMP_ERRCODE_OK;
+    words[3] = (int32_t)bytes;
+    return 0;
+}
+
+/* A mapped record with --stacks tables, process slot 0 as the program's. */
+static int make_record(void)
+{
+    struct ompc_record_header header;
+    ompc_record_layout(&header, OMPC_OPT_SAMPLE | OMPC_OPT_STACKS);
+    uint64_t size = ompc_record_reserve_stacks(&header);
+    void *mapping = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapping == MAP_FAILED)
+        return 0;
+    record = mapping;
+    memcpy(record, &header, sizeof header);
+    owner = ompc_record_process(record, 0);
+    return 1;
+}
+
+/* The runtime's entry point as the master calls it: its frame is the initial task's enter frame at FORK. */
+__attribute__((noinline)) static void fake_gomp_parallel(uint64_t region_id)
+{
+    ompcollector_task_frame_t initial = {0};
+    initial.enter_frame = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    initial.task_flags = TASK_INITIAL;
+    chain = &initial;
+    chain_count = 1;
+    ompc_stackwalk_fork(fake_api, record, owner, &owner->threads[0], region_id);
+    chain_count = 0;
+    __asm__ volatile("" ::: "memory"); /* no tail call: the frame must stay */
+}
+
+/* The user's function that forks the region: its return address is what the fork stack must hold. */
+__attribute__((noinline)) static void forking_function(void)
+{
+    fake_gomp_parallel(REGION);
+    __asm__ volatile("" ::: "memory");
+}
+
+/* One entry of a thread's stack table, as the walk stored it. */
+struct entry {
+    int found, state, flags, frames;
+    uint64_t continuation;
+    uint64_t pcs[OMPC_STACK_DEPTH];
+};
+
+/* The first entry of the stack table at mapping offset `offset`. */
+static struct entry first_entry(uint64_t offset)
+{
+    struct entry out = {0};
+    if (offset == 0)
+        return out;
+    struct ompc_stack_table *table = (void *)((char *)record + offset);
+    const uint64_t *pool = (const uint64_t *)((const uint32_t *)(table + 1) + table->index_slots);
+    if (atomic_load(&table->pool_used) == 0)
+        return out;
+    out.found = 1;
+    out.state = (int)(pool[1] & 0xff);
+    out.frames = (int)((pool[1] >> 8) & 0xff);
+    out.flags = (int)((pool[1] >> 16) & 0xffff);
+    out.continuation = pool[2];
+    memcpy(out.pcs, &pool[OMPC_STACK_ENTRY_WORDS], (size_t)out.frames * sizeof(uint64_t));
+    return out;
+}
+
+/* The fork-stack entry the fork cache keeps for `region_id`, 0 none. */
+static uint64_t fork_cache_entry(uint64_t region_id)
+{
+    struct ompc_fork_slot *slot = &owner->fork_cache[region_id % OMPC_FORK_CACHE];
+    return atomic_load(&slot->region_id) == region_id ? atomic_load(&slot->entry) : 0;
+}
+
+/* What a worker thread samples: its chain, state and region, and where its entry lands. */
+struct worker {
+    const ompcollector_task_frame_t *chain;
+    int count;
+    int state;
+    uint64_t region_id;
+    int index; /* its thread slot */
+};
+
+/* A worker's sample in its own thread: the interrupted context is the getcontext below. */
+static void *sample_on_worker(void *argument)
+{
+    struct worker *worker = argument;
+    struct ompc_thread *slot = &owner->threads[worker->index];
+    ompc_stackwalk_claim(record, slot, 1);
+    chain = worker->chain;
+    chain_count = worker->count;
+    ucontext_t context;
+    if (getcontext(&context) == 0)
+        ompc_stackwalk_sample(fake_api, record, owner, slot, worker->state, 1, worker->region_id, 0, &context);
+    return NULL;
+}
+
+/* Runs one worker's sample on a thread of its own (its own stack) and returns the entry it stored. */
+static struct entry worker_sample(const ompcollector_task_frame_t *levels, int count, int state,
+                                  uint64_t region_id)
+{
+    static int next_index = 1;
+    struct worker worker = {levels, count, state, region_id, next_index++};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, sample_on_worker, &worker) != 0)
+        tap_bail("pthread_create failed");
+    pthread_join(thread, NULL);
+    return first_entry(atomic_load(&owner->threads[worker.index].stacks));
+}
+
+/* Whether the worker's entry goes on, unmarked, in the fork stack kept for `region_id`. */
+static int continues_in(const struct entry *entry, uint64_t region_id)
+{
+    if (!entry->found || entry->state != THR_IBAR_STATE) {
+        tap_diag("no IBAR entry (found %d, state %d)", entry->found, entry->state);
+        return 0;
+    }
+    uint64_t fork = fork_cache_entry(region_id);
+    if ((entry->flags & (OMPC_STACK_BROKEN | OMPC_STACK_NO_CALLER)) || entry->continuation == 0
+        || entry->continuation != fork) {
+        tap_diag("flags %#x, %d frames, continuation %#llx (the fork stack: %#llx)", (unsigned)entry->flags,
+                 entry->frames, (unsigned long long)entry->continuation, (unsigned long long)fork);
+        return 0;
+    }
+    return 1;
+}
+
+/* A worker's implicit task in `region_id` that runs none of its own code (no frame): level 0 of every chain below. */
+static ompcollector_task_frame_t implicit_task(uint64_t region_id)
+{
+    ompcollector_task_frame_t level = {0};
+    level.exit_frame_flags = level.enter_frame_flags = 0x20;
+    level.task_flags = TASK_IMPLICIT | 0x08000000;
+    level.thread_num = 1;
+    level.region_id = region_id;
+    return level;
+}
+
+int main(void)
+{
+    if (!ompc_stacks_supported())
+        tap_skip_all("no frame-pointer stack walk on this machine");
+    tap_plan(7);
+    if (!make_record())
+        tap_bail("cannot map a record");
+    ompc_stackwalk_claim(record, &owner->threads[0], 1);
+    owner->threads[0].initial = 1;
+
+    forking_function();
+    uint64_t fork = fork_cache_entry(REGION);
+    struct entry forked = first_entry(atomic_load(&owner->threads[0].fork_stacks));
+    uint64_t site = (uint64_t)(uintptr_t)forking_function;
+    int has_site = 0;
+    for (int i = 0; i < forked.frames; i++)
+        has_site |= forked.pcs[i] > site && forked.pcs[i] < site + 256;
+    tap_ok(fork != 0 && has_site, "FORK keeps the region's fork stack, through the forking function");
+
+    /* The master still in the fork: its initial task's enter frame lies on its own stack, not the worker's. */
+    ompcollector_task_frame_t in_fork[2] = {implicit_task(REGION), {0}};
+    in_fork[1].enter_frame = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    in_fork[1].task_flags = TASK_INITIAL;
+    struct entry entry = worker_sample(in_fork, 2, THR_IBAR_STATE, REGION);
+    tap_ok(continues_in(&entry, REGION), "a worker whose master is in the fork goes on in the region's fork stack");
+
+    /* The master has left the region: its initial task has no frame at all. */
+    ompcollector_task_frame_t left[2] = {implicit_task(REGION), {0}};
+    left[1].task_flags = TASK_INITIAL;
+    entry = worker_sample(left, 2, THR_IBAR_STATE, REGION);
+    tap_ok(continues_in(&entry, REGION),
+           "a worker still in the closing barrier when its master has left the region goes on in its fork stack");
+    tap_is_int(entry.frames, 0, "... with none of its own frames (the runtime's wait)");
+
+    /* A nested team freed before its end is reported: the worker is in no task at all. */
+    entry = worker_sample(NULL, 0, THR_IBAR_STATE, REGION);
+    tap_ok(continues_in(&entry, REGION),
+           "a worker taken out of its freed team while in the closing barrier goes on in the region's fork stack");
+
+    /* The same, for a region whose fork stack was not kept: honestly marked, not "incomplete". */
+    ompcollector_task_frame_t unkept[2] = {implicit_task(UNKEPT), {0}};
+    unkept[1].task_flags = TASK_INITIAL;
+    entry = worker_sample(unkept, 2, THR_IBAR_STATE, UNKEPT);
+    tap_ok(entry.found && entry.flags == OMPC_STACK_NO_CALLER && entry.continuation == 0,
+           "without the region's fork stack the stack is marked as missing its caller (flags %#x)",
+           (unsigned)entry.flags);
+
+    /* A frameless last level that is not the initial task says nothing of where it runs: still incomplete. */
+    ompcollector_task_frame_t cut[2] = {implicit_task(FOREIGN), implicit_task(0)};
+    entry = worker_sample(cut, 2, THR_IBAR_STATE, FOREIGN);
+    tap_ok(entry.found && (entry.flags & OMPC_STACK_BROKEN) && entry.continuation == 0,
+           "a chain ending in a frameless task other than the initial one is marked incomplete (flags %#x)",
+           (unsigned)entry.flags);
+    return tap_done();
+}
