@@ -209,7 +209,7 @@ result $drop "--trace-buffer=64 drops events, and the report and both traces cou
 
 # The text report says so too.
 run --runtime "$LIBOMP" -o "$tmp/small.txt" --trace-json "$tmp/small2.json" --trace-buffer=64 "$critical" 0.05
-[ $status -eq 0 ] && grep -q "did not fit their 64-byte buffers (--trace-buffer)" "$tmp/small.txt"
+[ $status -eq 0 ] && grep -q "did not fit their 64-byte event logs (--trace-buffer)" "$tmp/small.txt"
 result $? "the text report says how many events did not fit" "$tmp/small.txt" "$tmp/err"
 
 # Bad values and places are refused before the program runs.

@@ -5,8 +5,8 @@
 . "$top_srcdir/t/tap.sh"
 oc=$top_builddir/tools/ompcollect
 damage=$top_builddir/t/record-damage
-cases="strings threads-negative threads-huge counts-huge stack-size times logs waits"
-echo "1..$((6 * 8 + 3))"
+cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables"
+echo "1..$((6 * 9 + 3))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
     skip "python3 is needed to read the reports" $((6 * 8 + 3))
