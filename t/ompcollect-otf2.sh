@@ -52,7 +52,9 @@ else
     result $? "otf2-print reads the archive without an error or a warning" "$tmp/print.err"
 
     # One location per OpenMP thread; every Enter left in order on its location;
-    # the state and construct regions; as many forks and joins as the report.
+    # regions named and placed by file and line, none a state; every thread
+    # enters the parallel region in a team; as many forks and joins as the
+    # report; the lock's acquisitions; the states as a metric.
     otf2-print -G "$tmp/tr/traces.otf2" >"$tmp/defs.out" 2>&1
     python3 - "$tmp/print.out" "$tmp/defs.out" "$tmp/locks.json" >"$tmp/structure.out" 2>&1 <<'EOF'
 import json, re, sys
@@ -67,18 +69,27 @@ openmp = [t for t in report["threads"] if t["openmp"]]
 locations = [l for l in defs if l.startswith("LOCATION ")]
 if len(locations) != len(openmp):
     fail(len(locations), "locations for", len(openmp), "OpenMP threads")
-regions = dict(re.match(r'REGION\s+(\d+)\s+Name: "(.*?)" <', l).groups()[::-1] for l in defs if l.startswith("REGION "))
-for needed in ["WORK", "LKWT", "SERIAL", "OVHD", "IBAR", "CTWT", "ODWT", "ATWT", "EBAR", "IDLE", "REDUC"]:
-    if needed not in regions:
-        fail("no state region", needed)
-if not any(r.startswith("parallel at ") and "locks.c:" in r for r in regions):
-    fail("no parallel construct named by its line:", list(regions))
+region_defs = [l for l in defs if l.startswith("REGION ")]
+regions = dict(re.match(r'REGION\s+(\d+)\s+Name: "(.*?)" <', l).groups()[::-1] for l in region_defs)
+for state in ["WORK", "LKWT", "SERIAL", "OVHD", "IBAR", "CTWT", "ODWT", "ATWT", "EBAR", "IDLE", "REDUC"]:
+    if state in regions:
+        fail("a state is a region:", state)
+if any("Role: ARTIFICIAL" in l for l in region_defs):
+    fail("ARTIFICIAL regions:", [l for l in region_defs if "Role: ARTIFICIAL" in l])
+placed = [l for l in region_defs if re.search(r'Name: "parallel at [^"]*locks\.c:(\d+)".*Role: PARALLEL.*File: "[^"]*locks\.c" <\d+>, Begin: [1-9]', l)]
+if not placed:
+    fail("no parallel region with its file and line:", region_defs)
 if not any(r.startswith("lock wait at ") for r in regions):
     fail("no lock wait named by its location:", list(regions))
-stacks = {}
-forks = joins = 0
+if not any("COMM_LOCATIONS" in l for l in defs) or not any(l.startswith("COMM ") for l in defs):
+    fail("no thread team definitions (a COMM_LOCATIONS group and a Comm)")
+if not any(l.startswith("METRIC_MEMBER") and '"thread state"' in l for l in defs):
+    fail("no thread state metric")
+stacks, teams, parallel = {}, {}, set()
+forks = joins = acquisitions = 0
+states = set()
 for line in events:
-    m = re.match(r'(ENTER|LEAVE|THREAD_FORK|THREAD_JOIN)\s+(\d+)\s+(\d+)\s+(.*)', line)
+    m = re.match(r'(ENTER|LEAVE|THREAD_FORK|THREAD_JOIN|THREAD_TEAM_BEGIN|THREAD_TEAM_END|THREAD_ACQUIRE_LOCK|METRIC)\s+(\d+)\s+(\d+)\s+(.*)', line)
     if not m:
         continue
     kind, location, when, rest = m.groups()
@@ -86,8 +97,23 @@ for line in events:
         forks += 1
     elif kind == "THREAD_JOIN":
         joins += 1
+    elif kind == "THREAD_ACQUIRE_LOCK":
+        acquisitions += 1
+    elif kind == "METRIC":
+        states.add(int(re.search(r'"thread state" <\d+>; UINT64; (\d+)', rest).group(1)))
+    elif kind == "THREAD_TEAM_BEGIN":
+        teams[location] = teams.get(location, 0) + 1
+    elif kind == "THREAD_TEAM_END":
+        teams[location] = teams.get(location, 0) - 1
+        if teams[location] < 0:
+            fail("team end without a begin on", location, "at", when)
     elif kind == "ENTER":
-        stacks.setdefault(location, []).append(re.search(r'Region: "(.*?)"', rest).group(1))
+        name = re.search(r'Region: "(.*?)"', rest).group(1)
+        if name.startswith("parallel at "):
+            parallel.add(location)
+            if not teams.get(location):
+                fail("parallel region entered outside a team on", location, "at", when)
+        stacks.setdefault(location, []).append(name)
     else:
         region = re.search(r'Region: "(.*?)"', rest).group(1)
         if not stacks.get(location) or stacks[location].pop() != region:
@@ -100,10 +126,17 @@ if len(stacks) != len(openmp):
 totals = report["totals"]
 if forks != totals["forks"] or joins != totals["joins"] or forks == 0:
     fail("forks/joins", forks, joins, "report", totals["forks"], totals["joins"])
-print(len(locations), "locations;", len(regions), "regions;", forks, "forks;", joins, "joins")
+if len(parallel) != len(openmp) or any(teams.values()):
+    fail("parallel region entered on", sorted(parallel), "of", len(openmp), "threads; teams left open:", teams)
+if acquisitions == 0:
+    fail("no lock acquisitions")
+if 8 not in states or not states <= set(range(12)):
+    fail("thread states seen:", states)
+print(len(locations), "locations;", len(regions), "regions;", forks, "forks;", joins, "joins;",
+      acquisitions, "acquisitions; states", sorted(states))
 sys.exit(0 if ok else 1)
 EOF
-    result $? "otf2-print: a location per OpenMP thread, Enter/Leave balanced, state and construct regions, the report's forks and joins" "$tmp/structure.out"
+    result $? "otf2-print: a location per thread, balanced regions with file and line, every thread in the parallel region and its team, the report's forks, lock acquisitions, states as a metric" "$tmp/structure.out"
 
     grep -q "^CLOCK_PROPERTIES.*Ticks per Seconds: 1000000000, Global Offset: [1-9]" "$tmp/defs.out" \
         && grep -q "Date: [12][0-9][0-9][0-9]-" "$tmp/defs.out"
@@ -119,16 +152,20 @@ else
 import json, sys
 got = dict(line.split(" ", 1) for line in open(sys.argv[1]).read().splitlines())
 report = json.load(open(sys.argv[2]))
-want = {"locations": str(sum(1 for t in report["threads"] if t["openmp"])), "forks": str(report["totals"]["forks"]),
-        "joins": str(report["totals"]["joins"]), "state_regions": "11", "events_dropped": "0"}
+locations = str(sum(1 for t in report["threads"] if t["openmp"]))
+want = {"locations": locations, "forks": str(report["totals"]["forks"]), "joins": str(report["totals"]["joins"]),
+        "state_regions": "0", "artificial_regions": "0", "events_dropped": "0", "locations_left_in_team": "0",
+        "locations_entering_parallel": locations, "bad_state_metrics": "0"}
 bad = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
 if got.get("enters") != got.get("leaves") or int(got.get("parallel_regions", 0)) < 1 \
-        or int(got.get("states_entered", 0)) < 10:
-    bad["balance"] = got
+        or got.get("team_begins") != got.get("team_ends") or int(got.get("team_begins", 0)) < int(locations) \
+        or int(got.get("acquisitions", 0)) < 1 or int(got.get("regions_with_line", 0)) < 1 \
+        or int(got.get("states_distinct", 0)) < 2:
+    bad["structure"] = got
 print(got, bad)
 sys.exit(1 if bad else 0)
 EOF
-    result $? "the OTF2 reader API finds the same locations, forks, joins and balanced regions" "$tmp/read.out" "$tmp/read.check"
+    result $? "the OTF2 reader API: the report's locations, forks and joins; balanced regions and teams; ordered acquisitions; the state metric" "$tmp/read.out" "$tmp/read.check"
 fi
 
 # Chrome JSON from the event log: spans nest on every thread, waits come
