@@ -231,6 +231,45 @@ static OTF2_CallbackCode on_metric(OTF2_LocationRef location, OTF2_TimeStamp tim
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/* Every location's events through the global reader, in time order. */
+static void read_events(OTF2_Reader *reader, struct archive *archive)
+{
+    uint64_t read = 0;
+    for (uint64_t i = 0; i < archive->locations; i++)
+        OTF2_Reader_SelectLocation(reader, archive->location_ids[i]);
+    bool def_files = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
+    OTF2_Reader_OpenEvtFiles(reader);
+    for (uint64_t i = 0; i < archive->locations; i++) {
+        if (def_files) {
+            OTF2_DefReader *local = OTF2_Reader_GetDefReader(reader, archive->location_ids[i]);
+            if (local != NULL) {
+                uint64_t local_read = 0;
+                OTF2_Reader_ReadAllLocalDefinitions(reader, local, &local_read);
+                OTF2_Reader_CloseDefReader(reader, local);
+            }
+        }
+        OTF2_Reader_GetEvtReader(reader, archive->location_ids[i]);
+    }
+    if (def_files)
+        OTF2_Reader_CloseDefFiles(reader);
+    OTF2_GlobalEvtReader *events = OTF2_Reader_GetGlobalEvtReader(reader);
+    OTF2_GlobalEvtReaderCallbacks *event_callbacks = OTF2_GlobalEvtReaderCallbacks_New();
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(event_callbacks, on_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(event_callbacks, on_leave);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadForkCallback(event_callbacks, on_fork);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadJoinCallback(event_callbacks, on_join);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTeamBeginCallback(event_callbacks, on_team_begin);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTeamEndCallback(event_callbacks, on_team_end);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadAcquireLockCallback(event_callbacks, on_acquire);
+    OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(event_callbacks, on_metric);
+    OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, event_callbacks, archive);
+    OTF2_GlobalEvtReaderCallbacks_Delete(event_callbacks);
+    if (OTF2_Reader_ReadAllGlobalEvents(reader, events, &read) != OTF2_SUCCESS)
+        problem(archive, "reading the events failed%.0" PRIu64 "%.0" PRIu64, 0, 0);
+    OTF2_Reader_CloseGlobalEvtReader(reader, events);
+    OTF2_Reader_CloseEvtFiles(reader);
+}
+
 /* Reads ARCHIVE.otf2 and prints one "name value" line per figure; exit 1 on any structural error. */
 int main(int argc, char **argv)
 {
@@ -257,39 +296,9 @@ int main(int argc, char **argv)
         problem(&archive, "reading the global definitions failed%.0" PRIu64 "%.0" PRIu64, 0, 0);
     OTF2_Reader_CloseGlobalDefReader(reader, defs);
 
-    for (uint64_t i = 0; i < archive.locations; i++)
-        OTF2_Reader_SelectLocation(reader, archive.location_ids[i]);
-    bool def_files = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
-    OTF2_Reader_OpenEvtFiles(reader);
-    for (uint64_t i = 0; i < archive.locations; i++) {
-        if (def_files) {
-            OTF2_DefReader *local = OTF2_Reader_GetDefReader(reader, archive.location_ids[i]);
-            if (local != NULL) {
-                uint64_t local_read = 0;
-                OTF2_Reader_ReadAllLocalDefinitions(reader, local, &local_read);
-                OTF2_Reader_CloseDefReader(reader, local);
-            }
-        }
-        OTF2_Reader_GetEvtReader(reader, archive.location_ids[i]);
-    }
-    if (def_files)
-        OTF2_Reader_CloseDefFiles(reader);
-    OTF2_GlobalEvtReader *events = OTF2_Reader_GetGlobalEvtReader(reader);
-    OTF2_GlobalEvtReaderCallbacks *event_callbacks = OTF2_GlobalEvtReaderCallbacks_New();
-    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(event_callbacks, on_enter);
-    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(event_callbacks, on_leave);
-    OTF2_GlobalEvtReaderCallbacks_SetThreadForkCallback(event_callbacks, on_fork);
-    OTF2_GlobalEvtReaderCallbacks_SetThreadJoinCallback(event_callbacks, on_join);
-    OTF2_GlobalEvtReaderCallbacks_SetThreadTeamBeginCallback(event_callbacks, on_team_begin);
-    OTF2_GlobalEvtReaderCallbacks_SetThreadTeamEndCallback(event_callbacks, on_team_end);
-    OTF2_GlobalEvtReaderCallbacks_SetThreadAcquireLockCallback(event_callbacks, on_acquire);
-    OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(event_callbacks, on_metric);
-    OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, event_callbacks, &archive);
-    OTF2_GlobalEvtReaderCallbacks_Delete(event_callbacks);
-    if (OTF2_Reader_ReadAllGlobalEvents(reader, events, &read) != OTF2_SUCCESS)
-        problem(&archive, "reading the events failed%.0" PRIu64 "%.0" PRIu64, 0, 0);
-    OTF2_Reader_CloseGlobalEvtReader(reader, events);
-    OTF2_Reader_CloseEvtFiles(reader);
+    /* An archive of no thread (a record that lost its thread table) has no events to read. */
+    if (archive.locations > 0)
+        read_events(reader, &archive);
 
     for (uint64_t i = 0; i < archive.locations; i++)
         if (archive.depth[i] != 0)
