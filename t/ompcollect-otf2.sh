@@ -4,6 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 locks=$top_builddir/examples/locks
 critical=$top_builddir/examples/critical
+nested=$top_builddir/examples/nested
 reader=$top_builddir/t/otf2-read
 # The reader is built like the suite (with the sanitizers linked in, in
 # such builds); the runtimes preloaded for ompcollect's programs would clash.
@@ -11,7 +12,7 @@ read_archive() {
     env -u LD_PRELOAD "$reader" "$@"
 }
 
-echo "1..10"
+echo "1..11"
 n=0
 # A failed test shows the first 40 lines of each file it names.
 result_lines="head -n 40"
@@ -272,4 +273,29 @@ if [ $have_otf2 -eq 1 ]; then
     result $? "--trace takes the --output patterns (%p)" "$tmp/err" "$tmp/p.txt"
 else
     skip "ompcollect was built without OTF2"
+fi
+
+# Nested parallelism: each inner region is a team of its own, forked by an
+# outer team's thread; every thread enters the regions of the teams it is in.
+if [ $have_otf2 -eq 1 ] && [ -x "$reader" ]; then
+    run --runtime "$LIBOMP" -f json -o "$tmp/nested.json" --trace "$tmp/nested" "$nested" 0.1
+    [ $status -eq 0 ] && read_archive "$tmp/nested/traces.otf2" >"$tmp/nested.read" 2>&1 \
+        && otf2-print -G "$tmp/nested/traces.otf2" >"$tmp/nested.defs" 2>&1 \
+        && python3 - "$tmp/nested.read" "$tmp/nested.json" "$tmp/nested.defs" >"$tmp/nested.check" 2>&1 <<'EOF'
+import json, sys
+got = dict(line.split(" ", 1) for line in open(sys.argv[1]).read().splitlines())
+report = json.load(open(sys.argv[2]))
+teams = [l for l in open(sys.argv[3]).read().splitlines() if l.startswith("COMM ")]
+locations = sum(1 for t in report["threads"] if t["openmp"])
+forks = report["totals"]["forks"]
+print(got, len(teams), "teams")
+ok = (got["forks"] == str(forks) and got["locations_entering_parallel"] == str(locations) and locations >= 3
+      and got["team_begins"] == got["team_ends"] and int(got["team_begins"]) >= 2 * forks
+      and got["locations_left_in_team"] == "0" and len(teams) >= 2)
+sys.exit(0 if ok else 1)
+EOF
+    result $? "nested regions: every thread enters the regions of its teams, each fork a team of at least 2" \
+        "$tmp/nested.check" "$tmp/nested.read" "$tmp/err"
+else
+    skip "no OTF2: t/otf2-read is not built"
 fi
