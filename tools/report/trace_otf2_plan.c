@@ -109,23 +109,26 @@ static long collect_forks(const struct ompc_report *report, struct ompc_otf2_pla
     return (long)n;
 }
 
-/* The fork of region `id` a span beginning at `when` belongs to: the latest that began by then, else the first; -1 for none. */
+/*
+ * The fork of region `id` a span beginning at `when` belongs to: the
+ * latest that began by then, else the first; -1 for none.  A runtime that
+ * gives every region one id makes that a search by time.
+ */
 static long fork_of(const struct fork *forks, size_t count, uint64_t id, uint64_t when)
 {
     size_t low = 0, high = count;
     while (low < high) {
         size_t middle = low + (high - low) / 2;
-        if (forks[middle].region < id)
+        if (forks[middle].region < id || (forks[middle].region == id && forks[middle].begin <= when))
             low = middle + 1;
         else
             high = middle;
     }
-    if (low == count || forks[low].region != id || id == 0)
+    if (id == 0)
         return -1;
-    size_t best = low;
-    for (size_t f = low; f < count && forks[f].region == id && forks[f].begin <= when; f++)
-        best = f;
-    return (long)best;
+    if (low > 0 && forks[low - 1].region == id)
+        return (long)(low - 1);
+    return low < count && forks[low].region == id ? (long)low : -1;
 }
 
 /* Appends an item to location `l`; -1 without memory. */
@@ -295,6 +298,30 @@ static int plan_locks(struct ompc_otf2_plan *plan)
     return 0;
 }
 
+/*
+ * Puts location `l`'s member spans, appended after its first `spans`
+ * items (in ompc_trace_spans's order already), in their places: sorted
+ * among themselves, then merged -- a trace's worth of spans is not sorted
+ * again for a few regions.  -1 without memory.
+ */
+static int merge_members(struct ompc_otf2_plan *plan, int l, size_t spans)
+{
+    size_t count = plan->item_count[l], added = count - spans;
+    if (added == 0)
+        return 0;
+    struct ompc_otf2_item *items = plan->items[l];
+    ompc_qsort(items + spans, added, sizeof *items, compare_items);
+    struct ompc_otf2_item *merged = malloc((count + 1) * sizeof *merged);
+    if (merged == NULL)
+        return -1;
+    size_t a = 0, b = spans, n = 0;
+    while (a < spans || b < count)
+        merged[n++] = b == count || (a < spans && compare_items(&items[a], &items[b]) <= 0) ? items[a++] : items[b++];
+    free(items);
+    plan->items[l] = merged;
+    return 0;
+}
+
 /* The plan (see trace_otf2_plan.h). */
 int ompc_otf2_plan_build(const struct ompc_report *report, const int *thread_of, int location_count,
                          struct ompc_otf2_plan *plan)
@@ -309,10 +336,17 @@ int ompc_otf2_plan_build(const struct ompc_report *report, const int *thread_of,
     long fork_count = collect_forks(report, plan, &forks);
     if (fork_count < 0)
         return -1;
+    size_t *spans = malloc(((size_t)location_count + 1) * sizeof *spans);
+    if (spans == NULL) {
+        free(forks);
+        return -1;
+    }
+    memcpy(spans, plan->item_count, (size_t)location_count * sizeof *spans);
     int failed = plan_teams(thread_of, plan, forks, (size_t)fork_count) != 0;
     free(forks);
     for (int l = 0; l < location_count && !failed; l++)
-        ompc_qsort(plan->items[l], plan->item_count[l], sizeof *plan->items[l], compare_items);
+        failed = merge_members(plan, l, spans[l]) != 0;
+    free(spans);
     return failed || plan_locks(plan) != 0 ? -1 : 0;
 }
 
