@@ -243,11 +243,9 @@ static void enter(struct location_writer *w, const struct ompc_otf2_item *item, 
  * the team's records, lock acquisitions, and the state as a metric.
  * Returns the latest time written.
  */
-static uint64_t write_location(struct location_writer *w, int location, struct definitions *defs,
-                               struct ompc_symbolizer *symbolizer)
+static uint64_t write_location(struct location_writer *w, const struct ompc_otf2_item *items, size_t count,
+                               struct definitions *defs, struct ompc_symbolizer *symbolizer)
 {
-    const struct ompc_otf2_item *items = w->plan->items[location];
-    size_t count = w->plan->item_count[location];
     uint64_t last = 0;
     struct open_span *stack = malloc((count + 1) * sizeof *stack);
     if (stack == NULL) {
@@ -313,7 +311,7 @@ struct archive_job {
     /* One location per OpenMP thread: threads the runtime never reported (an MPI progress thread) have no place in it. */
     int *thread_of;         /* the thread slot of each location */
     int location_count;
-    struct ompc_otf2_plan plan; /* every location's spans, the teams, the lock acquisitions */
+    struct ompc_otf2_plan plan; /* the teams, who was in them, the lock acquisitions */
     uint64_t *event_counts; /* per location */
     uint64_t length;        /* the latest time written */
     const char *step;       /* what was under way, for the error message */
@@ -404,7 +402,15 @@ static OTF2_ErrorCode archive_events(struct archive_job *job)
         }
         struct location_writer w = {writer, job->attributes, &job->plan, job->report->process->origin_ns, 0, 0,
                                     OTF2_SUCCESS};
-        uint64_t last = write_location(&w, l, &job->defs, job->locations.symbolizer);
+        struct ompc_otf2_item *items;
+        long count = ompc_otf2_plan_items(job->report, &job->plan, l, job->thread_of[l], &items);
+        uint64_t last = 0;
+        if (count < 0) {
+            w.status = OTF2_ERROR_MEM_ALLOC_FAILED;
+        } else {
+            last = write_location(&w, items, (size_t)count, &job->defs, job->locations.symbolizer);
+            free(items);
+        }
         status = w.status;
         job->length = last > job->length ? last : job->length;
         if (status == OTF2_SUCCESS)

@@ -1,4 +1,4 @@
-/* trace_otf2_plan.c - plans an OTF2 archive across threads: each location's spans, a parallel region entered by every member of its team, the teams, the lock acquisitions in order. */
+/* trace_otf2_plan.c - plans an OTF2 archive across threads: the regions forked and their teams, which location was a member of which (so that every member enters the region), the lock acquisitions in order; and each location's items from its spans and the plan. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
@@ -11,14 +11,6 @@
 
 /* The pairs (names.c) whose END is the thread acquiring what it waited for: LKWT (a lock), CTWT (a critical's). */
 enum { PAIR_IDLE = 0, PAIR_LKWT = 3, PAIR_CTWT = 4 };
-
-/* One region the event logs say was forked: by which location, when, and the span that says so. */
-struct fork {
-    uint64_t region, begin, end, codeptr, mask;
-    int location;
-    size_t item;
-    uint32_t team;
-};
 
 /* The thread slots the samples saw in region `id` (its row in the record), 0 when it has none. */
 static uint64_t region_mask(const struct ompc_model_process *process, uint64_t id)
@@ -53,60 +45,92 @@ static int compare_items(const void *a, const void *b)
 /* qsort: forks by region id, then time. */
 static int compare_forks(const void *a, const void *b)
 {
-    const struct fork *x = a, *y = b;
+    const struct ompc_otf2_fork *x = a, *y = b;
     if (x->region != y->region)
         return x->region < y->region ? -1 : 1;
     return (x->begin > y->begin) - (x->begin < y->begin);
 }
 
-/* Every location's spans as items; -1 without memory. */
-static int plan_spans(const struct ompc_report *report, const int *thread_of, struct ompc_otf2_plan *plan)
+/* Makes room for one more element of `size` in *array; -1 without memory. */
+static int grow(void **array, size_t count, size_t *capacity, size_t size)
 {
-    for (int l = 0; l < plan->location_count; l++) {
-        struct ompc_span *spans;
-        long count = ompc_trace_spans(report, thread_of[l], &spans);
-        if (count < 0)
-            return -1;
-        plan->items[l] = malloc(((size_t)count + 1) * sizeof *plan->items[l]);
-        if (plan->items[l] == NULL) {
-            free(spans);
-            return -1;
-        }
-        for (long k = 0; k < count; k++)
-            plan->items[l][k] = (struct ompc_otf2_item){spans[k], OMPC_OTF2_NONE, OMPC_OTF2_NONE, 0, 0};
-        plan->item_count[l] = (size_t)count;
-        free(spans);
-    }
+    if (count < *capacity)
+        return 0;
+    size_t wanted = *capacity ? 2 * *capacity : 64;
+    void *grown = realloc(*array, wanted * size);
+    if (grown == NULL)
+        return -1;
+    *array = grown;
+    *capacity = wanted;
     return 0;
 }
 
-/* The regions forked, from the spans FORK and JOIN bracket, sorted by id; -1 without memory. */
-static long collect_forks(const struct ompc_report *report, struct ompc_otf2_plan *plan, struct fork **out)
+/* Whether a span's end is the thread acquiring a lock it waited for, with the lock's wait id known. */
+static int acquires(const struct ompc_span *span)
 {
-    size_t count = 0;
-    for (int l = 0; l < plan->location_count; l++)
-        for (size_t k = 0; k < plan->item_count[l]; k++)
-            count += plan->items[l][k].span.kind == OMPC_SPAN_REGION && plan->items[l][k].span.exact;
-    struct fork *forks = malloc((count + 1) * sizeof *forks);
-    if (forks == NULL)
+    return span->kind == OMPC_SPAN_CONSTRUCT && span->exact && span->ended && span->wait_id != 0
+           && (span->pair == PAIR_LKWT || span->pair == PAIR_CTWT);
+}
+
+/* A construct span's region id and begin: what says which team its thread was in. */
+struct region_use {
+    uint64_t region, begin;
+};
+
+/* One recorded acquisition: the end of a lock or critical wait, the `ordinal`th of its location. */
+struct acquisition {
+    uint64_t lock, when;
+    int location;
+    size_t ordinal;
+};
+
+/* What the first pass over every location's spans gathers. */
+struct gathered {
+    size_t fork_capacity;
+    size_t *first_fork;          /* per location: the ordinal of its first fork */
+    struct region_use **uses;    /* per location */
+    size_t *use_count;
+    struct acquisition *acquisitions;
+    size_t acquisition_count, acquisition_capacity;
+};
+
+/* Location `l`'s forks, region uses and acquisitions, from its spans; -1 without memory. */
+static int gather_location(const struct ompc_report *report, struct ompc_otf2_plan *plan, struct gathered *g,
+                           int l, int thread)
+{
+    struct ompc_span *spans;
+    long count = ompc_trace_spans(report, thread, &spans);
+    if (count < 0)
         return -1;
-    size_t n = 0;
-    for (int l = 0; l < plan->location_count; l++)
-        for (size_t k = 0; k < plan->item_count[l]; k++) {
-            const struct ompc_span *span = &plan->items[l][k].span;
-            if (span->kind != OMPC_SPAN_REGION || !span->exact)
-                continue;
-            uint64_t mask = region_mask(report->process, span->region);
-            forks[n++] = (struct fork){span->region, span->begin_ns, span->end_ns, span->codeptr, mask, l, k,
-                                       OMPC_OTF2_NONE};
+    struct ompc_otf2_placed *placed = &plan->placed[l];
+    size_t use_capacity = 0;
+    int failed = 0;
+    g->first_fork[l] = plan->fork_count;
+    for (long k = 0; k < count && !failed; k++) {
+        const struct ompc_span *span = &spans[k];
+        if (span->kind == OMPC_SPAN_REGION && span->exact) {
+            failed = grow((void **)&plan->forks, plan->fork_count, &g->fork_capacity, sizeof *plan->forks);
+            if (!failed)
+                plan->forks[plan->fork_count] = (struct ompc_otf2_fork){
+                    span->region, span->begin_ns, span->end_ns, span->codeptr,
+                    region_mask(report->process, span->region), l, OMPC_OTF2_NONE, plan->fork_count};
+            plan->fork_count += !failed;
+            placed->fork_count += !failed;
+        } else if (span->kind == OMPC_SPAN_CONSTRUCT && span->pair != PAIR_IDLE && span->region != 0) {
+            failed = grow((void **)&g->uses[l], g->use_count[l], &use_capacity, sizeof *g->uses[l]);
+            if (!failed)
+                g->uses[l][g->use_count[l]++] = (struct region_use){span->region, span->begin_ns};
         }
-    ompc_qsort(forks, n, sizeof *forks, compare_forks);
-    for (size_t f = 0; f < n; f++) {
-        plan->items[forks[f].location][forks[f].item].fork = 1;
-        plan->items[forks[f].location][forks[f].item].team = (uint32_t)f; /* the fork's index until teams are numbered */
+        if (!failed && acquires(span)) {
+            failed = grow((void **)&g->acquisitions, g->acquisition_count, &g->acquisition_capacity,
+                          sizeof *g->acquisitions);
+            if (!failed)
+                g->acquisitions[g->acquisition_count++]
+                    = (struct acquisition){span->wait_id, span->end_ns, l, placed->acquired_count++};
+        }
     }
-    *out = forks;
-    return (long)n;
+    free(spans);
+    return failed ? -1 : 0;
 }
 
 /*
@@ -114,7 +138,7 @@ static long collect_forks(const struct ompc_report *report, struct ompc_otf2_pla
  * latest that began by then, else the first; -1 for none.  A runtime that
  * gives every region one id makes that a search by time.
  */
-static long fork_of(const struct fork *forks, size_t count, uint64_t id, uint64_t when)
+static long fork_of(const struct ompc_otf2_fork *forks, size_t count, uint64_t id, uint64_t when)
 {
     size_t low = 0, high = count;
     while (low < high) {
@@ -131,68 +155,41 @@ static long fork_of(const struct fork *forks, size_t count, uint64_t id, uint64_
     return low < count && forks[low].region == id ? (long)low : -1;
 }
 
-/* Appends an item to location `l`; -1 without memory. */
-static int push_item(struct ompc_otf2_plan *plan, int l, size_t *capacity, const struct ompc_otf2_item *item)
-{
-    if (plan->item_count[l] == *capacity) {
-        size_t grown_capacity = *capacity ? 2 * *capacity : 16;
-        struct ompc_otf2_item *grown = realloc(plan->items[l], grown_capacity * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        plan->items[l] = grown;
-        *capacity = grown_capacity;
-    }
-    plan->items[l][plan->item_count[l]++] = *item;
-    return 0;
-}
-
-/* Scratch for finding one location's memberships. */
-struct membership {
-    uint8_t *seen;          /* per fork */
-    uint64_t *bits;         /* per fork, words_per_fork words: the member locations */
-    size_t words_per_fork;
-};
-
 /*
  * Location `l`'s memberships: the teams the samples saw it in and those
- * its events (waits, barriers, constructs) say it worked in.  Each becomes
- * a span of the region on `l` from the fork to the join: a worker's
- * implicit barrier that ends later (a runtime keeping its team for the
- * next region wakes it only then) is cut there by the writer, the state
- * metric still saying IBAR.  -1 without memory.
+ * its events (waits, barriers, constructs) say it worked in; `seen` is
+ * scratch, `bits` (words_per_fork per fork) collects each team's members.
+ * -1 without memory.
  */
-static int location_memberships(struct ompc_otf2_plan *plan, int l, int slot, const struct fork *forks,
-                                size_t fork_count, struct membership *m)
+static int location_memberships(struct ompc_otf2_plan *plan, const struct gathered *g, int l, int slot,
+                                uint8_t *seen, uint64_t *bits, size_t words_per_fork)
 {
-    memset(m->seen, 0, fork_count * sizeof *m->seen);
-    for (size_t f = 0; f < fork_count; f++)
-        m->seen[f] = slot < 64 && (forks[f].mask >> slot & 1);
-    for (size_t k = 0; k < plan->item_count[l]; k++) {
-        const struct ompc_span *span = &plan->items[l][k].span;
-        if (span->kind != OMPC_SPAN_CONSTRUCT || span->pair == PAIR_IDLE || span->region == 0)
-            continue;
-        long f = fork_of(forks, fork_count, span->region, span->begin_ns);
+    const struct ompc_otf2_fork *forks = plan->forks;
+    size_t members = 0;
+    for (size_t f = 0; f < plan->fork_count; f++)
+        seen[f] = slot < 64 && (forks[f].mask >> slot & 1);
+    for (size_t u = 0; u < g->use_count[l]; u++) {
+        long f = fork_of(forks, plan->fork_count, g->uses[l][u].region, g->uses[l][u].begin);
         if (f >= 0)
-            m->seen[f] = 1;
+            seen[f] = 1;
     }
-    size_t capacity = plan->item_count[l] + 1;
-    for (size_t f = 0; f < fork_count; f++) {
-        if (!m->seen[f])
-            continue;
-        m->bits[f * m->words_per_fork + (size_t)l / 64] |= UINT64_C(1) << (l % 64);
-        if (forks[f].location == l)
-            continue;
-        struct ompc_span span = {forks[f].begin, forks[f].end, OMPC_SPAN_REGION, 0, 0, -1, 1, forks[f].region, 0,
-                                 forks[f].codeptr, 1};
-        struct ompc_otf2_item item = {span, (uint32_t)f, OMPC_OTF2_NONE, 0, 0};
-        if (push_item(plan, l, &capacity, &item) != 0)
-            return -1;
-    }
+    for (size_t f = 0; f < plan->fork_count; f++)
+        if (seen[f]) {
+            bits[f * words_per_fork + (size_t)l / 64] |= UINT64_C(1) << (l % 64);
+            members += forks[f].location != l;
+        }
+    struct ompc_otf2_placed *placed = &plan->placed[l];
+    placed->member_forks = malloc((members + 1) * sizeof *placed->member_forks);
+    if (placed->member_forks == NULL)
+        return -1;
+    for (size_t f = 0; f < plan->fork_count; f++)
+        if (seen[f] && forks[f].location != l)
+            placed->member_forks[placed->member_count++] = (uint32_t)f;
     return 0;
 }
 
-/* The team of fork `f` (its forking location first), numbered as an earlier identical team when there is one; OMPC_OTF2_NONE without memory. */
-static uint32_t team_of(struct ompc_otf2_plan *plan, const struct fork *fork, const uint64_t *bits)
+/* The team of `fork` (its forking location first), numbered as an earlier identical team when there is one; OMPC_OTF2_NONE without memory. */
+static uint32_t team_of(struct ompc_otf2_plan *plan, const struct ompc_otf2_fork *fork, const uint64_t *bits)
 {
     uint32_t members[OMPC_MAX_THREADS], size = 0;
     members[size++] = (uint32_t)fork->location;
@@ -202,14 +199,8 @@ static uint32_t team_of(struct ompc_otf2_plan *plan, const struct fork *fork, co
     for (size_t t = 0; t < plan->team_count; t++)
         if (plan->teams[t].size == size && memcmp(plan->teams[t].members, members, size * sizeof *members) == 0)
             return (uint32_t)t;
-    if (plan->team_count == plan->team_capacity) {
-        size_t capacity = plan->team_capacity ? 2 * plan->team_capacity : 16;
-        struct ompc_otf2_team *grown = realloc(plan->teams, capacity * sizeof *grown);
-        if (grown == NULL)
-            return OMPC_OTF2_NONE;
-        plan->teams = grown;
-        plan->team_capacity = capacity;
-    }
+    if (grow((void **)&plan->teams, plan->team_count, &plan->team_capacity, sizeof *plan->teams) != 0)
+        return OMPC_OTF2_NONE;
     uint32_t *copy = malloc(size * sizeof *copy);
     if (copy == NULL)
         return OMPC_OTF2_NONE;
@@ -218,35 +209,31 @@ static uint32_t team_of(struct ompc_otf2_plan *plan, const struct fork *fork, co
     return (uint32_t)plan->team_count++;
 }
 
-/* Every team's members and number, then every region span's team by its fork; -1 without memory. */
-static int plan_teams(const int *thread_of, struct ompc_otf2_plan *plan, struct fork *forks, size_t fork_count)
+/* Every location's memberships, every fork's team, and each location's forks' teams in its spans' order; -1 without memory. */
+static int plan_teams(const int *thread_of, struct ompc_otf2_plan *plan, const struct gathered *g)
 {
-    struct membership m;
-    m.words_per_fork = ((size_t)plan->location_count + 63) / 64;
-    m.seen = malloc(fork_count + 1);
-    m.bits = calloc(fork_count * m.words_per_fork + 1, sizeof *m.bits);
-    int failed = m.seen == NULL || m.bits == NULL;
+    size_t words_per_fork = ((size_t)plan->location_count + 63) / 64;
+    uint8_t *seen = malloc(plan->fork_count + 1);
+    uint64_t *bits = calloc(plan->fork_count * words_per_fork + 1, sizeof *bits);
+    int failed = seen == NULL || bits == NULL;
     for (int l = 0; l < plan->location_count && !failed; l++)
-        failed = location_memberships(plan, l, thread_of[l], forks, fork_count, &m) != 0;
-    for (size_t f = 0; f < fork_count && !failed; f++) {
-        forks[f].team = team_of(plan, &forks[f], &m.bits[f * m.words_per_fork]);
-        failed = forks[f].team == OMPC_OTF2_NONE;
+        failed = location_memberships(plan, g, l, thread_of[l], seen, bits, words_per_fork) != 0;
+    for (size_t f = 0; f < plan->fork_count && !failed; f++) {
+        plan->forks[f].team = team_of(plan, &plan->forks[f], &bits[f * words_per_fork]);
+        failed = plan->forks[f].team == OMPC_OTF2_NONE;
     }
-    for (int l = 0; l < plan->location_count && !failed; l++)
-        for (size_t k = 0; k < plan->item_count[l]; k++)
-            if (plan->items[l][k].team != OMPC_OTF2_NONE)
-                plan->items[l][k].team = forks[plan->items[l][k].team].team;
-    free(m.seen);
-    free(m.bits);
+    for (int l = 0; l < plan->location_count && !failed; l++) {
+        plan->placed[l].fork_teams = malloc((plan->placed[l].fork_count + 1) * sizeof *plan->placed[l].fork_teams);
+        failed = plan->placed[l].fork_teams == NULL;
+    }
+    for (size_t f = 0; f < plan->fork_count && !failed; f++) {
+        const struct ompc_otf2_fork *fork = &plan->forks[f];
+        plan->placed[fork->location].fork_teams[fork->ordinal - g->first_fork[fork->location]] = fork->team;
+    }
+    free(seen);
+    free(bits);
     return failed ? -1 : 0;
 }
-
-/* One recorded acquisition: the end of a lock or critical wait. */
-struct acquisition {
-    uint64_t lock, when;
-    int location;
-    size_t item;
-};
 
 /* qsort: by lock, then time, then location. */
 static int compare_acquisitions(const void *a, const void *b)
@@ -259,67 +246,39 @@ static int compare_acquisitions(const void *a, const void *b)
     return (x->location > y->location) - (x->location < y->location);
 }
 
-/* Whether an item's end is the thread acquiring a lock it waited for, with the lock's wait id known. */
-static int acquires(const struct ompc_otf2_item *item)
-{
-    const struct ompc_span *span = &item->span;
-    return span->kind == OMPC_SPAN_CONSTRUCT && span->exact && span->ended && span->wait_id != 0
-           && (span->pair == PAIR_LKWT || span->pair == PAIR_CTWT);
-}
-
 /* Numbers the locks by wait id and each one's acquisitions by time across all locations; -1 without memory. */
-static int plan_locks(struct ompc_otf2_plan *plan)
+static int plan_locks(struct ompc_otf2_plan *plan, struct gathered *g)
 {
-    size_t count = 0;
-    for (int l = 0; l < plan->location_count; l++)
-        for (size_t k = 0; k < plan->item_count[l]; k++)
-            count += acquires(&plan->items[l][k]);
-    struct acquisition *all = malloc((count + 1) * sizeof *all);
-    if (all == NULL)
-        return -1;
-    size_t n = 0;
-    for (int l = 0; l < plan->location_count; l++)
-        for (size_t k = 0; k < plan->item_count[l]; k++)
-            if (acquires(&plan->items[l][k]))
-                all[n++] = (struct acquisition){plan->items[l][k].span.wait_id, plan->items[l][k].span.end_ns, l, k};
-    ompc_qsort(all, n, sizeof *all, compare_acquisitions);
+    for (int l = 0; l < plan->location_count; l++) {
+        struct ompc_otf2_placed *placed = &plan->placed[l];
+        placed->acquired = malloc((placed->acquired_count + 1) * sizeof *placed->acquired);
+        if (placed->acquired == NULL)
+            return -1;
+    }
+    ompc_qsort(g->acquisitions, g->acquisition_count, sizeof *g->acquisitions, compare_acquisitions);
     uint32_t order = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || all[i].lock != all[i - 1].lock) {
+    for (size_t i = 0; i < g->acquisition_count; i++) {
+        const struct acquisition *a = &g->acquisitions[i];
+        if (i == 0 || a->lock != g->acquisitions[i - 1].lock) {
             plan->lock_count++;
             order = 0;
         }
-        struct ompc_otf2_item *item = &plan->items[all[i].location][all[i].item];
-        item->lock = plan->lock_count - 1;
-        item->order = order++;
+        plan->placed[a->location].acquired[a->ordinal][0] = plan->lock_count - 1;
+        plan->placed[a->location].acquired[a->ordinal][1] = order++;
     }
-    plan->acquisitions = n;
-    free(all);
+    plan->acquisitions = g->acquisition_count;
     return 0;
 }
 
-/*
- * Puts location `l`'s member spans, appended after its first `spans`
- * items (in ompc_trace_spans's order already), in their places: sorted
- * among themselves, then merged -- a trace's worth of spans is not sorted
- * again for a few regions.  -1 without memory.
- */
-static int merge_members(struct ompc_otf2_plan *plan, int l, size_t spans)
+/* Frees what the first pass gathered. */
+static void gathered_free(struct gathered *g, int location_count)
 {
-    size_t count = plan->item_count[l], added = count - spans;
-    if (added == 0)
-        return 0;
-    struct ompc_otf2_item *items = plan->items[l];
-    ompc_qsort(items + spans, added, sizeof *items, compare_items);
-    struct ompc_otf2_item *merged = malloc((count + 1) * sizeof *merged);
-    if (merged == NULL)
-        return -1;
-    size_t a = 0, b = spans, n = 0;
-    while (a < spans || b < count)
-        merged[n++] = b == count || (a < spans && compare_items(&items[a], &items[b]) <= 0) ? items[a++] : items[b++];
-    free(items);
-    plan->items[l] = merged;
-    return 0;
+    for (int l = 0; g->uses != NULL && l < location_count; l++)
+        free(g->uses[l]);
+    free(g->uses);
+    free(g->use_count);
+    free(g->first_fork);
+    free(g->acquisitions);
 }
 
 /* The plan (see trace_otf2_plan.h). */
@@ -328,35 +287,92 @@ int ompc_otf2_plan_build(const struct ompc_report *report, const int *thread_of,
 {
     memset(plan, 0, sizeof *plan);
     plan->location_count = location_count;
-    plan->items = calloc((size_t)location_count + 1, sizeof *plan->items);
-    plan->item_count = calloc((size_t)location_count + 1, sizeof *plan->item_count);
-    if (plan->items == NULL || plan->item_count == NULL || plan_spans(report, thread_of, plan) != 0)
+    struct gathered g;
+    memset(&g, 0, sizeof g);
+    plan->placed = calloc((size_t)location_count + 1, sizeof *plan->placed);
+    g.first_fork = calloc((size_t)location_count + 1, sizeof *g.first_fork);
+    g.uses = calloc((size_t)location_count + 1, sizeof *g.uses);
+    g.use_count = calloc((size_t)location_count + 1, sizeof *g.use_count);
+    int failed = plan->placed == NULL || g.first_fork == NULL || g.uses == NULL || g.use_count == NULL;
+    for (int l = 0; l < location_count && !failed; l++)
+        failed = gather_location(report, plan, &g, l, thread_of[l]) != 0;
+    if (!failed)
+        ompc_qsort(plan->forks, plan->fork_count, sizeof *plan->forks, compare_forks);
+    failed = failed || plan_teams(thread_of, plan, &g) != 0 || plan_locks(plan, &g) != 0;
+    gathered_free(&g, location_count);
+    return failed ? -1 : 0;
+}
+
+/*
+ * Puts the member spans appended after the first `spans` items (in
+ * ompc_trace_spans's order already) in their places: sorted among
+ * themselves, then merged -- a trace's worth of spans is not sorted again
+ * for a few regions.  Returns the items, NULL without memory.
+ */
+static struct ompc_otf2_item *merge_members(struct ompc_otf2_item *items, size_t spans, size_t count)
+{
+    if (count == spans)
+        return items;
+    ompc_qsort(items + spans, count - spans, sizeof *items, compare_items);
+    struct ompc_otf2_item *merged = malloc((count + 1) * sizeof *merged);
+    if (merged != NULL) {
+        size_t a = 0, b = spans, n = 0;
+        while (a < spans || b < count)
+            merged[n++] = b == count || (a < spans && compare_items(&items[a], &items[b]) <= 0) ? items[a++]
+                                                                                                 : items[b++];
+    }
+    free(items);
+    return merged;
+}
+
+/* A location's items (see trace_otf2_plan.h). */
+long ompc_otf2_plan_items(const struct ompc_report *report, const struct ompc_otf2_plan *plan, int location,
+                          int thread, struct ompc_otf2_item **out)
+{
+    const struct ompc_otf2_placed *placed = &plan->placed[location];
+    struct ompc_span *spans;
+    long count = ompc_trace_spans(report, thread, &spans);
+    if (count < 0)
         return -1;
-    struct fork *forks;
-    long fork_count = collect_forks(report, plan, &forks);
-    if (fork_count < 0)
-        return -1;
-    size_t *spans = malloc(((size_t)location_count + 1) * sizeof *spans);
-    if (spans == NULL) {
-        free(forks);
+    struct ompc_otf2_item *items = malloc(((size_t)count + placed->member_count + 1) * sizeof *items);
+    if (items == NULL) {
+        free(spans);
         return -1;
     }
-    memcpy(spans, plan->item_count, (size_t)location_count * sizeof *spans);
-    int failed = plan_teams(thread_of, plan, forks, (size_t)fork_count) != 0;
-    free(forks);
-    for (int l = 0; l < location_count && !failed; l++)
-        failed = merge_members(plan, l, spans[l]) != 0;
+    size_t forks = 0, acquired = 0, n = 0;
+    for (long k = 0; k < count; k++, n++) {
+        items[n] = (struct ompc_otf2_item){spans[k], OMPC_OTF2_NONE, OMPC_OTF2_NONE, 0, 0};
+        /* The same spans as when planned, so the k-th fork or acquisition is the planned one. */
+        if (spans[k].kind == OMPC_SPAN_REGION && spans[k].exact && forks < placed->fork_count) {
+            items[n].team = placed->fork_teams[forks++];
+            items[n].fork = 1;
+        }
+        if (acquires(&spans[k]) && acquired < placed->acquired_count) {
+            items[n].lock = placed->acquired[acquired][0];
+            items[n].order = placed->acquired[acquired++][1];
+        }
+    }
     free(spans);
-    return failed || plan_locks(plan) != 0 ? -1 : 0;
+    for (size_t m = 0; m < placed->member_count; m++) {
+        const struct ompc_otf2_fork *fork = &plan->forks[placed->member_forks[m]];
+        struct ompc_span span = {fork->begin, fork->end, OMPC_SPAN_REGION, 0, 0, -1, 1, fork->region, 0,
+                                 fork->codeptr, 1};
+        items[n++] = (struct ompc_otf2_item){span, fork->team, OMPC_OTF2_NONE, 0, 0};
+    }
+    *out = merge_members(items, (size_t)count, n);
+    return *out != NULL ? (long)n : -1;
 }
 
 /* Frees the plan. */
 void ompc_otf2_plan_free(struct ompc_otf2_plan *plan)
 {
-    for (int l = 0; plan->items != NULL && l < plan->location_count; l++)
-        free(plan->items[l]);
-    free(plan->items);
-    free(plan->item_count);
+    for (int l = 0; plan->placed != NULL && l < plan->location_count; l++) {
+        free(plan->placed[l].fork_teams);
+        free(plan->placed[l].member_forks);
+        free(plan->placed[l].acquired);
+    }
+    free(plan->placed);
+    free(plan->forks);
     for (size_t t = 0; t < plan->team_count; t++)
         free(plan->teams[t].members);
     free(plan->teams);

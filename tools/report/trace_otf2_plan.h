@@ -25,11 +25,35 @@ struct ompc_otf2_team {
     uint32_t *members;
 };
 
-/* Everything the writer needs planned, per location as the writer numbers them. */
+/* What one location's spans get from the other locations', in the order of its spans. */
+struct ompc_otf2_placed {
+    uint32_t *fork_teams;     /* per span of a region it forked: the team */
+    size_t fork_count;
+    uint32_t *member_forks;   /* the forks of others it was a member of (index into the plan's forks) */
+    size_t member_count;
+    uint32_t (*acquired)[2];  /* per span that ends acquiring a lock: the lock's number, the order */
+    size_t acquired_count;
+};
+
+/* One region forked: by which location, when, in which team. */
+struct ompc_otf2_fork {
+    uint64_t region, begin, end, codeptr, mask;
+    int location;
+    uint32_t team;
+    size_t ordinal; /* its place among the forks collected, before they are sorted */
+};
+
+/*
+ * What the writer needs planned across locations, in the locations' order:
+ * small next to the spans, which each location gets again when it is
+ * written (ompc_otf2_plan_items), so the archive of a long trace needs the
+ * spans of one thread at a time.
+ */
 struct ompc_otf2_plan {
     int location_count;
-    struct ompc_otf2_item **items; /* per location, in writing order (ompc_trace_spans's) */
-    size_t *item_count;
+    struct ompc_otf2_fork *forks;  /* by region id, then time */
+    size_t fork_count;
+    struct ompc_otf2_placed *placed; /* per location */
     struct ompc_otf2_team *teams;
     size_t team_count, team_capacity;
     uint32_t lock_count;
@@ -38,12 +62,22 @@ struct ompc_otf2_plan {
 
 /*
  * Plans the archive of `report` for the locations whose thread slots are
- * thread_of[0..location_count-1]: the spans of each, a parallel region on
- * every member of its team as well as on the thread that forked it, the
- * teams, and the lock acquisitions numbered.  Returns 0, -1 without memory.
+ * thread_of[0..location_count-1]: the regions forked, the teams, which
+ * location was in which, and the lock acquisitions numbered.  Returns 0,
+ * -1 without memory.
  */
 int ompc_otf2_plan_build(const struct ompc_report *report, const int *thread_of, int location_count,
                          struct ompc_otf2_plan *plan);
+
+/*
+ * The items of location `location` (thread slot `thread`) in writing
+ * order: its spans (ompc_trace_spans), a parallel region wherever it was a
+ * member of a team another thread forked, with the teams and lock
+ * acquisitions the plan gives them.  Returns the count (*items malloc'd),
+ * -1 without memory.
+ */
+long ompc_otf2_plan_items(const struct ompc_report *report, const struct ompc_otf2_plan *plan, int location,
+                          int thread, struct ompc_otf2_item **items);
 
 /* Frees what the plan holds. */
 void ompc_otf2_plan_free(struct ompc_otf2_plan *plan);
