@@ -95,6 +95,7 @@ struct ompc_span {
     uint64_t region;    /* the region id recorded at its begin (REGION: its own), 0 unknown */
     uint64_t wait_id;   /* CONSTRUCT of a wait: its wait id */
     uint64_t codeptr;   /* REGION: the parallel construct; CONSTRUCT: where it waited; 0 unknown */
+    int ended;          /* 1: its own END (JOIN) closed it, so end_ns is that event's time */
 };
 
 /*
