@@ -419,9 +419,12 @@ static void fold_work(int fd, struct ompc_model_process *to, const struct ompc_t
 static int take_constructs(int fd, struct ompc_model_process *to, const struct ompc_process *from,
                            const struct limits *limits)
 {
+    uint32_t used = 0;
+    for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++)
+        used += atomic_load(&from->constructs[i].codeptr) != 0;
     int *row_of = malloc(OMPC_MAX_CONSTRUCTS * sizeof *row_of);
     uint64_t *counts = malloc(OMPC_MAX_CONSTRUCTS * sizeof *counts);
-    to->constructs = calloc(OMPC_MAX_CONSTRUCTS, sizeof *to->constructs);
+    to->constructs = calloc(used + 1, sizeof *to->constructs);
     if (row_of == NULL || counts == NULL || to->constructs == NULL) {
         free(row_of);
         free(counts);
@@ -430,8 +433,8 @@ static int take_constructs(int fd, struct ompc_model_process *to, const struct o
     for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++) {
         const struct ompc_construct *raw = &from->constructs[i];
         uint64_t codeptr = atomic_load(&raw->codeptr);
-        row_of[i] = codeptr != 0 ? (int)to->construct_count : -1;
-        if (codeptr == 0)
+        row_of[i] = codeptr != 0 && to->construct_count < used ? (int)to->construct_count : -1;
+        if (row_of[i] < 0)
             continue;
         struct ompc_model_construct *row = &to->constructs[to->construct_count++];
         *row = (struct ompc_model_construct){.codeptr = codeptr, .forks = atomic_load(&raw->forks),
