@@ -381,6 +381,48 @@ static void write_main_report(const struct run *run, const struct output *output
     placed[i] = write_stream(run, output, names[i], entry);
 }
 
+/* "8M": a --trace-buffer size as the option takes it. */
+static void buffer_size_text(uint64_t bytes, char *text, size_t size)
+{
+    static const char units[] = "\0KMG";
+    int unit = 0;
+    while (unit < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        unit++;
+    }
+    snprintf(text, size, "%llu%s", (unsigned long long)bytes, unit ? (char[]){units[unit], '\0'} : "");
+}
+
+/*
+ * A trace written from a record that was cut says so on standard error
+ * too, with the cause and the counts (the trace itself says it in its
+ * metadata and marks): the event logs that ran full and the events they
+ * dropped, the sampled states that ran out of room.
+ */
+static void say_trace_cut(const struct output *output, const char *name, const struct process_report *entry)
+{
+    const struct ompc_model_process *process = entry->process;
+    int full = 0, cut = 0, threads = process->thread_count < OMPC_MAX_THREADS ? process->thread_count : OMPC_MAX_THREADS;
+    uint64_t dropped = process->untracked.event_log_dropped;
+    for (int i = 0; i < threads; i++) {
+        full += process->threads[i].event_log_dropped != 0;
+        cut += process->threads[i].timeline_truncated != 0;
+        dropped += process->threads[i].event_log_dropped;
+    }
+    if (dropped == 0 && cut == 0)
+        return;
+    char size[32], logs[256] = "", states[160] = "";
+    buffer_size_text(entry->report.event_log_bytes, size, sizeof size);
+    if (dropped != 0)
+        snprintf(logs, sizeof logs, "the event log ran full on %d of %d threads (--trace-buffer=%s a thread): "
+                 "%llu events dropped, their waits sampled only (give a larger --trace-buffer)",
+                 full, threads, size, (unsigned long long)dropped);
+    if (cut != 0)
+        snprintf(states, sizeof states, "%s%d of %d threads changed state more than %u times: their later "
+                 "states were not kept", dropped != 0 ? "; " : "", cut, threads, OMPC_TIMELINE_CAP);
+    say("the %s %s of pid %ld is cut where marked: %s%s", output->what, name, (long)process->pid, logs, states);
+}
+
 /* Every output of every chosen process, each through its writer from the table. */
 void write_outputs(const struct run *run, const struct process_report *entries, size_t reports)
 {
@@ -395,12 +437,19 @@ void write_outputs(const struct run *run, const struct process_report *entries, 
         const struct process_report *entry = &entries[i];
         write_main_report(run, &outputs[0], entry, i, names, placed, &rank_said);
         for (size_t k = 1; k < count; k++) {
+            int trace = outputs[k].pattern == run->trace || outputs[k].pattern == run->trace_json;
+            char *name = report_name(run, outputs[k].pattern, entry);
             if (outputs[k].writer->sink == OMPC_SINK_DIRECTORY) {
                 write_directory(run, &outputs[k], entry);
+                if (trace)
+                    say_trace_cut(&outputs[k], name, entry);
+                free(name);
                 continue;
             }
-            char *name = report_name(run, outputs[k].pattern, entry);
-            free(write_stream(run, &outputs[k], name, entry));
+            char *written = write_stream(run, &outputs[k], name, entry);
+            if (trace && written != NULL)
+                say_trace_cut(&outputs[k], written, entry);
+            free(written);
             free(name);
         }
     }

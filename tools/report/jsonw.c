@@ -54,6 +54,16 @@ json_t *ompc_json_string(const char *text)
     return text != NULL ? ompc_json_text(text, strlen(text)) : json_string("");
 }
 
+char *ompc_json_quoted(const char *text, size_t length, size_t *size)
+{
+    json_t *string = ompc_json_text(text, length);
+    char *quoted = string != NULL ? json_dumps(string, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    json_decref(string);
+    if (quoted != NULL)
+        *size = strlen(quoted);
+    return quoted;
+}
+
 json_t *ompc_json_string_or_null(const char *text)
 {
     return text != NULL ? ompc_json_text(text, strlen(text)) : json_null();
