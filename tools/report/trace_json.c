@@ -387,11 +387,13 @@ static void trace_head(struct trace_writer *writer, const struct ompc_report *re
     instant_event(writer, 0, 0, name, process->damage.text);
 }
 
-/* Where a thread's record was cut, in time order: its sampled states, its event log. */
+/* Where a thread's record was cut (its sampled states, its event log), in time order. */
 struct cuts {
-    uint64_t at[2];
-    char name[2][64];
-    char text[2][320];
+    struct cut {
+        uint64_t at;
+        char name[64];
+        char text[320];
+    } cut[2];
     int count, next;
 };
 
@@ -402,43 +404,36 @@ static void thread_cuts(const struct ompc_report *report, int thread, struct cut
     uint64_t timeline = ompc_timeline_cut_ns(report, thread);
     cuts->count = cuts->next = 0;
     if (timeline != 0) {
-        cuts->at[cuts->count] = timeline;
-        snprintf(cuts->name[cuts->count], sizeof cuts->name[0], "sampled states cut");
-        snprintf(cuts->text[cuts->count], sizeof cuts->text[0],
+        struct cut *cut = &cuts->cut[cuts->count++];
+        cut->at = timeline;
+        snprintf(cut->name, sizeof cut->name, "sampled states cut");
+        snprintf(cut->text, sizeof cut->text,
                  "more than %u state changes (or no room in the record): later states were not kept",
                  OMPC_TIMELINE_CAP);
-        cuts->count++;
     }
     if (slot->event_log_dropped != 0) {
-        cuts->at[cuts->count] = slot->event_log_dropped_ns;
-        snprintf(cuts->name[cuts->count], sizeof cuts->name[0], "event log full: %" PRIu64 " events dropped",
-                 slot->event_log_dropped);
-        snprintf(cuts->text[cuts->count], sizeof cuts->text[0],
+        struct cut *cut = &cuts->cut[cuts->count++];
+        cut->at = slot->event_log_dropped_ns;
+        snprintf(cut->name, sizeof cut->name, "event log full: %" PRIu64 " events dropped", slot->event_log_dropped);
+        snprintf(cut->text, sizeof cut->text,
                  "the %" PRIu64 "-byte event log (--trace-buffer) ran full: %" PRIu64 " later events of this "
                  "thread were dropped; its waits after this are sampled only",
                  report->event_log_bytes, slot->event_log_dropped);
-        if (cuts->count == 1 && cuts->at[1] < cuts->at[0]) {
-            uint64_t at = cuts->at[0];
-            char name[64], text[320];
-            memcpy(name, cuts->name[0], sizeof name);
-            memcpy(text, cuts->text[0], sizeof text);
-            cuts->at[0] = cuts->at[1];
-            memcpy(cuts->name[0], cuts->name[1], sizeof name);
-            memcpy(cuts->text[0], cuts->text[1], sizeof text);
-            cuts->at[1] = at;
-            memcpy(cuts->name[1], name, sizeof name);
-            memcpy(cuts->text[1], text, sizeof text);
-        }
-        cuts->count++;
+    }
+    if (cuts->count == 2 && cuts->cut[1].at < cuts->cut[0].at) {
+        struct cut first = cuts->cut[1];
+        cuts->cut[1] = cuts->cut[0];
+        cuts->cut[0] = first;
     }
 }
 
 /* The cut marks due before a span that begins at `ns` (UINT64_MAX: all that are left). */
 static void cut_events(struct trace_writer *writer, long tid, struct cuts *cuts, uint64_t ns)
 {
-    for (; cuts->next < cuts->count && cuts->at[cuts->next] <= ns; cuts->next++) {
+    for (; cuts->next < cuts->count && cuts->cut[cuts->next].at <= ns; cuts->next++) {
+        const struct cut *cut = &cuts->cut[cuts->next];
         flush_buffer(writer);
-        instant_event(writer, tid, cuts->at[cuts->next], cuts->name[cuts->next], cuts->text[cuts->next]);
+        instant_event(writer, tid, cut->at, cut->name, cut->text);
     }
 }
 
