@@ -56,11 +56,19 @@ json_t *ompc_json_string(const char *text)
 
 char *ompc_json_quoted(const char *text, size_t length, size_t *size)
 {
+    /* json_dumpb into our own block: json_dumps's would come from jansson's allocator, which the caller may not free. */
     json_t *string = ompc_json_text(text, length);
-    char *quoted = string != NULL ? json_dumps(string, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    size_t flags = JSON_ENCODE_ANY | JSON_COMPACT, needed = string != NULL ? json_dumpb(string, NULL, 0, flags) : 0;
+    char *quoted = needed != 0 ? malloc(needed + 1) : NULL;
+    if (quoted != NULL && json_dumpb(string, quoted, needed, flags) != needed) {
+        free(quoted);
+        quoted = NULL;
+    }
     json_decref(string);
-    if (quoted != NULL)
-        *size = strlen(quoted);
+    if (quoted != NULL) {
+        quoted[needed] = '\0';
+        *size = needed;
+    }
     return quoted;
 }
 

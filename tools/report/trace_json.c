@@ -234,6 +234,8 @@ static void put_event_args(struct trace_writer *writer, const struct ompc_span *
         put(writer, hex, (size_t)snprintf(hex, sizeof hex, "\"0x%" PRIx64 "\"", span->wait_id));
     }
     const struct quoted_label *label = at && span->codeptr != 0 ? location(writer, span->codeptr) : NULL;
+    if (at && span->codeptr != 0 && label == NULL)
+        writer->failed = 1;
     if (label != NULL) {
         put_key(writer, count, "at");
         put(writer, label->text, label->size);
