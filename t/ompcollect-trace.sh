@@ -178,8 +178,8 @@ counted = {s for t in report["threads"] for s, c in t["states"].items() if c}
 counted |= {s for s, e in pairs.items() if any(t["events"].get(e) for t in report["threads"])}
 if {e["name"] for e in states} - counted:
     fail("a state the report never counted:", {e["name"] for e in states} - counted)
-if not regions or any(r["tid"] != report["pid"] for r in regions):
-    fail("no region on the initial thread", regions[:2])
+if not regions or any(r["tid"] != (1 << 30) + report["pid"] for r in regions):
+    fail("no region on the process's region track", regions[:2])
 if len({e["tid"] for e in states}) < 2 or not any(e["name"] == "LKWT" for e in states):
     fail("expected LKWT states on two threads")
 print(len(events), "events;", len(states), "states;", len(regions), "regions")

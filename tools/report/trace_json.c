@@ -22,6 +22,13 @@
  */
 #define TRACE_BUFFER 65536
 
+/*
+ * The track of the initial thread's parallel regions, apart from its
+ * states so that a state across a FORK or JOIN is one event: a thread id
+ * no thread has (Linux's are below 2^22).
+ */
+#define REGION_TRACK(pid) ((1L << 30) + (pid))
+
 /* A code address's location as JSON string text, quotes included. */
 struct quoted_label {
     uint64_t address; /* 0: a free entry */
@@ -366,8 +373,10 @@ static json_t *other_data(const struct ompc_report *report, int rows)
     failed |= ompc_json_set(data, "args",
                             json_string("a state with a region, wait or at argument was bracketed by its wait's "
                                         "BEGIN and END events (at: where it waited); one without was sampled. "
-                                        "Regions: id from FORK, instance of its construct's of. An instant "
-                                        "event marks where a thread's record was cut."));
+                                        "Regions: id from FORK, instance of its construct's of; the initial "
+                                        "thread's are on a track of their own (tid 2^30 + pid), so a sampled "
+                                        "state across a FORK or JOIN is one event. An instant event marks "
+                                        "where a thread's record was cut."));
     return ompc_json_built(data, failed);
 }
 
@@ -440,32 +449,103 @@ static void cut_events(struct trace_writer *writer, long tid, struct cuts *cuts,
 }
 
 /*
+ * A thread's state spans on their way out: neighbours of one sampled state
+ * that only a region's FORK or JOIN split (the regions have a track of
+ * their own) become one event, as long as no span of the thread's track
+ * begins or ends between them.  `open` holds the ends of the track's
+ * spans that enclose the next one.
+ */
+struct state_run {
+    int have, depth;
+    struct ompc_span span;
+    long instance;
+    uint64_t open[64];
+    int open_count;
+};
+
+/* Writes the held state span, if any. */
+static void run_flush(struct trace_writer *writer, long tid, struct state_run *run, int numbered)
+{
+    if (run->have)
+        state_event(writer, tid, &run->span, NULL, numbered);
+    run->have = 0;
+}
+
+/* Takes a sampled state span: joined to the held one when they are one state, else held in its place. */
+static void run_state(struct trace_writer *writer, long tid, struct state_run *run, const struct ompc_span *span,
+                      int numbered)
+{
+    long instance = numbered ? ompc_region_at(writer->regions, span->begin_ns) : 0;
+    if (instance >= 0 && numbered)
+        instance = writer->regions->items[instance].instance;
+    if (run->have && run->span.state == span->state && run->span.end_ns == span->begin_ns
+        && run->depth == run->open_count && run->instance == instance) {
+        run->span.end_ns = span->end_ns;
+        return;
+    }
+    run_flush(writer, tid, run, numbered);
+    run->have = 1;
+    run->span = *span;
+    run->depth = run->open_count;
+    run->instance = instance;
+}
+
+/* The track's spans that end by `ns` no longer enclose what follows. */
+static void run_close(struct state_run *run, uint64_t ns)
+{
+    while (run->open_count > 0 && run->open[run->open_count - 1] <= ns)
+        run->open_count--;
+}
+
+/* Whether a span goes to the process's region track: the initial thread's outermost regions. */
+static int on_region_track(const struct ompc_report *report, int thread, const struct ompc_span *span)
+{
+    return span->kind == OMPC_SPAN_REGION && span->depth == 0 && report->process->threads[thread].initial;
+}
+
+/*
  * The events of one thread's spans.  A wait's construct and the state its
  * events bracket span the same time: they are one event, the state's, that
- * names the construct.
+ * names the construct.  The initial thread's regions go to the region track.
  */
-static void span_events(struct trace_writer *writer, const struct ompc_report *report, long tid,
+static void span_events(struct trace_writer *writer, const struct ompc_report *report, int thread,
                         const struct ompc_span *spans, long count, struct cuts *cuts)
 {
+    long tid = (long)report->process->threads[thread].tid;
     int numbered = report->event_log_bytes == 0;
+    struct state_run run;
+    memset(&run, 0, sizeof run);
     for (long k = 0; k < count && !writer->failed; k++) {
         const struct ompc_span *span = &spans[k];
-        cut_events(writer, tid, cuts, span->begin_ns);
-        if (span->kind == OMPC_SPAN_REGION) {
-            region_event(writer, tid, span);
-        } else if (span->kind == OMPC_SPAN_CONSTRUCT) {
-            const struct ompc_span *next = k + 1 < count ? &spans[k + 1] : NULL;
-            if (span->state != 0 && next != NULL && next->kind == OMPC_SPAN_STATE && next->exact
-                && next->state == span->state && next->begin_ns == span->begin_ns && next->end_ns == span->end_ns) {
-                state_event(writer, tid, next, span, numbered);
-                k++;
-            } else {
-                construct_event(writer, tid, span);
-            }
-        } else {
-            state_event(writer, tid, span, NULL, numbered);
+        if (on_region_track(report, thread, span)) {
+            region_event(writer, REGION_TRACK(writer->pid), span);
+            continue;
         }
+        run_close(&run, span->begin_ns);
+        if (span->kind == OMPC_SPAN_STATE && !span->exact) {
+            run_state(writer, tid, &run, span, numbered);
+            continue;
+        }
+        run_flush(writer, tid, &run, numbered);
+        cut_events(writer, tid, cuts, span->begin_ns);
+        const struct ompc_span *next = k + 1 < count ? &spans[k + 1] : NULL;
+        if (span->kind == OMPC_SPAN_CONSTRUCT && span->state != 0 && next != NULL && next->kind == OMPC_SPAN_STATE
+            && next->exact && next->state == span->state && next->begin_ns == span->begin_ns
+            && next->end_ns == span->end_ns) {
+            state_event(writer, tid, next, span, numbered);
+            k++;
+            continue;
+        }
+        if (span->kind == OMPC_SPAN_REGION)
+            region_event(writer, tid, span);
+        else if (span->kind == OMPC_SPAN_CONSTRUCT)
+            construct_event(writer, tid, span);
+        else
+            state_event(writer, tid, span, NULL, numbered);
+        if (span->kind != OMPC_SPAN_STATE && run.open_count < (int)(sizeof run.open / sizeof run.open[0]))
+            run.open[run.open_count++] = span->end_ns;
     }
+    run_flush(writer, tid, &run, numbered);
     cut_events(writer, tid, cuts, UINT64_MAX);
 }
 
@@ -487,7 +567,7 @@ static int trace_thread(struct trace_writer *writer, const struct ompc_report *r
         return -1;
     struct cuts cuts;
     thread_cuts(report, thread, &cuts);
-    span_events(writer, report, tid, spans, count, &cuts);
+    span_events(writer, report, thread, spans, count, &cuts);
     free(spans);
     return 0;
 }
@@ -528,6 +608,11 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out)
     snprintf(name, sizeof name, "%s (pid %ld%s)", report->program != NULL ? report->program : "?", writer->pid,
              report->complete ? "" : ", incomplete");
     metadata_event(writer, "process_name", 0, "name", ompc_json_string(name));
+    if (regions.count > 0) {
+        metadata_event(writer, "thread_name", REGION_TRACK(writer->pid), "name",
+                       json_string("parallel regions (the initial thread's)"));
+        metadata_event(writer, "thread_sort_index", REGION_TRACK(writer->pid), "sort_index", json_integer(-1));
+    }
     for (int i = 0; i < rows && !writer->failed; i++)
         if (trace_thread(writer, report, i) != 0)
             writer->failed = 1;
