@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 locks=$top_builddir/examples/locks
 
-echo "1..12"
+echo "1..13"
 n=0
 # A failed test shows the first 40 lines of each file it names.
 result_lines="head -n 40"
@@ -269,6 +269,25 @@ EOF
 result $? "a trace from a full event log says so on stderr with its counts, and marks the cut in JSON and SVG" \
     "$tmp/cut.out" "$tmp/err"
 
+
+# Instances narrower than a column (the saved solver run, 200 pixels wide)
+# share one band of the strip, which counts them: no two bands overlap and
+# together they name every instance once.
+gunzip -c "$top_srcdir/t/golden/solver.ses.gz" >"$tmp/solver.ses"
+run report --symfs=/nonexistent --timeline="$tmp/narrow.svg" --timeline-width=200 -o /dev/null "$tmp/solver.ses"
+[ $status -eq 0 ] && python3 - "$tmp/narrow.svg" >"$tmp/narrow.out" 2>&1 <<'EOF'
+import re, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+bands = [r for r in ET.parse(sys.argv[1]).getroot().iter(ns + "rect") if r.get("class") == "instance"]
+spans = [(int(r.get("x")), int(r.get("x")) + int(r.get("width"))) for r in bands]
+counts = [int(m.group(1)) if m else 1 for m in
+          (re.match(r"(\d+) parallel region instances", r.find(ns + "title").text) for r in bands)]
+overlaps = [(a, b) for a, b in zip(spans, spans[1:]) if b[0] < a[1]]
+print("bands", len(bands), "instances", sum(counts), "overlaps", overlaps[:3])
+sys.exit(0 if bands and not overlaps and sum(counts) == 58 and len(bands) < 58 else 1)
+EOF
+result $? "region instances that share a column are one band that counts them" "$tmp/narrow.out" "$tmp/err"
 
 # What a browser shows: headless Chromium renders the lock example's SVG;
 # the screenshot holds the spans in the colours of the states that occurred

@@ -628,6 +628,8 @@ static void svg_region_strip(FILE *out, const struct plot *plot, int y)
         const struct ompc_region_instance *region = &plot->regions.items[r];
         int first = column_of(plot, region->begin_ns > plot->from_ns ? region->begin_ns : plot->from_ns);
         int last = column_of(plot, region->end_ns < plot->to_ns ? region->end_ns : plot->to_ns);
+        if (last <= first)
+            last = first + 1;
         /* Those that begin before the band's last column ends join it. */
         long next = r + 1;
         while (next < plot->regions.count && plot->regions.items[next].begin_ns < plot->to_ns
@@ -637,8 +639,6 @@ static void svg_region_strip(FILE *out, const struct plot *plot, int y)
             last = column_of(plot, end) > last ? column_of(plot, end) : last;
             next++;
         }
-        if (last <= first)
-            last = first + 1;
         fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" class=\"instance\"><title>",
                 SVG_LABEL_WIDTH + first, y, last - first, SVG_STRIP_HEIGHT, band % 2 ? "#bbbbbb" : "#666666");
         svg_region_text(out, plot, next - r > 1 ? -3 : r, (double)region->begin_ns,
