@@ -340,7 +340,8 @@ def json_rates(args, paths, workdir):
         net_wall, net_cpu = max(spent[0] - base[0], 1e-6), max(spent[1] - base[1], 1e-6)
         notes.append("%s of %d regions: %.1f MB%s, written in %.2f s wall (%.2f s CPU) beyond the "
                      "%.2f s (%.2f s CPU) of loading the run: %.1f MB/s%s of CPU, best of 3."
-                     % (title, args.trace_regions, size / 1e6, ", %d events" % events if events else "",
+                     % (title, args.trace_regions, size / 1e6,
+                        ", %d events (%.0f bytes each)" % (events, size / events) if events else "",
                         net_wall, net_cpu, base[0], base[1], size / 1e6 / net_cpu,
                         ", %.0fk events/s" % (events / net_cpu / 1e3) if events else ""))
     return notes

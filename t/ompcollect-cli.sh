@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 prog=$top_builddir/t/ompcollect-prog
 
-echo "1..30"
+echo "1..31"
 n=0
 # A failed test shows the first 40 lines of each file it names.
 result_lines="head -n 40"
@@ -179,3 +179,19 @@ mkdir "$tmp/elsewhere"
 (cd "$tmp" && "$oc" --runtime "$LIBOMP" -o rel.txt sh -c 'cd elsewhere && exec "$0"' "$prog" >/dev/null 2>&1)
 grep -q '^ompcollect report: ' "$tmp/rel.txt" && [ ! -e "$tmp/elsewhere/rel.txt" ]
 result $? "-o with a relative path is relative to where ompcollect ran" "$tmp/rel.txt"
+
+# Two outputs naming one file (as written, or through another path to it) would overwrite each other:
+# refused before the program runs, the message naming both options and the file.
+bad=0
+for args in "-o $tmp/same.out --trace-json=$tmp/same.out" "--timeline=$tmp/same.out -o $tmp/./same.out" \
+    "--trace-json=$tmp/same.out --stacks-file=$tmp/elsewhere/../same.out" "--save=$tmp/same.out -o $tmp/same.out"; do
+    rm -f "$tmp/ran"
+    # shellcheck disable=SC2086
+    run --runtime "$LIBOMP" $args sh -c ": > '$tmp/ran'"
+    if [ $status -ne 125 ] || [ -e "$tmp/ran" ] || ! grep -q -e "--.* and --.*same.out" "$tmp/err"; then
+        echo "$args: status $status" >>"$tmp/same.err"; cat "$tmp/err" >>"$tmp/same.err"; bad=1
+    fi
+done
+run --runtime "$LIBOMP" -o /dev/null --trace-json=/dev/null "$prog"
+[ $status -eq 0 ] || { echo "two outputs to /dev/null: status $status" >>"$tmp/same.err"; bad=1; }
+result $bad "two outputs naming one file are refused with status 125 before the program runs" "$tmp/same.err"

@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 locks=$top_builddir/examples/locks
 
-echo "1..10"
+echo "1..13"
 n=0
 # A failed test shows the first 40 lines of each file it names.
 result_lines="head -n 40"
@@ -81,7 +81,9 @@ ns = "{http://www.w3.org/2000/svg}"
 root = ET.parse(sys.argv[1]).getroot()
 drawn = [r for r in root.iter(ns + "rect") if r.get("class") in ("span", "mark")]
 # The construct follows the state when the runtime answers OMPCOLLECTOR_REQ_SAMPLE ("WORK in the construct at f x.c:3").
-pattern = re.compile(r"^[A-Z]+( (in the construct|waiting) at [^,]+)?, (parallel region \d+|serial part): [0-9.]+ ms .* over [0-9.]+-[0-9.]+ ms$")
+region = (r"(parallel region (at [^,]+( \(id \d+\))?, instance \d+ of \d+|\d+ of \d+( \(id \d+\))?)"
+          r"|\d+ parallel region instances \(the run's \d+ to \d+ of \d+\)|serial part|region unknown \(the event log was full\))")
+pattern = re.compile(r"^[A-Z]+( (in the construct|waiting) at [^,]+)?, (sampled just after )?" + region + r": [0-9.]+ ms .* over [0-9.]+-[0-9.]+ ms$")
 bad = [r.find(ns + "title").text for r in drawn
        if r.find(ns + "title") is None or not pattern.match(r.find(ns + "title").text)]
 narrow = [r for r in drawn if int(r.get("width")) < 1]
@@ -176,8 +178,8 @@ counted = {s for t in report["threads"] for s, c in t["states"].items() if c}
 counted |= {s for s, e in pairs.items() if any(t["events"].get(e) for t in report["threads"])}
 if {e["name"] for e in states} - counted:
     fail("a state the report never counted:", {e["name"] for e in states} - counted)
-if not regions or any(r["tid"] != report["pid"] for r in regions):
-    fail("no region on the initial thread", regions[:2])
+if not regions or any(r["tid"] != (1 << 30) + report["pid"] for r in regions):
+    fail("no region on the process's region track", regions[:2])
 if len({e["tid"] for e in states}) < 2 or not any(e["name"] == "LKWT" for e in states):
     fail("expected LKWT states on two threads")
 print(len(events), "events;", len(states), "states;", len(regions), "regions")
@@ -198,6 +200,96 @@ run --runtime "$LIBOMP" -o "$tmp/p.txt" --trace-json "$tmp/trace.%p.json" "$lock
 set -- "$tmp"/trace.[0-9]*.json
 [ $status -eq 0 ] && [ -f "$1" ] && python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1"
 result $? "--trace-json takes the --output patterns (%p)" "$tmp/err"
+
+# Back-to-back instances of one region (imbalance: 20 ms each, thread 1
+# waits in IBAR at each end): every tooltip names the instance it lies in,
+# each instance of the N the program ran is named, no barrier wait is
+# called serial (one sampled after the JOIN names the region it lags), a strip of alternating shades tells the instances apart, and
+# the Chrome trace numbers its regions k of N.
+imbalance=$top_builddir/examples/imbalance
+run --runtime "$LIBOMP" -o "$tmp/imb.txt" --timeline "$tmp/imb.svg" --trace-json "$tmp/imb.json" "$imbalance" 0.16
+[ $status -eq 0 ] && python3 - "$tmp/imb.svg" "$tmp/imb.json" "$tmp/out" >"$tmp/imb.out" 2>&1 <<'EOF'
+import json, re, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+ran = int(re.search(r"imbalance: (\d+) regions", open(sys.argv[3]).read()).group(1))
+tips = [r.find(ns + "title").text for r in root.iter(ns + "rect") if r.get("class") in ("span", "mark")]
+named = {(int(k), int(n)) for k, n in re.findall(r"instance (\d+) of (\d+)", " ".join(tips))}
+serial_waits = [t for t in tips if t.startswith(("IBAR", "EBAR")) and "serial part" in t]
+strip = [r for r in root.iter(ns + "rect") if r.get("class") == "instance"]
+shades = [r.get("fill") for r in strip]
+alternate = all(a != b for a, b in zip(shades, shades[1:]))
+regions = [e for e in json.load(open(sys.argv[2]))["traceEvents"] if e.get("cat") == "region"]
+numbered = sorted(e["args"].get("instance", 0) for e in regions)
+print("ran", ran, "named", sorted(named), "waits called serial", serial_waits[:3], "strip", len(strip),
+      "alternate", alternate, "trace instances", numbered)
+ok = named == {(k, ran) for k in range(1, ran + 1)} and not serial_waits
+ok = ok and len(strip) == ran and alternate and numbered == list(range(1, ran + 1))
+ok = ok and all(e["args"].get("of") == ran for e in regions)
+sys.exit(0 if ok and ran >= 4 else 1)
+EOF
+result $? "tooltips name each region instance (k of N), no wait is serial, instances have alternating bands" "$tmp/imb.out" "$tmp/err"
+cp "$tmp/err" "$tmp/imb.err"
+
+# A trace written from a full event log: one line on stderr says why and
+# how much (the threads, the events dropped, the --trace-buffer size, as
+# the trace's metadata counts them); the Chrome trace has an instant event
+# on each such thread where its log ran full, the SVG a cut mark there.
+# A trace from a whole log (the imbalance run) says nothing of the kind.
+critical=$top_builddir/examples/critical
+run --runtime "$LIBOMP" -o "$tmp/cut.txt" --timeline "$tmp/cut.svg" --trace-json "$tmp/cut.json" --trace-buffer=64 \
+    "$critical" 0.05
+[ $status -eq 0 ] && python3 - "$tmp/cut.json" "$tmp/cut.svg" "$tmp/err" >"$tmp/cut.out" 2>&1 <<'EOF'
+import json, re, sys
+import xml.etree.ElementTree as ET
+trace = json.load(open(sys.argv[1]))
+meta, events = trace["otherData"], trace["traceEvents"]
+lines = [l for l in open(sys.argv[3]) if "did not fit their" in l]
+print("stderr:", lines)
+said = re.search(r"(\d+) events of (\d+) threads did not fit their 64-byte event logs \(--trace-buffer\)", lines[0]) \
+    if len(lines) == 1 else None
+marks = [e for e in events if e["ph"] == "i" and e["name"].startswith("event log full")]
+marked = sum(int(re.search(r"(\d+) events dropped", e["name"]).group(1)) for e in marks)
+full_threads = {e["tid"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"
+                and "(event log full)" in e["args"]["name"]}
+ns = "{http://www.w3.org/2000/svg}"
+cuts = [g for g in ET.parse(sys.argv[2]).getroot().iter(ns + "g") if g.get("class") == "cut"
+        and g.find(ns + "title").text.startswith("event log full")]
+print("metadata:", meta["events_dropped"], meta["threads_event_log_full"], "said:", said and said.groups(),
+      "marks:", len(marks), marked, "on", sorted(e["tid"] for e in marks), "full threads", sorted(full_threads),
+      "svg cuts:", len(cuts))
+ok = said is not None and meta["events_dropped"] > 0
+ok = ok and int(said.group(1)) == meta["events_dropped"] and int(said.group(2)) == meta["threads_event_log_full"]
+ok = ok and len(marks) == meta["threads_event_log_full"] == len(cuts) and {e["tid"] for e in marks} == full_threads
+ok = ok and 0 < marked <= meta["events_dropped"]
+sys.exit(0 if ok else 1)
+EOF
+[ $? -eq 0 ] && ! grep -q "did not fit their" "$tmp/imb.err"
+result $? "a trace from a full event log says so on stderr with its counts, and marks the cut in JSON and SVG" \
+    "$tmp/cut.out" "$tmp/err"
+
+
+# Instances narrower than a column (3000 regions in a 200-pixel-wide
+# timeline) share one band of the strip, which counts them: no two bands
+# overlap and together they name every instance once.
+OMP_NUM_THREADS=2 run --runtime "$LIBOMP" --timeline="$tmp/narrow.svg" --timeline-width=200 --trace-json=/dev/null \
+    -f json -o "$tmp/narrow.json" "$top_builddir/t/ompcollect-scale" regions 3000
+[ $status -eq 0 ] && python3 - "$tmp/narrow.svg" "$tmp/narrow.json" >"$tmp/narrow.out" 2>&1 <<'EOF'
+import re, sys
+import xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+bands = [r for r in ET.parse(sys.argv[1]).getroot().iter(ns + "rect") if r.get("class") == "instance"]
+spans = [(int(r.get("x")), int(r.get("x")) + int(r.get("width"))) for r in bands]
+counts = [int(m.group(1)) if m else 1 for m in
+          (re.match(r"(\d+) parallel region instances", r.find(ns + "title").text) for r in bands)]
+overlaps = [(a, b) for a, b in zip(spans, spans[1:]) if b[0] < a[1]]
+import json
+forks = json.load(open(sys.argv[2], encoding="utf-8"))["totals"]["forks"]
+print("bands", len(bands), "instances", sum(counts), "of", forks, "overlaps", overlaps[:3])
+sys.exit(0 if bands and not overlaps and sum(counts) == forks and len(bands) < forks else 1)
+EOF
+result $? "region instances that share a column are one band that counts them" "$tmp/narrow.out" "$tmp/err"
 
 # What a browser shows: headless Chromium renders the lock example's SVG;
 # the screenshot holds the spans in the colours of the states that occurred

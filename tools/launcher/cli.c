@@ -415,6 +415,62 @@ int parse_options(int argc, char **argv, struct run *run, struct cli *cli)
     return optind;
 }
 
+/*
+ * The one name of the file an output pattern gives: the real path of the
+ * file when it exists, else of its directory with its own name added;
+ * NULL for a device or a pipe, which two outputs may share (/dev/null).
+ * check_output has seen the directory exists.
+ */
+static char *output_identity(const struct run *run, const char *pattern)
+{
+    char *name = ompc_expand_pattern(pattern, (long)getpid(), run->rank.rank, run->host);
+    if (name == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    struct stat info;
+    char *identity = NULL;
+    if (stat(name, &info) == 0) {
+        if (S_ISREG(info.st_mode) || S_ISDIR(info.st_mode))
+            identity = realpath(name, NULL);
+    } else {
+        char *slash = strrchr(name, '/');
+        const char *base = slash != NULL ? slash + 1 : name;
+        if (slash != NULL)
+            *slash = '\0';
+        char *directory = realpath(slash == NULL ? "." : slash == name ? "/" : name, NULL);
+        if (directory != NULL && asprintf(&identity, "%s/%s", directory, base) < 0)
+            identity = NULL;
+        free(directory);
+    }
+    free(name);
+    return identity;
+}
+
+/*
+ * Refuses two outputs that name one file: the second written would
+ * replace the first, and the launcher would take it for another rank's.
+ */
+static void check_distinct_outputs(const struct run *run)
+{
+    const struct {
+        const char *option, *pattern;
+    } outputs[] = {
+        {"--output", run->output}, {"--timeline", run->timeline}, {"--trace-json", run->trace_json},
+        {"--trace", run->trace}, {"--csv-dir", run->csv_dir}, {"--stacks-file", run->folded},
+        {"--save", run->save},
+    };
+    enum { COUNT = sizeof outputs / sizeof outputs[0] };
+    char *identity[COUNT];
+    for (int i = 0; i < COUNT; i++)
+        identity[i] = outputs[i].pattern != NULL ? output_identity(run, outputs[i].pattern) : NULL;
+    for (int i = 0; i < COUNT; i++)
+        for (int j = i + 1; j < COUNT; j++)
+            if (identity[i] != NULL && identity[j] != NULL && strcmp(identity[i], identity[j]) == 0)
+                die(EXIT_OWN_FAILURE, "%s %s and %s %s name the same file (%s): give each output its own",
+                    outputs[i].option, outputs[i].pattern, outputs[j].option, outputs[j].pattern, identity[i]);
+    for (int i = 0; i < COUNT; i++)
+        free(identity[i]);
+}
+
 /* The checks between options, and the output places, before anything runs. */
 void check_options(struct run *run, struct cli *cli)
 {
@@ -432,6 +488,7 @@ void check_options(struct run *run, struct cli *cli)
         check_output("--stacks-file", run, run->folded);
     if (run->save != NULL)
         check_output("--save", run, run->save);
+    check_distinct_outputs(run);
     if (run->stacks && !run->sampling)
         die(EXIT_OWN_FAILURE, "--stacks and --stacks-file sample call stacks; they cannot go with --no-sample");
     if (run->stacks && !cli->replay && !ompc_stacks_supported())

@@ -381,6 +381,8 @@ static void write_main_report(const struct run *run, const struct output *output
     placed[i] = write_stream(run, output, names[i], entry);
 }
 
+
+
 /* Every output of every chosen process, each through its writer from the table. */
 void write_outputs(const struct run *run, const struct process_report *entries, size_t reports)
 {

@@ -64,10 +64,11 @@ static void buffer_limits(const struct ompc_model_process *process, const struct
     if (event_log_bytes != 0)
         add(out, used, "event_log", sums->log_dropped, event_log_bytes,
             "%" PRIu64 " events of %d threads did not fit their %" PRIu64 "-byte event logs (--trace-buffer) "
-            "and are not in the trace, the first at %.3f s",
+            "and are not in the trace, which marks where each thread's log ran full, the first at %.3f s",
             sums->log_dropped, sums->log_threads, event_log_bytes, sums->log_first_ns / 1e9);
     add(out, used, "timeline", (uint64_t)sums->timeline_threads, OMPC_TIMELINE_CAP,
-        "the timelines of %d threads filled their %u state changes and end early, the first at %.3f s",
+        "the timelines of %d threads filled their %u state changes and end early where marked, the first at "
+        "%.3f s",
         sums->timeline_threads, OMPC_TIMELINE_CAP, sums->timeline_first_ns / 1e9);
     add(out, used, "stacks", sums->stack_dropped, OMPC_STACK_TABLE_BYTES,
         "%" PRIu64 " samples' call stacks did not fit their thread's %" PRIu64 "-byte stack table and are "

@@ -54,6 +54,24 @@ json_t *ompc_json_string(const char *text)
     return text != NULL ? ompc_json_text(text, strlen(text)) : json_string("");
 }
 
+char *ompc_json_quoted(const char *text, size_t length, size_t *size)
+{
+    /* json_dumpb into our own block: json_dumps's would come from jansson's allocator, which the caller may not free. */
+    json_t *string = ompc_json_text(text, length);
+    size_t flags = JSON_ENCODE_ANY | JSON_COMPACT, needed = string != NULL ? json_dumpb(string, NULL, 0, flags) : 0;
+    char *quoted = needed != 0 ? malloc(needed + 1) : NULL;
+    if (quoted != NULL && json_dumpb(string, quoted, needed, flags) != needed) {
+        free(quoted);
+        quoted = NULL;
+    }
+    json_decref(string);
+    if (quoted != NULL) {
+        quoted[needed] = '\0';
+        *size = needed;
+    }
+    return quoted;
+}
+
 json_t *ompc_json_string_or_null(const char *text)
 {
     return text != NULL ? ompc_json_text(text, strlen(text)) : json_null();

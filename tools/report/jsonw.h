@@ -37,6 +37,14 @@ json_t *ompc_json_string(const char *text);
 /* Sets the JSON string `string` to `length` bytes of `text`, made valid as ompc_json_text does, for a value reused from one write to the next; 0, or -1 when memory runs out. */
 int ompc_json_text_set(json_t *string, const char *text, size_t length);
 
+/*
+ * `length` bytes of `text` as the text of a JSON string, quotes included,
+ * made valid as ompc_json_text does and escaped by jansson: for a writer
+ * that writes a name it repeats (trace_json.c) as text once made.
+ * malloc'd, its size in `*size`; NULL without memory.
+ */
+char *ompc_json_quoted(const char *text, size_t length, size_t *size);
+
 /* A NUL-terminated string; NULL is JSON's null. */
 json_t *ompc_json_string_or_null(const char *text);
 

@@ -67,12 +67,43 @@ const char *ompc_signal_name(int number, char *buffer, size_t size);
 int ompc_timeline_span(const struct ompc_report *report, int thread, uint32_t index,
                        uint64_t *begin_ns, uint64_t *end_ns, int *state);
 
-/* The parallel regions as the initial thread's time out of SERIAL: pairs of begin and end times in `*bounds` (malloc'd); returns the count, -1 without memory. */
-long ompc_timeline_regions(const struct ompc_report *report, uint64_t **bounds);
+/*
+ * One top-level parallel region instance of the run: FORK to JOIN on the
+ * initial thread when its events were logged, else the initial thread's
+ * time out of SERIAL.  `instance` of `of` numbers it among the instances
+ * of its construct (of all, when the constructs are unknown), from 1.
+ */
+struct ompc_region_instance {
+    uint64_t begin_ns, end_ns;
+    uint64_t id;        /* the region id of its FORK; 0 without events */
+    uint64_t codeptr;   /* its parallel construct; 0 unknown */
+    long instance, of;
+};
 
-/* The region of those a time falls in, as "parallel region N" (from 1) or "serial part". */
-void ompc_timeline_region_name(const uint64_t *bounds, long regions, uint64_t t, char *text,
-                               size_t size);
+/* The region instances, in time order, and until when they are known: the event log's cut, or the run's end. */
+struct ompc_regions {
+    struct ompc_region_instance *items; /* malloc'd */
+    long count;
+    int from_events;
+    uint64_t known_until_ns;            /* UINT64_MAX: the whole run */
+};
+
+/* Finds the region instances of a process; 0, or -1 without memory. */
+int ompc_regions_find(const struct ompc_report *report, struct ompc_regions *regions);
+
+/* The index of the instance a time falls in; -1 outside every region, -2 past where the regions are known. */
+long ompc_region_at(const struct ompc_regions *regions, uint64_t t);
+
+/*
+ * The instance a time falls in as a tooltip says it: "parallel region at
+ * solver.c:34, instance 3 of 8", "parallel region 3 of 8" (construct
+ * unknown), "serial part", or what is unknown past the log's cut;
+ * `where` names the construct (NULL: unknown).
+ */
+void ompc_region_label(const struct ompc_regions *regions, long index, const char *where, char *text, size_t size);
+
+/* Where a thread's sampled state changes stop being complete (its timeline ran full); 0 when they are complete. */
+uint64_t ompc_timeline_cut_ns(const struct ompc_report *report, int thread);
 
 /* Writes the Chrome trace-event JSON of the recorded state spans to `out`; returns 0, or -1 on a write error. */
 int ompc_write_trace_json(const struct ompc_report *report, FILE *out);

@@ -4,6 +4,8 @@
 
 #include "locations.h"
 #include "report.h"
+#include "omp_collector_api.h"
+#include "sort.h"
 #include "symbolize.h"
 #include "utf8.h"
 
@@ -19,6 +21,7 @@
 #define SVG_ROW_GAP 4
 #define SVG_TOP 48
 #define SVG_MARK_HEIGHT 5
+#define SVG_STRIP_HEIGHT 5
 
 /*
  * One colour per state from the qualitative, colour-blind-safe sets of
@@ -96,45 +99,46 @@ int ompc_timeline_span(const struct ompc_report *report, int thread, uint32_t in
         return 0;
     *begin_ns = (timeline[index] >> 8) * 1000;
     *state = (int)(timeline[index] & 0xff);
+    /* A full timeline's last change lasted until one that was not kept: nothing says how long. */
     *end_ns = index + 1 < length ? (timeline[index + 1] >> 8) * 1000
-                                 : slot->last_sample_ns;
+              : slot->timeline_truncated ? *begin_ns
+                                         : slot->last_sample_ns;
     if (*end_ns < *begin_ns)
         *end_ns = *begin_ns;
     return 1;
 }
 
-/* Appends one region's begin and end to a growing array; -1 without memory. */
-static int add_region(uint64_t **bounds, size_t *count, size_t *capacity, uint64_t begin,
-                      uint64_t end)
+/* Appends one region instance to a growing list; -1 without memory. */
+static int add_region(struct ompc_regions *regions, size_t *capacity, uint64_t begin, uint64_t end,
+                      uint64_t id, uint64_t codeptr)
 {
-    if (*count + 2 > *capacity) {
+    if ((size_t)regions->count == *capacity) {
         size_t grown_capacity = *capacity ? *capacity * 2 : 64;
-        uint64_t *grown = realloc(*bounds, grown_capacity * sizeof *grown);
+        struct ompc_region_instance *grown = realloc(regions->items, grown_capacity * sizeof *grown);
         if (grown == NULL)
             return -1;
-        *bounds = grown;
+        regions->items = grown;
         *capacity = grown_capacity;
     }
-    (*bounds)[(*count)++] = begin;
-    (*bounds)[(*count)++] = end;
+    regions->items[regions->count++] = (struct ompc_region_instance){begin, end, id, codeptr, 0, 0};
     return 0;
 }
 
-/* The parallel regions as seen from the initial thread's states (see report.h). */
-long ompc_timeline_regions(const struct ompc_report *report, uint64_t **bounds)
+/* The initial thread's slot, or -1. */
+static int initial_thread(const struct ompc_report *report)
 {
-    *bounds = NULL;
-    int rows = report->process->thread_count;
-    int initial = -1;
-    for (int i = 0; i < rows && i < OMPC_MAX_THREADS && initial < 0; i++)
+    for (int i = 0; i < report->process->thread_count && i < OMPC_MAX_THREADS; i++)
         if (report->process->threads[i].initial)
-            initial = i;
-    if (initial < 0)
-        return 0;
-    size_t count = 0, capacity = 0;
+            return i;
+    return -1;
+}
+
+/* Without events: the regions are the initial thread's time out of SERIAL, the state it has outside every region. */
+static int sampled_regions(const struct ompc_report *report, int initial, struct ompc_regions *regions)
+{
+    size_t capacity = 0;
     uint64_t begin, end, open = 0, last_end = 0;
     int state, inside = 0, failed = 0;
-    /* SERIAL is the initial thread's state outside every parallel region; 0 says nothing. */
     for (uint32_t k = 0; !failed && ompc_timeline_span(report, initial, k, &begin, &end, &state); k++) {
         last_end = end;
         if (state == 0)
@@ -143,36 +147,154 @@ long ompc_timeline_regions(const struct ompc_report *report, uint64_t **bounds)
         if (parallel && !inside)
             open = begin;
         if (!parallel && inside)
-            failed = add_region(bounds, &count, &capacity, open, begin) != 0;
+            failed = add_region(regions, &capacity, open, begin, 0, 0) != 0;
         inside = parallel;
     }
     /* A run that ended inside a region: it closes where the record ends. */
     if (!failed && inside)
-        failed = add_region(bounds, &count, &capacity, open, last_end) != 0;
-    if (failed) {
-        free(*bounds);
-        *bounds = NULL;
-        return -1;
-    }
-    return (long)(count / 2);
+        failed = add_region(regions, &capacity, open, last_end, 0, 0) != 0;
+    return failed ? -1 : 0;
 }
 
-/* Names the region a time falls in, for tooltips and trace arguments (see report.h). */
-void ompc_timeline_region_name(const uint64_t *bounds, long regions, uint64_t t, char *text,
-                               size_t size)
+/*
+ * From the initial thread's FORK and JOIN events: the outermost regions
+ * (a nested FORK opens a region inside one).  They are known until the log
+ * ran full; one open there closes at the cut.
+ */
+static int logged_regions(const struct ompc_report *report, int initial, struct ompc_regions *regions)
 {
-    long low = 0, high = regions;
+    const struct ompc_model_thread *slot = &report->process->threads[initial];
+    uint64_t cut = slot->event_log_dropped_ns;
+    regions->from_events = 1;
+    regions->known_until_ns = cut != 0 ? cut : UINT64_MAX;
+    size_t capacity = 0;
+    int depth = 0;
+    const struct ompc_event_entry *open = NULL;
+    for (uint32_t k = 0; k < slot->event_log_length; k++) {
+        const struct ompc_event_entry *entry = &slot->event_log[k];
+        int event = OMPC_EVENT_CODE(entry);
+        if (cut != 0 && OMPC_EVENT_WHEN(entry) > cut)
+            break;
+        if (event == OMP_EVENT_FORK && depth++ == 0)
+            open = entry;
+        if (event == OMP_EVENT_JOIN && depth > 0 && --depth == 0
+            && add_region(regions, &capacity, OMPC_EVENT_WHEN(open), OMPC_EVENT_WHEN(entry), open->region,
+                          open->codeptr) != 0)
+            return -1;
+    }
+    if (depth > 0) {
+        uint64_t end = cut != 0 ? cut : slot->end_ns > slot->last_sample_ns ? slot->end_ns : slot->last_sample_ns;
+        if (end < OMPC_EVENT_WHEN(open))
+            end = OMPC_EVENT_WHEN(open);
+        return add_region(regions, &capacity, OMPC_EVENT_WHEN(open), end, open->region, open->codeptr);
+    }
+    return 0;
+}
+
+/* A region instance's place in the order by construct. */
+struct by_construct {
+    uint64_t codeptr, begin_ns;
+    long index;
+};
+
+/* qsort: by construct, then in time order. */
+static int compare_by_construct(const void *a, const void *b)
+{
+    const struct by_construct *x = a, *y = b;
+    if (x->codeptr != y->codeptr)
+        return x->codeptr < y->codeptr ? -1 : 1;
+    return (x->begin_ns > y->begin_ns) - (x->begin_ns < y->begin_ns);
+}
+
+/* Numbers each instance among those of its construct; -1 without memory. */
+static int number_instances(struct ompc_regions *regions)
+{
+    struct by_construct *order = malloc(((size_t)regions->count + 1) * sizeof *order);
+    if (order == NULL)
+        return -1;
+    for (long i = 0; i < regions->count; i++)
+        order[i] = (struct by_construct){regions->items[i].codeptr, regions->items[i].begin_ns, i};
+    ompc_qsort(order, (size_t)regions->count, sizeof *order, compare_by_construct);
+    for (long first = 0, last; first < regions->count; first = last) {
+        for (last = first; last < regions->count && order[last].codeptr == order[first].codeptr; last++)
+            regions->items[order[last].index].instance = last - first + 1;
+        for (long i = first; i < last; i++)
+            regions->items[order[i].index].of = last - first;
+    }
+    free(order);
+    return 0;
+}
+
+/* The region instances (see report.h). */
+int ompc_regions_find(const struct ompc_report *report, struct ompc_regions *regions)
+{
+    memset(regions, 0, sizeof *regions);
+    regions->known_until_ns = UINT64_MAX;
+    int initial = initial_thread(report);
+    if (initial < 0)
+        return 0;
+    int failed = report->process->threads[initial].event_log != NULL
+                     ? logged_regions(report, initial, regions)
+                     : sampled_regions(report, initial, regions);
+    if (failed == 0)
+        failed = number_instances(regions);
+    if (failed != 0) {
+        free(regions->items);
+        memset(regions, 0, sizeof *regions);
+        return -1;
+    }
+    return 0;
+}
+
+/* The instance a time falls in (see report.h). */
+long ompc_region_at(const struct ompc_regions *regions, uint64_t t)
+{
+    if (t >= regions->known_until_ns)
+        return -2;
+    long low = 0, high = regions->count;
     while (low < high) {
         long middle = (low + high) / 2;
-        if (bounds[2 * middle + 1] <= t)
+        if (regions->items[middle].end_ns <= t)
             low = middle + 1;
         else
             high = middle;
     }
-    if (low < regions && bounds[2 * low] <= t)
-        snprintf(text, size, "parallel region %ld", low + 1);
-    else
+    return low < regions->count && regions->items[low].begin_ns <= t ? low : -1;
+}
+
+/* Names an instance for a tooltip (see report.h). */
+void ompc_region_label(const struct ompc_regions *regions, long index, const char *where, char *text, size_t size)
+{
+    if (index == -2) {
+        snprintf(text, size, "region unknown (the event log was full)");
+        return;
+    }
+    if (index < 0 || index >= regions->count) {
         snprintf(text, size, "serial part");
+        return;
+    }
+    const struct ompc_region_instance *region = &regions->items[index];
+    if (where != NULL && region->id != 0)
+        snprintf(text, size, "parallel region at %s (id %" PRIu64 "), instance %ld of %ld", where, region->id,
+                 region->instance, region->of);
+    else if (where != NULL)
+        snprintf(text, size, "parallel region at %s, instance %ld of %ld", where, region->instance, region->of);
+    else if (region->id != 0)
+        snprintf(text, size, "parallel region %ld of %ld (id %" PRIu64 ")", region->instance, region->of,
+                 region->id);
+    else
+        snprintf(text, size, "parallel region %ld of %ld", region->instance, region->of);
+}
+
+/* Where the sampled state changes stop being complete (see report.h). */
+uint64_t ompc_timeline_cut_ns(const struct ompc_report *report, int thread)
+{
+    const struct ompc_model_thread *slot = &report->process->threads[thread];
+    if (!slot->timeline_truncated)
+        return 0;
+    uint32_t length = slot->timeline_length < OMPC_TIMELINE_CAP ? slot->timeline_length : OMPC_TIMELINE_CAP;
+    uint64_t cut = slot->timeline != NULL && length > 0 ? (slot->timeline[length - 1] >> 8) * 1000 : slot->start_ns;
+    return cut != 0 ? cut : 1;
 }
 
 /* Code addresses named once for every tooltip that shows them. */
@@ -190,8 +312,8 @@ struct plot {
     int width;
     uint64_t from_ns, to_ns;
     double ns_per_pixel;
-    const uint64_t *regions;
-    long region_count;
+    struct ompc_regions regions;
+    long *column_region;       /* per column: the instance that holds it whole, -1 serial, -2 unknown, -3 several */
     struct label_cache *labels;
 };
 
@@ -223,9 +345,9 @@ static const char *code_label(struct label_cache *cache, uint64_t address)
 }
 
 /* A cache over the process's module map, when any thread recorded code addresses; NULL otherwise. */
-static struct label_cache *labels_new(const struct ompc_report *report, int rows)
+static struct label_cache *labels_new(const struct ompc_report *report, int rows, int regions_from_events)
 {
-    int any = 0;
+    int any = regions_from_events;
     for (int i = 0; i < rows && !any; i++)
         any = report->process->threads[i].timeline_where != NULL;
     struct label_cache *cache = any ? calloc(1, sizeof *cache) : NULL;
@@ -248,18 +370,53 @@ static void labels_free(struct label_cache *cache)
     free(cache);
 }
 
+/* The first region instance that ends after `t`. */
+static long region_after(const struct ompc_regions *regions, uint64_t t)
+{
+    long low = 0, high = regions->count;
+    while (low < high) {
+        long middle = (low + high) / 2;
+        if (regions->items[middle].end_ns <= t)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    return low;
+}
+
+/*
+ * Writes what a run of columns from `begin` to `end` lies in: the region
+ * instance `key` (ompc_region_at's numbering), or with -3 the instances
+ * it overlaps, counted.
+ */
+static void svg_region_text(FILE *out, const struct plot *plot, long key, double begin, double end)
+{
+    char text[512];
+    if (key == -3) {
+        long first = region_after(&plot->regions, (uint64_t)begin);
+        long last = region_after(&plot->regions, (uint64_t)end);
+        if (last < plot->regions.count && plot->regions.items[last].begin_ns < (uint64_t)end)
+            last++;
+        snprintf(text, sizeof text, "%ld parallel region instances (the run's %ld to %ld of %ld)", last - first,
+                 first + 1, last, plot->regions.count);
+    } else {
+        const char *where = key >= 0 ? code_label(plot->labels, plot->regions.items[key].codeptr) : NULL;
+        ompc_region_label(&plot->regions, key, where, text, sizeof text);
+    }
+    xml_text(out, text);
+}
+
 /*
  * Draws one merged run of columns (a span, or a wait mark under it) with
- * its tooltip, which names the construct at `where` when it is known:
- * the one waited in for a wait, the parallel construct otherwise.
+ * its tooltip, which names the construct at `where` when it is known
+ * (the one waited in for a wait, the parallel construct otherwise) and
+ * the region instance `region` the run lies in.
  */
-static void svg_span(FILE *out, const struct plot *plot, int state, int first, int last, int y,
-                     int height, const uint64_t *state_ns, const char *what, uint64_t where)
+static void svg_span(FILE *out, const struct plot *plot, int state, int first, int last, int y, int height,
+                     const uint64_t *state_ns, const char *what, uint64_t where, long region)
 {
     double begin = plot->from_ns + first * plot->ns_per_pixel;
     double end = plot->from_ns + last * plot->ns_per_pixel;
-    char region[48];
-    ompc_timeline_region_name(plot->regions, plot->region_count, (uint64_t)begin, region, sizeof region);
     fprintf(out,
             "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" class=\"%s\">"
             "<title>%s",
@@ -270,9 +427,17 @@ static void svg_span(FILE *out, const struct plot *plot, int state, int first, i
         fputs(is_wait(state) ? " waiting at " : " in the construct at ", out);
         xml_text(out, label);
     }
-    fprintf(out, ", %s: %.3f ms %s over %.3f-%.3f ms</title></rect>\n", region, state_ns[state] / 1e6,
-            what[0] == 'm' ? "of waiting hidden by longer states" : "in this state", begin / 1e6,
-            end / 1e6);
+    fputs(", ", out);
+    /* A region's state sampled after its end: the samples lag the JOIN, by up to an interval. */
+    long before = region_after(&plot->regions, (uint64_t)begin) - 1;
+    if (region == -1 && state != THR_SERIAL_STATE && state != THR_IDLE_STATE && before >= 0) {
+        fputs("sampled just after ", out);
+        svg_region_text(out, plot, before, begin, end);
+    } else {
+        svg_region_text(out, plot, region, begin, end);
+    }
+    fprintf(out, ": %.3f ms %s over %.3f-%.3f ms</title></rect>\n", state_ns[state] / 1e6,
+            what[0] == 'm' ? "of waiting hidden by longer states" : "in this state", begin / 1e6, end / 1e6);
 }
 
 /*
@@ -342,20 +507,23 @@ static void svg_row_pass(FILE *out, const struct plot *plot, const struct row_co
     int width = plot->width;
     int run_state = -1, run_start = 0;
     uint64_t run_where = 0;
+    long run_region = -1;
     uint64_t run_ns[OMPC_NSTATES] = {0};
     /* One column past the last, showing nothing, ends the last run. */
     for (int column = 0; column <= width; column++) {
         int shown = column < width ? column_shown(columns->ns[column], pass) : -1;
         uint64_t where = columns->where != NULL && shown > 0 ? columns->where[column][shown] : 0;
-        /* A new construct starts a new run, so each tooltip names one. */
-        if (shown != run_state || where != run_where) {
+        long region = column < width ? plot->column_region[column] : -1;
+        /* A new construct or region instance starts a new run, so each tooltip names one. */
+        if (shown != run_state || where != run_where || region != run_region) {
             if (run_state >= 0)
                 svg_span(out, plot, run_state, run_start, column,
                          pass == 0 ? y : y + SVG_ROW_HEIGHT - SVG_MARK_HEIGHT,
                          pass == 0 ? SVG_ROW_HEIGHT : SVG_MARK_HEIGHT, run_ns,
-                         pass == 0 ? "span" : "mark", run_where);
+                         pass == 0 ? "span" : "mark", run_where, run_region);
             run_state = shown;
             run_where = where;
+            run_region = region;
             run_start = column;
             memset(run_ns, 0, sizeof run_ns);
         }
@@ -401,26 +569,47 @@ static int svg_thread_row(FILE *out, const struct ompc_report *report, int threa
     return 0;
 }
 
-/* Dashed lines across every row where a parallel region begins or ends, at most one per two columns. */
+/* The pixel column of a time inside the window. */
+static int column_of(const struct plot *plot, uint64_t t)
+{
+    int x = (int)((t - plot->from_ns) / plot->ns_per_pixel);
+    return x < plot->width ? x : plot->width;
+}
+
+/*
+ * Dashed lines across every row where a parallel region instance begins
+ * or ends, at most one per two columns; back to back instances share one
+ * line, which names both.
+ */
 static void svg_region_lines(FILE *out, const struct plot *plot, int top, int bottom)
 {
     int last_x = -2, hidden = 0;
-    for (long r = 0; r < plot->region_count; r++)
+    char text[512];
+    for (long r = 0; r < plot->regions.count; r++)
         for (int edge = 0; edge < 2; edge++) {
-            uint64_t t = plot->regions[2 * r + edge];
-            if (t < plot->from_ns || t > plot->to_ns)
+            const struct ompc_region_instance *region = &plot->regions.items[r];
+            uint64_t t = edge ? region->end_ns : region->begin_ns;
+            if (t < plot->from_ns || t > plot->to_ns || (edge == 0 && r > 0 && plot->regions.items[r - 1].end_ns == t))
                 continue;
-            int x = (int)((t - plot->from_ns) / plot->ns_per_pixel);
+            int x = column_of(plot, t);
             if (x - last_x < 2) {
                 hidden++;
                 continue;
             }
             last_x = x;
-            fprintf(out,
-                    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"region\">"
-                    "<title>parallel region %ld %s at %.3f ms</title></line>\n",
-                    SVG_LABEL_WIDTH + x, top, SVG_LABEL_WIDTH + x, bottom, r + 1,
-                    edge ? "ends" : "begins", t / 1e6);
+            fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" class=\"region\"><title>", SVG_LABEL_WIDTH + x,
+                    top, SVG_LABEL_WIDTH + x, bottom);
+            ompc_region_label(&plot->regions, r, code_label(plot->labels, region->codeptr), text, sizeof text);
+            xml_text(out, text);
+            fprintf(out, " %s at %.3f ms", edge ? "ends" : "begins", t / 1e6);
+            if (edge && r + 1 < plot->regions.count && plot->regions.items[r + 1].begin_ns == t) {
+                ompc_region_label(&plot->regions, r + 1, code_label(plot->labels, plot->regions.items[r + 1].codeptr),
+                                  text, sizeof text);
+                fputs("; ", out);
+                xml_text(out, text);
+                fputs(" begins", out);
+            }
+            fputs("</title></line>\n", out);
         }
     if (hidden)
         fprintf(out, "<!-- %d region boundaries closer than two columns to the previous one are not drawn -->\n",
@@ -428,11 +617,67 @@ static void svg_region_lines(FILE *out, const struct plot *plot, int top, int bo
 }
 
 /*
- * The drawing's window and scale from the options, and the regions its
- * dashed lines mark, in *regions for the caller to free; -1 without memory.
+ * A strip above the rows, one band per region instance in alternating
+ * shades, so instances back to back are told apart; instances that share
+ * a column are one band that counts them.
  */
-static int plot_init(const struct ompc_report *report, int rows, struct plot *plot, uint64_t **regions)
+static void svg_region_strip(FILE *out, const struct plot *plot, int y)
 {
+    long r = region_after(&plot->regions, plot->from_ns);
+    for (int band = 0; r < plot->regions.count && plot->regions.items[r].begin_ns < plot->to_ns; band++) {
+        const struct ompc_region_instance *region = &plot->regions.items[r];
+        int first = column_of(plot, region->begin_ns > plot->from_ns ? region->begin_ns : plot->from_ns);
+        int last = column_of(plot, region->end_ns < plot->to_ns ? region->end_ns : plot->to_ns);
+        if (last <= first)
+            last = first + 1;
+        /* Those that begin before the band's last column ends join it. */
+        long next = r + 1;
+        while (next < plot->regions.count && plot->regions.items[next].begin_ns < plot->to_ns
+               && column_of(plot, plot->regions.items[next].begin_ns) < last) {
+            uint64_t end = plot->regions.items[next].end_ns < plot->to_ns ? plot->regions.items[next].end_ns
+                                                                          : plot->to_ns;
+            last = column_of(plot, end) > last ? column_of(plot, end) : last;
+            next++;
+        }
+        fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" class=\"instance\"><title>",
+                SVG_LABEL_WIDTH + first, y, last - first, SVG_STRIP_HEIGHT, band % 2 ? "#bbbbbb" : "#666666");
+        svg_region_text(out, plot, next - r > 1 ? -3 : r, (double)region->begin_ns,
+                        (double)plot->regions.items[next - 1].end_ns);
+        fprintf(out, " over %.3f-%.3f ms</title></rect>\n", region->begin_ns / 1e6,
+                plot->regions.items[next - 1].end_ns / 1e6);
+        r = next;
+    }
+}
+
+/* Per column: the region instance that holds it whole (-1 serial, -2 unknown) or -3 when it holds several. */
+static int plot_columns(struct plot *plot)
+{
+    plot->column_region = malloc(((size_t)plot->width + 1) * sizeof *plot->column_region);
+    if (plot->column_region == NULL)
+        return -1;
+    for (int column = 0; column < plot->width; column++) {
+        uint64_t begin = plot->from_ns + (uint64_t)(column * plot->ns_per_pixel);
+        uint64_t end = plot->from_ns + (uint64_t)((column + 1) * plot->ns_per_pixel);
+        /* The instances that overlap the column: one names it even where it covers only part. */
+        long first = region_after(&plot->regions, begin), last = first;
+        while (last < plot->regions.count && plot->regions.items[last].begin_ns < end)
+            last++;
+        if (begin >= plot->regions.known_until_ns)
+            plot->column_region[column] = -2;
+        else
+            plot->column_region[column] = last - first == 1 ? first : last == first ? -1 : -3;
+    }
+    return 0;
+}
+
+/*
+ * The drawing's window and scale from the options, the region instances
+ * its dashed lines and strip mark, and which the columns lie in; -1
+ * without memory (plot_free frees what was made).
+ */
+static int plot_init(const struct ompc_report *report, int rows, struct plot *plot)
+{
+    memset(plot, 0, sizeof *plot);
     plot->width = report->timeline_width > 0 ? report->timeline_width : SVG_PLOT_WIDTH;
     if (plot->width < SVG_MIN_WIDTH)
         plot->width = SVG_MIN_WIDTH;
@@ -444,12 +689,62 @@ static int plot_init(const struct ompc_report *report, int rows, struct plot *pl
         plot->to_ns = plot->from_ns + 1;
     double span_ns = (double)(plot->to_ns - plot->from_ns);
     plot->ns_per_pixel = span_ns / plot->width;
-    plot->region_count = ompc_timeline_regions(report, regions);
-    if (plot->region_count < 0)
+    if (ompc_regions_find(report, &plot->regions) != 0 || plot_columns(plot) != 0)
         return -1;
-    plot->regions = *regions;
-    plot->labels = labels_new(report, rows);
+    plot->labels = labels_new(report, rows, plot->regions.from_events);
     return 0;
+}
+
+/* Frees what plot_init made. */
+static void plot_free(struct plot *plot)
+{
+    free(plot->regions.items);
+    free(plot->column_region);
+    labels_free(plot->labels);
+}
+
+/* "8 MiB": a --trace-buffer size as the option takes it. */
+static void size_text(uint64_t bytes, char *text, size_t size)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB"};
+    int unit = 0;
+    while (unit < 3 && bytes >= 1024 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        unit++;
+    }
+    snprintf(text, size, "%" PRIu64 " %s", bytes, units[unit]);
+}
+
+/* One cut mark on a row: a red line across it, and a notch above, with what was lost in its tooltip. */
+static void svg_cut(FILE *out, const struct plot *plot, int y, uint64_t t, const char *text)
+{
+    if (t > plot->to_ns)
+        return;
+    int x = SVG_LABEL_WIDTH + (t > plot->from_ns ? column_of(plot, t) : 0);
+    fprintf(out,
+            "<g class=\"cut\"><title>%s</title><line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#d62728\" "
+            "stroke-width=\"2\"/><path d=\"M%d %dl-4 -4h8z\" fill=\"#d62728\"/></g>\n",
+            text, x, y - 2, x, y + SVG_ROW_HEIGHT + 2, x, y - 2);
+}
+
+/* Where a thread's record was cut: its sampled states ran out of room, its event log ran full. */
+static void svg_cut_marks(FILE *out, const struct ompc_report *report, int thread, const struct plot *plot, int y)
+{
+    const struct ompc_model_thread *slot = &report->process->threads[thread];
+    char text[400], size[32];
+    uint64_t cut = ompc_timeline_cut_ns(report, thread);
+    if (cut != 0) {
+        snprintf(text, sizeof text, "sampled states cut at %.3f ms: this thread changed state more than %u times "
+                 "(or the record had no room); its later states were not kept", cut / 1e6, OMPC_TIMELINE_CAP);
+        svg_cut(out, plot, y, cut, text);
+    }
+    if (slot->event_log_dropped != 0) {
+        size_text(report->event_log_bytes, size, sizeof size);
+        snprintf(text, sizeof text, "event log full at %.3f ms: %" PRIu64 " later events of this thread were "
+                 "dropped, its waits after this are sampled only (--trace-buffer was %s a thread)",
+                 slot->event_log_dropped_ns / 1e6, slot->event_log_dropped, size);
+        svg_cut(out, plot, y, slot->event_log_dropped_ns, text);
+    }
 }
 
 /* The SVG prologue and the two title lines: what ran, over which window, how it ended, on which runtime. */
@@ -551,9 +846,10 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
     if (rows > OMPC_MAX_THREADS)
         rows = OMPC_MAX_THREADS;
     struct plot plot;
-    uint64_t *regions;
-    if (plot_init(report, rows, &plot, &regions) != 0)
+    if (plot_init(report, rows, &plot) != 0) {
+        plot_free(&plot);
         return -1;
+    }
     int axis_y = SVG_TOP + rows * (SVG_ROW_HEIGHT + SVG_ROW_GAP) + 4;
     int legend_y = axis_y + 36;
     int width = SVG_LABEL_WIDTH + plot.width + 20;
@@ -561,21 +857,23 @@ int ompc_write_timeline(const struct ompc_report *report, FILE *out)
         width = 4 + (OMPC_NSTATES - 1) * 96; /* the legend */
     int height = legend_y + 30;
     svg_title(out, report, &plot, width, height);
+    svg_region_strip(out, &plot, SVG_TOP - SVG_STRIP_HEIGHT - 4);
 
     int truncated = 0;
     for (int i = 0; i < rows; i++) {
         if (report->process->threads[i].timeline != NULL
             && svg_thread_row(out, report, i, &plot) != 0) {
-            free(regions);
-            labels_free(plot.labels);
+            plot_free(&plot);
             return -1;
         }
         truncated |= process->threads[i].timeline_truncated != 0;
     }
     svg_region_lines(out, &plot, SVG_TOP - 2, axis_y - 4);
-    free(regions);
-    labels_free(plot.labels);
+    /* Over the region lines, so a cut is never hidden behind one. */
+    for (int i = 0; i < rows; i++)
+        svg_cut_marks(out, report, i, &plot, SVG_TOP + i * (SVG_ROW_HEIGHT + SVG_ROW_GAP));
     svg_axis(out, &plot, axis_y, truncated);
+    plot_free(&plot);
     svg_legend(out, legend_y);
     return ferror(out) ? -1 : 0;
 }

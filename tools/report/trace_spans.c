@@ -163,20 +163,17 @@ static void exact_states(const struct ompc_model_process *process, int covered[O
 /* No events to go by: the regions are the initial thread's time out of SERIAL.  -1 without memory. */
 static int serial_gap_regions(const struct ompc_report *report, struct span_list *list)
 {
-    uint64_t *bounds;
-    long regions = ompc_timeline_regions(report, &bounds);
-    if (regions < 0)
+    struct ompc_regions regions;
+    if (ompc_regions_find(report, &regions) != 0)
         return -1;
-    for (long r = 0; r < regions; r++) {
-        struct ompc_span region = {bounds[2 * r], bounds[2 * r + 1], OMPC_SPAN_REGION, 0, 0, -1,
+    int failed = 0;
+    for (long r = 0; r < regions.count && !failed; r++) {
+        struct ompc_span region = {regions.items[r].begin_ns, regions.items[r].end_ns, OMPC_SPAN_REGION, 0, 0, -1,
                                    0, 0, 0, 0, 0};
-        if (push_span(list, &region) != 0) {
-            free(bounds);
-            return -1;
-        }
+        failed = push_span(list, &region) != 0;
     }
-    free(bounds);
-    return 0;
+    free(regions.items);
+    return failed ? -1 : 0;
 }
 
 /*
