@@ -5,6 +5,9 @@
 
 #include "jsonw.h"
 #include "merge.h"
+#ifdef HAVE_OTF2
+#include "otf2_merge.h"
+#endif
 #include "utf8.h"
 #include "writer.h"
 
@@ -1015,12 +1018,21 @@ static int load_all(char **paths, int count, struct ompc_merge_input *inputs)
     return status;
 }
 
-/* Reads the options; the format, or -1 after a message, or 0 with *done set for --help. */
-static int parse_options(int argc, char **argv, const char **output, int *done)
+/* What the options chose besides the format. */
+struct merge_options {
+    const char *output; /* -o */
+    const char *trace;  /* --trace: merge OTF2 archives into this directory */
+    int format_given;
+    int done;           /* --help answered */
+};
+
+/* Reads the options; the format, or -1 after a message. */
+static int parse_options(int argc, char **argv, struct merge_options *chosen)
 {
     static const struct option options[] = {
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
+        {"trace", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -1035,19 +1047,32 @@ static int parse_options(int argc, char **argv, const char **output, int *done)
                 complain("--format must be text or json, not '%s'", optarg);
                 return -1;
             }
+            chosen->format_given = 1;
             break;
         case 'o':
-            *output = optarg;
+            chosen->output = optarg;
+            break;
+        case 't':
+            if (optarg[0] == '\0') {
+                complain("--trace needs a directory to write the merged OTF2 archive into");
+                return -1;
+            }
+            chosen->trace = optarg;
             break;
         case 'h':
             printf("Usage: ompcollect merge [-f text|json] [-o FILE] REPORT.json...\n"
+                   "       ompcollect merge --trace=DIR ARCHIVE...\n"
                    "Sum JSON reports of several processes or MPI ranks (ompcollect -f json -o\n"
                    "report.%%r.json) into one summary: each process's and the total state\n"
-                   "breakdown, the slowest process, the imbalance across them, and the regions\n"
-                   "that took longest over all of them.  Each report may be at most %zu MiB\n"
-                   "and take at most %zu MiB once parsed; each process's report is given once.\n",
+                   "breakdown, the slowest process, the imbalance across them, and the parallel\n"
+                   "constructs and waits that took longest over all of them, matched by code\n"
+                   "location.  Each report may be at most %zu MiB and take at most %zu MiB once\n"
+                   "parsed; each process's report is given once.\n"
+                   "With --trace, merge the OTF2 archives the processes wrote (ompcollect\n"
+                   "--trace=DIR.%%r) into one archive DIR/traces.otf2 with one location group\n"
+                   "per process.\n",
                    OMPC_MERGE_MAX_INPUT >> 20, OMPC_MERGE_MAX_MEMORY >> 20);
-            *done = 1;
+            chosen->done = 1;
             return format;
         case ':':
             complain("option '%s' needs a value", argv[optind - 1]);
@@ -1076,14 +1101,39 @@ static int write_output(const char *output, const char *text, size_t length)
     return 0;
 }
 
+/* ompcollect merge --trace=DIR ARCHIVE...: exit 0, 1 on unusable input, 2 on usage errors. */
+static int merge_traces(const struct merge_options *chosen, char **archives, int count)
+{
+    if (chosen->format_given || chosen->output != NULL) {
+        complain("--trace merges OTF2 archives, which have no --format or --output; merge the JSON reports "
+                 "in another call");
+        return 2;
+    }
+    if (count < 1) {
+        complain("no OTF2 archives to merge (give the directories ompcollect --trace wrote)");
+        return 2;
+    }
+#ifdef HAVE_OTF2
+    return ompc_otf2_merge_main(chosen->trace, archives, count);
+#else
+    (void)archives;
+    complain("--trace %s: this ompcollect was built without OTF2 (configure found no libotf2; on Debian "
+             "install libopen-trace-format2-dev and rebuild)", chosen->trace);
+    return 1;
+#endif
+}
+
 /* ompcollect merge [-f text|json] [-o FILE] REPORT.json...; exit 0, 1 on unusable input, 2 on usage errors. */
 int ompc_merge_main(int argc, char **argv)
 {
-    const char *output = NULL;
-    int done = 0, format = parse_options(argc, argv, &output, &done);
-    if (format < 0 || done)
+    struct merge_options chosen = {NULL, NULL, 0, 0};
+    int format = parse_options(argc, argv, &chosen);
+    const char *output = chosen.output;
+    if (format < 0 || chosen.done)
         return format < 0 ? 2 : 0;
     int count = argc - optind;
+    if (chosen.trace != NULL)
+        return merge_traces(&chosen, argv + optind, count);
     if (count < 1) {
         complain("no reports to merge (give JSON reports written with --format=json)");
         return 2;
