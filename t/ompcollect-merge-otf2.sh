@@ -5,6 +5,7 @@
 locks=$top_builddir/examples/locks
 hybrid=$top_builddir/examples/hybrid$EXEEXT
 reader=$top_builddir/t/otf2-read
+synth=$top_builddir/t/otf2-synth
 
 if "$oc" --help | grep -q 'built without OTF2'; then
     echo "1..0 # SKIP this ompcollect was built without OTF2"
@@ -15,7 +16,7 @@ if ! command -v otf2-print >/dev/null 2>&1; then
     exit 0
 fi
 
-echo "1..11"
+echo "1..14"
 n=0
 result_lines="head -n 40"
 
@@ -30,7 +31,7 @@ done
 
 # events ARCHIVE: how many records of each kind otf2-print shows (events and their attribute lines).
 events() {
-    otf2-print "$1" | awk '$1 ~ /^[A-Z_]+$/ && $1 != "ADDITIONAL" {print $1} $1 == "ADDITIONAL" {print "ATTRIBUTES"}' \
+    otf2-print "$1" | awk '$1 ~ /^[A-Z][A-Z_0-9]+$/ && $1 != "ADDITIONAL" {print $1} $1 == "ADDITIONAL" {print "ATTRIBUTES"}' \
         | sort | uniq -c
 }
 # definitions ARCHIVE KIND: the global definitions of KIND otf2-print -G shows.
@@ -62,15 +63,40 @@ definitions "$tmp/job/traces.otf2" LOCATION_GROUP >"$tmp/groups"
          "$(($(definitions "$tmp/tr1/traces.otf2" LOCATION | wc -l) + $(definitions "$tmp/tr2/traces.otf2" LOCATION | wc -l)))" ]
 result $? "one location group (process) per archive, each with its own pid, and every archive's locations" \
     "$tmp/groups"
-otf2-print -G "$tmp/job/traces.otf2" >"$tmp/defs"
-[ "$(grep -c '^CLOCK_PROPERTIES ' "$tmp/defs")" -eq 1 ] && [ "$(grep -c '^SYSTEM_TREE_NODE ' "$tmp/defs")" -eq 1 ] \
+otf2-print -G "$tmp/job/traces.otf2" >"$tmp/defs" 2>&1
+! grep -q 'warning' "$tmp/defs" && [ "$(grep -c '^CLOCK_PROPERTIES ' "$tmp/defs")" -eq 1 ] && [ "$(grep -c '^SYSTEM_TREE_NODE ' "$tmp/defs")" -eq 1 ] \
     && [ -z "$(grep '^STRING ' "$tmp/defs" | sed 's/^STRING *[0-9]* *//' | sort | uniq -d)" ] \
     && [ -z "$(grep '^REGION ' "$tmp/defs" | sed 's/^REGION *[0-9]* *//' | sort | uniq -d)" ] \
     && [ "$(grep -c '^REGION ' "$tmp/defs")" -ge "$(definitions "$tmp/tr1/traces.otf2" REGION | wc -l)" ]
-result $? "one clock and one node (both ran here); every string and region defined once" "$tmp/defs"
+result $? "one clock and one node (both ran here); every string and region defined once, each before its use" \
+    "$tmp/defs"
 env -u LD_PRELOAD "$reader" "$tmp/job/traces.otf2" >"$tmp/read" 2>&1 \
     && grep -q "^locations $(definitions "$tmp/job/traces.otf2" LOCATION | wc -l)\$" "$tmp/read"
 result $? "the OTF2 reader API reads it: every location's Enter and Leave balanced and in time order" "$tmp/read"
+
+# Every record kind merge copies (what a newer --trace may write): thread teams, locks, tasks,
+# metrics, parameters, calling contexts, attributes that name a string or a region.
+env -u LD_PRELOAD "$synth" "$tmp/sa" rank-a 1000 && env -u LD_PRELOAD "$synth" "$tmp/sb" rank-b 5000 \
+    && "$oc" merge --trace="$tmp/sjob" "$tmp/sa" "$tmp/sb" >"$tmp/out" 2>"$tmp/err" \
+    && merged_as_sum "$tmp/sjob" "$tmp/sa" "$tmp/sb" \
+    && [ "$(wc -l <"$tmp/got")" -ge 25 ]
+result $? "two archives of every event kind: each kind's count in the merged one is the sum of theirs" \
+    "$tmp/err" "$tmp/diff" "$tmp/got"
+otf2-print -G "$tmp/sjob/traces.otf2" >"$tmp/sdefs" 2>&1
+! grep -q 'warning' "$tmp/sdefs" \
+    && grep -q '^GROUP  *0  Name: "all threads" <[0-9]*>, Type: COMM_LOCATIONS, .* 4 Members: "thread 0" <0>, "thread 1" <1>, "thread 0" <2>, "thread 1" <3>$' "$tmp/sdefs" \
+    && grep -q '^GROUP .*Type: COMM_GROUP, .*2 Members: 2 ("thread 0" <2>), 3 ("thread 1" <3>)$' "$tmp/sdefs" \
+    && [ "$(grep -c '^COMM ' "$tmp/sdefs")" -eq 4 ] && [ "$(grep -c '^METRIC_MEMBER ' "$tmp/sdefs")" -eq 1 ] \
+    && [ "$(grep -c '^METRIC_INSTANCE ' "$tmp/sdefs")" -eq 2 ]
+result $? "one COMM_LOCATIONS group of both archives' threads, each archive's team indexing its own part; teams and metric instances per archive, metric members once" \
+    "$tmp/sdefs"
+otf2-print "$tmp/sjob/traces.otf2" >"$tmp/sevents" 2>&1
+grep -q '^PROGRAM_BEGIN  *2 .*Argument: "label of rank-b"' "$tmp/sevents" \
+    && grep -q '("label" <0>; STRING; "label of rank-b" <[0-9]*>)' "$tmp/sevents" \
+    && grep -q '^THREAD_TASK_CREATE  *2 .*Creating Thread: 0 ("thread 0" <2>)' "$tmp/sevents" \
+    && ! grep -q 'warning\|INVALID' "$tmp/sevents"
+result $? "the second archive's events keep their own strings, attributes and creating threads, remapped" \
+    "$tmp/sevents"
 
 # What merge refuses: one archive twice, an output directory in use, damaged archives.
 "$oc" merge --trace="$tmp/twice" "$tmp/tr1" "$tmp/tr2" "$tmp/tr1/traces.otf2" >"$tmp/out" 2>"$tmp/err"

@@ -47,13 +47,11 @@ struct table {
     size_t capacity, used;
 };
 
-/* A location, defined once its events are copied and counted. */
+/* A location: which archive's, and the events it says it has (each is copied, so the merged one has as many). */
 struct location {
+    int input;
     uint64_t old;   /* its ref in its own archive */
     uint64_t self;  /* in the merged one */
-    uint32_t name;
-    OTF2_LocationType type;
-    uint32_t group;
     uint64_t events;
 };
 
@@ -64,8 +62,7 @@ struct comm_locations {
     OTF2_GroupFlag flags;
     uint64_t *members;
     uint32_t count;
-    uint32_t input_offset; /* where the current archive's members begin: its COMM_GROUPs index from there */
-    int input_seen;        /* the current archive defined its COMM_LOCATIONS group */
+    uint32_t *offsets; /* per archive: where its members begin (its COMM_GROUPs index from there), or UINT32_MAX */
 };
 
 /* A growable key: the kind and fields of one definition, remapped. */
@@ -81,15 +78,17 @@ struct merger {
     OTF2_Archive *archive;
     OTF2_GlobalDefWriter *defs;
     struct table defined; /* every definition written, by its remapped content: its merged ref */
-    struct table mapped;  /* the current archive's refs (kind, old ref): the merged refs */
+    struct table mapped;  /* every archive's refs (archive, kind, old ref): the merged refs */
     uint64_t next[K_COUNT];
     size_t kept;          /* bytes the tables and lists hold, against the cap */
     struct location *locations;
-    size_t location_count, location_capacity, input_first_location;
+    size_t location_count, location_capacity;
     struct comm_locations *comms;
     size_t comm_count;
+    int inputs;           /* how many archives */
     /* The archive being copied. */
     const char *input;
+    int input_index;
     int64_t shift;        /* ticks added to its timestamps */
     uint64_t handled;     /* definitions copied */
     OTF2_AttributeList *attributes;
@@ -282,6 +281,7 @@ static int remap(struct merger *m, enum kind kind, uint64_t old, uint64_t undefi
         return 0;
     }
     key_start(&key, kind);
+    key_u64(&key, (uint64_t)m->input_index);
     key_u64(&key, old);
     if (!table_find(&m->mapped, key_data(&key), key.length, merged))
         return fail(m, "it refers to %s %" PRIu64 ", which it does not define (before the reference)",
@@ -304,6 +304,7 @@ static int map_ref(struct merger *m, enum kind kind, uint64_t old, uint64_t merg
 {
     struct key key;
     key_start(&key, kind);
+    key_u64(&key, (uint64_t)m->input_index);
     key_u64(&key, old);
     uint64_t known;
     if (table_find(&m->mapped, key_data(&key), key.length, &known))
@@ -556,12 +557,11 @@ static OTF2_CallbackCode def_location_group_property(void *user, OTF2_LocationGr
     return wrote(m, OTF2_GlobalDefWriter_WriteLocationGroupProperty(m->defs, group, name, type, value));
 }
 
-/* A thread: kept as the archive's own, and defined at the end with the number of events copied to it. */
+/* A thread: kept as the archive's own; its events are copied one for one, which copy_location checks. */
 static OTF2_CallbackCode def_location(void *user, OTF2_LocationRef self, OTF2_StringRef name,
                                       OTF2_LocationType type, uint64_t events, OTF2_LocationGroupRef group)
 {
     struct merger *m = user;
-    (void)events;
     if (m->location_count >= OMPC_OTF2_MERGE_MAX_LOCATIONS)
         return fail(m, "the archives have more than %zu locations (merge's limit)", OMPC_OTF2_MERGE_MAX_LOCATIONS);
     if (m->location_count == m->location_capacity) {
@@ -573,15 +573,14 @@ static OTF2_CallbackCode def_location(void *user, OTF2_LocationRef self, OTF2_St
         m->location_capacity = capacity;
     }
     struct location *location = &m->locations[m->location_count];
-    *location = (struct location){self, m->next[K_LOCATION], 0, type, 0, 0};
-    if (remap32(m, K_STRING, name, &location->name) != 0
-        || remap32(m, K_LOCATION_GROUP, group, &location->group) != 0
+    *location = (struct location){m->input_index, self, m->next[K_LOCATION], events};
+    if (remap32(m, K_STRING, name, &name) != 0 || remap32(m, K_LOCATION_GROUP, group, &group) != 0
         || map_ref(m, K_LOCATION, self, location->self) != 0)
         return OTF2_CALLBACK_ERROR;
     m->next[K_LOCATION]++;
     m->location_count++;
     m->handled++;
-    return OTF2_CALLBACK_SUCCESS;
+    return wrote(m, OTF2_GlobalDefWriter_WriteLocation(m->defs, location->self, name, type, events, group));
 }
 
 static OTF2_CallbackCode def_location_property(void *user, OTF2_LocationRef location, OTF2_StringRef name,
@@ -662,8 +661,14 @@ static struct comm_locations *comm_locations(struct merger *m, OTF2_Paradigm par
     if (grown == NULL)
         return NULL;
     m->comms = grown;
-    struct comm_locations *comm = &m->comms[m->comm_count++];
+    struct comm_locations *comm = &m->comms[m->comm_count];
     memset(comm, 0, sizeof *comm);
+    comm->offsets = malloc((size_t)m->inputs * sizeof *comm->offsets);
+    if (comm->offsets == NULL)
+        return NULL;
+    for (int i = 0; i < m->inputs; i++)
+        comm->offsets[i] = UINT32_MAX;
+    m->comm_count++;
     comm->paradigm = paradigm;
     comm->self = (uint32_t)m->next[K_GROUP]++;
     comm->name = OTF2_UNDEFINED_STRING;
@@ -671,21 +676,25 @@ static struct comm_locations *comm_locations(struct merger *m, OTF2_Paradigm par
 }
 
 /*
- * A paradigm's COMM_LOCATIONS group: the merged archive has one, of every
- * archive's locations in turn (written at the end), and the archive's
- * COMM_GROUPs, which index into it, are shifted by where its part begins.
+ * A paradigm's COMM_LOCATIONS group, read in a pass of its own before any
+ * other group: the merged archive has one, of every archive's locations in
+ * turn, written before the COMM_GROUPs that index into it, and each
+ * archive's COMM_GROUPs are shifted by where its part begins.
  */
-static OTF2_CallbackCode def_comm_locations(struct merger *m, OTF2_GroupRef self, OTF2_StringRef name,
-                                            OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t count,
-                                            const uint64_t *members)
+static OTF2_CallbackCode def_comm_locations(void *user, OTF2_GroupRef self, OTF2_StringRef name,
+                                            OTF2_GroupType type, OTF2_Paradigm paradigm, OTF2_GroupFlag flags,
+                                            uint32_t count, const uint64_t *members)
 {
+    struct merger *m = user;
+    if (type != OTF2_GROUP_TYPE_COMM_LOCATIONS)
+        return OTF2_CALLBACK_SUCCESS;
     struct comm_locations *comm = comm_locations(m, paradigm);
     if (comm == NULL)
         return fail(m, "out of memory");
-    if (comm->input_seen)
+    if (comm->offsets[m->input_index] != UINT32_MAX)
         return fail(m, "it defines two COMM_LOCATIONS groups of paradigm %d", (int)paradigm);
-    if ((uint64_t)comm->count + count > UINT32_MAX)
-        return fail(m, "the archives' COMM_LOCATIONS groups hold more than %" PRIu32 " members", UINT32_MAX);
+    if ((uint64_t)comm->count + count >= UINT32_MAX)
+        return fail(m, "the archives' COMM_LOCATIONS groups hold more than %" PRIu32 " members", UINT32_MAX - 1);
     uint64_t *grown = realloc(comm->members, ((size_t)comm->count + count + 1) * sizeof *grown);
     if (grown == NULL)
         return fail(m, "out of memory");
@@ -693,14 +702,25 @@ static OTF2_CallbackCode def_comm_locations(struct merger *m, OTF2_GroupRef self
     for (uint32_t i = 0; i < count; i++)
         if (remap(m, K_LOCATION, members[i], OTF2_UNDEFINED_LOCATION, &comm->members[comm->count + i]) != 0)
             return OTF2_CALLBACK_ERROR;
-    comm->input_offset = comm->count;
+    comm->offsets[m->input_index] = comm->count;
     comm->count += count;
-    comm->input_seen = 1;
     comm->flags = flags;
-    if (comm->name == OTF2_UNDEFINED_STRING)
-        comm->name = name;
+    if (comm->name == OTF2_UNDEFINED_STRING && remap32(m, K_STRING, name, &comm->name) != 0)
+        return OTF2_CALLBACK_ERROR;
     m->handled++;
     return map_ref(m, K_GROUP, self, comm->self) != 0 ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;
+}
+
+/* Writes the merged COMM_LOCATIONS groups, once every archive's are read. */
+static int write_comm_locations(struct merger *m)
+{
+    OTF2_ErrorCode status = OTF2_SUCCESS;
+    for (size_t i = 0; i < m->comm_count && status == OTF2_SUCCESS; i++) {
+        const struct comm_locations *comm = &m->comms[i];
+        status = OTF2_GlobalDefWriter_WriteGroup(m->defs, comm->self, comm->name, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                                 comm->paradigm, comm->flags, comm->count, comm->members);
+    }
+    return status == OTF2_SUCCESS ? 0 : otf2_failed(m, "writing the merged definitions", status);
 }
 
 /* The members of a group remapped as its type says; -1 for a type merge cannot follow. */
@@ -712,20 +732,25 @@ static int remap_members(struct merger *m, OTF2_GroupType type, OTF2_Paradigm pa
     struct comm_locations *comm = NULL;
     if (type == OTF2_GROUP_TYPE_COMM_GROUP) {
         for (size_t i = 0; i < m->comm_count && comm == NULL; i++)
-            if (m->comms[i].paradigm == paradigm && m->comms[i].input_seen)
+            if (m->comms[i].paradigm == paradigm && m->comms[i].offsets[m->input_index] != UINT32_MAX)
                 comm = &m->comms[i];
         if (comm == NULL)
-            return fail(m, "a COMM_GROUP group of paradigm %d comes before its COMM_LOCATIONS group", (int)paradigm),
+            return fail(m, "it has a COMM_GROUP group of paradigm %d but no COMM_LOCATIONS group", (int)paradigm),
                    -1;
     } else if (type != OTF2_GROUP_TYPE_LOCATIONS && type != OTF2_GROUP_TYPE_REGIONS
                && type != OTF2_GROUP_TYPE_METRIC && type != OTF2_GROUP_TYPE_COMM_SELF)
         return fail(m, "it has a group of type %d, which merge does not copy", (int)type), -1;
+    uint32_t offset = comm != NULL ? comm->offsets[m->input_index] : 0;
+    uint32_t end = comm != NULL ? comm->count : 0; /* this archive's part ends where the next archive's begins */
+    for (int i = m->input_index + 1; comm != NULL && i < m->inputs; i++)
+        if (comm->offsets[i] != UINT32_MAX && comm->offsets[i] < end)
+            end = comm->offsets[i];
     for (uint32_t i = 0; i < count; i++) {
         if (comm != NULL) {
-            if (members[i] >= comm->count - comm->input_offset)
+            if (members[i] >= end - offset)
                 return fail(m, "a COMM_GROUP group names member %" PRIu64 " of a COMM_LOCATIONS group of %" PRIu32,
-                            members[i], comm->count - comm->input_offset), -1;
-            out[i] = members[i] + comm->input_offset;
+                            members[i], end - offset), -1;
+            out[i] = members[i] + offset;
         } else if (type == OTF2_GROUP_TYPE_COMM_SELF)
             out[i] = members[i];
         else if (remap(m, kinds[type], members[i], type == OTF2_GROUP_TYPE_LOCATIONS ? OTF2_UNDEFINED_LOCATION
@@ -743,10 +768,10 @@ static OTF2_CallbackCode def_group(void *user, OTF2_GroupRef self, OTF2_StringRe
     struct key key;
     uint64_t merged;
     int fresh;
+    if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
+        return OTF2_CALLBACK_SUCCESS; /* read in the pass before */
     if (remap32(m, K_STRING, name, &name) != 0)
         return OTF2_CALLBACK_ERROR;
-    if (type == OTF2_GROUP_TYPE_COMM_LOCATIONS)
-        return def_comm_locations(m, self, name, paradigm, flags, count, members);
     uint64_t *remapped = malloc(((size_t)count + 1) * sizeof *remapped);
     if (remapped == NULL)
         return fail(m, "out of memory");
@@ -958,39 +983,54 @@ static OTF2_CallbackCode def_callpath_parameter(void *user, OTF2_CallpathRef cal
                  : OTF2_CALLBACK_SUCCESS;
 }
 
-/* The definition callbacks of every kind merge copies; the reader skips the others, which the count of definitions read then shows. */
-static OTF2_GlobalDefReaderCallbacks *definition_callbacks(void)
+/*
+ * The passes over the archives' definitions, so that the merged archive
+ * defines everything before it is referred to and each kind in the order of
+ * its refs: everything but groups and what refers to them; the
+ * COMM_LOCATIONS groups (merged into one per paradigm, written after the
+ * pass); the other groups; communicators, metric instances and recorders,
+ * callpath parameters.
+ */
+enum pass { PASS_MAIN, PASS_COMM_LOCATIONS, PASS_GROUPS, PASS_LATE, PASS_COUNT };
+
+/* The definition callbacks of one pass; the reader skips the others, which the count of definitions read then shows. */
+static OTF2_GlobalDefReaderCallbacks *definition_callbacks(enum pass pass)
 {
-    OTF2_GlobalDefReaderCallbacks *callbacks = OTF2_GlobalDefReaderCallbacks_New();
-    if (callbacks == NULL)
-        return NULL;
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, def_clock);
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(callbacks, def_string);
-    OTF2_GlobalDefReaderCallbacks_SetParadigmCallback(callbacks, def_paradigm);
-    OTF2_GlobalDefReaderCallbacks_SetParadigmPropertyCallback(callbacks, def_paradigm_property);
-    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(callbacks, def_attribute);
-    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(callbacks, def_node);
-    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodePropertyCallback(callbacks, def_node_property);
-    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeDomainCallback(callbacks, def_node_domain);
-    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(callbacks, def_location_group);
-    OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(callbacks, def_location_group_property);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(callbacks, def_location);
-    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(callbacks, def_location_property);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(callbacks, def_region);
-    OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(callbacks, def_source);
-    OTF2_GlobalDefReaderCallbacks_SetCallpathCallback(callbacks, def_callpath);
-    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(callbacks, def_group);
-    OTF2_GlobalDefReaderCallbacks_SetCommCallback(callbacks, def_comm);
-    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(callbacks, def_member);
-    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(callbacks, def_metric_class);
-    OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(callbacks, def_metric_instance);
-    OTF2_GlobalDefReaderCallbacks_SetMetricClassRecorderCallback(callbacks, def_metric_recorder);
-    OTF2_GlobalDefReaderCallbacks_SetParameterCallback(callbacks, def_parameter);
-    OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(callbacks, def_context);
-    OTF2_GlobalDefReaderCallbacks_SetCallingContextPropertyCallback(callbacks, def_context_property);
-    OTF2_GlobalDefReaderCallbacks_SetInterruptGeneratorCallback(callbacks, def_interrupt);
-    OTF2_GlobalDefReaderCallbacks_SetCallpathParameterCallback(callbacks, def_callpath_parameter);
-    return callbacks;
+    OTF2_GlobalDefReaderCallbacks *c = OTF2_GlobalDefReaderCallbacks_New();
+    if (c == NULL || pass == PASS_COMM_LOCATIONS || pass == PASS_GROUPS) {
+        if (c != NULL)
+            OTF2_GlobalDefReaderCallbacks_SetGroupCallback(c, pass == PASS_GROUPS ? def_group : def_comm_locations);
+        return c;
+    }
+    if (pass == PASS_LATE) {
+        OTF2_GlobalDefReaderCallbacks_SetCommCallback(c, def_comm);
+        OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(c, def_metric_instance);
+        OTF2_GlobalDefReaderCallbacks_SetMetricClassRecorderCallback(c, def_metric_recorder);
+        OTF2_GlobalDefReaderCallbacks_SetCallpathParameterCallback(c, def_callpath_parameter);
+        return c;
+    }
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(c, def_clock);
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(c, def_string);
+    OTF2_GlobalDefReaderCallbacks_SetParadigmCallback(c, def_paradigm);
+    OTF2_GlobalDefReaderCallbacks_SetParadigmPropertyCallback(c, def_paradigm_property);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(c, def_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(c, def_node);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodePropertyCallback(c, def_node_property);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeDomainCallback(c, def_node_domain);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(c, def_location_group);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(c, def_location_group_property);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(c, def_location);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(c, def_location_property);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(c, def_region);
+    OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(c, def_source);
+    OTF2_GlobalDefReaderCallbacks_SetCallpathCallback(c, def_callpath);
+    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(c, def_member);
+    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(c, def_metric_class);
+    OTF2_GlobalDefReaderCallbacks_SetParameterCallback(c, def_parameter);
+    OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(c, def_context);
+    OTF2_GlobalDefReaderCallbacks_SetCallingContextPropertyCallback(c, def_context_property);
+    OTF2_GlobalDefReaderCallbacks_SetInterruptGeneratorCallback(c, def_interrupt);
+    return c;
 }
 
 /*
@@ -1360,7 +1400,9 @@ static void read_local_definitions(struct merger *m, OTF2_Reader *reader)
 {
     if (OTF2_Reader_OpenDefFiles(reader) != OTF2_SUCCESS)
         return;
-    for (size_t l = m->input_first_location; l < m->location_count; l++) {
+    for (size_t l = 0; l < m->location_count; l++) {
+        if (m->locations[l].input != m->input_index)
+            continue;
         OTF2_DefReader *definitions = OTF2_Reader_GetDefReader(reader, m->locations[l].old);
         uint64_t count;
         if (definitions == NULL)
@@ -1372,9 +1414,9 @@ static void read_local_definitions(struct merger *m, OTF2_Reader *reader)
     m->otf2_message[0] = '\0'; /* what a missing local definition file made libotf2 say */
 }
 
-/* Copies the events of one location to its merged location, counting them; -1 after a message. */
+/* Copies the events of one location to its merged location; -1 after a message, also when they are not as many as its definition said. */
 static int copy_location(struct merger *m, OTF2_Reader *reader, OTF2_EvtReaderCallbacks *callbacks,
-                         struct location *location)
+                         const struct location *location)
 {
     OTF2_EvtReader *events = OTF2_Reader_GetEvtReader(reader, location->old);
     if (events == NULL)
@@ -1382,14 +1424,14 @@ static int copy_location(struct merger *m, OTF2_Reader *reader, OTF2_EvtReaderCa
     m->writer = OTF2_Archive_GetEvtWriter(m->archive, location->self);
     m->position = 0;
     m->old_location = location->old;
-    uint64_t read = 0;
+    uint64_t read = 0, written = 0;
     OTF2_ErrorCode status = m->writer != NULL ? OTF2_Reader_RegisterEvtCallbacks(reader, events, callbacks, m)
                                               : OTF2_ERROR_INVALID;
     if (status == OTF2_SUCCESS)
         status = OTF2_Reader_ReadAllLocalEvents(reader, events, &read);
     OTF2_Reader_CloseEvtReader(reader, events);
     if (status == OTF2_SUCCESS && m->writer != NULL)
-        status = OTF2_EvtWriter_GetNumberOfEvents(m->writer, &location->events);
+        status = OTF2_EvtWriter_GetNumberOfEvents(m->writer, &written);
     if (m->writer != NULL) {
         OTF2_ErrorCode closed = OTF2_Archive_CloseEvtWriter(m->archive, m->writer);
         status = status == OTF2_SUCCESS ? closed : status;
@@ -1402,41 +1444,99 @@ static int copy_location(struct merger *m, OTF2_Reader *reader, OTF2_EvtReaderCa
     if (read != m->position)
         return fail(m, "location %" PRIu64 " has %" PRIu64 " events of kinds merge does not copy (MPI, RMA or I/O)",
                     location->old, read - m->position), -1;
+    if (written != location->events)
+        return fail(m, "location %" PRIu64 " has %" PRIu64 " events, its definition says %" PRIu64, location->old,
+                    written, location->events), -1;
     return 0;
 }
 
-/* The second pass over an archive: its definitions unified with the others', then its events copied. */
-static int copy_archive(struct merger *m, OTF2_Reader *reader, OTF2_GlobalDefReaderCallbacks *definitions,
-                        OTF2_EvtReaderCallbacks *events)
+/* Copies the events of the archive's every location. */
+static int copy_events(struct merger *m, OTF2_Reader *reader, OTF2_EvtReaderCallbacks *events)
 {
-    uint64_t count = 0, locations = 0;
-    m->handled = 0;
-    m->input_first_location = m->location_count;
-    for (size_t i = 0; i < m->comm_count; i++)
-        m->comms[i].input_seen = 0;
-    if (read_definitions(m, reader, definitions, m, &count) != 0)
-        return -1;
-    if (count != m->handled)
-        return fail(m, "%" PRIu64 " of its %" PRIu64 " definitions are of kinds merge does not copy (MPI, RMA or I/O)",
-                    count - m->handled, count), -1;
+    uint64_t locations = 0, defined = 0;
     OTF2_ErrorCode status = OTF2_Reader_GetNumberOfLocations(reader, &locations);
     if (status != OTF2_SUCCESS)
         return otf2_failed(m, "reading its number of locations", status);
-    if (locations != m->location_count - m->input_first_location)
-        return fail(m, "its anchor file says %" PRIu64 " locations, its definitions %zu", locations,
-                    m->location_count - m->input_first_location), -1;
-    for (size_t l = m->input_first_location; l < m->location_count && status == OTF2_SUCCESS; l++)
-        status = OTF2_Reader_SelectLocation(reader, m->locations[l].old);
+    for (size_t l = 0; l < m->location_count && status == OTF2_SUCCESS; l++)
+        if (m->locations[l].input == m->input_index) {
+            defined++;
+            status = OTF2_Reader_SelectLocation(reader, m->locations[l].old);
+        }
     if (status != OTF2_SUCCESS)
         return otf2_failed(m, "selecting its locations", status);
+    if (locations != defined)
+        return fail(m, "its anchor file says %" PRIu64 " locations, its definitions %" PRIu64, locations, defined), -1;
     read_local_definitions(m, reader);
     if ((status = OTF2_Reader_OpenEvtFiles(reader)) != OTF2_SUCCESS)
         return otf2_failed(m, "opening its event files", status);
     int result = 0;
-    for (size_t l = m->input_first_location; l < m->location_count && result == 0; l++)
-        result = copy_location(m, reader, events, &m->locations[l]);
+    for (size_t l = 0; l < m->location_count && result == 0; l++)
+        if (m->locations[l].input == m->input_index)
+            result = copy_location(m, reader, events, &m->locations[l]);
     OTF2_Reader_CloseEvtFiles(reader);
     return result;
+}
+
+/* One pass over archive `i`: its definitions of the pass (or, with `events`, its events). */
+static int read_archive(struct merger *m, const char *anchor, int i, OTF2_GlobalDefReaderCallbacks *definitions,
+                        OTF2_EvtReaderCallbacks *events, uint64_t *handled, uint64_t *count)
+{
+    m->input = anchor;
+    m->input_index = i;
+    m->handled = 0;
+    OTF2_Reader *reader = open_reader(m, anchor);
+    if (reader == NULL)
+        return -1;
+    int status = events != NULL ? copy_events(m, reader, events) : read_definitions(m, reader, definitions, m, count);
+    OTF2_Reader_Close(reader);
+    *handled += m->handled;
+    return status;
+}
+
+/* Every pass over every archive: the clocks, the definitions pass by pass, the events. */
+static int merge_archives(struct merger *m, const char *const *anchors, int count)
+{
+    struct clock *clocks = calloc((size_t)count, sizeof *clocks);
+    int64_t *shifts = calloc((size_t)count, sizeof *shifts);
+    uint64_t *handled = calloc((size_t)count, sizeof *handled), *defined = calloc((size_t)count, sizeof *defined);
+    OTF2_EvtReaderCallbacks *events = event_callbacks();
+    int status = clocks != NULL && shifts != NULL && handled != NULL && defined != NULL && events != NULL
+                     ? 0 : (fail(m, "out of memory"), -1);
+    for (int i = 0; i < count && status == 0; i++) {
+        m->input = anchors[i];
+        status = read_clock(m, anchors[i], &clocks[i]);
+    }
+    m->input = NULL;
+    if (status == 0)
+        status = merged_clock(m, clocks, anchors, count, shifts);
+    for (int pass = 0; pass < PASS_COUNT && status == 0; pass++) {
+        OTF2_GlobalDefReaderCallbacks *definitions = definition_callbacks((enum pass)pass);
+        if (definitions == NULL)
+            status = (fail(m, "out of memory"), -1);
+        for (int i = 0; i < count && status == 0; i++)
+            status = read_archive(m, anchors[i], i, definitions, NULL, &handled[i], &defined[i]);
+        if (definitions != NULL)
+            OTF2_GlobalDefReaderCallbacks_Delete(definitions);
+        if (status == 0 && pass == PASS_COMM_LOCATIONS)
+            status = write_comm_locations(m);
+    }
+    for (int i = 0; i < count && status == 0; i++)
+        if (handled[i] != defined[i]) {
+            m->input = anchors[i];
+            status = (fail(m, "%" PRIu64 " of its %" PRIu64 " definitions are of kinds merge does not copy (MPI, RMA or I/O)",
+                           defined[i] - handled[i], defined[i]), -1);
+        }
+    for (int i = 0; i < count && status == 0; i++) {
+        m->shift = shifts[i];
+        status = read_archive(m, anchors[i], i, NULL, events, &handled[i], &defined[i]);
+    }
+    if (events != NULL)
+        OTF2_EvtReaderCallbacks_Delete(events);
+    free(clocks);
+    free(shifts);
+    free(handled);
+    free(defined);
+    return status;
 }
 
 /* The merged archive's buffers are flushed when they fill. */
@@ -1476,20 +1576,10 @@ static int open_output(struct merger *m, const char *directory, const char *name
     return 0;
 }
 
-/* What waited for every archive: the COMM_LOCATIONS groups, the locations with their event counts, their local definitions. */
+/* Closes the merged archive: every location's (empty) local definitions, as readers expect, and its files. */
 static int close_output(struct merger *m)
 {
     OTF2_ErrorCode status = OTF2_Archive_CloseEvtFiles(m->archive);
-    for (size_t i = 0; i < m->comm_count && status == OTF2_SUCCESS; i++) {
-        const struct comm_locations *comm = &m->comms[i];
-        status = OTF2_GlobalDefWriter_WriteGroup(m->defs, comm->self, comm->name, OTF2_GROUP_TYPE_COMM_LOCATIONS,
-                                                 comm->paradigm, comm->flags, comm->count, comm->members);
-    }
-    for (size_t l = 0; l < m->location_count && status == OTF2_SUCCESS; l++) {
-        const struct location *location = &m->locations[l];
-        status = OTF2_GlobalDefWriter_WriteLocation(m->defs, location->self, location->name, location->type,
-                                                    location->events, location->group);
-    }
     if (status == OTF2_SUCCESS)
         status = OTF2_Archive_OpenDefFiles(m->archive);
     for (size_t l = 0; l < m->location_count && status == OTF2_SUCCESS; l++) {
@@ -1505,40 +1595,6 @@ static int close_output(struct merger *m)
     return status == OTF2_SUCCESS ? 0 : otf2_failed(m, "closing the merged archive", status);
 }
 
-/* Both passes over every archive, into the open output. */
-static int merge_archives(struct merger *m, const char *const *anchors, int count)
-{
-    struct clock *clocks = calloc((size_t)count, sizeof *clocks);
-    int64_t *shifts = calloc((size_t)count, sizeof *shifts);
-    OTF2_GlobalDefReaderCallbacks *definitions = definition_callbacks();
-    OTF2_EvtReaderCallbacks *events = event_callbacks();
-    int status = clocks != NULL && shifts != NULL && definitions != NULL && events != NULL ? 0
-                                                                                            : (fail(m, "out of memory"), -1);
-    for (int i = 0; i < count && status == 0; i++) {
-        m->input = anchors[i];
-        status = read_clock(m, anchors[i], &clocks[i]);
-    }
-    m->input = NULL;
-    if (status == 0)
-        status = merged_clock(m, clocks, anchors, count, shifts);
-    for (int i = 0; i < count && status == 0; i++) {
-        m->input = anchors[i];
-        m->shift = shifts[i];
-        OTF2_Reader *reader = open_reader(m, anchors[i]);
-        status = reader != NULL ? copy_archive(m, reader, definitions, events) : -1;
-        if (reader != NULL)
-            OTF2_Reader_Close(reader);
-        table_free(m, &m->mapped);
-    }
-    if (definitions != NULL)
-        OTF2_GlobalDefReaderCallbacks_Delete(definitions);
-    if (events != NULL)
-        OTF2_EvtReaderCallbacks_Delete(events);
-    free(clocks);
-    free(shifts);
-    return status;
-}
-
 int ompc_otf2_merge(const char *const *anchors, int count, const char *directory, const char *name, char *error,
                     size_t error_size)
 {
@@ -1549,6 +1605,7 @@ int ompc_otf2_merge(const char *const *anchors, int count, const char *directory
     if (error_size > 0)
         error[0] = '\0';
     OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2_complaint, &m);
+    m.inputs = count;
     int status = open_output(&m, directory, name, count);
     if (status == 0)
         status = merge_archives(&m, anchors, count);
@@ -1561,8 +1618,10 @@ int ompc_otf2_merge(const char *const *anchors, int count, const char *directory
     OTF2_Error_RegisterCallback(old, NULL);
     table_free(&m, &m.defined);
     table_free(&m, &m.mapped);
-    for (size_t i = 0; i < m.comm_count; i++)
+    for (size_t i = 0; i < m.comm_count; i++) {
         free(m.comms[i].members);
+        free(m.comms[i].offsets);
+    }
     free(m.comms);
     free(m.locations);
     return status;
