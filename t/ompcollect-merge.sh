@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 example=$top_builddir/examples/imbalance
 
-echo "1..35"
+echo "1..38"
 n=0
 
 # Two real reports of two processes; the crafted inputs are edits of the first.
@@ -38,6 +38,9 @@ edits = {
     "pair": (rb'"host": "', rb'"host": "\\ud83d\\ude00\\udc00'),
     "byte": (rb'"program": "', b'"program": "\xff\xc0\xaf'),
     "nul": (rb'"host": "', rb'"host": "\\u0000x'),
+    "offset": (rb'"module_offset": "0x[0-9a-f]+"', b'"module_offset": "0xZZ"'),
+    "constructs": (rb'"constructs": \[', b'"constructs": "x", "unused": ['),
+    "waitstate": (rb'"state": "IBAR"', b'"state": "NAP"'),
 }
 for name, (pattern, replacement) in edits.items():
     text, count = re.subn(pattern, replacement, r1, count=1)
@@ -163,6 +166,11 @@ refused 'real\.json: "wall_ns" is a real number, not an integer' "wall_ns: 1.5" 
 refused 'pidstring\.json: "pid" is a string, not an integer' "pid as a string" "$tmp/pidstring.json"
 refused 'rank\.json: "rank" is -2, out of its range 0 to 2147483647' "rank -2" "$tmp/rank.json"
 refused 'states\.json: "totals\.states" is an array, not an object' "totals.states as an array" "$tmp/states.json"
+refused 'offset\.json: "constructs\[0\]\.location\.module_offset" is not an address' \
+    "a construct's module_offset that is not hexadecimal" "$tmp/offset.json"
+refused 'constructs\.json: "constructs" is a string, not an array' "constructs as a string" "$tmp/constructs.json"
+refused 'waitstate\.json: "wait_locations\[0\]\.state" is not the name of a thread state' \
+    "a wait in a state that does not exist" "$tmp/waitstate.json"
 accepted "totals.samples of 2^63-1 alone: in range, kept exactly" \
     "m['totals']['samples'] == 2**63 - 1" "$tmp/most.json"
 refused 'r2\.json: the sum of totals\.samples over the reports would pass 9223372036854775807' \
