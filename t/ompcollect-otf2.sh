@@ -4,6 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 locks=$top_builddir/examples/locks
 critical=$top_builddir/examples/critical
+nested=$top_builddir/examples/nested
 reader=$top_builddir/t/otf2-read
 # The reader is built like the suite (with the sanitizers linked in, in
 # such builds); the runtimes preloaded for ompcollect's programs would clash.
@@ -11,7 +12,7 @@ read_archive() {
     env -u LD_PRELOAD "$reader" "$@"
 }
 
-echo "1..10"
+echo "1..11"
 n=0
 # A failed test shows the first 40 lines of each file it names.
 result_lines="head -n 40"
@@ -52,7 +53,9 @@ else
     result $? "otf2-print reads the archive without an error or a warning" "$tmp/print.err"
 
     # One location per OpenMP thread; every Enter left in order on its location;
-    # the state and construct regions; as many forks and joins as the report.
+    # regions named and placed by file and line, none a state; every thread
+    # enters the parallel region in a team; as many forks and joins as the
+    # report; the lock's acquisitions; the states as a metric.
     otf2-print -G "$tmp/tr/traces.otf2" >"$tmp/defs.out" 2>&1
     python3 - "$tmp/print.out" "$tmp/defs.out" "$tmp/locks.json" >"$tmp/structure.out" 2>&1 <<'EOF'
 import json, re, sys
@@ -67,18 +70,27 @@ openmp = [t for t in report["threads"] if t["openmp"]]
 locations = [l for l in defs if l.startswith("LOCATION ")]
 if len(locations) != len(openmp):
     fail(len(locations), "locations for", len(openmp), "OpenMP threads")
-regions = dict(re.match(r'REGION\s+(\d+)\s+Name: "(.*?)" <', l).groups()[::-1] for l in defs if l.startswith("REGION "))
-for needed in ["WORK", "LKWT", "SERIAL", "OVHD", "IBAR", "CTWT", "ODWT", "ATWT", "EBAR", "IDLE", "REDUC"]:
-    if needed not in regions:
-        fail("no state region", needed)
-if not any(r.startswith("parallel at ") and "locks.c:" in r for r in regions):
-    fail("no parallel construct named by its line:", list(regions))
+region_defs = [l for l in defs if l.startswith("REGION ")]
+regions = dict(re.match(r'REGION\s+(\d+)\s+Name: "(.*?)" <', l).groups()[::-1] for l in region_defs)
+for state in ["WORK", "LKWT", "SERIAL", "OVHD", "IBAR", "CTWT", "ODWT", "ATWT", "EBAR", "IDLE", "REDUC"]:
+    if state in regions:
+        fail("a state is a region:", state)
+if any("Role: ARTIFICIAL" in l for l in region_defs):
+    fail("ARTIFICIAL regions:", [l for l in region_defs if "Role: ARTIFICIAL" in l])
+placed = [l for l in region_defs if re.search(r'Name: "parallel at [^"]*locks\.c:(\d+)".*Role: PARALLEL.*File: "[^"]*locks\.c" <\d+>, Begin: [1-9]', l)]
+if not placed:
+    fail("no parallel region with its file and line:", region_defs)
 if not any(r.startswith("lock wait at ") for r in regions):
     fail("no lock wait named by its location:", list(regions))
-stacks = {}
-forks = joins = 0
+if not any("COMM_LOCATIONS" in l for l in defs) or not any(l.startswith("COMM ") for l in defs):
+    fail("no thread team definitions (a COMM_LOCATIONS group and a Comm)")
+if not any(l.startswith("METRIC_MEMBER") and '"thread state"' in l for l in defs):
+    fail("no thread state metric")
+stacks, teams, parallel = {}, {}, set()
+forks = joins = acquisitions = 0
+states = set()
 for line in events:
-    m = re.match(r'(ENTER|LEAVE|THREAD_FORK|THREAD_JOIN)\s+(\d+)\s+(\d+)\s+(.*)', line)
+    m = re.match(r'(ENTER|LEAVE|THREAD_FORK|THREAD_JOIN|THREAD_TEAM_BEGIN|THREAD_TEAM_END|THREAD_ACQUIRE_LOCK|METRIC)\s+(\d+)\s+(\d+)\s+(.*)', line)
     if not m:
         continue
     kind, location, when, rest = m.groups()
@@ -86,8 +98,23 @@ for line in events:
         forks += 1
     elif kind == "THREAD_JOIN":
         joins += 1
+    elif kind == "THREAD_ACQUIRE_LOCK":
+        acquisitions += 1
+    elif kind == "METRIC":
+        states.add(int(re.search(r'"thread state" <\d+>; UINT64; (\d+)', rest).group(1)))
+    elif kind == "THREAD_TEAM_BEGIN":
+        teams[location] = teams.get(location, 0) + 1
+    elif kind == "THREAD_TEAM_END":
+        teams[location] = teams.get(location, 0) - 1
+        if teams[location] < 0:
+            fail("team end without a begin on", location, "at", when)
     elif kind == "ENTER":
-        stacks.setdefault(location, []).append(re.search(r'Region: "(.*?)"', rest).group(1))
+        name = re.search(r'Region: "(.*?)"', rest).group(1)
+        if name.startswith("parallel at "):
+            parallel.add(location)
+            if not teams.get(location):
+                fail("parallel region entered outside a team on", location, "at", when)
+        stacks.setdefault(location, []).append(name)
     else:
         region = re.search(r'Region: "(.*?)"', rest).group(1)
         if not stacks.get(location) or stacks[location].pop() != region:
@@ -100,10 +127,17 @@ if len(stacks) != len(openmp):
 totals = report["totals"]
 if forks != totals["forks"] or joins != totals["joins"] or forks == 0:
     fail("forks/joins", forks, joins, "report", totals["forks"], totals["joins"])
-print(len(locations), "locations;", len(regions), "regions;", forks, "forks;", joins, "joins")
+if len(parallel) != len(openmp) or any(teams.values()):
+    fail("parallel region entered on", sorted(parallel), "of", len(openmp), "threads; teams left open:", teams)
+if acquisitions == 0:
+    fail("no lock acquisitions")
+if 8 not in states or not states <= set(range(12)):
+    fail("thread states seen:", states)
+print(len(locations), "locations;", len(regions), "regions;", forks, "forks;", joins, "joins;",
+      acquisitions, "acquisitions; states", sorted(states))
 sys.exit(0 if ok else 1)
 EOF
-    result $? "otf2-print: a location per OpenMP thread, Enter/Leave balanced, state and construct regions, the report's forks and joins" "$tmp/structure.out"
+    result $? "otf2-print: a location per thread, balanced regions with file and line, every thread in the parallel region and its team, the report's forks, lock acquisitions, states as a metric" "$tmp/structure.out"
 
     grep -q "^CLOCK_PROPERTIES.*Ticks per Seconds: 1000000000, Global Offset: [1-9]" "$tmp/defs.out" \
         && grep -q "Date: [12][0-9][0-9][0-9]-" "$tmp/defs.out"
@@ -119,16 +153,20 @@ else
 import json, sys
 got = dict(line.split(" ", 1) for line in open(sys.argv[1]).read().splitlines())
 report = json.load(open(sys.argv[2]))
-want = {"locations": str(sum(1 for t in report["threads"] if t["openmp"])), "forks": str(report["totals"]["forks"]),
-        "joins": str(report["totals"]["joins"]), "state_regions": "11", "events_dropped": "0"}
+locations = str(sum(1 for t in report["threads"] if t["openmp"]))
+want = {"locations": locations, "forks": str(report["totals"]["forks"]), "joins": str(report["totals"]["joins"]),
+        "state_regions": "0", "artificial_regions": "0", "events_dropped": "0", "locations_left_in_team": "0",
+        "locations_entering_parallel": locations, "bad_state_metrics": "0"}
 bad = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
 if got.get("enters") != got.get("leaves") or int(got.get("parallel_regions", 0)) < 1 \
-        or int(got.get("states_entered", 0)) < 10:
-    bad["balance"] = got
+        or got.get("team_begins") != got.get("team_ends") or int(got.get("team_begins", 0)) < int(locations) \
+        or int(got.get("acquisitions", 0)) < 1 or int(got.get("regions_with_line", 0)) < 1 \
+        or int(got.get("states_distinct", 0)) < 2:
+    bad["structure"] = got
 print(got, bad)
 sys.exit(1 if bad else 0)
 EOF
-    result $? "the OTF2 reader API finds the same locations, forks, joins and balanced regions" "$tmp/read.out" "$tmp/read.check"
+    result $? "the OTF2 reader API: the report's locations, forks and joins; balanced regions and teams; ordered acquisitions; the state metric" "$tmp/read.out" "$tmp/read.check"
 fi
 
 # Chrome JSON from the event log: spans nest on every thread, waits come
@@ -209,7 +247,7 @@ result $drop "--trace-buffer=64 drops events, and the report and both traces cou
 
 # The text report says so too.
 run --runtime "$LIBOMP" -o "$tmp/small.txt" --trace-json "$tmp/small2.json" --trace-buffer=64 "$critical" 0.05
-[ $status -eq 0 ] && grep -q "did not fit their 64-byte buffers (--trace-buffer)" "$tmp/small.txt"
+[ $status -eq 0 ] && grep -q "did not fit their 64-byte event logs (--trace-buffer)" "$tmp/small.txt"
 result $? "the text report says how many events did not fit" "$tmp/small.txt" "$tmp/err"
 
 # Bad values and places are refused before the program runs.
@@ -235,4 +273,29 @@ if [ $have_otf2 -eq 1 ]; then
     result $? "--trace takes the --output patterns (%p)" "$tmp/err" "$tmp/p.txt"
 else
     skip "ompcollect was built without OTF2"
+fi
+
+# Nested parallelism: each inner region is a team of its own, forked by an
+# outer team's thread; every thread enters the regions of the teams it is in.
+if [ $have_otf2 -eq 1 ] && [ -x "$reader" ]; then
+    run --runtime "$LIBOMP" -f json -o "$tmp/nested.json" --trace "$tmp/nested" "$nested" 0.1
+    [ $status -eq 0 ] && read_archive "$tmp/nested/traces.otf2" >"$tmp/nested.read" 2>&1 \
+        && otf2-print -G "$tmp/nested/traces.otf2" >"$tmp/nested.defs" 2>&1 \
+        && python3 - "$tmp/nested.read" "$tmp/nested.json" "$tmp/nested.defs" >"$tmp/nested.check" 2>&1 <<'EOF'
+import json, sys
+got = dict(line.split(" ", 1) for line in open(sys.argv[1]).read().splitlines())
+report = json.load(open(sys.argv[2]))
+teams = [l for l in open(sys.argv[3]).read().splitlines() if l.startswith("COMM ")]
+locations = sum(1 for t in report["threads"] if t["openmp"])
+forks = report["totals"]["forks"]
+print(got, len(teams), "teams")
+ok = (got["forks"] == str(forks) and got["locations_entering_parallel"] == str(locations) and locations >= 3
+      and got["team_begins"] == got["team_ends"] and int(got["team_begins"]) >= 2 * forks
+      and got["locations_left_in_team"] == "0" and len(teams) >= 2)
+sys.exit(0 if ok else 1)
+EOF
+    result $? "nested regions: every thread enters the regions of its teams, each fork a team of at least 2" \
+        "$tmp/nested.check" "$tmp/nested.read" "$tmp/err"
+else
+    skip "no OTF2: t/otf2-read is not built"
 fi

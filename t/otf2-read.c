@@ -1,4 +1,4 @@
-/* otf2-read.c - reads an ompcollect --trace archive with the OTF2 reader API and checks its structure: Enter/Leave balanced and in time order per location; prints what t/ompcollect-otf2.sh compares with the report. */
+/* otf2-read.c - reads an ompcollect --trace archive with the OTF2 reader API and checks its structure: Enter/Leave and thread teams balanced and in time order per location, lock acquisitions in order; prints what t/ompcollect-otf2.sh compares with the report. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -19,6 +19,7 @@ struct archive {
     uint64_t location_ids[MAX_LOCATIONS];
     uint32_t region_names[MAX_STRINGS];
     OTF2_RegionRole region_roles[MAX_STRINGS];
+    uint32_t region_lines[MAX_STRINGS];
     uint64_t regions;
     /* Per location: the open regions and the last time seen. */
     OTF2_RegionRef stack[MAX_LOCATIONS][MAX_DEPTH];
@@ -26,6 +27,12 @@ struct archive {
     uint64_t last[MAX_LOCATIONS];
     uint64_t enters, leaves, forks, joins;
     uint64_t entered_state[12];
+    /* Per location: the team it is in (depth of team begins), whether it entered a parallel region. */
+    int teams[MAX_LOCATIONS];
+    int entered_parallel[MAX_LOCATIONS];
+    uint64_t team_begins, team_ends, acquisitions, metrics, bad_states;
+    uint64_t last_order[MAX_STRINGS]; /* per lock: 1 + the last acquisition order seen */
+    uint64_t states_seen[12];
     int errors;
 };
 
@@ -77,10 +84,11 @@ static OTF2_CallbackCode on_region(void *user, OTF2_RegionRef self, OTF2_StringR
                                    uint32_t begin, uint32_t end)
 {
     struct archive *archive = user;
-    (void)canonical, (void)description, (void)paradigm, (void)flags, (void)file, (void)begin, (void)end;
+    (void)canonical, (void)description, (void)paradigm, (void)flags, (void)end;
     if (self < MAX_STRINGS) {
         archive->region_names[self] = name;
         archive->region_roles[self] = role;
+        archive->region_lines[self] = file != OTF2_UNDEFINED_STRING ? begin : 0;
         if (self + 1 > archive->regions)
             archive->regions = self + 1;
     }
@@ -121,6 +129,8 @@ static OTF2_CallbackCode on_enter(OTF2_LocationRef location, OTF2_TimeStamp time
     if (region >= archive->regions)
         problem(archive, "enter of undefined region %" PRIu64 " on %" PRIu64, region, location);
     archive->entered_state[region_state(archive, region)]++;
+    if (index >= 0 && region < archive->regions && archive->region_roles[region] == OTF2_REGION_ROLE_PARALLEL)
+        archive->entered_parallel[index] = 1;
     if (index >= 0 && archive->depth[index] < MAX_DEPTH)
         archive->stack[index][archive->depth[index]++] = region;
     return OTF2_CALLBACK_SUCCESS;
@@ -164,6 +174,102 @@ static OTF2_CallbackCode on_join(OTF2_LocationRef location, OTF2_TimeStamp time,
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode on_team_begin(OTF2_LocationRef location, OTF2_TimeStamp time, void *user,
+                                       OTF2_AttributeList *attributes, OTF2_CommRef team)
+{
+    struct archive *archive = user;
+    (void)attributes, (void)team;
+    int index = event_at(archive, location, time);
+    archive->team_begins++;
+    if (index >= 0)
+        archive->teams[index]++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_team_end(OTF2_LocationRef location, OTF2_TimeStamp time, void *user,
+                                     OTF2_AttributeList *attributes, OTF2_CommRef team)
+{
+    struct archive *archive = user;
+    (void)attributes, (void)team;
+    int index = event_at(archive, location, time);
+    archive->team_ends++;
+    if (index >= 0 && archive->teams[index]-- <= 0)
+        problem(archive, "team end without a begin on location %" PRIu64 " at %" PRIu64, location, time);
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Acquisition orders rise per lock, as OTF2 defines them. */
+static OTF2_CallbackCode on_acquire(OTF2_LocationRef location, OTF2_TimeStamp time, void *user,
+                                    OTF2_AttributeList *attributes, OTF2_Paradigm model, uint32_t lock,
+                                    uint32_t order)
+{
+    struct archive *archive = user;
+    (void)attributes, (void)model;
+    event_at(archive, location, time);
+    archive->acquisitions++;
+    if (lock < MAX_STRINGS) {
+        if (order + UINT64_C(1) <= archive->last_order[lock])
+            problem(archive, "lock %" PRIu64 " acquisition order goes back at %" PRIu64, lock, time);
+        archive->last_order[lock] = order + UINT64_C(1);
+    }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* The state metric: one UINT64 value, a state 1..11 or 0. */
+static OTF2_CallbackCode on_metric(OTF2_LocationRef location, OTF2_TimeStamp time, void *user,
+                                   OTF2_AttributeList *attributes, OTF2_MetricRef metric, uint8_t count,
+                                   const OTF2_Type *types, const OTF2_MetricValue *values)
+{
+    struct archive *archive = user;
+    (void)attributes, (void)metric;
+    event_at(archive, location, time);
+    archive->metrics++;
+    if (count != 1 || types[0] != OTF2_TYPE_UINT64 || values[0].unsigned_int > 11)
+        archive->bad_states++;
+    else
+        archive->states_seen[values[0].unsigned_int]++;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Every location's events through the global reader, in time order. */
+static void read_events(OTF2_Reader *reader, struct archive *archive)
+{
+    uint64_t read = 0;
+    for (uint64_t i = 0; i < archive->locations; i++)
+        OTF2_Reader_SelectLocation(reader, archive->location_ids[i]);
+    bool def_files = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
+    OTF2_Reader_OpenEvtFiles(reader);
+    for (uint64_t i = 0; i < archive->locations; i++) {
+        if (def_files) {
+            OTF2_DefReader *local = OTF2_Reader_GetDefReader(reader, archive->location_ids[i]);
+            if (local != NULL) {
+                uint64_t local_read = 0;
+                OTF2_Reader_ReadAllLocalDefinitions(reader, local, &local_read);
+                OTF2_Reader_CloseDefReader(reader, local);
+            }
+        }
+        OTF2_Reader_GetEvtReader(reader, archive->location_ids[i]);
+    }
+    if (def_files)
+        OTF2_Reader_CloseDefFiles(reader);
+    OTF2_GlobalEvtReader *events = OTF2_Reader_GetGlobalEvtReader(reader);
+    OTF2_GlobalEvtReaderCallbacks *event_callbacks = OTF2_GlobalEvtReaderCallbacks_New();
+    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(event_callbacks, on_enter);
+    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(event_callbacks, on_leave);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadForkCallback(event_callbacks, on_fork);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadJoinCallback(event_callbacks, on_join);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTeamBeginCallback(event_callbacks, on_team_begin);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadTeamEndCallback(event_callbacks, on_team_end);
+    OTF2_GlobalEvtReaderCallbacks_SetThreadAcquireLockCallback(event_callbacks, on_acquire);
+    OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(event_callbacks, on_metric);
+    OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, event_callbacks, archive);
+    OTF2_GlobalEvtReaderCallbacks_Delete(event_callbacks);
+    if (OTF2_Reader_ReadAllGlobalEvents(reader, events, &read) != OTF2_SUCCESS)
+        problem(archive, "reading the events failed%.0" PRIu64 "%.0" PRIu64, 0, 0);
+    OTF2_Reader_CloseGlobalEvtReader(reader, events);
+    OTF2_Reader_CloseEvtFiles(reader);
+}
+
 /* Reads ARCHIVE.otf2 and prints one "name value" line per figure; exit 1 on any structural error. */
 int main(int argc, char **argv)
 {
@@ -190,45 +296,29 @@ int main(int argc, char **argv)
         problem(&archive, "reading the global definitions failed%.0" PRIu64 "%.0" PRIu64, 0, 0);
     OTF2_Reader_CloseGlobalDefReader(reader, defs);
 
-    for (uint64_t i = 0; i < archive.locations; i++)
-        OTF2_Reader_SelectLocation(reader, archive.location_ids[i]);
-    bool def_files = OTF2_Reader_OpenDefFiles(reader) == OTF2_SUCCESS;
-    OTF2_Reader_OpenEvtFiles(reader);
-    for (uint64_t i = 0; i < archive.locations; i++) {
-        if (def_files) {
-            OTF2_DefReader *local = OTF2_Reader_GetDefReader(reader, archive.location_ids[i]);
-            if (local != NULL) {
-                uint64_t local_read = 0;
-                OTF2_Reader_ReadAllLocalDefinitions(reader, local, &local_read);
-                OTF2_Reader_CloseDefReader(reader, local);
-            }
-        }
-        OTF2_Reader_GetEvtReader(reader, archive.location_ids[i]);
-    }
-    if (def_files)
-        OTF2_Reader_CloseDefFiles(reader);
-    OTF2_GlobalEvtReader *events = OTF2_Reader_GetGlobalEvtReader(reader);
-    OTF2_GlobalEvtReaderCallbacks *event_callbacks = OTF2_GlobalEvtReaderCallbacks_New();
-    OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(event_callbacks, on_enter);
-    OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(event_callbacks, on_leave);
-    OTF2_GlobalEvtReaderCallbacks_SetThreadForkCallback(event_callbacks, on_fork);
-    OTF2_GlobalEvtReaderCallbacks_SetThreadJoinCallback(event_callbacks, on_join);
-    OTF2_Reader_RegisterGlobalEvtCallbacks(reader, events, event_callbacks, &archive);
-    OTF2_GlobalEvtReaderCallbacks_Delete(event_callbacks);
-    if (OTF2_Reader_ReadAllGlobalEvents(reader, events, &read) != OTF2_SUCCESS)
-        problem(&archive, "reading the events failed%.0" PRIu64 "%.0" PRIu64, 0, 0);
-    OTF2_Reader_CloseGlobalEvtReader(reader, events);
-    OTF2_Reader_CloseEvtFiles(reader);
+    /* An archive of no thread (a record that lost its thread table) has no events to read. */
+    if (archive.locations > 0)
+        read_events(reader, &archive);
 
     for (uint64_t i = 0; i < archive.locations; i++)
         if (archive.depth[i] != 0)
             problem(&archive, "location %" PRIu64 " ends with %" PRIu64 " regions open",
                     archive.location_ids[i], (uint64_t)archive.depth[i]);
-    uint64_t state_regions = 0, parallel_regions = 0, states_entered = 0;
+    uint64_t in_team = 0, entered_parallel = 0;
+    for (uint64_t i = 0; i < archive.locations; i++) {
+        in_team += archive.teams[i] != 0;
+        entered_parallel += archive.entered_parallel[i];
+    }
+    uint64_t state_regions = 0, parallel_regions = 0, states_entered = 0, artificial = 0, with_line = 0;
     for (uint64_t r = 0; r < archive.regions; r++) {
         state_regions += region_state(&archive, (OTF2_RegionRef)r) != 0;
         parallel_regions += archive.region_roles[r] == OTF2_REGION_ROLE_PARALLEL;
+        artificial += archive.region_roles[r] == OTF2_REGION_ROLE_ARTIFICIAL;
+        with_line += archive.region_lines[r] != 0;
     }
+    uint64_t states_distinct = 0;
+    for (int s = 1; s < 12; s++)
+        states_distinct += archive.states_seen[s] != 0;
     for (int s = 1; s < 12; s++)
         states_entered += archive.entered_state[s];
     char *dropped = NULL;
@@ -236,9 +326,14 @@ int main(int argc, char **argv)
         dropped = NULL;
     printf("locations %" PRIu64 "\nenters %" PRIu64 "\nleaves %" PRIu64 "\nforks %" PRIu64
            "\njoins %" PRIu64 "\nstate_regions %" PRIu64 "\nparallel_regions %" PRIu64
-           "\nstates_entered %" PRIu64 "\nevents_dropped %s\n",
+           "\nstates_entered %" PRIu64 "\nevents_dropped %s\nartificial_regions %" PRIu64
+           "\nregions_with_line %" PRIu64 "\nteam_begins %" PRIu64 "\nteam_ends %" PRIu64
+           "\nlocations_left_in_team %" PRIu64 "\nlocations_entering_parallel %" PRIu64 "\nacquisitions %" PRIu64
+           "\nstate_metrics %" PRIu64 "\nstates_distinct %" PRIu64 "\nbad_state_metrics %" PRIu64 "\n",
            archive.locations, archive.enters, archive.leaves, archive.forks, archive.joins, state_regions,
-           parallel_regions, states_entered, dropped != NULL ? dropped : "none");
+           parallel_regions, states_entered, dropped != NULL ? dropped : "none", artificial, with_line,
+           archive.team_begins, archive.team_ends, in_team, entered_parallel, archive.acquisitions,
+           archive.metrics, states_distinct, archive.bad_states);
     free(dropped);
     OTF2_Reader_Close(reader);
     for (int i = 0; i < MAX_STRINGS; i++)

@@ -1,15 +1,17 @@
 #!/bin/sh
-# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold) ends in reports that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
+# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_builddir:?}" "${top_srcdir:?}"
 . "$top_srcdir/t/tap.sh"
 oc=$top_builddir/tools/ompcollect
 damage=$top_builddir/t/record-damage
-cases="strings threads-negative threads-huge counts-huge stack-size times logs waits"
-echo "1..$((6 * 8 + 3))"
+# Built when configure found libotf2; the sanitizer runtimes a preload names would clash with its own.
+reader=$top_builddir/t/otf2-read
+cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables"
+echo "1..$((7 * 9 + 3))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((6 * 8 + 3))
+    skip "python3 is needed to read the reports" $((7 * 9 + 3))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -46,6 +48,14 @@ PY
     size=$(wc -c <"$tmp/$case.svg" 2>/dev/null || echo 0)
     [ "$size" -gt 0 ] && [ "$size" -lt 4000000 ] && grep -q 'record damaged' "$tmp/$case.svg"
     result $? "$case: the SVG says the record was damaged and stays small ($size bytes)" "$tmp/$case.err"
+    if [ ! -x "$reader" ]; then
+        skip "$case: no OTF2 (t/otf2-read is not built)"
+        continue
+    fi
+    report -o /dev/null --trace="$tmp/$case.otf2" "$tmp/$case.ses" >"$tmp/$case.otf2.err" 2>&1 \
+        && env -u LD_PRELOAD "$reader" "$tmp/$case.otf2/traces.otf2" >"$tmp/$case.otf2.read" 2>&1
+    result $? "$case: the OTF2 archive is written, its regions, teams and lock orders balanced" \
+        "$tmp/$case.otf2.err" "$tmp/$case.otf2.read"
 done
 
 head -c 20000 "$tmp/solver.ses" >"$tmp/cut.ses"

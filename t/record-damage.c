@@ -107,17 +107,45 @@ static void logs(struct ompc_record_header *header, struct ompc_process *process
 /* Wait slots in states that are none of the 11 (a fuzzer's finding: the sort of waits overflowed). */
 static void waits(struct ompc_record_header *header, struct ompc_process *process)
 {
-    (void)header;
-    atomic_store(&process->threads[0].waits[0].state, 0x7fffffff);
-    atomic_store(&process->threads[0].waits[0].ticks, 5);
-    atomic_store(&process->threads[0].waits[1].state, 0x80000001u);
-    atomic_store(&process->threads[0].waits[1].ticks, 7);
+    uint64_t offset = atomic_load(&process->threads[0].waits);
+    if (offset == 0 || !ompc_record_in_arena(header, offset, OMPC_WAIT_SLOTS * sizeof(struct ompc_wait))) {
+        fprintf(stderr, "record-damage: the saved run has no wait table to damage\n");
+        exit(2);
+    }
+    struct ompc_wait *table = (struct ompc_wait *)((char *)header + offset);
+    atomic_store(&table[0].state, 0x7fffffff);
+    atomic_store(&table[0].ticks, 5);
+    atomic_store(&table[1].state, 0x80000001u);
+    atomic_store(&table[1].ticks, 7);
+}
+
+/*
+ * Per-thread tables the program moved: a wait table past the record's
+ * end, construct counters inside the header, and counters for construct
+ * rows nobody claimed.
+ */
+static void tables(struct ompc_record_header *header, struct ompc_process *process)
+{
+    atomic_store(&process->threads[0].waits, header->total_size - 64);
+    int count = atomic_load(&process->thread_count);
+    if (count > 1) {
+        atomic_store(&process->threads[1].construct_work, 8);
+    }
+    for (int i = 2; i < count; i++) {
+        uint64_t offset = atomic_load(&process->threads[i].construct_work);
+        if (offset == 0 || !ompc_record_in_arena(header, offset, OMPC_MAX_CONSTRUCTS * sizeof(uint64_t)))
+            continue;
+        uint64_t *counts = (uint64_t *)((char *)header + offset);
+        for (int c = 0; c < OMPC_MAX_CONSTRUCTS; c++)
+            if (atomic_load(&process->constructs[c].codeptr) == 0)
+                counts[c] = 1000;
+    }
 }
 
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
-    {"logs", logs},           {"waits", waits},
+    {"logs", logs},           {"waits", waits},                       {"tables", tables},
 };
 
 int main(int argc, char **argv)

@@ -31,7 +31,7 @@ static struct ompc_model_process *load_model(void)
     if (fd < 0 || ftruncate(fd, (off_t)header.total_size) != 0
         || pwrite(fd, &header, sizeof header, 0) != (ssize_t)sizeof header)
         tap_bail("cannot make the record");
-    struct ompc_process base;
+    static struct ompc_process base; /* too large for a stack */
     memset(&base, 0, offsetof(struct ompc_process, threads));
     base.state = OMPC_PROC_ENDED;
     base.pid = 4242;

@@ -50,7 +50,7 @@ static void reset(void)
     if (ftruncate(record, 0) != 0 || ftruncate(record, (off_t)header.total_size) != 0
         || pwrite(record, &header, sizeof header, 0) != (ssize_t)sizeof header)
         abort();
-    struct ompc_process base;
+    static struct ompc_process base; /* too large for a stack */
     memset(&base, 0, offsetof(struct ompc_process, threads));
     base.state = OMPC_PROC_ENDED;
     base.pid = 4242;

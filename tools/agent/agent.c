@@ -417,6 +417,9 @@ static struct ompc_thread *claim_thread(pid_t tid, int initial, int scanned)
     slot->initial = initial;
     slot->start_ns = now_ns();
     slot->last_state = -1;
+    /* Without arena room the thread's waits count as overflow and its construct counters are missing: both said in the report. */
+    atomic_store(&slot->waits, ompc_record_alloc(record, OMPC_WAIT_SLOTS * sizeof(struct ompc_wait)));
+    atomic_store(&slot->construct_work, ompc_record_alloc(record, OMPC_MAX_CONSTRUCTS * sizeof(uint64_t)));
     if (record->flags & OMPC_OPT_TIMELINE) {
         uint64_t offset = ompc_record_alloc(record, OMPC_TIMELINE_CAP * sizeof(uint64_t));
         if (offset != 0)
@@ -576,8 +579,63 @@ static collector_api_t find_api(void)
     return (collector_api_t)dlsym(RTLD_DEFAULT, OMP_COLLECTOR_API);
 }
 
+/*
+ * FORK on the master: the instance counts for its construct and the
+ * totals whether or not the region table holds it, and goes on the
+ * thread's nest stack so JOIN can time it.
+ */
+static void region_forked(struct ompc_process *owner, struct ompc_thread *slot, uint64_t parent_id,
+                          uint64_t codeptr, uint64_t now)
+{
+    atomic_fetch_add(&owner->forks, 1);
+    int construct = codeptr != 0 ? ompc_record_construct(owner, codeptr) : -1;
+    if (construct >= 0)
+        atomic_fetch_add(&owner->constructs[construct].forks, 1);
+    /* The shared slot of threads past the limit has no scratch of its own. */
+    if (slot == NULL || slot == &owner->untracked)
+        return;
+    int depth = slot->nest_depth++;
+    if (depth >= OMPC_NEST_DEPTH) {
+        atomic_fetch_add(&owner->nest_overflow, 1);
+        return;
+    }
+    slot->nest_fork_ns[depth] = now;
+    slot->nest_construct[depth] = construct + 1;
+    slot->nest_outermost[depth] = parent_id == 0;
+}
+
+/* A lock-free maximum. */
+static void store_max(_Atomic uint64_t *into, uint64_t value)
+{
+    uint64_t seen = atomic_load(into);
+    while (value > seen && !atomic_compare_exchange_weak(into, &seen, value))
+        ;
+}
+
+/* JOIN on the master: the instance on top of its nest stack ends. */
+static void region_joined(struct ompc_process *owner, struct ompc_thread *slot, uint64_t now)
+{
+    atomic_fetch_add(&owner->joins, 1);
+    if (slot == NULL || slot == &owner->untracked || slot->nest_depth <= 0)
+        return;
+    int depth = --slot->nest_depth;
+    if (depth >= OMPC_NEST_DEPTH)
+        return;
+    uint64_t began = slot->nest_fork_ns[depth];
+    uint64_t time = now > began ? now - began : 0;
+    if (slot->nest_outermost[depth])
+        atomic_fetch_add(&owner->outermost_ns, time);
+    int construct = slot->nest_construct[depth] - 1;
+    if (construct >= 0 && construct < OMPC_MAX_CONSTRUCTS) {
+        struct ompc_construct *row = &owner->constructs[construct];
+        atomic_fetch_add(&row->joins, 1);
+        atomic_fetch_add(&row->time_ns, time);
+        store_max(&row->max_ns, time);
+    }
+}
+
 /* FORK and JOIN: the region's id (and at FORK its parent) as the master sees it. */
-static void region_event(struct ompc_process *owner, int event, uint64_t now)
+static void region_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now)
 {
     int32_t storage[OMPC_REQUEST_WORDS(2 * OMPC_REQUEST_SIZE(OMPC_REQUEST_PRID_MEM))];
     struct ompc_request batch;
@@ -591,6 +649,15 @@ static void region_event(struct ompc_process *owner, int event, uint64_t now)
     uint64_t region_id = ompc_request_u64(&batch, current, 0), parent_id = 0;
     if (parent >= 0 && ompc_request_ec(&batch, parent) == OMP_ERRCODE_OK)
         parent_id = ompc_request_u64(&batch, parent, 0);
+    /* The parallel construct's address, at FORK (OMPCOLLECTOR_REQ_SAMPLE; 0 unknown). */
+    uint64_t codeptr = 0;
+    ompcollector_sample_t here;
+    if (event == OMP_EVENT_FORK && has_sample && ompc_sample_request(&here) == OMP_ERRCODE_OK)
+        codeptr = here.region_codeptr;
+    if (event == OMP_EVENT_FORK)
+        region_forked(owner, slot, parent_id, codeptr, now);
+    else
+        region_joined(owner, slot, now);
     struct ompc_region *row = region_row(owner, region_id, 1);
     if (event == OMP_EVENT_FORK) {
         if (row == NULL) {
@@ -599,9 +666,8 @@ static void region_event(struct ompc_process *owner, int event, uint64_t now)
         }
         atomic_fetch_add(&row->forks, 1);
         atomic_store(&row->parent, parent_id);
-        ompcollector_sample_t here;
-        if (has_sample && ompc_sample_request(&here) == OMP_ERRCODE_OK && here.region_codeptr != 0)
-            atomic_store(&row->codeptr, here.region_codeptr);
+        if (codeptr != 0)
+            atomic_store(&row->codeptr, codeptr);
         atomic_store(&row->fork_ns, now);
     } else if (row != NULL) {
         atomic_fetch_add(&row->joins, 1);
@@ -612,6 +678,36 @@ static void region_event(struct ompc_process *owner, int event, uint64_t now)
 }
 
 /*
+ * The END of a wait for a lock, a critical, an ordered section or an
+ * atomic whose BEGIN is the log's last entry and less than
+ * OMPC_SHORT_WAIT_NS ago: the wait was not contended, so the BEGIN
+ * leaves the log again and both only count.  Returns 1 when it did.
+ */
+static int retract_short_wait(struct ompc_thread *slot, int event, uint64_t now)
+{
+    int pair = ompc_event_pair(event);
+    if (event % 2 != 0 || !(pair == 3 || pair == 4 || pair == 5 || pair == 9))
+        return 0;
+    uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
+    if (length == 0 || length > slot->event_log_capacity)
+        return 0;
+    const struct ompc_event_entry *last
+        = (const struct ompc_event_entry *)((char *)record
+                                            + atomic_load_explicit(&slot->event_log, memory_order_relaxed))
+          + (length - 1);
+    uint64_t began = OMPC_EVENT_WHEN(last);
+    if (OMPC_EVENT_CODE(last) != event - 1 || now < began || now - began >= OMPC_SHORT_WAIT_NS)
+        return 0;
+    /* The sampler fills the open wait's entry: close it before the entry goes. */
+    atomic_store_explicit(&slot->event_log_open_wait, 0, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&slot->event_log_length, length - 1, memory_order_release);
+    atomic_fetch_add_explicit(&slot->short_waits, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&slot->short_wait_ns, now - began, memory_order_relaxed);
+    return 1;
+}
+
+/*
  * Appends one event to the calling thread's log (--trace), with the
  * region it happened in and, for the BEGIN of a wait, the wait id and
  * where it waited; at FORK the parallel construct's address.  Only the
@@ -619,6 +715,8 @@ static void region_event(struct ompc_process *owner, int event, uint64_t now)
  */
 static void log_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now)
 {
+    if (slot != &owner->untracked && slot->event_log_capacity != 0 && retract_short_wait(slot, event, now))
+        return;
     if (slot == &owner->untracked || slot->event_log_capacity == 0
         || atomic_load_explicit(&slot->event_log_length, memory_order_relaxed) >= slot->event_log_capacity) {
         if (atomic_fetch_add_explicit(&slot->event_log_dropped, 1, memory_order_relaxed) == 0)
@@ -769,7 +867,7 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
     if (event == OMP_EVENT_FORK && (record->flags & OMPC_OPT_STACKS) && slot != &owner->untracked)
         fork_stack(owner, slot);
     if (event == OMP_EVENT_FORK || event == OMP_EVENT_JOIN) {
-        region_event(owner, event, now);
+        region_event(owner, slot, event, now);
     } else if (slot != &owner->untracked) {
         int pair = ompc_event_pair(event);
         if (event % 2 == 1) {

@@ -95,32 +95,16 @@ static uint64_t expirations(int index, int overrun)
     return weight;
 }
 
-/* The construct row for parallel construct `codeptr`, inserted on first sight (lock-free, signal-safe); NULL when full. */
-static struct ompc_construct *construct_row(struct ompc_process *owner, uint64_t codeptr)
-{
-    uint64_t hash = codeptr * UINT64_C(0x9E3779B97F4A7C15);
-    for (unsigned probe = 0; probe < OMPC_MAX_CONSTRUCTS; probe++) {
-        struct ompc_construct *row = &owner->constructs[((hash >> 58) + probe) % OMPC_MAX_CONSTRUCTS];
-        uint64_t seen = atomic_load_explicit(&row->codeptr, memory_order_acquire);
-        if (seen == codeptr)
-            return row;
-        if (seen == 0) {
-            uint64_t expected = 0;
-            if (atomic_compare_exchange_strong(&row->codeptr, &expected, codeptr) || expected == codeptr)
-                return row;
-        }
-    }
-    atomic_fetch_add_explicit(&owner->constructs_dropped, 1, memory_order_relaxed);
-    return NULL;
-}
-
 /* Remembers that this thread waited for object `id` in `state` at `codeptr`; only the thread's own handler writes here. */
 static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_t codeptr, uint64_t object,
                        uint64_t weight)
 {
+    uint64_t table = atomic_load_explicit(&slot->waits, memory_order_relaxed);
+    struct ompc_wait *waits = table != 0 ? (struct ompc_wait *)((char *)record + table) : NULL;
     uint64_t hash = (id ^ (uint64_t)state ^ codeptr) * UINT64_C(0x9E3779B97F4A7C15);
-    for (unsigned probe = 0; probe < OMPC_WAIT_SLOTS; probe++) {
-        struct ompc_wait *wait = &slot->waits[((hash >> 59) + probe) % OMPC_WAIT_SLOTS];
+    /* Probing is bounded: a full table costs a sample a few probes, not a walk of every slot. */
+    for (unsigned probe = 0; waits != NULL && probe < 64; probe++) {
+        struct ompc_wait *wait = &waits[((hash >> 40) + probe) % OMPC_WAIT_SLOTS];
         uint32_t used = atomic_load_explicit(&wait->state, memory_order_relaxed);
         if (used == 0) {
             atomic_store_explicit(&wait->id, id, memory_order_relaxed);
@@ -237,14 +221,25 @@ static inline __attribute__((always_inline)) void sample_wait(struct ompc_thread
     }
 }
 
-/* In the sampling handler (async-signal-safe, lock-free rows): a sample counts for its parallel construct when working, and for its region. */
-static inline __attribute__((always_inline)) void sample_region(struct ompc_process *owner, int index,
+/*
+ * In the sampling handler (async-signal-safe, lock-free rows): a sample
+ * counts for its parallel construct (and, working, in this thread's
+ * counter of that construct) and for its region.
+ */
+static inline __attribute__((always_inline)) void sample_region(struct ompc_process *owner,
+                                                                struct ompc_thread *slot, int index,
                                                                 const struct sample *sample, uint64_t weight)
 {
-    if (sample->state == THR_WORK_STATE && sample->extended.region_codeptr != 0) {
-        struct ompc_construct *construct = construct_row(owner, sample->extended.region_codeptr);
-        if (construct != NULL)
-            atomic_fetch_add_explicit(&construct->work[index], weight, memory_order_relaxed);
+    int construct = sample->extended.region_codeptr != 0
+                        ? ompc_record_construct(owner, sample->extended.region_codeptr) : -1;
+    if (construct >= 0) {
+        struct ompc_construct *row = &owner->constructs[construct];
+        atomic_fetch_add_explicit(&row->ticks[sample->state], weight, memory_order_relaxed);
+        atomic_fetch_or_explicit(&row->thread_mask, UINT64_C(1) << (index % 64), memory_order_relaxed);
+        uint64_t work = atomic_load_explicit(&slot->construct_work, memory_order_relaxed);
+        if (sample->state == THR_WORK_STATE && work != 0)
+            atomic_fetch_add_explicit((_Atomic uint64_t *)((char *)record + work) + construct, weight,
+                                      memory_order_relaxed);
     }
     if (sample->region_id != 0) {
         struct ompc_region *row = region_row(owner, sample->region_id, 1);
@@ -320,7 +315,7 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight, 
         ompc_stackwalk_sample(api, record, owner, slot, sample.state, weight, sample.region_id,
                               sample.extended.wait_codeptr, context);
     sample_wait(slot, &sample, weight);
-    sample_region(owner, index, &sample, weight);
+    sample_region(owner, slot, index, &sample, weight);
     sample_timeline(slot, &sample, now, weight);
 }
 

@@ -27,24 +27,29 @@ uint64_t ompc_record_layout(struct ompc_record_header *header, uint32_t flags)
     header->thread_size = sizeof(struct ompc_thread);
     header->region_size = sizeof(struct ompc_region);
     header->arena_offset = header->process_offset + (uint64_t)header->process_count * header->process_size;
-    header->arena_size = (flags & OMPC_OPT_TIMELINE) ? OMPC_ARENA_TIMELINE : OMPC_ARENA_DEFAULT;
+    /* Every thread's wait table and construct counters, and its timeline when asked for. */
+    uint64_t per_thread = round_up(OMPC_WAIT_SLOTS * sizeof(struct ompc_wait), 64)
+                          + round_up(OMPC_MAX_CONSTRUCTS * sizeof(uint64_t), 64);
+    if (flags & OMPC_OPT_TIMELINE)
+        per_thread += round_up(OMPC_TIMELINE_CAP * sizeof(uint64_t), 64);
+    header->arena_size = OMPC_ARENA_DEFAULT + per_thread * OMPC_MAX_THREADS;
     header->total_size = header->arena_offset + header->arena_size;
     return header->total_size;
 }
 
-/* Room for OMPC_STACK_THREADS threads' stack and fork-stack tables (sparse: only what is written costs memory). */
+/* Room for every thread's stack and fork-stack tables (sparse: only what is written costs memory). */
 uint64_t ompc_record_reserve_stacks(struct ompc_record_header *header)
 {
-    header->arena_size += (OMPC_STACK_TABLE_BYTES + OMPC_FORK_TABLE_BYTES + 128) * OMPC_STACK_THREADS;
+    header->arena_size += (OMPC_STACK_TABLE_BYTES + OMPC_FORK_TABLE_BYTES + 128) * OMPC_MAX_THREADS;
     header->total_size = header->arena_offset + header->arena_size;
     return header->total_size;
 }
 
-/* Room for every thread's event log: OMPC_EVENT_LOG_THREADS buffers of `bytes` more arena (sparse). */
+/* Room for every thread's event log: OMPC_MAX_THREADS buffers of `bytes` more arena (sparse). */
 uint64_t ompc_record_reserve_event_log(struct ompc_record_header *header, uint64_t bytes)
 {
     header->event_log_bytes = round_up(bytes, 64);
-    header->arena_size += header->event_log_bytes * OMPC_EVENT_LOG_THREADS;
+    header->arena_size += header->event_log_bytes * OMPC_MAX_THREADS;
     header->total_size = header->arena_offset + header->arena_size;
     return header->total_size;
 }
@@ -84,6 +89,33 @@ struct ompc_process *ompc_record_process(struct ompc_record_header *header, uint
 {
     return (struct ompc_process *)((char *)header + header->process_offset
                                    + (uint64_t)index * header->process_size);
+}
+
+/*
+ * Open addressing on the code address; a row, once claimed, keeps its
+ * address for the run.  Probing stops after CONSTRUCT_PROBES rows so that
+ * a nearly full table costs a sample a bounded time; what finds no row is
+ * counted, as if the table were full.
+ */
+#define CONSTRUCT_PROBES 512
+int ompc_record_construct(struct ompc_process *process, uint64_t codeptr)
+{
+    uint64_t hash = codeptr * UINT64_C(0x9E3779B97F4A7C15);
+    for (unsigned probe = 0; probe < CONSTRUCT_PROBES; probe++) {
+        unsigned index = (unsigned)((hash >> 40) + probe) % OMPC_MAX_CONSTRUCTS;
+        struct ompc_construct *row = &process->constructs[index];
+        uint64_t seen = atomic_load_explicit(&row->codeptr, memory_order_acquire);
+        if (seen == 0) {
+            uint64_t expected = 0;
+            if (atomic_compare_exchange_strong(&row->codeptr, &expected, codeptr))
+                return (int)index;
+            seen = expected;
+        }
+        if (seen == codeptr)
+            return (int)index;
+    }
+    atomic_fetch_add_explicit(&process->constructs_dropped, 1, memory_order_relaxed);
+    return -1;
 }
 
 /* A compare-and-swap loop, so a refused request leaves the arena usable for smaller ones. */

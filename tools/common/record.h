@@ -27,28 +27,48 @@
  * dropped.
  */
 #define OMPC_RECORD_MAGIC "OMPCREC1"
-#define OMPC_RECORD_VERSION 3u
+#define OMPC_RECORD_VERSION 4u
 
 /* The environment variable that hands the record down: "FD,LAUNCHER_PID,RUN_ID" (run id in hex). */
 #define OMPC_RECORD_ENV "OMPCOLLECT_RECORD"
 
+/*
+ * The bounds below are sizes of reservations, not of memory: the record is
+ * a sparse memory file, so a table costs only the pages a run touches.
+ * Each is far past what a real run needs (a 2-socket node's hardware
+ * threads, a large code's parallel constructs); a run that reaches one
+ * loses only what is past it, counts it, and every output says so.
+ */
 /* Processes that can record in one run; later ones are counted in processes_dropped. */
 #define OMPC_MAX_PROCESSES 64
-/* Threads followed per process; later ones are counted but not sampled. */
-#define OMPC_MAX_THREADS 512
-/* Distinct object wait ids remembered per thread. */
-#define OMPC_WAIT_SLOTS 32
-/* Parallel regions remembered per process; ids past it are only counted. */
+/* Threads followed per process; later ones are counted (threads_not_followed), their events summed in `untracked`. */
+#define OMPC_MAX_THREADS 4096
+/* Distinct waits (state, object, code address) remembered per thread, in its arena table; samples of others go to wait_overflow_ticks. */
+#define OMPC_WAIT_SLOTS 1024
+/*
+ * Parallel region instances remembered one by one per process (for
+ * --list-regions and the instance table); ids past it are counted in
+ * regions_overflow_forks.  Every per-construct and total figure counts
+ * all instances, whatever this bound.
+ */
 #define OMPC_MAX_REGIONS 16384
-/* Parallel constructs (code addresses) whose per-thread WORK samples are kept, per process. */
-#define OMPC_MAX_CONSTRUCTS 64
+/* Parallel constructs (code addresses) per process; samples and forks of later ones are counted in constructs_dropped. */
+#define OMPC_MAX_CONSTRUCTS 16384
+/* Region nesting followed on one thread for FORK-to-JOIN times; deeper forks count, untimed, in nest_overflow. */
+#define OMPC_NEST_DEPTH 16
+/*
+ * --trace: a wait for a lock, a critical section, an ordered section or
+ * an atomic shorter than this was not contended; it leaves the event log
+ * again and is only counted (short_waits, short_wait_ns), so code that
+ * takes a lock millions of times does not fill its buffer with them.
+ */
+#define OMPC_SHORT_WAIT_NS 1000u
 /* Loaded objects remembered per process for the launcher's symbolizer. */
 #define OMPC_MAX_MODULES 256
 #define OMPC_MODULE_PATH 256
 /* State changes remembered per thread for --timeline. */
 #define OMPC_TIMELINE_CAP 65536u
-/* The arena when --timeline asks for one (sparse), and the small one otherwise. */
-#define OMPC_ARENA_TIMELINE ((uint64_t)256 << 20)
+/* The arena beyond the per-thread reservations (ompc_record_layout), for what is allocated per process. */
 #define OMPC_ARENA_DEFAULT ((uint64_t)1 << 20)
 /*
  * --trace, --trace-json: the exact event log, per thread a buffer of
@@ -56,18 +76,17 @@
  * the dense case -- every event registered, a lock taken every few
  * microseconds -- exact for a few seconds, and a 2-core machine's handful
  * of threads far below its memory even when all are full; the arena holds
- * OMPC_EVENT_LOG_THREADS such buffers beyond the timelines (sparse: only
- * what is written costs memory).
+ * one such buffer for each of OMPC_MAX_THREADS threads (sparse: only what
+ * is written costs memory).
  */
 #define OMPC_EVENT_LOG_DEFAULT ((uint64_t)8 << 20)
 #define OMPC_EVENT_LOG_MIN ((uint64_t)64)
 #define OMPC_EVENT_LOG_MAX ((uint64_t)1 << 30)
-#define OMPC_EVENT_LOG_THREADS 64u
 /*
  * --stacks: per thread a table of distinct sampled call stacks (leaf
  * first, runtime frames already spliced out, see tools/agent/stackwalk.c) with a
  * count each, and a smaller one of the stacks the thread forked regions
- * from; OMPC_STACK_THREADS threads get them (sparse arena).  A sample whose
+ * from; every followed thread gets them (sparse arena).  A sample whose
  * stack does not fit is counted in its thread's stack_dropped.
  */
 #define OMPC_STACK_DEPTH 64
@@ -75,7 +94,6 @@
 #define OMPC_STACK_INDEX 16384u
 #define OMPC_FORK_TABLE_BYTES ((uint64_t)256 << 10)
 #define OMPC_FORK_INDEX 2048u
-#define OMPC_STACK_THREADS 256u
 /* Regions whose fork stack a worker's sample can still find (id-tagged, id % size). */
 #define OMPC_FORK_CACHE 4096
 
@@ -205,8 +223,27 @@ struct ompc_thread {
     _Atomic uint64_t pair_ns[OMPC_NPAIRS];
     uint64_t pair_begin_ns[OMPC_NPAIRS]; /* the callbacks' own scratch */
     int32_t pair_depth[OMPC_NPAIRS];
-    struct ompc_wait waits[OMPC_WAIT_SLOTS];
+    /* Offset in the mapping of the thread's OMPC_WAIT_SLOTS struct ompc_wait (0: no arena room, every wait overflows). */
+    _Atomic uint64_t waits;
     _Atomic uint64_t wait_overflow_ticks;
+    /*
+     * Offset in the mapping of OMPC_MAX_CONSTRUCTS counters, one per row
+     * of the process's construct table: this thread's WORK samples in
+     * that construct, for its imbalance figure (0: no arena room).
+     */
+    _Atomic uint64_t construct_work;
+    /*
+     * The regions this thread forked and has not joined, innermost last
+     * (the callbacks' own scratch): when, the construct row (+1, 0
+     * unknown), and whether it was an outermost region.
+     */
+    uint64_t nest_fork_ns[OMPC_NEST_DEPTH];
+    int32_t nest_construct[OMPC_NEST_DEPTH];
+    uint8_t nest_outermost[OMPC_NEST_DEPTH];
+    int32_t nest_depth;
+    /* --trace: uncontended waits taken out of the event log again (OMPC_SHORT_WAIT_NS), and their time. */
+    _Atomic uint64_t short_waits;
+    _Atomic uint64_t short_wait_ns;
     /* --timeline: offset in the mapping of OMPC_TIMELINE_CAP entries of (µs since origin << 8) | state. */
     _Atomic uint64_t timeline;
     _Atomic uint32_t timeline_length;
@@ -306,10 +343,20 @@ struct ompc_region {
     _Atomic uint64_t codeptr;     /* the parallel construct's return address (SAMPLE at FORK), 0 unknown */
 };
 
-/* One parallel construct's WORK samples per thread slot, for its imbalance figure. */
+/*
+ * One parallel construct (OMPCOLLECTOR_REQ_SAMPLE), keyed by its code
+ * address: every instance's FORK, JOIN and time, and every sample taken
+ * in it, whether or not the instance found a row in the region table.
+ * The per-thread WORK samples are in each thread's construct_work.
+ */
 struct ompc_construct {
-    _Atomic uint64_t codeptr; /* 0: free */
-    _Atomic uint64_t work[OMPC_MAX_THREADS];
+    _Atomic uint64_t codeptr;     /* 0: free */
+    _Atomic uint64_t forks;
+    _Atomic uint64_t joins;
+    _Atomic uint64_t time_ns;     /* FORK to JOIN on the master, summed */
+    _Atomic uint64_t max_ns;      /* the longest instance */
+    _Atomic uint64_t thread_mask; /* bit (slot % 64) of every thread sampled in it */
+    _Atomic uint64_t ticks[OMPC_NSTATES];
 };
 
 /* One object loaded in the process, as dl_iterate_phdr reports it. */
@@ -360,13 +407,18 @@ struct ompc_process {
     int32_t reserved2;
     _Atomic uint64_t threads_not_followed;
     _Atomic uint64_t regions_overflow_forks;
-    _Atomic uint64_t regions_overflow_ns;
+    /* Every region instance, whether or not the region table held it: FORKs, JOINs, and FORK to JOIN of outermost ones. */
+    _Atomic uint64_t forks;
+    _Atomic uint64_t joins;
+    _Atomic uint64_t outermost_ns;
+    _Atomic uint64_t nest_overflow;     /* FORKs nested deeper than OMPC_NEST_DEPTH on one thread: counted, not timed */
     struct ompc_thread untracked; /* events of threads past OMPC_MAX_THREADS */
     struct ompc_thread threads[OMPC_MAX_THREADS];
     struct ompc_region regions[OMPC_MAX_REGIONS];
     /* Code locations (OMPCOLLECTOR_REQ_SAMPLE). */
     _Atomic uint32_t has_sample;        /* the runtime answered the extension at START */
-    _Atomic uint32_t constructs_dropped;
+    uint32_t reserved3;
+    _Atomic uint64_t constructs_dropped; /* FORKs and samples of constructs past OMPC_MAX_CONSTRUCTS */
     struct ompc_construct constructs[OMPC_MAX_CONSTRUCTS];
     /* The module map: every object seen loaded (appended by the scanner, never removed, so addresses in a closed library still resolve). */
     _Atomic uint32_t module_count;
@@ -385,6 +437,9 @@ uint64_t ompc_record_layout(struct ompc_record_header *header, uint32_t flags);
 
 /* Makes the arena hold every thread's timeline code addresses (--timeline, --trace-json); returns the mapping's new total size. */
 uint64_t ompc_record_reserve_timeline_where(struct ompc_record_header *header);
+
+/* The construct row of `codeptr` in a process's table, inserted on first sight (lock-free, async-signal-safe); -1 when the table is full. */
+int ompc_record_construct(struct ompc_process *process, uint64_t codeptr);
 
 /* Makes the arena hold the per-thread stack tables of --stacks; returns the mapping's new total size. */
 uint64_t ompc_record_reserve_stacks(struct ompc_record_header *header);

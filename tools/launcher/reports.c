@@ -5,6 +5,7 @@
 
 #include "dispatch.h"
 #include "launcher.h"
+#include "bounds.h"
 #include "load.h"
 #include "omp_collector_api.h"
 #include "preflight.h"
@@ -69,6 +70,8 @@ static void describe(const struct run *run, struct process_report *entry, struct
     report->shim = run->shim;
     report->agent = run->agent;
     report->event_log_bytes = run->header.event_log_bytes;
+    report->record_reserved = run->header.total_size;
+    report->record_data = run->record_data;
 }
 
 /* Messages for processes the collector could not attach to; returns whether the launched one was among them. */
@@ -172,6 +175,18 @@ static void say_damage(struct ompc_model_process **all, uint32_t count, const st
         say("%lu further record slots, of no reported process, are damaged or forged: ignored", others);
 }
 
+/* One line on stderr for each bound a reported process reached (the run-wide process bound is said once, later). */
+static void say_limits(const struct process_report *entries, size_t reports)
+{
+    for (size_t i = 0; i < reports; i++) {
+        struct ompc_limit limits[OMPC_LIMIT_KINDS];
+        int count = ompc_limits_reached(entries[i].process, entries[i].report.event_log_bytes, limits);
+        for (int k = 0; k < count; k++)
+            if (strcmp(limits[k].what, "processes") != 0)
+                say("pid %ld: %s", (long)entries[i].process->pid, limits[k].text);
+    }
+}
+
 /* Picks the processes that get a report and fills in what the launcher knows of each; returns their count. */
 static size_t choose_reports(struct run *run, struct ompc_model_process **all, uint32_t count,
                              struct process_report *entries)
@@ -216,11 +231,13 @@ int write_reports(struct run *run)
     struct process_report *entries = calloc(count, sizeof *entries);
     if (all == NULL || entries == NULL)
         die(EXIT_OWN_FAILURE, "out of memory");
+    run->record_data = record_data_bytes(run->record_fd, run->header.total_size);
     load_all(run, all, count);
     if (report_refusals(run, all, count))
         return -1;
     size_t reports = choose_reports(run, all, count, entries);
     say_damage(all, count, entries, reports);
+    say_limits(entries, reports);
     write_outputs(run, entries, reports);
     if (run->header.processes_dropped != 0)
         say("%u further processes found no free record slot (limit %d) and are not reported",

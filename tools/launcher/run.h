@@ -39,6 +39,7 @@ struct run {
     struct timespec start_real;
     uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC: the program started, the launcher read the record */
     int record_fd;
+    uint64_t record_data;      /* bytes of the record that hold data when the run ended (record_data_bytes) */
     struct ompc_record_header header;
     struct reaped *reaped;
     size_t reaped_count, reaped_capacity;

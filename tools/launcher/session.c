@@ -261,6 +261,11 @@ int ompc_session_save(const struct run *run, const char *path, char *error, size
                  (unsigned long long)info.st_size, (unsigned long long)OMPC_SESSION_RECORD_MAX);
         return -1;
     }
+    if (run->record_data > OMPC_SESSION_DATA_MAX) {
+        snprintf(error, error_size, "the record's %llu bytes of data are over the %llu a saved run may hold",
+                 (unsigned long long)run->record_data, (unsigned long long)OMPC_SESSION_DATA_MAX);
+        return -1;
+    }
     json_t *facts = facts_of(run, (uint64_t)info.st_size);
     char *text = facts != NULL ? json_dumps(facts, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(facts);

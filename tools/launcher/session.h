@@ -12,12 +12,15 @@
 /*
  * What a saved file may claim, so a hostile one cannot make the reader
  * reserve more: the facts (a few hundred bytes plus ~30 per process the
- * launcher collected) and the record, which is sparse and at most 64
- * threads' --trace-buffer of 1 GiB beside the tables (under 72 GiB).  A
- * run past either is not saved, and --save says so.
+ * launcher collected); the record's size, a sparse reservation of at most
+ * OMPC_MAX_THREADS threads' --trace-buffer of 1 GiB beside the tables
+ * (about 4.1 TiB, which costs nothing until written); and the record's
+ * data, what the run wrote.  A run past any is not saved, and --save
+ * says so.
  */
 #define OMPC_SESSION_FACTS_MAX ((size_t)16 << 20)
-#define OMPC_SESSION_RECORD_MAX ((uint64_t)128 << 30)
+#define OMPC_SESSION_RECORD_MAX ((uint64_t)8 << 40)
+#define OMPC_SESSION_DATA_MAX ((uint64_t)128 << 30)
 
 /* A session's own memory: the paths the launcher resolved, and the facts a saved run brought. */
 struct ompc_session *ompc_session_new(void);

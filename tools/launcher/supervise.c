@@ -394,3 +394,19 @@ void judge_end(const struct run *run, struct process_report *entry, int last_ima
         if (process->threads[i].status == OMPC_SLOT_LIVE)
             process->threads[i].end_ns = end;
 }
+
+uint64_t record_data_bytes(int fd, uint64_t size)
+{
+    uint64_t data = 0;
+    for (off_t at = 0; (uint64_t)at < size;) {
+        off_t begin = lseek(fd, at, SEEK_DATA);
+        if (begin < 0)
+            return errno == ENXIO ? data : size;
+        off_t end = lseek(fd, begin, SEEK_HOLE);
+        if (end < 0 || (uint64_t)end > size)
+            end = (off_t)size;
+        data += (uint64_t)(end - begin);
+        at = end;
+    }
+    return data;
+}

@@ -19,6 +19,9 @@ char *make_record(struct run *run, uint32_t event_mask);
  */
 int supervise(struct run *run, const char *record_env, const char *preload, const char *library_path);
 
+/* The bytes of the record's file that hold data, hole by hole (what the run made the kernel back); `size` where holes cannot be told. */
+uint64_t record_data_bytes(int fd, uint64_t size);
+
 /* How the process ended, from its slot and what the launcher collected; threads still live in the record end there. */
 void judge_end(const struct run *run, struct process_report *entry, int last_image);
 

@@ -5,12 +5,15 @@
 
 #include "load.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "symbolize.h"
@@ -36,6 +39,32 @@ static int read_exact(int fd, void *buffer, size_t size, uint64_t offset)
         if (got <= 0)
             return -1;
         done += (size_t)got;
+    }
+    return 0;
+}
+
+/*
+ * read_exact into a zeroed buffer, reading only the parts of the file
+ * that hold data: a record's tables are sparse reservations, mostly holes
+ * (-1 when the file ends before `offset + size`, as read_exact).
+ */
+static int read_sparse(int fd, void *buffer, size_t size, uint64_t offset)
+{
+    struct stat info;
+    if (fstat(fd, &info) != 0 || (uint64_t)info.st_size < offset || (uint64_t)info.st_size - offset < size)
+        return -1;
+    uint64_t end = offset + size;
+    for (uint64_t at = offset; at < end;) {
+        off_t data = lseek(fd, (off_t)at, SEEK_DATA);
+        if (data < 0) /* ENXIO: holes to the end; else no hole support, so read it all */
+            return errno == ENXIO ? 0 : read_exact(fd, (char *)buffer + (at - offset), end - at, at);
+        if ((uint64_t)data >= end)
+            return 0;
+        off_t hole = lseek(fd, data, SEEK_HOLE);
+        uint64_t stop = hole < 0 || (uint64_t)hole > end ? end : (uint64_t)hole;
+        if (read_exact(fd, (char *)buffer + ((uint64_t)data - offset), stop - (uint64_t)data, (uint64_t)data) != 0)
+            return -1;
+        at = stop;
     }
     return 0;
 }
@@ -116,17 +145,9 @@ static void take_thread(struct ompc_model_thread *to, const struct ompc_thread *
         to->events[e] = atomic_load(&from->events[e]);
     for (int p = 0; p < OMPC_NPAIRS; p++)
         to->pair_ns[p] = atomic_load(&from->pair_ns[p]);
-    for (int w = 0; w < OMPC_WAIT_SLOTS; w++) {
-        to->waits[w] = (struct ompc_model_wait){atomic_load(&from->waits[w].id), atomic_load(&from->waits[w].state),
-                                                atomic_load(&from->waits[w].ticks), atomic_load(&from->waits[w].codeptr),
-                                                atomic_load(&from->waits[w].object)};
-        /* A wait in a state that is none of the 11 is no wait: the slot stays empty. */
-        if (to->waits[w].state >= OMPC_NSTATES) {
-            memset(&to->waits[w], 0, sizeof to->waits[w]);
-            limits->bad_waits++;
-        }
-    }
     to->wait_overflow_ticks = atomic_load(&from->wait_overflow_ticks);
+    to->short_waits = atomic_load(&from->short_waits);
+    to->short_wait_ns = atomic_load(&from->short_wait_ns);
     to->timeline_truncated = atomic_load(&from->timeline_truncated);
     to->last_sample_ns = take_time(limits, atomic_load(&from->last_sample_ns));
     to->blocked_ticks = atomic_load(&from->blocked_ticks);
@@ -139,6 +160,38 @@ static void take_thread(struct ompc_model_thread *to, const struct ompc_thread *
     to->task_exec_ns = atomic_load(&from->task_exec_ns);
     to->task_suspend_ns = atomic_load(&from->task_suspend_ns);
     to->task_suspensions = atomic_load(&from->task_suspensions);
+}
+
+/*
+ * A thread's wait table from the arena, only its used slots; a slot in a
+ * state that is none of the 11 is no wait and is left out (counted).
+ */
+static int take_waits(int fd, struct ompc_model_thread *to, const struct ompc_thread *from, struct limits *limits,
+                      struct ompc_damage *damage, int slot)
+{
+    uint64_t offset = atomic_load(&from->waits), extent = OMPC_WAIT_SLOTS * sizeof(struct ompc_wait);
+    if (offset == 0)
+        return 0;
+    if (!ompc_record_in_arena(limits->header, offset, extent)) {
+        ompc_damage_note(damage, "thread %d's wait table lies outside the record: ignored", slot);
+        return 0;
+    }
+    struct ompc_wait *raw = malloc(extent);
+    to->waits = calloc(OMPC_WAIT_SLOTS, sizeof *to->waits);
+    if (raw == NULL || to->waits == NULL || read_exact(fd, raw, extent, offset) != 0) {
+        free(raw);
+        return raw == NULL || to->waits == NULL ? -1 : 0;
+    }
+    for (int w = 0; w < OMPC_WAIT_SLOTS; w++) {
+        struct ompc_model_wait wait = {atomic_load(&raw[w].id), atomic_load(&raw[w].state), atomic_load(&raw[w].ticks),
+                                       atomic_load(&raw[w].codeptr), atomic_load(&raw[w].object)};
+        if (wait.state >= OMPC_NSTATES)
+            limits->bad_waits++;
+        else if (wait.state != 0)
+            to->waits[to->wait_count++] = wait;
+    }
+    free(raw);
+    return 0;
 }
 
 /* Whether a state is one of the 11 (the wait slots' states are checked where they are used). */
@@ -292,6 +345,10 @@ static int take_threads(int fd, struct ompc_model_process *to, const struct ompc
     take_thread(&to->untracked, &from->untracked, limits);
     for (int i = 0; i < count; i++) {
         take_thread(&to->threads[i], &from->threads[i], limits);
+        if (take_waits(fd, &to->threads[i], &from->threads[i], limits, &to->damage, i) != 0)
+            return -1;
+        if (atomic_load(&from->threads[i].waits) == 0 || atomic_load(&from->threads[i].construct_work) == 0)
+            to->threads_without_tables++;
         if (what & OMPC_LOAD_TIMELINES)
             take_timeline(fd, &to->threads[i], &from->threads[i], what, limits, &to->damage, i);
         if (what & OMPC_LOAD_EVENT_LOGS)
@@ -311,6 +368,9 @@ static int take_regions(struct ompc_model_process *to, const struct ompc_process
     for (int i = 0; i < OMPC_MAX_REGIONS; i++) {
         const struct ompc_region *region = &from->regions[i];
         struct ompc_model_region *row = &to->regions[i];
+        /* A free slot stays zero: the table is mostly free, and writing it would touch every page. */
+        if (atomic_load(&region->id) == 0)
+            continue;
         row->id = atomic_load(&region->id);
         row->parent = atomic_load(&region->parent);
         row->forks = atomic_load(&region->forks);
@@ -325,17 +385,72 @@ static int take_regions(struct ompc_model_process *to, const struct ompc_process
     return 0;
 }
 
-/* The constructs' per-thread WORK samples and the module map. */
+/* One thread's WORK samples per construct row, folded into the model's rows (`row_of`: table index to model row, -1 none). */
+static void fold_work(int fd, struct ompc_model_process *to, const struct ompc_thread *from, const int *row_of,
+                      uint64_t *counts, const struct limits *limits, int slot)
+{
+    uint64_t offset = atomic_load(&from->construct_work), extent = OMPC_MAX_CONSTRUCTS * sizeof(uint64_t);
+    if (offset == 0)
+        return;
+    if (!ompc_record_in_arena(limits->header, offset, extent) || read_exact(fd, counts, extent, offset) != 0) {
+        ompc_damage_note(&to->damage, "thread %d's construct counters lie outside the record: ignored", slot);
+        return;
+    }
+    unsigned long orphans = 0;
+    for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++) {
+        if (counts[i] == 0)
+            continue;
+        if (row_of[i] < 0) {
+            orphans++;
+            continue;
+        }
+        struct ompc_model_construct *row = &to->constructs[row_of[i]];
+        row->work_sum += counts[i];
+        row->work_threads++;
+        if (counts[i] > row->work_max)
+            row->work_max = counts[i];
+    }
+    if (orphans > 0)
+        ompc_damage_note(&to->damage, "thread %d has WORK samples for %lu constructs that do not exist (ignored)",
+                         slot, orphans);
+}
+
+/* The construct table's used rows, with every thread's WORK samples in them. */
+static int take_constructs(int fd, struct ompc_model_process *to, const struct ompc_process *from,
+                           const struct limits *limits)
+{
+    int *row_of = malloc(OMPC_MAX_CONSTRUCTS * sizeof *row_of);
+    uint64_t *counts = malloc(OMPC_MAX_CONSTRUCTS * sizeof *counts);
+    to->constructs = calloc(OMPC_MAX_CONSTRUCTS, sizeof *to->constructs);
+    if (row_of == NULL || counts == NULL || to->constructs == NULL) {
+        free(row_of);
+        free(counts);
+        return -1;
+    }
+    for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++) {
+        const struct ompc_construct *raw = &from->constructs[i];
+        uint64_t codeptr = atomic_load(&raw->codeptr);
+        row_of[i] = codeptr != 0 ? (int)to->construct_count : -1;
+        if (codeptr == 0)
+            continue;
+        struct ompc_model_construct *row = &to->constructs[to->construct_count++];
+        *row = (struct ompc_model_construct){.codeptr = codeptr, .forks = atomic_load(&raw->forks),
+                                             .joins = atomic_load(&raw->joins), .time_ns = atomic_load(&raw->time_ns),
+                                             .max_ns = atomic_load(&raw->max_ns),
+                                             .thread_mask = atomic_load(&raw->thread_mask)};
+        for (int s = 0; s < OMPC_NSTATES; s++)
+            row->ticks[s] = atomic_load(&raw->ticks[s]);
+    }
+    for (int t = 0; t < to->thread_count; t++)
+        fold_work(fd, to, &from->threads[t], row_of, counts, limits, t);
+    free(row_of);
+    free(counts);
+    return 0;
+}
+
+/* The module map and what the extension answered. */
 static int take_code(struct ompc_model_process *to, const struct ompc_process *from)
 {
-    to->constructs = calloc(OMPC_MAX_CONSTRUCTS, sizeof *to->constructs);
-    if (to->constructs == NULL)
-        return -1;
-    for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++) {
-        to->constructs[i].codeptr = atomic_load(&from->constructs[i].codeptr);
-        for (int t = 0; t < OMPC_MAX_THREADS; t++)
-            to->constructs[i].work[t] = atomic_load(&from->constructs[i].work[t]);
-    }
     uint32_t modules = atomic_load(&from->module_count);
     if (modules > OMPC_MAX_MODULES) {
         ompc_damage_note(&to->damage, "a module count of %u (at most %d): the first %d kept", modules,
@@ -405,7 +520,10 @@ static void take_identity(struct ompc_model_process *to, const struct ompc_proce
     to->event_mask = from->event_mask;
     to->threads_not_followed = atomic_load(&from->threads_not_followed);
     to->regions_overflow_forks = atomic_load(&from->regions_overflow_forks);
-    to->regions_overflow_ns = atomic_load(&from->regions_overflow_ns);
+    to->forks = atomic_load(&from->forks);
+    to->joins = atomic_load(&from->joins);
+    to->outermost_ns = atomic_load(&from->outermost_ns);
+    to->nest_overflow = atomic_load(&from->nest_overflow);
 }
 
 /* The latest relative time the process can have recorded: the launcher's end less the origin. */
@@ -425,10 +543,12 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
                                              unsigned what, const struct ompc_load_bounds *bounds)
 {
     struct ompc_model_process *to = calloc(1, sizeof *to);
-    struct ompc_process *from = malloc(sizeof *from);
-    if (to == NULL || from == NULL) {
+    /* Fresh zero pages, which only the slot's data (read_sparse) and what the loader reads touch: a slot is megabytes of mostly holes. */
+    struct ompc_process *from = mmap(NULL, sizeof *from, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (to == NULL || from == MAP_FAILED) {
         free(to);
-        free(from);
+        if (from != MAP_FAILED)
+            munmap(from, sizeof *from);
         return NULL;
     }
     to->index = index;
@@ -436,24 +556,25 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     to->arena_refused = header->arena_refused;
     to->processes_dropped = header->processes_dropped;
     int failed = 0;
-    if (index >= header->process_count || read_exact(fd, from, sizeof *from, slot_offset(header, index)) != 0) {
+    if (index >= header->process_count || read_sparse(fd, from, sizeof *from, slot_offset(header, index)) != 0) {
         ompc_damage_note(&to->damage, "the record ends inside this process's slot (truncated): nothing of it read");
         to->state = OMPC_PROC_FREE;
         failed = (to->threads = calloc(1, sizeof *to->threads)) == NULL
               || (to->regions = calloc(OMPC_MAX_REGIONS, sizeof *to->regions)) == NULL
+              || (to->constructs = calloc(1, sizeof *to->constructs)) == NULL
               || take_code(to, memset(from, 0, sizeof *from)) != 0;
     } else {
         struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0};
         to->origin_ns = from->origin_ns;
         take_identity(to, from, &limits);
         failed = take_threads(fd, to, from, what, &limits) != 0 || take_regions(to, from, &limits) != 0
-              || take_code(to, from) != 0;
+              || take_constructs(fd, to, from, &limits) != 0 || take_code(to, from) != 0;
         if (limits.clamped > 0)
             ompc_damage_note(&to->damage, "%lu times past the end of the run (set to its end)", limits.clamped);
         if (limits.bad_waits > 0)
             ompc_damage_note(&to->damage, "%lu waits in no state of the 11 (ignored)", limits.bad_waits);
     }
-    free(from);
+    munmap(from, sizeof *from);
     if (failed) {
         ompc_model_free(to);
         return NULL;
@@ -480,6 +601,7 @@ void ompc_model_free(struct ompc_model_process *process)
     if (process == NULL)
         return;
     for (int i = 0; process->threads != NULL && i < process->thread_count; i++) {
+        free(process->threads[i].waits);
         free(process->threads[i].timeline);
         free(process->threads[i].timeline_where);
         free(process->threads[i].event_log);

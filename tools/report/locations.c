@@ -103,55 +103,24 @@ static int compare_wait_rows(const void *a, const void *b)
     return (x->codeptr > y->codeptr) - (x->codeptr < y->codeptr);
 }
 
-/* Groups the region table by construct; returns -1 when memory runs out. */
+/* The construct table, named and widest first; returns -1 when memory runs out. */
 static int build_constructs(const struct ompc_model_process *process, struct ompc_locations *out)
 {
-    out->constructs = calloc(OMPC_MAX_REGIONS + 1, sizeof *out->constructs);
+    out->constructs = calloc(process->construct_count + 1, sizeof *out->constructs);
     if (out->constructs == NULL)
         return -1;
-    for (int i = 0; i < OMPC_MAX_REGIONS; i++) {
-        const struct ompc_model_region *region = &process->regions[i];
-        if (region->id == 0)
-            continue;
-        uint64_t codeptr = region->codeptr;
-        struct ompc_construct_row *row = NULL;
-        for (int j = 0; j < out->construct_count; j++)
-            if (out->constructs[j].codeptr == codeptr)
-                row = &out->constructs[j];
-        if (row == NULL) {
-            row = &out->constructs[out->construct_count++];
-            row->codeptr = codeptr;
-        }
-        uint64_t time = region->time_ns;
-        row->instances += region->forks;
-        row->total_ns += time;
-        if (time > row->max_ns)
-            row->max_ns = time;
-        row->thread_mask |= region->thread_mask;
-        for (int state = 0; state < OMPC_NSTATES; state++)
-            row->ticks[state] += region->ticks[state];
-    }
-    for (int j = 0; j < out->construct_count; j++) {
-        struct ompc_construct_row *row = &out->constructs[j];
+    for (uint32_t i = 0; i < process->construct_count; i++) {
+        const struct ompc_model_construct *from = &process->constructs[i];
+        struct ompc_construct_row *row = &out->constructs[out->construct_count++];
+        row->codeptr = from->codeptr;
+        row->instances = from->forks;
+        row->total_ns = from->time_ns;
+        row->max_ns = from->max_ns;
+        row->thread_mask = from->thread_mask;
+        memcpy(row->ticks, from->ticks, sizeof row->ticks);
+        if (from->work_sum > 0)
+            row->imbalance = (double)from->work_max * from->work_threads / (double)from->work_sum;
         locate(out->symbolizer, row->codeptr, 1, &row->where);
-        for (int k = 0; row->codeptr != 0 && k < OMPC_MAX_CONSTRUCTS; k++) {
-            const struct ompc_model_construct *work = &process->constructs[k];
-            if (work->codeptr != row->codeptr)
-                continue;
-            uint64_t sum = 0, max = 0;
-            int threads = 0;
-            for (int t = 0; t < OMPC_MAX_THREADS; t++) {
-                uint64_t ticks = work->work[t];
-                if (ticks == 0)
-                    continue;
-                sum += ticks;
-                threads++;
-                if (ticks > max)
-                    max = ticks;
-            }
-            if (threads > 0)
-                row->imbalance = (double)max * threads / (double)sum;
-        }
     }
     ompc_qsort(out->constructs, (size_t)out->construct_count, sizeof *out->constructs, compare_constructs);
     return 0;
@@ -163,12 +132,15 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
     int thread_count = process->thread_count;
     if (thread_count < 0 || thread_count > OMPC_MAX_THREADS)
         thread_count = OMPC_MAX_THREADS;
-    struct wait_entry *entries = malloc(((size_t)thread_count * OMPC_WAIT_SLOTS + 1) * sizeof *entries);
+    size_t capacity = 1;
+    for (int i = 0; i < thread_count; i++)
+        capacity += process->threads[i].wait_count;
+    struct wait_entry *entries = malloc(capacity * sizeof *entries);
     if (entries == NULL)
         return -1;
     size_t used = 0;
     for (int i = 0; i < thread_count; i++) {
-        for (int slot = 0; slot < OMPC_WAIT_SLOTS; slot++) {
+        for (uint32_t slot = 0; slot < process->threads[i].wait_count; slot++) {
             const struct ompc_model_wait *wait = &process->threads[i].waits[slot];
             uint32_t state = wait->state;
             uint64_t codeptr = wait->codeptr;

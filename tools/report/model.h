@@ -28,8 +28,10 @@ struct ompc_model_thread {
     uint64_t state_ticks[OMPC_NSTATES];
     uint64_t events[OMPC_NEVENTS];
     uint64_t pair_ns[OMPC_NPAIRS];
-    struct ompc_model_wait waits[OMPC_WAIT_SLOTS];
+    struct ompc_model_wait *waits; /* the used slots of the thread's wait table */
+    uint32_t wait_count;           /* entries in `waits` */
     uint64_t wait_overflow_ticks;
+    uint64_t short_waits, short_wait_ns; /* --trace: uncontended waits left out of the event log */
     uint32_t timeline_length;    /* entries in `timeline` */
     uint32_t timeline_truncated;
     uint64_t last_sample_ns;
@@ -66,10 +68,16 @@ struct ompc_model_region {
     uint64_t codeptr;
 };
 
-/* One parallel construct's WORK samples per thread slot. */
+/* One parallel construct (record.h's struct ompc_construct, with its threads' WORK samples folded in). */
 struct ompc_model_construct {
-    uint64_t codeptr; /* 0: a free slot */
-    uint64_t work[OMPC_MAX_THREADS];
+    uint64_t codeptr;
+    uint64_t forks, joins;
+    uint64_t time_ns, max_ns;
+    uint64_t thread_mask;
+    uint64_t ticks[OMPC_NSTATES];
+    /* WORK samples in it over the threads: their sum, the most of one thread, and how many threads had any. */
+    uint64_t work_sum, work_max;
+    uint32_t work_threads;
 };
 
 /* One loaded object. */
@@ -104,12 +112,17 @@ struct ompc_model_process {
     int32_t request_count;        /* within requests[] */
     uint32_t event_mask;
     int32_t thread_count;         /* entries in threads[], 0..OMPC_MAX_THREADS */
-    uint64_t threads_not_followed, regions_overflow_forks, regions_overflow_ns;
+    uint64_t threads_not_followed, regions_overflow_forks;
+    /* Every region instance: FORKs, JOINs, FORK to JOIN of the outermost, FORKs nested too deep to time. */
+    uint64_t forks, joins, outermost_ns, nest_overflow;
     struct ompc_model_thread untracked;
     struct ompc_model_thread *threads;
     struct ompc_model_region *regions; /* OMPC_MAX_REGIONS slots, as the agent hashed them */
-    uint32_t has_sample, constructs_dropped;
-    struct ompc_model_construct *constructs; /* OMPC_MAX_CONSTRUCTS slots */
+    uint32_t has_sample;
+    uint64_t constructs_dropped;
+    struct ompc_model_construct *constructs; /* the used rows, in table order */
+    uint32_t construct_count;
+    uint32_t threads_without_tables; /* threads the arena had no wait table or construct counters for */
     uint32_t module_count;        /* entries in modules[] */
     uint32_t modules_dropped;
     struct ompc_model_module *modules;

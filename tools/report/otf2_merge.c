@@ -24,13 +24,13 @@
 /* The kinds of definitions, each with its own numbering in the merged archive. */
 enum kind {
     K_STRING, K_ATTRIBUTE, K_NODE, K_LOCATION_GROUP, K_LOCATION, K_REGION, K_CALLPATH, K_GROUP,
-    K_MEMBER, K_METRIC, K_COMM, K_PARAMETER, K_SOURCE, K_CONTEXT, K_INTERRUPT, K_PARADIGM, K_PROPERTY, K_COUNT
+    K_MEMBER, K_METRIC, K_COMM, K_PARAMETER, K_SOURCE, K_CONTEXT, K_INTERRUPT, K_PARADIGM, K_PROPERTY, K_LOCK, K_COUNT
 };
 
 static const char *const kind_names[K_COUNT] = {
     "string", "attribute", "system tree node", "location group", "location", "region", "callpath",
     "group", "metric member", "metric", "communicator", "parameter", "source code location", "calling context",
-    "interrupt generator", "paradigm", "property",
+    "interrupt generator", "paradigm", "property", "lock",
 };
 
 /* One entry of a table: a byte string and its value. */
@@ -1126,16 +1126,39 @@ EVENT(evt_team_end, OTF2_CommRef team)
     return remap32(m, K_COMM, team, &team) != 0 ? OTF2_CALLBACK_ERROR : WRITE(ThreadTeamEnd, team);
 }
 
+/*
+ * The merged id of a lock: a lock is one process's memory, so two archives'
+ * lock 0 are two locks, and each archive's locks get ids of their own
+ * (numbered as first seen), which keeps every lock's acquisition order rising.
+ */
+static int lock_id(struct merger *m, OTF2_Paradigm model, uint32_t *lock)
+{
+    struct key key;
+    uint64_t merged;
+    key_start(&key, K_LOCK);
+    key_u64(&key, (uint64_t)m->input_index);
+    key_u64(&key, (uint64_t)model << 32 | *lock);
+    if (!table_find(&m->mapped, key_data(&key), key.length, &merged)) {
+        if (m->next[K_LOCK] > UINT32_MAX)
+            return fail(m, "the archives use more than 2^32 locks"), -1;
+        merged = m->next[K_LOCK]++;
+        if (table_put(m, &m->mapped, key_data(&key), key.length, merged) != 0)
+            return -1;
+    }
+    *lock = (uint32_t)merged;
+    return 0;
+}
+
 EVENT(evt_acquire_lock, OTF2_Paradigm model, uint32_t lock, uint32_t order)
 {
     BEGIN;
-    return WRITE(ThreadAcquireLock, model, lock, order);
+    return lock_id(m, model, &lock) != 0 ? OTF2_CALLBACK_ERROR : WRITE(ThreadAcquireLock, model, lock, order);
 }
 
 EVENT(evt_release_lock, OTF2_Paradigm model, uint32_t lock, uint32_t order)
 {
     BEGIN;
-    return WRITE(ThreadReleaseLock, model, lock, order);
+    return lock_id(m, model, &lock) != 0 ? OTF2_CALLBACK_ERROR : WRITE(ThreadReleaseLock, model, lock, order);
 }
 
 EVENT(evt_task_create, OTF2_CommRef team, uint32_t creator, uint32_t generation)

@@ -45,6 +45,8 @@ struct ompc_report {
     const char *agent;
     /* --trace, --trace-json: the event log's bytes per thread (0: no log was kept). */
     uint64_t event_log_bytes;
+    /* The record's file: its size (a sparse reservation) and the bytes the run filled (0, 0: unknown). */
+    uint64_t record_reserved, record_data;
     /* --stacks: the sampled call stacks (NULL when not asked for or out of memory). */
     const struct ompc_stacks *stacks;
     int stacks_asked;
@@ -93,6 +95,7 @@ struct ompc_span {
     uint64_t region;    /* the region id recorded at its begin (REGION: its own), 0 unknown */
     uint64_t wait_id;   /* CONSTRUCT of a wait: its wait id */
     uint64_t codeptr;   /* REGION: the parallel construct; CONSTRUCT: where it waited; 0 unknown */
+    int ended;          /* 1: its own END (JOIN) closed it, so end_ns is that event's time */
 };
 
 /*

@@ -76,6 +76,25 @@ static int csv_damage(const struct summary *summary, struct ompc_csv_tables *tab
     return 0;
 }
 
+/* The record's bounds the run reached, when it reached any (a table only then). */
+static int csv_limits(const struct summary *summary, struct ompc_csv_tables *tables)
+{
+    if (summary->limit_count == 0)
+        return 0;
+    FILE *out = ompc_csv_begin(tables, "limits");
+    if (out == NULL)
+        return -1;
+    fputs("what,count,bound,text\n", out);
+    for (int i = 0; i < summary->limit_count; i++) {
+        const struct ompc_limit *limit = &summary->limits[i];
+        ompc_csv_lead(tables);
+        fprintf(out, "%s,%" PRIu64 ",%" PRIu64 ",", limit->what, limit->count, limit->bound);
+        ompc_csv_string(out, limit->text);
+        fputc('\n', out);
+    }
+    return 0;
+}
+
 /* The thread table with each thread's states. */
 static int csv_threads(const struct summary *summary, struct ompc_csv_tables *tables)
 {
@@ -180,7 +199,8 @@ static int csv_events(const struct summary *summary, struct ompc_csv_tables *tab
  */
 int ompc_report_csv(const struct summary *summary, struct ompc_csv_tables *tables)
 {
-    if (csv_run(summary, tables) != 0 || csv_damage(summary, tables) != 0 || csv_threads(summary, tables) != 0
+    if (csv_run(summary, tables) != 0 || csv_damage(summary, tables) != 0 || csv_limits(summary, tables) != 0
+        || csv_threads(summary, tables) != 0
         || csv_thread_kinds(summary, tables) != 0 || csv_regions(summary, tables) != 0
         || csv_waits(summary, tables) != 0 || ompc_locations_csv(&summary->locations, tables) != 0
         || ompc_tasks_csv(summary->process, tables) != 0 || csv_events(summary, tables) != 0)

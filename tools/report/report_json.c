@@ -82,6 +82,23 @@ static int json_sampling(const struct summary *summary, json_t *root)
     failed |= ompc_json_set(root, "signals_passed", ompc_json_u64(process->signals_passed));
     failed |= ompc_json_set(root, "processes_dropped", json_integer(process->processes_dropped));
     failed |= ompc_json_set(root, "timelines_dropped", ompc_json_u64(process->arena_refused));
+    if (summary->report->record_reserved != 0) {
+        json_t *record = json_object();
+        failed |= ompc_json_set(record, "reserved_bytes", ompc_json_u64(summary->report->record_reserved));
+        failed |= ompc_json_set(record, "data_bytes", ompc_json_u64(summary->report->record_data));
+        failed |= ompc_json_set(root, "record", record);
+    }
+    json_t *limits = json_array();
+    for (int i = 0; i < summary->limit_count && !failed; i++) {
+        const struct ompc_limit *limit = &summary->limits[i];
+        json_t *entry = json_object();
+        int bad = ompc_json_set(entry, "what", json_string(limit->what));
+        bad |= ompc_json_set(entry, "count", ompc_json_u64(limit->count));
+        bad |= ompc_json_set(entry, "bound", ompc_json_u64(limit->bound));
+        bad |= ompc_json_set(entry, "text", ompc_json_string(limit->text));
+        failed |= ompc_json_append(limits, ompc_json_built(entry, bad));
+    }
+    failed |= ompc_json_set(root, "limits", limits);
     if (process->damage.count != 0) {
         json_t *damage = json_object();
         failed |= ompc_json_set(damage, "findings", ompc_json_u64(process->damage.count));
@@ -212,6 +229,10 @@ static int json_totals(const struct summary *summary, json_t *root)
         failed |= ompc_json_set(log, "recorded", ompc_json_u64(recorded));
         failed |= ompc_json_set(log, "dropped", ompc_json_u64(dropped));
         failed |= ompc_json_set(log, "threads_dropping", json_integer(threads));
+        uint64_t short_waits, short_ns;
+        ompc_short_wait_totals(summary->process, &short_waits, &short_ns);
+        failed |= ompc_json_set(log, "short_waits", ompc_json_u64(short_waits));
+        failed |= ompc_json_set(log, "short_wait_ns", ompc_json_u64(short_ns));
         failed |= ompc_json_set(root, "event_log", log);
     }
     failed |= ompc_json_set(totals, "threads", json_integer(summary->openmp_threads));

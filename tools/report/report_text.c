@@ -152,10 +152,8 @@ static void text_header(const struct summary *summary, FILE *out)
         fprintf(out, "  incomplete: %s\n", report->fate);
     if (report->sampling)
         text_sampling_notes(summary, out);
-    if (process->processes_dropped != 0)
-        fprintf(out, "  %u further processes found no free record slot (limit %d) and are not "
-                     "reported\n",
-                process->processes_dropped, OMPC_MAX_PROCESSES);
+    for (int i = 0; i < summary->limit_count; i++)
+        fprintf(out, "  limit reached: %s\n", summary->limits[i].text);
     if (process->damage.count != 0)
         fprintf(out, "  record damaged (%lu finding%s; what did not hold was ignored or clamped): %s\n",
                 process->damage.count, process->damage.count == 1 ? "" : "s", process->damage.text);
@@ -333,13 +331,14 @@ static void text_events(const struct summary *summary, FILE *out)
     text_silent_events(summary, 0, "registered, never delivered", out);
     text_silent_events(summary, 1, "not registered (REGISTER's answer in brackets)", out);
     if (report->event_log_bytes != 0) {
-        uint64_t recorded, dropped;
-        int threads = ompc_event_log_totals(process, &recorded, &dropped);
-        if (dropped != 0)
-            fprintf(out, "  event log: %" PRIu64 " events recorded; %" PRIu64 " events of %d threads "
-                         "did not fit their %" PRIu64 "-byte buffers (--trace-buffer) and are not in "
-                         "the trace\n",
-                    recorded, dropped, threads, report->event_log_bytes);
+        uint64_t recorded, dropped, short_waits, short_ns;
+        (void)ompc_event_log_totals(process, &recorded, &dropped);
+        ompc_short_wait_totals(process, &short_waits, &short_ns);
+        fprintf(out, "  event log: %" PRIu64 " events recorded", recorded);
+        if (short_waits != 0)
+            fprintf(out, "; %" PRIu64 " uncontended lock, critical, ordered or atomic waits (under %u ns, "
+                         "%.3f ms in all) are counted, not logged", short_waits, OMPC_SHORT_WAIT_NS, short_ns / 1e6);
+        fputc('\n', out);
     }
 }
 
@@ -370,10 +369,6 @@ void ompc_report_text(const struct summary *summary, FILE *out)
     text_header(summary, out);
     if (report->sampling)
         text_thread_table(summary, out);
-    uint64_t not_followed = process->threads_not_followed;
-    if (not_followed != 0)
-        fprintf(out, "  %" PRIu64 " further threads were not followed (limit %d)\n", not_followed,
-                OMPC_MAX_THREADS);
     text_regions(summary, out);
     ompc_locations_text(&summary->locations, summary->total_ticks, out);
     if (report->stacks_asked)

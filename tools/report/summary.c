@@ -82,17 +82,17 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
         if (region->id == 0)
             continue;
         summary->regions[summary->region_count++] = region;
-        summary->forks += region->forks;
-        summary->joins += region->joins;
-        if (region->parent == 0)
-            summary->outermost_ns += region->time_ns;
     }
-    summary->forks += process->regions_overflow_forks;
-    summary->outermost_ns += process->regions_overflow_ns;
+    /* The totals count every instance, also those past the region table. */
+    summary->forks = process->forks;
+    summary->joins = process->joins;
+    summary->outermost_ns = process->outermost_ns;
     ompc_qsort(summary->regions, (size_t)summary->region_count, sizeof *summary->regions,
           compare_region_ids);
 
-    size_t capacity = (size_t)summary->thread_count * OMPC_WAIT_SLOTS + 1;
+    size_t capacity = 1;
+    for (int i = 0; i < summary->thread_count; i++)
+        capacity += process->threads[i].wait_count;
     struct merged_wait *all = malloc(capacity * sizeof *all);
     if (all == NULL)
         return -1;
@@ -100,7 +100,7 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
     for (int i = 0; i < summary->thread_count; i++) {
         const struct ompc_model_thread *thread = &process->threads[i];
         summary->wait_overflow_ticks += thread->wait_overflow_ticks;
-        for (int slot = 0; slot < OMPC_WAIT_SLOTS; slot++) {
+        for (uint32_t slot = 0; slot < thread->wait_count; slot++) {
             const struct ompc_model_wait *wait = &thread->waits[slot];
             uint32_t state = wait->state;
             /* Barrier entries (code address only) belong to "Waits by location", not to the wait ids. */
@@ -122,6 +122,7 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
     ompc_qsort(all, merged, sizeof *all, compare_wait_ticks);
     summary->waits = all;
     summary->wait_count = (int)merged;
+    summary->limit_count = ompc_limits_reached(process, report->event_log_bytes, summary->limits);
     return ompc_locations_build(process, &summary->locations);
 }
 
@@ -187,3 +188,14 @@ int ompc_event_log_totals(const struct ompc_model_process *process, uint64_t *re
     return threads;
 }
 
+
+/* The uncontended waits the threads took out of their event logs again (OMPC_SHORT_WAIT_NS): how many, and their time. */
+void ompc_short_wait_totals(const struct ompc_model_process *process, uint64_t *count, uint64_t *ns)
+{
+    *count = process->untracked.short_waits;
+    *ns = process->untracked.short_wait_ns;
+    for (int i = 0; i < process->thread_count; i++) {
+        *count += process->threads[i].short_waits;
+        *ns += process->threads[i].short_wait_ns;
+    }
+}

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bounds.h"
 #include "locations.h"
 #include "model.h"
 #include "report.h"
@@ -36,6 +37,8 @@ struct summary {
     int wait_count;
     uint64_t wait_overflow_ticks;
     struct ompc_locations locations; /* constructs and waits by code address, symbolized */
+    struct ompc_limit limits[OMPC_LIMIT_KINDS]; /* the record's bounds the run reached */
+    int limit_count;
 };
 
 /* Samples over all states (and invalid answers) of a thread's or region's counters. */
@@ -130,6 +133,9 @@ const char *ompc_sampling_status_name(uint32_t status);
 
 /* What the threads' event logs (--trace) hold and what did not fit: returns the threads that dropped any. */
 int ompc_event_log_totals(const struct ompc_model_process *process, uint64_t *recorded, uint64_t *dropped);
+
+/* The uncontended waits the threads took out of their event logs again (OMPC_SHORT_WAIT_NS): how many, and their time. */
+void ompc_short_wait_totals(const struct ompc_model_process *process, uint64_t *count, uint64_t *ns);
 
 /* The report's three formats, each from the summary; the JSON one returns 0, or -1 when memory runs out or the write fails. */
 void ompc_report_text(const struct summary *summary, FILE *out);

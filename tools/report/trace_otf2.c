@@ -5,6 +5,8 @@
 
 #include "locations.h"
 #include "report.h"
+#include "symbolize.h"
+#include "trace_otf2_plan.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -15,13 +17,28 @@
 
 #include <otf2/otf2.h>
 
-/* Attributes every Enter may carry. */
+/* Attributes events may carry. */
 enum { ATTRIBUTE_WAIT_ID, ATTRIBUTE_REGION_ID, ATTRIBUTE_SAMPLED, ATTRIBUTE_COUNT };
 
-/* A definition the archive needs: a string, or a region with the string naming it. */
+/* The one metric: the thread's state (omp_collector_api.h's THR_*_STATE), 0 where none is known. */
+enum { METRIC_STATE = 0 };
+
+/* The pair (names.c) whose span is a worker waiting for work: the state metric says IDLE, Score-P has no region for it. */
+enum { PAIR_IDLE = 0 };
+
+/* A region definition: its name, role and where its code is. */
 struct region_def {
     uint32_t name;   /* string ref */
     OTF2_RegionRole role;
+    uint32_t file;   /* string ref, OTF2_UNDEFINED_STRING without line information */
+    uint32_t line;   /* 0: unknown */
+};
+
+/* Which region a span of this kind at this address was given. */
+struct region_key {
+    uint64_t codeptr;
+    int kind, pair;
+    uint32_t region;
 };
 
 /* The definitions gathered while the events are written; written last, as OTF2 allows. */
@@ -30,6 +47,8 @@ struct definitions {
     size_t string_count, string_capacity;
     struct region_def *regions;
     size_t region_count, region_capacity;
+    struct region_key *keys;
+    size_t key_count, key_capacity;
 };
 
 /* The string ref of `text`, defined on first use; UINT32_MAX without memory. */
@@ -53,8 +72,9 @@ static uint32_t string_ref(struct definitions *defs, const char *text)
     return (uint32_t)defs->string_count++;
 }
 
-/* The region ref named `text` with `role`, defined on first use; UINT32_MAX without memory. */
-static uint32_t region_ref(struct definitions *defs, const char *text, OTF2_RegionRole role)
+/* The region ref named `text`, defined on first use with `role`, file and line; UINT32_MAX without memory. */
+static uint32_t region_ref(struct definitions *defs, const char *text, OTF2_RegionRole role, uint32_t file,
+                           uint32_t line)
 {
     uint32_t name = string_ref(defs, text);
     if (name == UINT32_MAX)
@@ -70,17 +90,21 @@ static uint32_t region_ref(struct definitions *defs, const char *text, OTF2_Regi
         defs->regions = grown;
         defs->region_capacity = capacity;
     }
-    defs->regions[defs->region_count] = (struct region_def){name, role};
+    defs->regions[defs->region_count] = (struct region_def){name, role, file, line};
     return (uint32_t)defs->region_count++;
 }
 
-/* The OTF2 role of a span's region: states are the collector's own classification, not code. */
+/*
+ * The OTF2 role of a span's region, as Score-P gives OpenMP's: the lock
+ * wait is inside the lock call (WRAPPER, like Score-P's omp_set_lock), the
+ * ordered and single events bracket the block one thread runs (SBLOCK).
+ */
 static OTF2_RegionRole span_role(const struct ompc_span *span)
 {
     static const OTF2_RegionRole roles[OMPC_NPAIRS] = {
         OTF2_REGION_ROLE_ARTIFICIAL, OTF2_REGION_ROLE_IMPLICIT_BARRIER, OTF2_REGION_ROLE_BARRIER,
-        OTF2_REGION_ROLE_ARTIFICIAL, OTF2_REGION_ROLE_CRITICAL, OTF2_REGION_ROLE_ORDERED,
-        OTF2_REGION_ROLE_MASTER, OTF2_REGION_ROLE_SINGLE, OTF2_REGION_ROLE_ORDERED,
+        OTF2_REGION_ROLE_WRAPPER, OTF2_REGION_ROLE_CRITICAL, OTF2_REGION_ROLE_ORDERED,
+        OTF2_REGION_ROLE_MASTER, OTF2_REGION_ROLE_SINGLE_SBLOCK, OTF2_REGION_ROLE_ORDERED_SBLOCK,
         OTF2_REGION_ROLE_ATOMIC,
     };
     if (span->kind == OMPC_SPAN_REGION)
@@ -90,21 +114,39 @@ static OTF2_RegionRole span_role(const struct ompc_span *span)
     return OTF2_REGION_ROLE_ARTIFICIAL;
 }
 
-/* The threads seen in region `id` (its row in the record), at least 1: what ThreadFork says was requested. */
-static uint32_t region_threads(const struct ompc_model_process *process, uint64_t id)
+/* The region of a span: named by construct and place, with the source file and line where the symbolizer has them; UINT32_MAX without memory. */
+static uint32_t span_region(struct definitions *defs, const struct ompc_span *span,
+                            struct ompc_symbolizer *symbolizer)
 {
-    uint64_t hash = id * UINT64_C(0x9E3779B97F4A7C15);
-    for (unsigned probe = 0; id != 0 && probe < 64; probe++) {
-        const struct ompc_model_region *row = &process->regions[((hash >> 50) + probe) % OMPC_MAX_REGIONS];
-        uint64_t seen = row->id;
-        if (seen == 0)
-            break;
-        if (seen == id) {
-            int count = __builtin_popcountll(row->thread_mask);
-            return count > 0 ? (uint32_t)count : 1;
+    int pair = span->kind == OMPC_SPAN_CONSTRUCT ? span->pair : -1;
+    for (size_t i = 0; i < defs->key_count; i++)
+        if (defs->keys[i].codeptr == span->codeptr && defs->keys[i].kind == span->kind && defs->keys[i].pair == pair)
+            return defs->keys[i].region;
+    if (defs->key_count == defs->key_capacity) {
+        size_t capacity = defs->key_capacity ? 2 * defs->key_capacity : 64;
+        struct region_key *grown = realloc(defs->keys, capacity * sizeof *grown);
+        if (grown == NULL)
+            return UINT32_MAX;
+        defs->keys = grown;
+        defs->key_capacity = capacity;
+    }
+    uint32_t file = OTF2_UNDEFINED_STRING, line = 0;
+    if (span->codeptr != 0) {
+        struct ompc_location where;
+        ompc_symbolize(symbolizer, span->codeptr, 1, &where);
+        if (where.kind == OMPC_LOC_LINE && where.file != NULL && where.line > 0) {
+            file = string_ref(defs, where.file);
+            line = (uint32_t)where.line;
+            if (file == UINT32_MAX)
+                return UINT32_MAX;
         }
     }
-    return 1;
+    char name[320];
+    uint32_t region = region_ref(defs, ompc_span_name(span, symbolizer, name, sizeof name), span_role(span), file,
+                                 line);
+    if (region != UINT32_MAX)
+        defs->keys[defs->key_count++] = (struct region_key){span->codeptr, span->kind, pair, region};
+    return region;
 }
 
 /* The archive's flushes happen when its buffers fill; the post-flush time is not used by readers of this archive. */
@@ -117,81 +159,134 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
 
 static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
 
-/* One open span on a location's stack. */
+/* One open span on a location's stack, with what its end writes besides the Leave. */
 struct open_span {
     uint64_t end;
-    uint32_t region;
+    uint32_t region, team, lock, order;
     int fork;
 };
 
-/* Closes the innermost open span: Leave, and ThreadJoin after a parallel region. */
-static OTF2_ErrorCode leave(OTF2_EvtWriter *writer, uint64_t origin, const struct open_span *open)
+/* One location's event writing under way. */
+struct location_writer {
+    OTF2_EvtWriter *writer;
+    OTF2_AttributeList *attributes;
+    const struct ompc_otf2_plan *plan;
+    uint64_t origin;
+    uint64_t state_end; /* where the last state written ends */
+    int state_open;     /* 1: no state written after it yet, nor 0 for "unknown" */
+    OTF2_ErrorCode status;
+};
+
+/* Writes the state metric: `state` from `time` on (OTF2_METRIC_ABSOLUTE_NEXT). */
+static void state_metric(struct location_writer *w, uint64_t time, uint64_t state, int sampled)
 {
-    OTF2_ErrorCode status = OTF2_EvtWriter_Leave(writer, NULL, origin + open->end, open->region);
-    if (status == OTF2_SUCCESS && open->fork)
-        status = OTF2_EvtWriter_ThreadJoin(writer, NULL, origin + open->end, OTF2_PARADIGM_OPENMP);
-    return status;
+    OTF2_Type type = OTF2_TYPE_UINT64;
+    OTF2_MetricValue value = {.unsigned_int = state};
+    if (sampled)
+        OTF2_AttributeList_AddUint8(w->attributes, ATTRIBUTE_SAMPLED, 1);
+    if (w->status == OTF2_SUCCESS)
+        w->status = OTF2_EvtWriter_Metric(w->writer, w->attributes, w->origin + time, METRIC_STATE, 1, &type, &value);
+    OTF2_AttributeList_RemoveAllAttributes(w->attributes);
+}
+
+/* Before anything at `time`: the last state, if it ended earlier with none after it, gives way to 0 (unknown). */
+static void catch_up(struct location_writer *w, uint64_t time)
+{
+    if (w->state_open && w->state_end < time) {
+        w->state_open = 0;
+        state_metric(w, w->state_end, 0, 0);
+    }
+}
+
+/* Closes the innermost open span: Leave, the lock it acquired, the team it leaves, the join it ends with. */
+static void leave(struct location_writer *w, const struct open_span *open)
+{
+    uint64_t time = w->origin + open->end;
+    catch_up(w, open->end);
+    if (w->status == OTF2_SUCCESS)
+        w->status = OTF2_EvtWriter_Leave(w->writer, NULL, time, open->region);
+    if (w->status == OTF2_SUCCESS && open->lock != OMPC_OTF2_NONE)
+        w->status = OTF2_EvtWriter_ThreadAcquireLock(w->writer, NULL, time, OTF2_PARADIGM_OPENMP, open->lock,
+                                                     open->order);
+    if (w->status == OTF2_SUCCESS && open->team != OMPC_OTF2_NONE)
+        w->status = OTF2_EvtWriter_ThreadTeamEnd(w->writer, NULL, time, open->team);
+    if (w->status == OTF2_SUCCESS && open->fork)
+        w->status = OTF2_EvtWriter_ThreadJoin(w->writer, NULL, time, OTF2_PARADIGM_OPENMP);
+}
+
+/* Opens a span: ThreadFork on the thread that forked its team, ThreadTeamBegin on every member, then Enter with its attributes. */
+static void enter(struct location_writer *w, const struct ompc_otf2_item *item, uint32_t region)
+{
+    const struct ompc_span *span = &item->span;
+    uint64_t time = w->origin + span->begin_ns;
+    catch_up(w, span->begin_ns);
+    int team = item->team != OMPC_OTF2_NONE && item->team < w->plan->team_count;
+    if (w->status == OTF2_SUCCESS && team && item->fork)
+        w->status = OTF2_EvtWriter_ThreadFork(w->writer, NULL, time, OTF2_PARADIGM_OPENMP,
+                                              w->plan->teams[item->team].size);
+    if (w->status == OTF2_SUCCESS && team)
+        w->status = OTF2_EvtWriter_ThreadTeamBegin(w->writer, NULL, time, item->team);
+    if (span->wait_id != 0)
+        OTF2_AttributeList_AddUint64(w->attributes, ATTRIBUTE_WAIT_ID, span->wait_id);
+    if (span->region != 0)
+        OTF2_AttributeList_AddUint64(w->attributes, ATTRIBUTE_REGION_ID, span->region);
+    if (!span->exact)
+        OTF2_AttributeList_AddUint8(w->attributes, ATTRIBUTE_SAMPLED, 1);
+    if (w->status == OTF2_SUCCESS)
+        w->status = OTF2_EvtWriter_Enter(w->writer, w->attributes, time, region);
+    OTF2_AttributeList_RemoveAllAttributes(w->attributes);
 }
 
 /*
- * One thread's events: its spans as Enter/Leave (properly nested by
- * construction), parallel regions bracketed by ThreadFork and ThreadJoin,
- * the wait id, region id and sampled flag as attributes.  Returns the
- * latest time written, or sets *status.
+ * One location's events: its spans as Enter/Leave (properly nested by
+ * construction; a worker's idle time is no region), parallel regions with
+ * the team's records, lock acquisitions, and the state as a metric.
+ * Returns the latest time written.
  */
-static uint64_t write_location(const struct ompc_report *report, int thread, OTF2_EvtWriter *writer,
-                               struct definitions *defs, struct ompc_symbolizer *symbolizer,
-                               OTF2_AttributeList *attributes, OTF2_ErrorCode *status)
+static uint64_t write_location(struct location_writer *w, const struct ompc_otf2_item *items, size_t count,
+                               struct definitions *defs, struct ompc_symbolizer *symbolizer)
 {
-    const struct ompc_model_process *process = report->process;
-    uint64_t origin = process->origin_ns, last = 0;
-    struct ompc_span *spans;
-    long count = ompc_trace_spans(report, thread, &spans);
-    if (count < 0) {
-        *status = OTF2_ERROR_MEM_ALLOC_FAILED;
-        return 0;
-    }
-    struct open_span *stack = malloc(((size_t)count + 1) * sizeof *stack);
+    uint64_t last = 0;
+    struct open_span *stack = malloc((count + 1) * sizeof *stack);
     if (stack == NULL) {
-        free(spans);
-        *status = OTF2_ERROR_MEM_ALLOC_FAILED;
+        w->status = OTF2_ERROR_MEM_ALLOC_FAILED;
         return 0;
     }
     size_t depth = 0;
-    for (long k = 0; k < count && *status == OTF2_SUCCESS; k++) {
-        struct ompc_span span = spans[k];
-        while (depth > 0 && stack[depth - 1].end <= span.begin_ns && *status == OTF2_SUCCESS)
-            *status = leave(writer, origin, &stack[--depth]);
+    for (size_t k = 0; k < count && w->status == OTF2_SUCCESS; k++) {
+        const struct ompc_otf2_item *item = &items[k];
+        struct ompc_span span = item->span;
+        while (depth > 0 && stack[depth - 1].end <= span.begin_ns && w->status == OTF2_SUCCESS)
+            leave(w, &stack[--depth]);
+        last = span.end_ns > last ? span.end_ns : last;
+        if (span.kind == OMPC_SPAN_STATE) {
+            catch_up(w, span.begin_ns);
+            state_metric(w, span.begin_ns, (uint64_t)span.state, !span.exact);
+            w->state_open = 1;
+            w->state_end = span.end_ns;
+            continue;
+        }
+        if (span.kind == OMPC_SPAN_CONSTRUCT && span.pair == PAIR_IDLE)
+            continue;
         /* Spans nest by construction; a rounding that says otherwise is cut to fit. */
         if (depth > 0 && span.end_ns > stack[depth - 1].end)
             span.end_ns = stack[depth - 1].end;
-        char name[320];
-        uint32_t region = region_ref(defs, ompc_span_name(&span, symbolizer, name, sizeof name),
-                                     span_role(&span));
+        uint32_t region = span_region(defs, &span, symbolizer);
         if (region == UINT32_MAX) {
-            *status = OTF2_ERROR_MEM_ALLOC_FAILED;
+            w->status = OTF2_ERROR_MEM_ALLOC_FAILED;
             break;
         }
-        int fork = span.kind == OMPC_SPAN_REGION && span.exact;
-        if (fork)
-            *status = OTF2_EvtWriter_ThreadFork(writer, NULL, origin + span.begin_ns, OTF2_PARADIGM_OPENMP,
-                                                region_threads(process, span.region));
-        if (span.wait_id != 0)
-            OTF2_AttributeList_AddUint64(attributes, ATTRIBUTE_WAIT_ID, span.wait_id);
-        if (span.region != 0)
-            OTF2_AttributeList_AddUint64(attributes, ATTRIBUTE_REGION_ID, span.region);
-        if (!span.exact)
-            OTF2_AttributeList_AddUint8(attributes, ATTRIBUTE_SAMPLED, 1);
-        if (*status == OTF2_SUCCESS)
-            *status = OTF2_EvtWriter_Enter(writer, attributes, origin + span.begin_ns, region);
-        OTF2_AttributeList_RemoveAllAttributes(attributes);
-        stack[depth++] = (struct open_span){span.end_ns, region, fork};
-        last = span.end_ns > last ? span.end_ns : last;
+        struct ompc_otf2_item opened = *item;
+        opened.span = span;
+        enter(w, &opened, region);
+        int team = item->team != OMPC_OTF2_NONE && item->team < w->plan->team_count;
+        stack[depth++] = (struct open_span){span.end_ns, region, team ? item->team : OMPC_OTF2_NONE, item->lock,
+                                            item->order, team && item->fork};
     }
-    while (depth > 0 && *status == OTF2_SUCCESS)
-        *status = leave(writer, origin, &stack[--depth]);
+    while (depth > 0 && w->status == OTF2_SUCCESS)
+        leave(w, &stack[--depth]);
+    catch_up(w, UINT64_MAX);
     free(stack);
-    free(spans);
     return last;
 }
 
@@ -202,6 +297,7 @@ static void free_definitions(struct definitions *defs)
         free(defs->strings[i]);
     free(defs->strings);
     free(defs->regions);
+    free(defs->keys);
 }
 
 /* What the steps of writing one archive share, and what the last of them frees. */
@@ -215,18 +311,24 @@ struct archive_job {
     /* One location per OpenMP thread: threads the runtime never reported (an MPI progress thread) have no place in it. */
     int *thread_of;         /* the thread slot of each location */
     int location_count;
+    struct ompc_otf2_plan plan; /* the teams, who was in them, the lock acquisitions */
     uint64_t *event_counts; /* per location */
     uint64_t length;        /* the latest time written */
     const char *step;       /* what was under way, for the error message */
 };
 
-/* The state regions, the code locations' symbolizer and the attribute list, before the archive exists. */
+/* The locations, their plan, the code locations' symbolizer and the attribute list, before the archive exists. */
 static OTF2_ErrorCode archive_prepare(struct archive_job *job)
 {
-    /* The state regions first, so their refs are the states' numbers less one in every archive. */
-    for (int state = 1; state < OMPC_NSTATES; state++)
-        if (region_ref(&job->defs, ompc_state_name(state), OTF2_REGION_ROLE_ARTIFICIAL) == UINT32_MAX)
-            return OTF2_ERROR_MEM_ALLOC_FAILED;
+    const struct ompc_model_process *process = job->report->process;
+    job->thread_of = calloc((size_t)job->rows + 1, sizeof *job->thread_of);
+    if (job->thread_of == NULL)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (int i = 0; i < job->rows; i++)
+        if (ompc_thread_is_openmp(&process->threads[i]))
+            job->thread_of[job->location_count++] = i;
+    if (ompc_otf2_plan_build(job->report, job->thread_of, job->location_count, &job->plan) != 0)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
     if (ompc_locations_build(job->report->process, &job->locations) != 0)
         return OTF2_ERROR_MEM_ALLOC_FAILED;
     job->attributes = OTF2_AttributeList_New();
@@ -285,7 +387,6 @@ static OTF2_ErrorCode archive_open(struct archive_job *job, const char *director
 /* Every OpenMP thread's events, one location each, counting them for the location definitions. */
 static OTF2_ErrorCode archive_events(struct archive_job *job)
 {
-    const struct ompc_model_process *process = job->report->process;
     OTF2_ErrorCode status;
     job->step = "writing the events";
     if ((status = OTF2_Archive_OpenEvtFiles(job->archive)) != OTF2_SUCCESS)
@@ -293,20 +394,24 @@ static OTF2_ErrorCode archive_events(struct archive_job *job)
     job->event_counts = calloc((size_t)job->rows + 1, sizeof *job->event_counts);
     if (job->event_counts == NULL)
         return OTF2_ERROR_MEM_ALLOC_FAILED;
-    job->thread_of = calloc((size_t)job->rows + 1, sizeof *job->thread_of);
-    if (job->thread_of == NULL)
-        return OTF2_ERROR_MEM_ALLOC_FAILED;
-    for (int i = 0; i < job->rows; i++)
-        if (ompc_thread_is_openmp(&process->threads[i]))
-            job->thread_of[job->location_count++] = i;
     for (int l = 0; l < job->location_count && status == OTF2_SUCCESS; l++) {
         OTF2_EvtWriter *writer = OTF2_Archive_GetEvtWriter(job->archive, (OTF2_LocationRef)l);
         if (writer == NULL) {
             status = OTF2_ERROR_INVALID;
             break;
         }
-        uint64_t last = write_location(job->report, job->thread_of[l], writer, &job->defs,
-                                       job->locations.symbolizer, job->attributes, &status);
+        struct location_writer w = {writer, job->attributes, &job->plan, job->report->process->origin_ns, 0, 0,
+                                    OTF2_SUCCESS};
+        struct ompc_otf2_item *items;
+        long count = ompc_otf2_plan_items(job->report, &job->plan, l, job->thread_of[l], &items);
+        uint64_t last = 0;
+        if (count < 0) {
+            w.status = OTF2_ERROR_MEM_ALLOC_FAILED;
+        } else {
+            last = write_location(&w, items, (size_t)count, &job->defs, job->locations.symbolizer);
+            free(items);
+        }
+        status = w.status;
         job->length = last > job->length ? last : job->length;
         if (status == OTF2_SUCCESS)
             status = OTF2_EvtWriter_GetNumberOfEvents(writer, &job->event_counts[l]);
@@ -339,7 +444,46 @@ struct global_names {
     uint32_t attributes[ATTRIBUTE_COUNT][2]; /* name, description */
     uint32_t host, node_class, group;
     uint32_t *locations; /* per location */
+    uint32_t state[3];   /* the state metric's name, description, unit */
+    uint32_t threads;    /* the group of every location a team is numbered in */
+    uint32_t *teams;     /* per team */
 };
+
+/* The names of the state metric and the thread teams; OTF2_ERROR_MEM_ALLOC_FAILED without memory. */
+static OTF2_ErrorCode define_team_names(struct archive_job *job, struct global_names *names)
+{
+    struct definitions *defs = &job->defs;
+    char text[512];
+    size_t used = (size_t)snprintf(text, sizeof text, "the thread's OpenMP state from this time on:");
+    for (int state = 1; state < OMPC_NSTATES && used < sizeof text; state++)
+        used += (size_t)snprintf(text + used, sizeof text - used, " %d %s%s", state, ompc_state_name(state),
+                                 state + 1 < OMPC_NSTATES ? "," : "; 0 unknown");
+    names->state[0] = string_ref(defs, "thread state");
+    names->state[1] = string_ref(defs, text);
+    names->state[2] = string_ref(defs, "");
+    names->threads = string_ref(defs, "OpenMP threads");
+    names->teams = calloc(job->plan.team_count + 1, sizeof *names->teams);
+    if (names->teams == NULL)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (size_t t = 0; t < job->plan.team_count; t++) {
+        const struct ompc_otf2_team *team = &job->plan.teams[t];
+        /* Named by its members' thread slots, the forking one first: teams of one size differ by who is in them. */
+        size_t at = (size_t)snprintf(text, sizeof text, "team of thread %d with", job->thread_of[team->members[0]]);
+        for (uint32_t m = 1; m < team->size && at < sizeof text - 16; m++)
+            at += (size_t)snprintf(text + at, sizeof text - at, " %d", job->thread_of[team->members[m]]);
+        if (team->size == 1)
+            snprintf(text + at, sizeof text - at, " no other");
+        else if (at >= sizeof text - 16)
+            snprintf(text + at, sizeof text - at, " ...");
+        names->teams[t] = string_ref(defs, text);
+        if (names->teams[t] == UINT32_MAX)
+            return OTF2_ERROR_MEM_ALLOC_FAILED;
+    }
+    for (int i = 0; i < 3; i++)
+        if (names->state[i] == UINT32_MAX)
+            return OTF2_ERROR_MEM_ALLOC_FAILED;
+    return names->threads != UINT32_MAX ? OTF2_SUCCESS : OTF2_ERROR_MEM_ALLOC_FAILED;
+}
 
 /* Defines the strings of the global definitions, in the order that numbers them; OTF2_ERROR_MEM_ALLOC_FAILED without memory. */
 static OTF2_ErrorCode define_global_names(struct archive_job *job, struct global_names *names)
@@ -354,7 +498,7 @@ static OTF2_ErrorCode define_global_names(struct archive_job *job, struct global
         {string_ref(defs, "parallel region id"),
          string_ref(defs, "the id CURRENT_PRID gave when the span began")},
         {string_ref(defs, "sampled"),
-         string_ref(defs, "1: the span comes from timer samples (its ends are within one sampling interval), not events")},
+         string_ref(defs, "1: the region or state comes from timer samples (its ends are within one sampling interval), not events")},
     };
     memcpy(names->attributes, attribute_names, sizeof attribute_names);
     const char *host = report->host != NULL ? report->host : "localhost";
@@ -422,7 +566,48 @@ static OTF2_ErrorCode write_global_definitions(const struct archive_job *job, OT
     for (size_t i = 0; i < defs->region_count && status == OTF2_SUCCESS; i++)
         status = OTF2_GlobalDefWriter_WriteRegion(
             global, (OTF2_RegionRef)i, defs->regions[i].name, defs->regions[i].name, defs->regions[i].name,
-            defs->regions[i].role, OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, OTF2_UNDEFINED_STRING, 0, 0);
+            defs->regions[i].role, OTF2_PARADIGM_OPENMP, OTF2_REGION_FLAG_NONE, defs->regions[i].file,
+            defs->regions[i].line, 0);
+    return status;
+}
+
+/*
+ * The state metric, and the thread teams as OTF2 wants them: a group of
+ * every location (COMM_LOCATIONS), per team a group of its members' places
+ * in it, the forking thread first (COMM_GROUP), and a Comm over that.
+ */
+static OTF2_ErrorCode write_team_definitions(const struct archive_job *job, OTF2_GlobalDefWriter *global,
+                                             const struct global_names *names)
+{
+    const struct ompc_otf2_plan *plan = &job->plan;
+    uint64_t *members = malloc(((size_t)job->location_count + 1) * sizeof *members);
+    if (members == NULL)
+        return OTF2_ERROR_MEM_ALLOC_FAILED;
+    for (int l = 0; l < job->location_count; l++)
+        members[l] = (uint64_t)l;
+    OTF2_ErrorCode status = OTF2_GlobalDefWriter_WriteGroup(global, 0, names->threads,
+                                                            OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
+                                                            OTF2_GROUP_FLAG_NONE, (uint32_t)job->location_count,
+                                                            members);
+    for (size_t t = 0; t < plan->team_count && status == OTF2_SUCCESS; t++) {
+        for (uint32_t m = 0; m < plan->teams[t].size; m++)
+            members[m] = plan->teams[t].members[m];
+        status = OTF2_GlobalDefWriter_WriteGroup(global, (OTF2_GroupRef)(t + 1), names->teams[t],
+                                                 OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP,
+                                                 OTF2_GROUP_FLAG_NONE, plan->teams[t].size, members);
+    }
+    free(members);
+    OTF2_MetricMemberRef member = 0;
+    if (status == OTF2_SUCCESS)
+        status = OTF2_GlobalDefWriter_WriteMetricMember(global, member, names->state[0], names->state[1],
+                                                        OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ABSOLUTE_NEXT,
+                                                        OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, names->state[2]);
+    if (status == OTF2_SUCCESS)
+        status = OTF2_GlobalDefWriter_WriteMetricClass(global, METRIC_STATE, 1, &member, OTF2_METRIC_ASYNCHRONOUS,
+                                                       OTF2_RECORDER_KIND_CPU);
+    for (size_t t = 0; t < plan->team_count && status == OTF2_SUCCESS; t++)
+        status = OTF2_GlobalDefWriter_WriteComm(global, (OTF2_CommRef)t, names->teams[t], (OTF2_GroupRef)(t + 1),
+                                                OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
     return status;
 }
 
@@ -440,8 +625,13 @@ static OTF2_ErrorCode archive_global_definitions(struct archive_job *job)
     memset(&names, 0, sizeof names);
     OTF2_ErrorCode status = define_global_names(job, &names);
     if (status == OTF2_SUCCESS)
+        status = define_team_names(job, &names);
+    if (status == OTF2_SUCCESS)
         status = write_global_definitions(job, global, &names, length);
+    if (status == OTF2_SUCCESS)
+        status = write_team_definitions(job, global, &names);
     free(names.locations);
+    free(names.teams);
     return status;
 }
 
@@ -455,6 +645,7 @@ static void archive_job_free(struct archive_job *job)
     ompc_locations_free(&job->locations);
     free_definitions(&job->defs);
     free(job->thread_of);
+    ompc_otf2_plan_free(&job->plan);
     free(job->event_counts);
 }
 

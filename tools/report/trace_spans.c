@@ -122,6 +122,7 @@ static int event_spans(const struct ompc_report *report, int thread, uint64_t li
                 break;
         if (match < 0)
             continue; /* its BEGIN came before the thread was followed */
+        stack[match].ended = 1;
         while (depth > match && !failed) {
             depth--;
             stack[depth].end_ns = when;
@@ -168,7 +169,7 @@ static int serial_gap_regions(const struct ompc_report *report, struct span_list
         return -1;
     for (long r = 0; r < regions; r++) {
         struct ompc_span region = {bounds[2 * r], bounds[2 * r + 1], OMPC_SPAN_REGION, 0, 0, -1,
-                                   0, 0, 0, 0};
+                                   0, 0, 0, 0, 0};
         if (push_span(list, &region) != 0) {
             free(bounds);
             return -1;
@@ -325,7 +326,7 @@ static int sampled_piece(struct pieces *p, uint64_t from)
 /* The state spans: neighbouring pieces of one state merged, except across an exact span's begin or end.  -1 without memory. */
 static int state_spans(struct pieces *p, struct span_list *list)
 {
-    struct ompc_span current = {0, 0, OMPC_SPAN_STATE, 1000, 0, -1, 0, 0, 0, 0};
+    struct ompc_span current = {0, 0, OMPC_SPAN_STATE, 1000, 0, -1, 0, 0, 0, 0, 0};
     int have_current = 0, failed = 0;
     for (size_t i = 0; i + 1 < p->cut_count && !failed; i++) {
         uint64_t from = p->cuts[i], to = p->cuts[i + 1];

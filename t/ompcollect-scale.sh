@@ -1,0 +1,61 @@
+#!/bin/sh
+# ompcollect-scale.sh - a run at the record's scale keeps every figure: a million regions over three constructs, 100 and 10,000 constructs, 256 threads with a trace, millions of uncontended lock acquisitions; the record's memory follows what the run wrote; a bound reached is said on stderr and in the reports.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+prog=$top_builddir/t/ompcollect-scale
+
+echo "1..15"
+n=0
+result_lines="head -n 40"
+
+# A million regions, a third at each of three constructs; one thread keeps
+# it quick (a team of one still forks and joins).
+OMP_NUM_THREADS=1 run --runtime "$LIBOMP" -f json -o "$tmp/regions.json" "$prog" regions 1000002
+result $status "a million regions run to the end under ompcollect (exit $status)" "$tmp/err"
+holds "$tmp/regions.json" 'r["totals"]["forks"] == r["totals"]["joins"] == 1000002 and len(r["constructs"]) == 3 and all(c["instances"] == 333334 for c in r["constructs"])'
+result $? "every instance counts in its construct: 3 rows of 333334, summing to the 1000002 forks and joins" "$tmp/regions.json"
+holds "$tmp/regions.json" 'sum(c["total_ns"] for c in r["constructs"]) == r["totals"]["outermost_ns"] > 0 and r["totals"]["regions"] == 16384'
+result $? "the constructs' times add up to the time inside outermost regions; 16384 instances are listed one by one" "$tmp/regions.json"
+holds "$tmp/regions.json" '[(l["what"], l["count"], l["bound"]) for l in r["limits"]] == [("regions", 1000002 - 16384, 16384)]'
+result $? "the one bound reached is the instance list, with its exact count, in the JSON report" "$tmp/regions.json"
+grep -q "^ompcollect: pid [0-9]*: 983618 region instances past the first 16384 are not listed one by one" "$tmp/err"
+result $? "stderr says it in one line" "$tmp/err"
+OMP_NUM_THREADS=1 run --runtime "$LIBOMP" -o "$tmp/regions.txt" "$prog" regions 30000
+grep -q "limit reached: 13616 region instances past the first 16384" "$tmp/regions.txt" \
+    && grep -q "total: 30000 forks, 30000 joins" "$tmp/regions.txt"
+result $? "the text report says it too, and its totals count every instance" "$tmp/regions.txt"
+
+# Distinct constructs, each forked once.
+for count in 100 10000; do
+    OMP_NUM_THREADS=2 run --runtime "$LIBOMP" -f json -o "$tmp/c$count.json" "$prog" constructs $count
+    holds "$tmp/c$count.json" "r['totals']['forks'] == $count and len(r['constructs']) == $count and all(c['instances'] == 1 for c in r['constructs']) and r['limits'] == []"
+    result $? "$count constructs: one row each with its instance, no bound reached (exit $status)" "$tmp/c$count.json" "$tmp/err"
+done
+
+# 256 threads with a trace at the default buffer: every thread keeps its log.
+OMP_NUM_THREADS=256 run --runtime "$LIBOMP" -f json -o "$tmp/wide.json" --trace-json "$tmp/wide.trace.json" \
+    "$prog" wide 20
+holds "$tmp/wide.json" 'len(r["threads"]) == 256 and r["totals"]["forks"] == 20 and r["event_log"]["dropped"] == 0 and r["limits"] == []'
+result $? "256 threads traced: every thread followed, no event dropped, no bound reached (exit $status)" "$tmp/wide.json" "$tmp/err"
+holds "$tmp/wide.json" 'r["event_log"]["recorded"] == sum(sum(t["events"].values()) for t in threads) - 2 * r["event_log"]["short_waits"] and all(t["events"]["begin_ibar"] >= 20 for t in threads)'
+result $? "the logs hold every event of the 256 threads but the uncontended lock waits taken out" "$tmp/wide.json"
+holds "$tmp/wide.json" 'r["record"]["data_bytes"] < 64 << 20 and r["record"]["data_bytes"] * 100 < r["record"]["reserved_bytes"]'
+result $? "the record holds only what the run wrote: data under 64 MiB and under 1% of the reservation" "$tmp/wide.json"
+
+# Uncontended locks: 4 million acquisitions, which would fill the 8 MiB
+# (262144-event) logs 15 times over were each one logged.
+OMP_NUM_THREADS=2 run --runtime "$LIBOMP" -f json -o "$tmp/locks.json" --trace-json "$tmp/locks.trace.json" \
+    "$prog" locks 2000000
+holds "$tmp/locks.json" 'r["event_log"]["dropped"] == 0 and r["event_log"]["short_waits"] >= 2000000 and r["limits"] == []'
+result $? "4 million uncontended acquisitions: counted, not logged, and the trace holds the whole run (exit $status)" "$tmp/locks.json" "$tmp/err"
+holds "$tmp/locks.json" 'r["event_log"]["short_waits"] <= 4000000 and r["event_log"]["short_wait_ns"] < r["event_log"]["short_waits"] * 1000'
+result $? "each wait taken out lasted under a microsecond" "$tmp/locks.json"
+
+# A bound reached by a small buffer: stderr names the cause and the count, the JSON the same count.
+OMP_NUM_THREADS=2 run --runtime "$LIBOMP" -f json -o "$tmp/small.json" --trace-buffer=4096 --trace-json "$tmp/small.trace.json" \
+    "$prog" wide 200
+holds "$tmp/small.json" '[l["count"] for l in r["limits"] if l["what"] == "event_log"] == [r["event_log"]["dropped"]] != [0]'
+result $? "a full event log is one entry of limits[] with the exact count of events dropped" "$tmp/small.json"
+count=$(python3 "$query" "$tmp/small.json" 'r["event_log"]["dropped"]')
+grep -q "^ompcollect: pid [0-9]*: $count events of 2 threads did not fit their 4096-byte event logs (--trace-buffer)" "$tmp/err"
+result $? "stderr says how many events of which threads did not fit, and why" "$tmp/err"

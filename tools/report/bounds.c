@@ -1,0 +1,113 @@
+/* bounds.c - lists the bounds of the record a finished run reached, from the profile model, so that no output loses data without saying what and how much. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "bounds.h"
+#include "record.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* Appends one limit when `count` is not 0. */
+static void add(struct ompc_limit *out, int *used, const char *what, uint64_t count, uint64_t bound,
+                const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static void add(struct ompc_limit *out, int *used, const char *what, uint64_t count, uint64_t bound,
+                const char *fmt, ...)
+{
+    if (count == 0 || *used >= OMPC_LIMIT_KINDS)
+        return;
+    struct ompc_limit *limit = &out[(*used)++];
+    limit->what = what;
+    limit->count = count;
+    limit->bound = bound;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(limit->text, sizeof limit->text, fmt, args);
+    va_end(args);
+}
+
+/* Per-thread counts summed over the followed threads. */
+struct thread_sums {
+    uint64_t wait_overflow, stack_dropped, log_dropped, log_first_ns;
+    int log_threads, timeline_threads;
+    uint64_t timeline_first_ns;
+};
+
+static void sum_threads(const struct ompc_model_process *process, struct thread_sums *sums)
+{
+    *sums = (struct thread_sums){0};
+    for (int i = 0; i < process->thread_count; i++) {
+        const struct ompc_model_thread *thread = &process->threads[i];
+        sums->wait_overflow += thread->wait_overflow_ticks;
+        for (int s = 0; s < OMPC_NSTATES; s++)
+            sums->stack_dropped += thread->stack_dropped[s];
+        if (thread->event_log_dropped != 0) {
+            sums->log_dropped += thread->event_log_dropped;
+            sums->log_threads++;
+            if (sums->log_first_ns == 0 || thread->event_log_dropped_ns < sums->log_first_ns)
+                sums->log_first_ns = thread->event_log_dropped_ns;
+        }
+        if (thread->timeline_truncated && thread->timeline_length > 0) {
+            uint64_t last_us = thread->timeline[thread->timeline_length - 1] >> 8;
+            sums->timeline_threads++;
+            if (sums->timeline_first_ns == 0 || last_us * 1000 < sums->timeline_first_ns)
+                sums->timeline_first_ns = last_us * 1000;
+        }
+    }
+}
+
+/* The trace's and the pictures' limits: per-thread buffers that filled. */
+static void buffer_limits(const struct ompc_model_process *process, const struct thread_sums *sums,
+                          uint64_t event_log_bytes, struct ompc_limit *out, int *used)
+{
+    if (event_log_bytes != 0)
+        add(out, used, "event_log", sums->log_dropped, event_log_bytes,
+            "%" PRIu64 " events of %d threads did not fit their %" PRIu64 "-byte event logs (--trace-buffer) "
+            "and are not in the trace, the first at %.3f s",
+            sums->log_dropped, sums->log_threads, event_log_bytes, sums->log_first_ns / 1e9);
+    add(out, used, "timeline", (uint64_t)sums->timeline_threads, OMPC_TIMELINE_CAP,
+        "the timelines of %d threads filled their %u state changes and end early, the first at %.3f s",
+        sums->timeline_threads, OMPC_TIMELINE_CAP, sums->timeline_first_ns / 1e9);
+    add(out, used, "stacks", sums->stack_dropped, OMPC_STACK_TABLE_BYTES,
+        "%" PRIu64 " samples' call stacks did not fit their thread's %" PRIu64 "-byte stack table and are "
+        "counted without a stack", sums->stack_dropped, (uint64_t)OMPC_STACK_TABLE_BYTES);
+    add(out, used, "arena", process->arena_refused, 0,
+        "%" PRIu64 " requests for per-thread buffers (timelines, event logs, stack tables, wait tables) found "
+        "the record's reserved space full; the threads concerned lack them", process->arena_refused);
+    add(out, used, "thread_tables", process->threads_without_tables, 0,
+        "%u threads have no wait table or construct counters (the record's reserved space was full): their "
+        "waits and per-construct WORK samples are missing", process->threads_without_tables);
+}
+
+int ompc_limits_reached(const struct ompc_model_process *process, uint64_t event_log_bytes,
+                        struct ompc_limit out[OMPC_LIMIT_KINDS])
+{
+    int used = 0;
+    struct thread_sums sums;
+    sum_threads(process, &sums);
+    add(out, &used, "processes", process->processes_dropped, OMPC_MAX_PROCESSES,
+        "%u further processes found no free record slot (limit %d) and are not reported",
+        process->processes_dropped, OMPC_MAX_PROCESSES);
+    add(out, &used, "threads", process->threads_not_followed, OMPC_MAX_THREADS,
+        "%" PRIu64 " threads past the first %d of this process were not followed: their samples are lost and "
+        "their events are counted together", process->threads_not_followed, OMPC_MAX_THREADS);
+    add(out, &used, "constructs", process->constructs_dropped, OMPC_MAX_CONSTRUCTS,
+        "%" PRIu64 " FORKs and samples belong to parallel constructs that found no row of the %d in the "
+        "construct table and count in no construct", process->constructs_dropped, OMPC_MAX_CONSTRUCTS);
+    add(out, &used, "regions", process->regions_overflow_forks, OMPC_MAX_REGIONS,
+        "%" PRIu64 " region instances past the first %d are not listed one by one (--list-regions); every "
+        "construct figure and total counts them", process->regions_overflow_forks, OMPC_MAX_REGIONS);
+    add(out, &used, "nesting", process->nest_overflow, OMPC_NEST_DEPTH,
+        "%" PRIu64 " regions forked more than %d levels deep on one thread are counted but not timed",
+        process->nest_overflow, OMPC_NEST_DEPTH);
+    add(out, &used, "waits", sums.wait_overflow, OMPC_WAIT_SLOTS,
+        "%" PRIu64 " samples in waits that found no slot in their thread's table of %d waits count in no wait "
+        "location",
+        sums.wait_overflow, OMPC_WAIT_SLOTS);
+    add(out, &used, "modules", process->modules_dropped, OMPC_MAX_MODULES,
+        "%u loaded objects past the first %d (or with paths over %d bytes) are not symbolized",
+        process->modules_dropped, OMPC_MAX_MODULES, OMPC_MODULE_PATH - 1);
+    buffer_limits(process, &sums, event_log_bytes, out, &used);
+    return used;
+}

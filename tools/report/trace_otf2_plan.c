@@ -1,0 +1,380 @@
+/* trace_otf2_plan.c - plans an OTF2 archive across threads: the regions forked and their teams, which location was a member of which (so that every member enters the region), the lock acquisitions in order; and each location's items from its spans and the plan. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "trace_otf2_plan.h"
+
+#include "sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The pairs (names.c) whose END is the thread acquiring what it waited for: LKWT (a lock), CTWT (a critical's). */
+enum { PAIR_IDLE = 0, PAIR_LKWT = 3, PAIR_CTWT = 4 };
+
+/* The thread slots the samples saw in region `id` (its row in the record), 0 when it has none. */
+static uint64_t region_mask(const struct ompc_model_process *process, uint64_t id)
+{
+    uint64_t hash = id * UINT64_C(0x9E3779B97F4A7C15);
+    for (unsigned probe = 0; id != 0 && probe < 64; probe++) {
+        const struct ompc_model_region *row = &process->regions[((hash >> 50) + probe) % OMPC_MAX_REGIONS];
+        if (row->id == 0)
+            break;
+        if (row->id == id)
+            return row->thread_mask;
+    }
+    return 0;
+}
+
+/* qsort: a location's items in writing order: by begin, the enclosing first, regions before what they hold, states last. */
+static int compare_items(const void *a, const void *b)
+{
+    const struct ompc_span *x = &((const struct ompc_otf2_item *)a)->span;
+    const struct ompc_span *y = &((const struct ompc_otf2_item *)b)->span;
+    if (x->begin_ns != y->begin_ns)
+        return x->begin_ns < y->begin_ns ? -1 : 1;
+    if (x->end_ns != y->end_ns)
+        return x->end_ns > y->end_ns ? -1 : 1;
+    if ((x->kind == OMPC_SPAN_STATE) != (y->kind == OMPC_SPAN_STATE))
+        return x->kind == OMPC_SPAN_STATE ? 1 : -1;
+    if ((x->kind == OMPC_SPAN_REGION) != (y->kind == OMPC_SPAN_REGION))
+        return x->kind == OMPC_SPAN_REGION ? -1 : 1;
+    return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/* qsort: forks by region id, then time. */
+static int compare_forks(const void *a, const void *b)
+{
+    const struct ompc_otf2_fork *x = a, *y = b;
+    if (x->region != y->region)
+        return x->region < y->region ? -1 : 1;
+    return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
+/* Makes room for one more element of `size` in *array; -1 without memory. */
+static int grow(void **array, size_t count, size_t *capacity, size_t size)
+{
+    if (count < *capacity)
+        return 0;
+    size_t wanted = *capacity ? 2 * *capacity : 64;
+    void *grown = realloc(*array, wanted * size);
+    if (grown == NULL)
+        return -1;
+    *array = grown;
+    *capacity = wanted;
+    return 0;
+}
+
+/* Whether a span's end is the thread acquiring a lock it waited for, with the lock's wait id known. */
+static int acquires(const struct ompc_span *span)
+{
+    return span->kind == OMPC_SPAN_CONSTRUCT && span->exact && span->ended && span->wait_id != 0
+           && (span->pair == PAIR_LKWT || span->pair == PAIR_CTWT);
+}
+
+/* A construct span's region id and begin: what says which team its thread was in. */
+struct region_use {
+    uint64_t region, begin;
+};
+
+/* One recorded acquisition: the end of a lock or critical wait, the `ordinal`th of its location. */
+struct acquisition {
+    uint64_t lock, when;
+    int location;
+    size_t ordinal;
+};
+
+/* What the first pass over every location's spans gathers. */
+struct gathered {
+    size_t fork_capacity;
+    size_t *first_fork;          /* per location: the ordinal of its first fork */
+    struct region_use **uses;    /* per location */
+    size_t *use_count;
+    struct acquisition *acquisitions;
+    size_t acquisition_count, acquisition_capacity;
+};
+
+/* Location `l`'s forks, region uses and acquisitions, from its spans; -1 without memory. */
+static int gather_location(const struct ompc_report *report, struct ompc_otf2_plan *plan, struct gathered *g,
+                           int l, int thread)
+{
+    struct ompc_span *spans;
+    long count = ompc_trace_spans(report, thread, &spans);
+    if (count < 0)
+        return -1;
+    struct ompc_otf2_placed *placed = &plan->placed[l];
+    size_t use_capacity = 0;
+    int failed = 0;
+    g->first_fork[l] = plan->fork_count;
+    for (long k = 0; k < count && !failed; k++) {
+        const struct ompc_span *span = &spans[k];
+        if (span->kind == OMPC_SPAN_REGION && span->exact) {
+            failed = grow((void **)&plan->forks, plan->fork_count, &g->fork_capacity, sizeof *plan->forks);
+            if (!failed)
+                plan->forks[plan->fork_count] = (struct ompc_otf2_fork){
+                    span->region, span->begin_ns, span->end_ns, span->codeptr,
+                    region_mask(report->process, span->region), l, OMPC_OTF2_NONE, plan->fork_count};
+            plan->fork_count += !failed;
+            placed->fork_count += !failed;
+        } else if (span->kind == OMPC_SPAN_CONSTRUCT && span->pair != PAIR_IDLE && span->region != 0) {
+            failed = grow((void **)&g->uses[l], g->use_count[l], &use_capacity, sizeof *g->uses[l]);
+            if (!failed)
+                g->uses[l][g->use_count[l]++] = (struct region_use){span->region, span->begin_ns};
+        }
+        if (!failed && acquires(span)) {
+            failed = grow((void **)&g->acquisitions, g->acquisition_count, &g->acquisition_capacity,
+                          sizeof *g->acquisitions);
+            if (!failed)
+                g->acquisitions[g->acquisition_count++]
+                    = (struct acquisition){span->wait_id, span->end_ns, l, placed->acquired_count++};
+        }
+    }
+    free(spans);
+    return failed ? -1 : 0;
+}
+
+/*
+ * The fork of region `id` a span beginning at `when` belongs to: the
+ * latest that began by then, else the first; -1 for none.  A runtime that
+ * gives every region one id makes that a search by time.
+ */
+static long fork_of(const struct ompc_otf2_fork *forks, size_t count, uint64_t id, uint64_t when)
+{
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (forks[middle].region < id || (forks[middle].region == id && forks[middle].begin <= when))
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    if (id == 0)
+        return -1;
+    if (low > 0 && forks[low - 1].region == id)
+        return (long)(low - 1);
+    return low < count && forks[low].region == id ? (long)low : -1;
+}
+
+/*
+ * Location `l`'s memberships: the teams the samples saw it in and those
+ * its events (waits, barriers, constructs) say it worked in; `seen` is
+ * scratch, `bits` (words_per_fork per fork) collects each team's members.
+ * -1 without memory.
+ */
+static int location_memberships(struct ompc_otf2_plan *plan, const struct gathered *g, int l, int slot,
+                                uint8_t *seen, uint64_t *bits, size_t words_per_fork)
+{
+    const struct ompc_otf2_fork *forks = plan->forks;
+    size_t members = 0;
+    for (size_t f = 0; f < plan->fork_count; f++)
+        seen[f] = slot < 64 && (forks[f].mask >> slot & 1);
+    for (size_t u = 0; u < g->use_count[l]; u++) {
+        long f = fork_of(forks, plan->fork_count, g->uses[l][u].region, g->uses[l][u].begin);
+        if (f >= 0)
+            seen[f] = 1;
+    }
+    for (size_t f = 0; f < plan->fork_count; f++)
+        if (seen[f]) {
+            bits[f * words_per_fork + (size_t)l / 64] |= UINT64_C(1) << (l % 64);
+            members += forks[f].location != l;
+        }
+    struct ompc_otf2_placed *placed = &plan->placed[l];
+    placed->member_forks = malloc((members + 1) * sizeof *placed->member_forks);
+    if (placed->member_forks == NULL)
+        return -1;
+    for (size_t f = 0; f < plan->fork_count; f++)
+        if (seen[f] && forks[f].location != l)
+            placed->member_forks[placed->member_count++] = (uint32_t)f;
+    return 0;
+}
+
+/* The team of `fork` (its forking location first), numbered as an earlier identical team when there is one; OMPC_OTF2_NONE without memory. */
+static uint32_t team_of(struct ompc_otf2_plan *plan, const struct ompc_otf2_fork *fork, const uint64_t *bits)
+{
+    uint32_t members[OMPC_MAX_THREADS], size = 0;
+    members[size++] = (uint32_t)fork->location;
+    for (int l = 0; l < plan->location_count && size < OMPC_MAX_THREADS; l++)
+        if (l != fork->location && (bits[l / 64] >> (l % 64) & 1))
+            members[size++] = (uint32_t)l;
+    for (size_t t = 0; t < plan->team_count; t++)
+        if (plan->teams[t].size == size && memcmp(plan->teams[t].members, members, size * sizeof *members) == 0)
+            return (uint32_t)t;
+    if (grow((void **)&plan->teams, plan->team_count, &plan->team_capacity, sizeof *plan->teams) != 0)
+        return OMPC_OTF2_NONE;
+    uint32_t *copy = malloc(size * sizeof *copy);
+    if (copy == NULL)
+        return OMPC_OTF2_NONE;
+    memcpy(copy, members, size * sizeof *copy);
+    plan->teams[plan->team_count] = (struct ompc_otf2_team){size, copy};
+    return (uint32_t)plan->team_count++;
+}
+
+/* Every location's memberships, every fork's team, and each location's forks' teams in its spans' order; -1 without memory. */
+static int plan_teams(const int *thread_of, struct ompc_otf2_plan *plan, const struct gathered *g)
+{
+    size_t words_per_fork = ((size_t)plan->location_count + 63) / 64;
+    uint8_t *seen = malloc(plan->fork_count + 1);
+    uint64_t *bits = calloc(plan->fork_count * words_per_fork + 1, sizeof *bits);
+    int failed = seen == NULL || bits == NULL;
+    for (int l = 0; l < plan->location_count && !failed; l++)
+        failed = location_memberships(plan, g, l, thread_of[l], seen, bits, words_per_fork) != 0;
+    for (size_t f = 0; f < plan->fork_count && !failed; f++) {
+        plan->forks[f].team = team_of(plan, &plan->forks[f], &bits[f * words_per_fork]);
+        failed = plan->forks[f].team == OMPC_OTF2_NONE;
+    }
+    for (int l = 0; l < plan->location_count && !failed; l++) {
+        plan->placed[l].fork_teams = malloc((plan->placed[l].fork_count + 1) * sizeof *plan->placed[l].fork_teams);
+        failed = plan->placed[l].fork_teams == NULL;
+    }
+    for (size_t f = 0; f < plan->fork_count && !failed; f++) {
+        const struct ompc_otf2_fork *fork = &plan->forks[f];
+        plan->placed[fork->location].fork_teams[fork->ordinal - g->first_fork[fork->location]] = fork->team;
+    }
+    free(seen);
+    free(bits);
+    return failed ? -1 : 0;
+}
+
+/* qsort: by lock, then time, then location. */
+static int compare_acquisitions(const void *a, const void *b)
+{
+    const struct acquisition *x = a, *y = b;
+    if (x->lock != y->lock)
+        return x->lock < y->lock ? -1 : 1;
+    if (x->when != y->when)
+        return x->when < y->when ? -1 : 1;
+    return (x->location > y->location) - (x->location < y->location);
+}
+
+/* Numbers the locks by wait id and each one's acquisitions by time across all locations; -1 without memory. */
+static int plan_locks(struct ompc_otf2_plan *plan, struct gathered *g)
+{
+    for (int l = 0; l < plan->location_count; l++) {
+        struct ompc_otf2_placed *placed = &plan->placed[l];
+        placed->acquired = malloc((placed->acquired_count + 1) * sizeof *placed->acquired);
+        if (placed->acquired == NULL)
+            return -1;
+    }
+    ompc_qsort(g->acquisitions, g->acquisition_count, sizeof *g->acquisitions, compare_acquisitions);
+    uint32_t order = 0;
+    for (size_t i = 0; i < g->acquisition_count; i++) {
+        const struct acquisition *a = &g->acquisitions[i];
+        if (i == 0 || a->lock != g->acquisitions[i - 1].lock) {
+            plan->lock_count++;
+            order = 0;
+        }
+        plan->placed[a->location].acquired[a->ordinal][0] = plan->lock_count - 1;
+        plan->placed[a->location].acquired[a->ordinal][1] = order++;
+    }
+    plan->acquisitions = g->acquisition_count;
+    return 0;
+}
+
+/* Frees what the first pass gathered. */
+static void gathered_free(struct gathered *g, int location_count)
+{
+    for (int l = 0; g->uses != NULL && l < location_count; l++)
+        free(g->uses[l]);
+    free(g->uses);
+    free(g->use_count);
+    free(g->first_fork);
+    free(g->acquisitions);
+}
+
+/* The plan (see trace_otf2_plan.h). */
+int ompc_otf2_plan_build(const struct ompc_report *report, const int *thread_of, int location_count,
+                         struct ompc_otf2_plan *plan)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->location_count = location_count;
+    struct gathered g;
+    memset(&g, 0, sizeof g);
+    plan->placed = calloc((size_t)location_count + 1, sizeof *plan->placed);
+    g.first_fork = calloc((size_t)location_count + 1, sizeof *g.first_fork);
+    g.uses = calloc((size_t)location_count + 1, sizeof *g.uses);
+    g.use_count = calloc((size_t)location_count + 1, sizeof *g.use_count);
+    int failed = plan->placed == NULL || g.first_fork == NULL || g.uses == NULL || g.use_count == NULL;
+    for (int l = 0; l < location_count && !failed; l++)
+        failed = gather_location(report, plan, &g, l, thread_of[l]) != 0;
+    if (!failed)
+        ompc_qsort(plan->forks, plan->fork_count, sizeof *plan->forks, compare_forks);
+    failed = failed || plan_teams(thread_of, plan, &g) != 0 || plan_locks(plan, &g) != 0;
+    gathered_free(&g, location_count);
+    return failed ? -1 : 0;
+}
+
+/*
+ * Puts the member spans appended after the first `spans` items (in
+ * ompc_trace_spans's order already) in their places: sorted among
+ * themselves, then merged -- a trace's worth of spans is not sorted again
+ * for a few regions.  Returns the items, NULL without memory.
+ */
+static struct ompc_otf2_item *merge_members(struct ompc_otf2_item *items, size_t spans, size_t count)
+{
+    if (count == spans)
+        return items;
+    ompc_qsort(items + spans, count - spans, sizeof *items, compare_items);
+    struct ompc_otf2_item *merged = malloc((count + 1) * sizeof *merged);
+    if (merged != NULL) {
+        size_t a = 0, b = spans, n = 0;
+        while (a < spans || b < count)
+            merged[n++] = b == count || (a < spans && compare_items(&items[a], &items[b]) <= 0) ? items[a++]
+                                                                                                 : items[b++];
+    }
+    free(items);
+    return merged;
+}
+
+/* A location's items (see trace_otf2_plan.h). */
+long ompc_otf2_plan_items(const struct ompc_report *report, const struct ompc_otf2_plan *plan, int location,
+                          int thread, struct ompc_otf2_item **out)
+{
+    const struct ompc_otf2_placed *placed = &plan->placed[location];
+    struct ompc_span *spans;
+    long count = ompc_trace_spans(report, thread, &spans);
+    if (count < 0)
+        return -1;
+    struct ompc_otf2_item *items = malloc(((size_t)count + placed->member_count + 1) * sizeof *items);
+    if (items == NULL) {
+        free(spans);
+        return -1;
+    }
+    size_t forks = 0, acquired = 0, n = 0;
+    for (long k = 0; k < count; k++, n++) {
+        items[n] = (struct ompc_otf2_item){spans[k], OMPC_OTF2_NONE, OMPC_OTF2_NONE, 0, 0};
+        /* The same spans as when planned, so the k-th fork or acquisition is the planned one. */
+        if (spans[k].kind == OMPC_SPAN_REGION && spans[k].exact && forks < placed->fork_count) {
+            items[n].team = placed->fork_teams[forks++];
+            items[n].fork = 1;
+        }
+        if (acquires(&spans[k]) && acquired < placed->acquired_count) {
+            items[n].lock = placed->acquired[acquired][0];
+            items[n].order = placed->acquired[acquired++][1];
+        }
+    }
+    free(spans);
+    for (size_t m = 0; m < placed->member_count; m++) {
+        const struct ompc_otf2_fork *fork = &plan->forks[placed->member_forks[m]];
+        struct ompc_span span = {fork->begin, fork->end, OMPC_SPAN_REGION, 0, 0, -1, 1, fork->region, 0,
+                                 fork->codeptr, 1};
+        items[n++] = (struct ompc_otf2_item){span, fork->team, OMPC_OTF2_NONE, 0, 0};
+    }
+    *out = merge_members(items, (size_t)count, n);
+    return *out != NULL ? (long)n : -1;
+}
+
+/* Frees the plan. */
+void ompc_otf2_plan_free(struct ompc_otf2_plan *plan)
+{
+    for (int l = 0; plan->placed != NULL && l < plan->location_count; l++) {
+        free(plan->placed[l].fork_teams);
+        free(plan->placed[l].member_forks);
+        free(plan->placed[l].acquired);
+    }
+    free(plan->placed);
+    free(plan->forks);
+    for (size_t t = 0; t < plan->team_count; t++)
+        free(plan->teams[t].members);
+    free(plan->teams);
+    memset(plan, 0, sizeof *plan);
+}
