@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 example=$top_builddir/examples/imbalance
 
-echo "1..31"
+echo "1..38"
 n=0
 
 # Two real reports of two processes; the crafted inputs are edits of the first.
@@ -38,6 +38,9 @@ edits = {
     "pair": (rb'"host": "', rb'"host": "\\ud83d\\ude00\\udc00'),
     "byte": (rb'"program": "', b'"program": "\xff\xc0\xaf'),
     "nul": (rb'"host": "', rb'"host": "\\u0000x'),
+    "offset": (rb'"module_offset": "0x[0-9a-f]+"', b'"module_offset": "0xZZ"'),
+    "constructs": (rb'"constructs": \[', b'"constructs": "x", "unused": ['),
+    "waitstate": (rb'"state": "IBAR"', b'"state": "NAP"'),
 }
 for name, (pattern, replacement) in edits.items():
     text, count = re.subn(pattern, replacement, r1, count=1)
@@ -109,6 +112,35 @@ accepted "two real reports: strict JSON, the sum of their samples" \
 [ $? -eq 0 ] && grep -q '^ompcollect merge: 2 reports of ' "$tmp/merged.txt" && grep -q '^Totals: ' "$tmp/merged.txt"
 result $? "the text summary of the two" "$tmp/err" "$tmp/merged.txt"
 
+# Two processes of one binary: each construct and wait is one row named by its code location, its
+# time the sum of the processes', though ASLR loads the binary at another address in each.
+accepted "two reports of one construct: ONE merged construct, main imbalance.c:13, whose time is the sum of the reports'" \
+    "len(m['constructs']) == 1 and m['constructs'][0]['location']['name'] == 'main imbalance.c:13' \
+     and m['constructs'][0]['processes'] == 2 \
+     and m['constructs'][0]['time_ns'] == sum(json.load(open(f))['constructs'][0]['total_ns'] for f in ['$tmp/r1.json', '$tmp/r2.json']) \
+     and m['constructs'][0]['min_ns'] <= m['constructs'][0]['mean_ns'] <= m['constructs'][0]['max_ns']" \
+    "$tmp/r1.json" "$tmp/r2.json"
+accepted "... and its implicit-barrier wait is one row at the same location, its samples the sum of the reports'" \
+    "[(w['state'], w['location']['name'], w['processes']) for w in m['wait_locations']] == [('IBAR', 'main imbalance.c:13', 2)] \
+     and m['wait_locations'][0]['samples'] == sum(w['samples'] for f in ['$tmp/r1.json', '$tmp/r2.json'] for w in json.load(open(f))['wait_locations'])" \
+    "$tmp/r1.json" "$tmp/r2.json"
+sed -n '/^Top parallel constructs/,/^$/p' "$tmp/merged.txt" >"$tmp/constructs.txt"
+[ "$(grep -c 'imbalance\.c:13' "$tmp/constructs.txt")" -eq 1 ] && ! grep -q '^Top regions' "$tmp/merged.txt" \
+    && grep -q '^ *[0-9.]* *[0-9.]* *[0-9.]* *[0-9.]* *[0-9.]*% *2 .*main imbalance\.c:13 (' "$tmp/constructs.txt"
+result $? "the text summary: one construct row, main imbalance.c:13 in both processes, no bare region ids" \
+    "$tmp/merged.txt"
+# A construct one process never ran: its min over the processes is 0.
+python3 - "$tmp" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1] + "/r2.json"))
+r["pid"] += 1000000
+r["constructs"][0]["location"]["module_offset"] = "0x7"
+json.dump(r, open(sys.argv[1] + "/moved.json", "w"))
+EOF
+accepted "a construct at another offset is another row; each has min 0 (the other process never ran it)" \
+    "len(m['constructs']) == 2 and all(c['processes'] == 1 and c['min_ns'] == 0 < c['max_ns'] for c in m['constructs'])" \
+    "$tmp/r1.json" "$tmp/moved.json"
+
 # Not JSON at all, or not whole.
 printf 'hello\n' >"$tmp/hello.json"
 refused 'hello\.json: not valid JSON: .* at byte [0-9]+' "text that is not JSON" "$tmp/hello.json"
@@ -134,6 +166,11 @@ refused 'real\.json: "wall_ns" is a real number, not an integer' "wall_ns: 1.5" 
 refused 'pidstring\.json: "pid" is a string, not an integer' "pid as a string" "$tmp/pidstring.json"
 refused 'rank\.json: "rank" is -2, out of its range 0 to 2147483647' "rank -2" "$tmp/rank.json"
 refused 'states\.json: "totals\.states" is an array, not an object' "totals.states as an array" "$tmp/states.json"
+refused 'offset\.json: "constructs\[0\]\.location\.module_offset" is not an address' \
+    "a construct's module_offset that is not hexadecimal" "$tmp/offset.json"
+refused 'constructs\.json: "constructs" is a string, not an array' "constructs as a string" "$tmp/constructs.json"
+refused 'waitstate\.json: "wait_locations\[0\]\.state" is not the name of a thread state' \
+    "a wait in a state that does not exist" "$tmp/waitstate.json"
 accepted "totals.samples of 2^63-1 alone: in range, kept exactly" \
     "m['totals']['samples'] == 2**63 - 1" "$tmp/most.json"
 refused 'r2\.json: the sum of totals\.samples over the reports would pass 9223372036854775807' \

@@ -31,7 +31,7 @@ if ! $limit "$mpirun" -np 2 $flags "$hybrid" 0.05 >"$tmp/plain.out" 2>"$tmp/plai
     exit 0
 fi
 
-echo "1..$((9 + ${TIMING_CHECKS:-0}))"
+echo "1..$((10 + ${TIMING_CHECKS:-0}))"
 n=0
 # job DIRECTORY OMPCOLLECT-OPTION...: the hybrid example on 2 ranks, each under ompcollect, in DIRECTORY.
 job() {
@@ -83,6 +83,21 @@ ok = (totals["samples"] == sum(r["totals"]["samples"] for r in reports)
 sys.exit(0 if ok else 1)
 EOF
 result $? "merge of the two ranks' JSON reports: the totals of both" "$tmp/merge.err" "$tmp/merged.json"
+python3 - "$tmp/merged.json" "$tmp/json/r.0.json" "$tmp/json/r.1.json" <<'EOF'
+import json, sys
+merged = json.load(open(sys.argv[1]))
+reports = [json.load(open(p)) for p in sys.argv[2:]]
+places = lambda r: {(c["location"]["module"], c["location"]["module_offset"]) for c in r["constructs"]}
+rows = [(c["location"]["module"], c["location"]["module_offset"]) for c in merged["constructs"]]
+print("# merged constructs: %s" % [(c["location"]["name"], c["processes"]) for c in merged["constructs"]])
+ok = (sorted(rows) == sorted(places(reports[0]) | places(reports[1]))
+      and all(c["processes"] == 2 and ".c:" in c["location"]["name"] for c in merged["constructs"]
+              if (c["location"]["module"], c["location"]["module_offset"]) in places(reports[0]) & places(reports[1]))
+      and sum(c["time_ns"] for c in merged["constructs"]) == sum(c["total_ns"] for r in reports for c in r["constructs"]))
+sys.exit(0 if ok else 1)
+EOF
+result $? "merge of the two ranks: one row per construct by code location (module, offset), named by file:line, times summed" \
+    "$tmp/merged.json"
 "$oc" merge "$tmp/json/r.0.json" "$tmp/json/r.1.json" >"$tmp/merged.txt" 2>>"$tmp/merge.err"
 # The imbalance merge reports is the one in the ranks' reports: max / mean - 1
 # of each rank's WORK time (samples x interval).  Whether the example's

@@ -75,9 +75,9 @@ result $? "merge of the three JSON reports: samples, threads and every state are
     "$tmp/merge.err" "$tmp/merged.json"
 "$oc" merge "$tmp"/json/r*.json >"$tmp/merged.txt" 2>"$tmp/merge.err"
 grep -q '^ompcollect merge: 3 reports of ' "$tmp/merged.txt" && grep -q '^Slowest: ' "$tmp/merged.txt" \
-    && grep -q '^Imbalance across processes' "$tmp/merged.txt" && grep -q '^Top regions over all processes' "$tmp/merged.txt" \
+    && grep -q '^Imbalance across processes' "$tmp/merged.txt" && grep -q '^Top parallel constructs over all processes' "$tmp/merged.txt" \
     && grep -q '^Totals: ' "$tmp/merged.txt"
-result $? "merge prints per-process and total breakdowns, the slowest, the imbalance and the top regions" "$tmp/merged.txt"
+result $? "merge prints per-process and total breakdowns, the slowest, the imbalance and the top constructs" "$tmp/merged.txt"
 printf '{"tool": "something else"}' >"$tmp/other.json"
 "$oc" merge "$tmp/other.json" >/dev/null 2>"$tmp/merge-bad.err"
 status=$?

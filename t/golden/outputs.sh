@@ -3,8 +3,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Usage: outputs.sh OMPCOLLECT SAVED-RUN OUTDIR KIND... [-- REPORT-OPTION...]
-# KIND: text list csv json csvdir svg tracejson otf2 folded (otf2: otf2-print's
-# first 300 lines and a count of each record kind, and the definitions).  Options after
+# KIND: text list csv json csvdir svg tracejson otf2 folded merge (otf2: otf2-print's
+# first 300 lines and a count of each record kind, and the definitions; merge:
+# `ompcollect merge` of the JSON reports json wrote, as text and JSON).  Options after
 # -- go to every report (the golden tests give --symfs=/nonexistent so no
 # name depends on the machine's binaries).  Exits non-zero when a report
 # fails; the directory then holds what was written.
@@ -34,6 +35,11 @@ for kind in $kinds; do
             && otf2-print -G "$out/otf2.tmp/traces.otf2" | grep -v -i "UUID\|creator\|CREATION" >"$out/otf2-defs.txt"
         ;;
     folded) "$ompcollect" report "$@" --stacks=folded -o "$out/stacks.folded" "$saved" ;;
+    merge)
+        # Relative names, so the summary names the reports the same wherever it runs.
+        case $ompcollect in /*) merger=$ompcollect ;; *) merger=$PWD/$ompcollect ;; esac
+        (cd "$out" && "$merger" merge -o merge.txt report*.json && "$merger" merge -f json -o merge.json report*.json)
+        ;;
     *) echo "outputs.sh: unknown kind $kind" >&2; false ;;
     esac || { echo "outputs.sh: $kind of $saved failed" >&2; status=1; }
 done

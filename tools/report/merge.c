@@ -1,10 +1,13 @@
-/* merge.c - ompcollect merge: one cross-process summary (per rank and total states, slowest rank, imbalance, top regions) from several JSON reports. */
+/* merge.c - ompcollect merge: one cross-process summary (per rank and total states, slowest rank, imbalance, the constructs and waits matched by code location) from several JSON reports. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
 
 #include "jsonw.h"
 #include "merge.h"
+#ifdef HAVE_OTF2
+#include "otf2_merge.h"
+#endif
 #include "utf8.h"
 #include "writer.h"
 
@@ -30,6 +33,38 @@ struct merged_region {
     int64_t samples;
     int64_t states[OMPC_NSTATES];
     const char *file; /* the report it came from, until merged: for the overflow message */
+};
+
+/* One row of a report's constructs or waits, before the rows of one code location are folded. */
+struct place_row {
+    int input; /* which report */
+    const struct ompc_merge_construct *construct;
+    const struct ompc_merge_wait *wait;
+};
+
+/* One parallel construct over every report, matched by code location (module and offset). */
+struct merged_construct {
+    const struct ompc_merge_location *where; /* the first report's: names the row */
+    int reports;
+    int64_t instances, total_ns, longest_ns, samples;
+    int64_t min_ns, max_ns; /* of one report's time in it; min is 0 when a report lacks it */
+    int64_t states[OMPC_NSTATES];
+};
+
+/* One place threads waited over every report: state, code location and object. */
+struct merged_wait {
+    const struct ompc_merge_wait *first; /* names the row */
+    int what_differs;                    /* the reports describe the object differently (a heap lock) */
+    int reports;
+    int64_t samples, threads, min_samples, max_samples;
+};
+
+/* The rows merged by code location, widest first. */
+struct merged_places {
+    struct merged_construct *constructs;
+    long construct_count;
+    struct merged_wait *waits;
+    long wait_count;
 };
 
 /* The sums over all reports. */
@@ -290,6 +325,208 @@ static long merge_regions(const struct ompc_merge_input *inputs, int count, stru
     return (long)merged;
 }
 
+/* Orders two texts (NULL, for a null, first) by their bytes, NULs included. */
+static int compare_texts(const struct ompc_merge_text *x, const struct ompc_merge_text *y)
+{
+    if (x->text == NULL || y->text == NULL)
+        return (x->text != NULL) - (y->text != NULL);
+    size_t shorter = x->length < y->length ? x->length : y->length;
+    int bytes = memcmp(x->text, y->text, shorter);
+    return bytes != 0 ? bytes : order((int64_t)x->length, (int64_t)y->length);
+}
+
+/* Orders unsigned 64-bit values. */
+static int order_u64(uint64_t x, uint64_t y)
+{
+    return (x > y) - (x < y);
+}
+
+/*
+ * Orders two code locations by what is the same in every process of one
+ * binary: module path and offset.  A location in no module has only its
+ * address, which matches across processes only without ASLR.
+ */
+static int compare_places(const struct ompc_merge_location *x, const struct ompc_merge_location *y)
+{
+    int x_located = x->kind > 0 && x->module.text != NULL, y_located = y->kind > 0 && y->module.text != NULL;
+    if (x_located != y_located)
+        return x_located - y_located;
+    if (!x_located)
+        return order_u64(x->address, y->address);
+    int module = compare_texts(&x->module, &y->module);
+    return module != 0 ? module : order_u64(x->module_offset, y->module_offset);
+}
+
+/* Orders a wait's object: by module and offset when located, all unlocated objects alike (a heap lock's address differs by process). */
+static int compare_objects(const struct ompc_merge_location *x, const struct ompc_merge_location *y)
+{
+    int x_located = x->kind > 0 && x->module.text != NULL, y_located = y->kind > 0 && y->module.text != NULL;
+    if (x_located != y_located || !x_located)
+        return x_located - y_located;
+    return compare_places(x, y);
+}
+
+/* qsort order for construct rows: by code location, then report. */
+static int compare_construct_rows(const void *a, const void *b)
+{
+    const struct place_row *x = a, *y = b;
+    int place = compare_places(&x->construct->where, &y->construct->where);
+    return place != 0 ? place : x->input - y->input;
+}
+
+/* qsort order for wait rows: by state, code location and object, then report. */
+static int compare_wait_rows(const void *a, const void *b)
+{
+    const struct place_row *x = a, *y = b;
+    if (x->wait->state != y->wait->state)
+        return x->wait->state - y->wait->state;
+    int place = compare_places(&x->wait->where, &y->wait->where);
+    if (place == 0)
+        place = compare_objects(&x->wait->object, &y->wait->object);
+    return place != 0 ? place : x->input - y->input;
+}
+
+/* Whether two waits are of one state, code location and object. */
+static int same_wait_place(const struct ompc_merge_wait *x, const struct ompc_merge_wait *y)
+{
+    return x->state == y->state && compare_places(&x->where, &y->where) == 0
+           && compare_objects(&x->object, &y->object) == 0;
+}
+
+/* qsort order for merged constructs: most time first, then by location. */
+static int compare_merged_constructs(const void *a, const void *b)
+{
+    const struct merged_construct *x = a, *y = b;
+    return x->total_ns != y->total_ns ? order(y->total_ns, x->total_ns) : compare_places(x->where, y->where);
+}
+
+/* qsort order for merged waits: most samples first, then by state and location. */
+static int compare_merged_waits(const void *a, const void *b)
+{
+    const struct merged_wait *x = a, *y = b;
+    if (x->samples != y->samples)
+        return order(y->samples, x->samples);
+    if (x->first->state != y->first->state)
+        return x->first->state - y->first->state;
+    return compare_places(&x->first->where, &y->first->where);
+}
+
+/* Every report's rows of one kind (constructs, or waits when `waits`), sorted for folding; NULL when memory runs out. */
+static struct place_row *place_rows(const struct ompc_merge_input *inputs, int count, int waits, size_t *used)
+{
+    size_t total = 0;
+    for (int i = 0; i < count; i++)
+        total += waits ? inputs[i].wait_count : inputs[i].construct_count;
+    struct place_row *rows = calloc(total ? total : 1, sizeof *rows);
+    *used = 0;
+    for (int i = 0; i < count && rows != NULL; i++)
+        for (size_t k = 0; k < (waits ? inputs[i].wait_count : inputs[i].construct_count); k++)
+            rows[(*used)++] = (struct place_row){i, waits ? NULL : &inputs[i].constructs[k],
+                                                 waits ? &inputs[i].waits[k] : NULL};
+    if (rows != NULL)
+        qsort(rows, *used, sizeof *rows, waits ? compare_wait_rows : compare_construct_rows);
+    return rows;
+}
+
+/* Adds one report's construct row into its merged row; -1 when a sum would pass INT64_MAX. */
+static int fold_construct(struct merged_construct *into, const struct ompc_merge_construct *from,
+                          int64_t *report_ns)
+{
+    int failed = add_count(&into->instances, from->instances) | add_count(&into->total_ns, from->total_ns)
+                 | add_count(&into->samples, from->samples) | add_count(report_ns, from->total_ns);
+    into->longest_ns = from->max_ns > into->longest_ns ? from->max_ns : into->longest_ns;
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        failed |= add_count(&into->states[state], from->states[state]);
+    return failed ? -1 : 0;
+}
+
+/* Ends one report's part of a merged row: its time counts toward the spread across reports. */
+static void close_report(int *reports, int64_t value, int64_t *min, int64_t *max)
+{
+    *min = *reports == 0 || value < *min ? value : *min;
+    *max = value > *max ? value : *max;
+    (*reports)++;
+}
+
+/* The constructs of every report merged by code location; the count, or -1 with the message. */
+static long merge_constructs(const struct ompc_merge_input *inputs, int count, struct merged_construct **result,
+                             char *error, size_t error_size)
+{
+    size_t used;
+    struct place_row *rows = place_rows(inputs, count, 0, &used);
+    struct merged_construct *merged = calloc(used ? used : 1, sizeof *merged);
+    long made = 0;
+    int64_t report_ns = 0;
+    if (rows == NULL || merged == NULL) {
+        free(rows);
+        free(merged);
+        return snprintf(error, error_size, "out of memory"), -1;
+    }
+    for (size_t i = 0; i < used; i++) {
+        const struct place_row *row = &rows[i];
+        if (i == 0 || compare_places(&rows[i - 1].construct->where, &row->construct->where) != 0)
+            merged[made++].where = &row->construct->where;
+        struct merged_construct *into = &merged[made - 1];
+        if (fold_construct(into, row->construct, &report_ns) != 0) {
+            free(rows);
+            free(merged);
+            return overflow("constructs[].total_ns", inputs[row->input].file, error, error_size);
+        }
+        if (i + 1 == used || compare_construct_rows(row, &rows[i + 1]) != 0) {
+            close_report(&into->reports, report_ns, &into->min_ns, &into->max_ns);
+            report_ns = 0;
+        }
+    }
+    for (long i = 0; i < made; i++)
+        if (merged[i].reports < count)
+            merged[i].min_ns = 0;
+    free(rows);
+    qsort(merged, (size_t)made, sizeof *merged, compare_merged_constructs);
+    *result = merged;
+    return made;
+}
+
+/* The waits of every report merged by state, code location and object; the count, or -1 with the message. */
+static long merge_waits(const struct ompc_merge_input *inputs, int count, struct merged_wait **result,
+                        char *error, size_t error_size)
+{
+    size_t used;
+    struct place_row *rows = place_rows(inputs, count, 1, &used);
+    struct merged_wait *merged = calloc(used ? used : 1, sizeof *merged);
+    long made = 0;
+    int64_t report_samples = 0;
+    if (rows == NULL || merged == NULL) {
+        free(rows);
+        free(merged);
+        return snprintf(error, error_size, "out of memory"), -1;
+    }
+    for (size_t i = 0; i < used; i++) {
+        const struct place_row *row = &rows[i];
+        if (i == 0 || !same_wait_place(rows[i - 1].wait, row->wait))
+            merged[made++].first = row->wait;
+        struct merged_wait *into = &merged[made - 1];
+        if (compare_texts(&into->first->what, &row->wait->what) != 0)
+            into->what_differs = 1;
+        if (add_count(&into->samples, row->wait->samples) | add_count(&into->threads, row->wait->threads)
+            | add_count(&report_samples, row->wait->samples)) {
+            free(rows);
+            free(merged);
+            return overflow("wait_locations[].samples", inputs[row->input].file, error, error_size);
+        }
+        if (i + 1 == used || compare_wait_rows(row, &rows[i + 1]) != 0) {
+            close_report(&into->reports, report_samples, &into->min_samples, &into->max_samples);
+            report_samples = 0;
+        }
+    }
+    for (long i = 0; i < made; i++)
+        if (merged[i].reports < count)
+            merged[i].min_samples = 0;
+    free(rows);
+    qsort(merged, (size_t)made, sizeof *merged, compare_merged_waits);
+    *result = merged;
+    return made;
+}
+
 /* Spread across reports of one quantity: max / mean - 1 (0 when all are equal). */
 static double imbalance(const double *values, int count)
 {
@@ -415,9 +652,104 @@ static void text_slowest(FILE *out, const struct ompc_merge_input *inputs, int c
     fputc('\n', out);
 }
 
+/* The file name without its directories, as the rank reports' tables show it. */
+static const char *base_name(const char *path)
+{
+    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
+    return slash != NULL ? slash + 1 : (path != NULL ? path : "?");
+}
+
+/* A code location as each report's tables name it ("solve solver.c:17"), on one line whatever it holds. */
+static const char *place_name(const struct ompc_merge_location *where, char *buffer, size_t size)
+{
+    const char *function = where->function.text != NULL ? where->function.text : "?";
+    if (where->kind == 3 && where->file.text != NULL)
+        snprintf(buffer, size, "%s %s:%" PRId64, function, base_name(where->file.text), where->line);
+    else if (where->kind >= 2 && where->function.text != NULL)
+        snprintf(buffer, size, "%s+0x%" PRIx64, function, (uint64_t)where->function_offset);
+    else if (where->kind >= 1 && where->module.text != NULL)
+        snprintf(buffer, size, "%s+0x%" PRIx64, base_name(where->module.text), where->module_offset);
+    else if (where->address != 0)
+        snprintf(buffer, size, "0x%" PRIx64, where->address);
+    else
+        snprintf(buffer, size, "(unknown)");
+    for (char *c = buffer; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return buffer;
+}
+
+/* What a merged wait waited in: the reports' own words, or the state's when they differ. */
+static const char *wait_name(const struct merged_wait *wait, char *buffer, size_t size)
+{
+    if (wait->what_differs)
+        snprintf(buffer, size, "%s (several objects)", ompc_state_name(wait->first->state));
+    else
+        snprintf(buffer, size, "%s", wait->first->what.text);
+    for (char *c = buffer; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    return buffer;
+}
+
+/* max / mean - 1 of a merged row's per-report values (0 when there are none). */
+static double spread_of(int64_t max, int64_t total, int count)
+{
+    return total > 0 ? (double)max * count / (double)total - 1 : 0;
+}
+
+/* The text summary's constructs, by code location. */
+static void text_constructs(FILE *out, const struct merged_places *places, int count)
+{
+    fprintf(out, "\nTop parallel constructs over all processes (matched by code location; a process's\n"
+                 "time in it: min, mean and max over the %d processes, 0 for one that never ran it):\n",
+            count);
+    if (places->construct_count == 0) {
+        fputs("  none (the reports name no constructs)\n", out);
+        return;
+    }
+    fprintf(out, "  %11s %10s %10s %10s %6s %5s %9s %8s  %s\n", "total ms", "min ms", "mean ms", "max ms", "imbal",
+            "procs", "instances", "samples", "construct (main states)");
+    for (long i = 0; i < places->construct_count && i < TOP_REGIONS; i++) {
+        const struct merged_construct *row = &places->constructs[i];
+        char name[512];
+        fprintf(out, "  %11.3f %10.3f %10.3f %10.3f %5.1f%% %5d %9" PRId64 " %8" PRId64 "  %s (",
+                (double)row->total_ns / 1e6, (double)row->min_ns / 1e6, (double)row->total_ns / 1e6 / count,
+                (double)row->max_ns / 1e6, 100.0 * spread_of(row->max_ns, row->total_ns, count), row->reports,
+                row->instances, row->samples, place_name(row->where, name, sizeof name));
+        main_states(out, row->states, row->samples);
+        fputs(")\n", out);
+    }
+    if (places->construct_count > TOP_REGIONS)
+        fprintf(out, "  ... %ld more constructs\n", places->construct_count - TOP_REGIONS);
+}
+
+/* The text summary's waits, by state, code location and object. */
+static void text_waits(FILE *out, const struct merged_places *places, int count)
+{
+    fprintf(out, "\nTop waits over all processes (matched by code location and object; a process's\n"
+                 "samples there: min and max over the %d processes):\n",
+            count);
+    if (places->wait_count == 0) {
+        fputs("  none\n", out);
+        return;
+    }
+    fprintf(out, "  %8s %7s %7s %5s %7s  %-28s %s\n", "samples", "min", "max", "procs", "threads", "wait",
+            "location");
+    for (long i = 0; i < places->wait_count && i < TOP_REGIONS; i++) {
+        const struct merged_wait *row = &places->waits[i];
+        char what[256], name[512];
+        fprintf(out, "  %8" PRId64 " %7" PRId64 " %7" PRId64 " %5d %7" PRId64 "  %-28s %s\n", row->samples,
+                row->min_samples, row->max_samples, row->reports, row->threads, wait_name(row, what, sizeof what),
+                place_name(&row->first->where, name, sizeof name));
+    }
+    if (places->wait_count > TOP_REGIONS)
+        fprintf(out, "  ... %ld more waits\n", places->wait_count - TOP_REGIONS);
+}
+
 /* The summary as text. */
 static void write_text(FILE *out, const struct ompc_merge_input *inputs, int count, const struct totals *totals,
-                       const double *spread, const struct merged_region *regions, long region_count)
+                       const double *spread, const struct merged_places *places)
 {
     fprintf(out, "ompcollect merge: %d reports of %s\n", count, inputs[0].program.text);
     for (int i = 1; i < count; i++)
@@ -427,24 +759,8 @@ static void write_text(FILE *out, const struct ompc_merge_input *inputs, int cou
         }
     text_processes(out, inputs, count, totals);
     text_slowest(out, inputs, count, totals, spread);
-    fputs("\nTop regions over all processes (by region id: the n-th region each forked, which\n"
-          "matches constructs across the ranks of an SPMD program):\n",
-          out);
-    if (region_count == 0)
-        fputs("  none\n", out);
-    else
-        fprintf(out, "  %8s %9s %11s %10s %10s %8s  %s\n", "region", "processes", "total ms",
-                "min ms", "max ms", "samples", "main states");
-    for (long i = 0; i < region_count && i < TOP_REGIONS; i++) {
-        const struct merged_region *region = &regions[i];
-        fprintf(out, "  %8" PRId64 " %9d %11.3f %10.3f %10.3f %8" PRId64 "  ", region->id, region->reports,
-                (double)region->time_ns / 1e6, (double)region->min_ns / 1e6, (double)region->max_ns / 1e6,
-                region->samples);
-        main_states(out, region->states, region->samples);
-        fputc('\n', out);
-    }
-    if (region_count > TOP_REGIONS)
-        fprintf(out, "  ... %ld more regions\n", region_count - TOP_REGIONS);
+    text_constructs(out, places, count);
+    text_waits(out, places, count);
     fputs("\nTotals: ", out);
     int first = 1;
     for (int state = 1; state < OMPC_NSTATES; state++) {
@@ -501,6 +817,80 @@ static json_t *json_imbalance(const double *spread)
     return ompc_json_built(object, failed);
 }
 
+/* A text from a report, or null. */
+static json_t *json_text_or_null(const struct ompc_merge_text *text)
+{
+    return text->text != NULL ? ompc_json_text(text->text, text->length) : json_null();
+}
+
+/* A code location without its address (which differs by process): what matches rows across reports, and its name. */
+static json_t *json_place(const struct ompc_merge_location *where)
+{
+    static const char *const kinds[] = {"none", "module", "symbol", "line"};
+    char name[512];
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "name", ompc_json_string(place_name(where, name, sizeof name)));
+    failed |= ompc_json_set(object, "kind", json_string(kinds[where->kind]));
+    failed |= ompc_json_set(object, "function", json_text_or_null(&where->function));
+    failed |= ompc_json_set(object, "file", json_text_or_null(&where->file));
+    failed |= ompc_json_set(object, "line", where->line >= 0 ? json_integer(where->line) : json_null());
+    failed |= ompc_json_set(object, "module", json_text_or_null(&where->module));
+    failed |= ompc_json_set(object, "module_offset", ompc_json_hex(where->module_offset, 0));
+    return ompc_json_built(object, failed);
+}
+
+/* One merged construct of "constructs". */
+static json_t *json_construct(const struct merged_construct *row, int count)
+{
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "location", json_place(row->where));
+    failed |= ompc_json_set(object, "processes", json_integer(row->reports));
+    failed |= ompc_json_set(object, "instances", json_integer(row->instances));
+    failed |= ompc_json_set(object, "time_ns", json_integer(row->total_ns));
+    failed |= ompc_json_set(object, "min_ns", json_integer(row->min_ns));
+    failed |= ompc_json_set(object, "mean_ns", json_integer(row->total_ns / count));
+    failed |= ompc_json_set(object, "max_ns", json_integer(row->max_ns));
+    failed |= ompc_json_set(object, "imbalance", json_ratio(spread_of(row->max_ns, row->total_ns, count)));
+    failed |= ompc_json_set(object, "longest_instance_ns", json_integer(row->longest_ns));
+    failed |= ompc_json_set(object, "samples", json_integer(row->samples));
+    failed |= ompc_json_set(object, "states", json_states(row->states));
+    return ompc_json_built(object, failed);
+}
+
+/* One merged wait of "wait_locations". */
+static json_t *json_wait(const struct merged_wait *row)
+{
+    char what[256];
+    const struct ompc_merge_location *object_where = &row->first->object;
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "state", json_string(ompc_state_name(row->first->state)));
+    failed |= ompc_json_set(object, "what", row->what_differs ? ompc_json_string(wait_name(row, what, sizeof what))
+                                                              : json_text_or_null(&row->first->what));
+    failed |= ompc_json_set(object, "location", json_place(&row->first->where));
+    failed |= ompc_json_set(object, "object", object_where->kind > 0 && object_where->module.text != NULL
+                                                  ? json_place(object_where) : json_null());
+    failed |= ompc_json_set(object, "processes", json_integer(row->reports));
+    failed |= ompc_json_set(object, "samples", json_integer(row->samples));
+    failed |= ompc_json_set(object, "min_samples", json_integer(row->min_samples));
+    failed |= ompc_json_set(object, "max_samples", json_integer(row->max_samples));
+    failed |= ompc_json_set(object, "threads", json_integer(row->threads));
+    return ompc_json_built(object, failed);
+}
+
+/* The "constructs" and "wait_locations" arrays; -1 when memory runs out. */
+static int json_places(json_t *summary, const struct merged_places *places, int count)
+{
+    json_t *constructs = json_array(), *waits = json_array();
+    int failed = 0;
+    for (long i = 0; i < places->construct_count && !failed; i++)
+        failed = ompc_json_append(constructs, json_construct(&places->constructs[i], count));
+    for (long i = 0; i < places->wait_count && !failed; i++)
+        failed = ompc_json_append(waits, json_wait(&places->waits[i]));
+    failed |= ompc_json_set(summary, "constructs", constructs);
+    failed |= ompc_json_set(summary, "wait_locations", waits);
+    return failed ? -1 : 0;
+}
+
 /* The "reports" and "regions" arrays. */
 static json_t *json_lists(const struct ompc_merge_input *inputs, int count, const struct merged_region *regions,
                           long region_count, json_t **region_list)
@@ -530,7 +920,8 @@ static json_t *json_lists(const struct ompc_merge_input *inputs, int count, cons
 
 /* The summary as JSON, built and written by jansson; -1 when memory runs out or writing fails. */
 static int write_json(FILE *out, const struct ompc_merge_input *inputs, int count, const struct totals *totals,
-                      const double *spread, const struct merged_region *regions, long region_count)
+                      const double *spread, const struct merged_region *regions, long region_count,
+                      const struct merged_places *places)
 {
     const struct ompc_merge_input *slow = &inputs[slowest(inputs, count)];
     json_t *region_list, *reports = json_lists(inputs, count, regions, region_count, &region_list);
@@ -541,6 +932,10 @@ static int write_json(FILE *out, const struct ompc_merge_input *inputs, int coun
         "wall_ns", (json_int_t)slow->wall_ns, "imbalance", json_imbalance(spread), "regions", region_list,
         "totals", "reports", count, "threads", (json_int_t)totals->threads, "samples",
         (json_int_t)totals->samples, "states", json_states(totals->states));
+    if (summary != NULL && json_places(summary, places, count) != 0) {
+        json_decref(summary);
+        summary = NULL;
+    }
     int status = ompc_json_dump(summary, out, OMPC_JSON_READABLE) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(summary);
     return status;
@@ -558,17 +953,22 @@ int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int
         return snprintf(error, error_size, "out of memory"), -1;
     qsort(inputs, (size_t)count, sizeof *inputs, compare_inputs);
     struct merged_region *regions = NULL;
+    struct merged_places places = {NULL, 0, NULL, 0};
     long region_count = merge_regions(inputs, count, &regions, error, error_size);
-    if (region_count < 0)
-        return -1;
-    int status = 0;
-    if (format == OMPC_FORMAT_JSON)
-        status = write_json(out, inputs, count, &totals, spread, regions, region_count);
-    else
-        write_text(out, inputs, count, &totals, spread, regions, region_count);
-    if (status != 0)
-        snprintf(error, error_size, "out of memory or the output failed");
+    if (region_count >= 0)
+        places.construct_count = merge_constructs(inputs, count, &places.constructs, error, error_size);
+    if (region_count >= 0 && places.construct_count >= 0)
+        places.wait_count = merge_waits(inputs, count, &places.waits, error, error_size);
+    int status = region_count < 0 || places.construct_count < 0 || places.wait_count < 0 ? -1 : 0;
+    if (status == 0 && format == OMPC_FORMAT_JSON) {
+        status = write_json(out, inputs, count, &totals, spread, regions, region_count, &places);
+        if (status != 0)
+            snprintf(error, error_size, "out of memory or the output failed");
+    } else if (status == 0)
+        write_text(out, inputs, count, &totals, spread, &places);
     free(regions);
+    free(places.constructs);
+    free(places.waits);
     return status;
 }
 
@@ -618,12 +1018,21 @@ static int load_all(char **paths, int count, struct ompc_merge_input *inputs)
     return status;
 }
 
-/* Reads the options; the format, or -1 after a message, or 0 with *done set for --help. */
-static int parse_options(int argc, char **argv, const char **output, int *done)
+/* What the options chose besides the format. */
+struct merge_options {
+    const char *output; /* -o */
+    const char *trace;  /* --trace: merge OTF2 archives into this directory */
+    int format_given;
+    int done;           /* --help answered */
+};
+
+/* Reads the options; the format, or -1 after a message. */
+static int parse_options(int argc, char **argv, struct merge_options *chosen)
 {
     static const struct option options[] = {
         {"format", required_argument, NULL, 'f'},
         {"output", required_argument, NULL, 'o'},
+        {"trace", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -638,19 +1047,32 @@ static int parse_options(int argc, char **argv, const char **output, int *done)
                 complain("--format must be text or json, not '%s'", optarg);
                 return -1;
             }
+            chosen->format_given = 1;
             break;
         case 'o':
-            *output = optarg;
+            chosen->output = optarg;
+            break;
+        case 't':
+            if (optarg[0] == '\0') {
+                complain("--trace needs a directory to write the merged OTF2 archive into");
+                return -1;
+            }
+            chosen->trace = optarg;
             break;
         case 'h':
             printf("Usage: ompcollect merge [-f text|json] [-o FILE] REPORT.json...\n"
+                   "       ompcollect merge --trace=DIR ARCHIVE...\n"
                    "Sum JSON reports of several processes or MPI ranks (ompcollect -f json -o\n"
                    "report.%%r.json) into one summary: each process's and the total state\n"
-                   "breakdown, the slowest process, the imbalance across them, and the regions\n"
-                   "that took longest over all of them.  Each report may be at most %zu MiB\n"
-                   "and take at most %zu MiB once parsed; each process's report is given once.\n",
+                   "breakdown, the slowest process, the imbalance across them, and the parallel\n"
+                   "constructs and waits that took longest over all of them, matched by code\n"
+                   "location.  Each report may be at most %zu MiB and take at most %zu MiB once\n"
+                   "parsed; each process's report is given once.\n"
+                   "With --trace, merge the OTF2 archives the processes wrote (ompcollect\n"
+                   "--trace=DIR.%%r) into one archive DIR/traces.otf2 with one location group\n"
+                   "per process.\n",
                    OMPC_MERGE_MAX_INPUT >> 20, OMPC_MERGE_MAX_MEMORY >> 20);
-            *done = 1;
+            chosen->done = 1;
             return format;
         case ':':
             complain("option '%s' needs a value", argv[optind - 1]);
@@ -679,14 +1101,39 @@ static int write_output(const char *output, const char *text, size_t length)
     return 0;
 }
 
+/* ompcollect merge --trace=DIR ARCHIVE...: exit 0, 1 on unusable input, 2 on usage errors. */
+static int merge_traces(const struct merge_options *chosen, char **archives, int count)
+{
+    if (chosen->format_given || chosen->output != NULL) {
+        complain("--trace merges OTF2 archives, which have no --format or --output; merge the JSON reports "
+                 "in another call");
+        return 2;
+    }
+    if (count < 1) {
+        complain("no OTF2 archives to merge (give the directories ompcollect --trace wrote)");
+        return 2;
+    }
+#ifdef HAVE_OTF2
+    return ompc_otf2_merge_main(chosen->trace, archives, count);
+#else
+    (void)archives;
+    complain("--trace %s: this ompcollect was built without OTF2 (configure found no libotf2; on Debian "
+             "install libopen-trace-format2-dev and rebuild)", chosen->trace);
+    return 1;
+#endif
+}
+
 /* ompcollect merge [-f text|json] [-o FILE] REPORT.json...; exit 0, 1 on unusable input, 2 on usage errors. */
 int ompc_merge_main(int argc, char **argv)
 {
-    const char *output = NULL;
-    int done = 0, format = parse_options(argc, argv, &output, &done);
-    if (format < 0 || done)
+    struct merge_options chosen = {NULL, NULL, 0, 0};
+    int format = parse_options(argc, argv, &chosen);
+    const char *output = chosen.output;
+    if (format < 0 || chosen.done)
         return format < 0 ? 2 : 0;
     int count = argc - optind;
+    if (chosen.trace != NULL)
+        return merge_traces(&chosen, argv + optind, count);
     if (count < 1) {
         complain("no reports to merge (give JSON reports written with --format=json)");
         return 2;

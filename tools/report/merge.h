@@ -33,6 +33,31 @@ struct ompc_merge_region {
     int64_t states[OMPC_NSTATES];
 };
 
+/* Where in the program: what the report's "location" objects say. */
+struct ompc_merge_location {
+    int kind;                 /* 0 none, 1 module, 2 symbol, 3 line (locations.c's "kind") */
+    uint64_t address;         /* this process's address: differs across processes under ASLR */
+    struct ompc_merge_text module, function, file; /* text NULL: null */
+    uint64_t module_offset;   /* the same in every process of one binary */
+    int64_t function_offset;
+    int64_t line;             /* -1: none */
+};
+
+/* One parallel construct of one report ("constructs"). */
+struct ompc_merge_construct {
+    struct ompc_merge_location where;
+    int64_t instances, total_ns, max_ns, samples;
+    int64_t states[OMPC_NSTATES];
+};
+
+/* One place of one report where threads waited ("wait_locations"). */
+struct ompc_merge_wait {
+    int state;
+    struct ompc_merge_text what;
+    struct ompc_merge_location where, object;
+    int64_t samples, threads;
+};
+
 /* What merge takes from one report; every count is from 0 to INT64_MAX. */
 struct ompc_merge_input {
     const char *file;
@@ -47,6 +72,10 @@ struct ompc_merge_input {
     int64_t states[OMPC_NSTATES];
     struct ompc_merge_region *regions;
     size_t region_count;
+    struct ompc_merge_construct *constructs;
+    size_t construct_count;
+    struct ompc_merge_wait *waits;
+    size_t wait_count;
 };
 
 /*

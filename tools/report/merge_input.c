@@ -321,6 +321,164 @@ static int take_regions(struct reader *reader, const json_t *root, struct ompc_m
     return 0;
 }
 
+/* A string member that may be null (text NULL then); absent counts as null. */
+static int take_text_or_null(struct reader *reader, const json_t *object, const char *where, const char *key,
+                             struct ompc_merge_text *text)
+{
+    const json_t *member = json_object_get(object, key);
+    if (member == NULL || json_is_null(member)) {
+        text->text = NULL;
+        text->length = 0;
+        return 0;
+    }
+    return take_text(reader, object, where, key, "", text);
+}
+
+/* A hexadecimal address member ("0x1131"); absent is 0. */
+static int take_hex(struct reader *reader, const json_t *object, const char *where, const char *key,
+                    uint64_t *value)
+{
+    const json_t *member = json_object_get(object, key);
+    *value = 0;
+    if (member == NULL)
+        return 0;
+    const char *text = json_is_string(member) ? json_string_value(member) : NULL;
+    size_t length = text != NULL ? json_string_length(member) : 0;
+    int valid = length > 2 && length <= 18 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    for (size_t i = 2; valid && i < length; i++) {
+        char c = text[i];
+        int digit = c >= '0' && c <= '9' ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        valid = digit >= 0;
+        *value = *value << 4 | (uint64_t)(digit & 15);
+    }
+    if (!valid)
+        return fail(reader, "\"%s%s\" is not an address written \"0x\" and 1 to 16 hexadecimal digits", where, key);
+    return 0;
+}
+
+/* A "location" object of a construct or wait (absent: kind none at address 0). */
+static int take_location(struct reader *reader, const json_t *parent, const char *where, const char *key,
+                         struct ompc_merge_location *location)
+{
+    static const char *const kinds[] = {"none", "module", "symbol", "line"};
+    const json_t *object, *kind;
+    char inner[128];
+    snprintf(inner, sizeof inner, "%s%s.", where, key);
+    location->line = -1;
+    if (take_object(reader, parent, where, key, 0, &object) != 0)
+        return -1;
+    if (object == NULL)
+        return 0;
+    kind = json_object_get(object, "kind");
+    location->kind = -1;
+    for (int k = 0; k < 4 && json_is_string(kind); k++)
+        if (strcmp(json_string_value(kind), kinds[k]) == 0)
+            location->kind = k;
+    if (kind != NULL && location->kind < 0)
+        return fail(reader, "\"%skind\" is not one of none, module, symbol, line", inner);
+    location->kind = kind == NULL ? 0 : location->kind;
+    const json_t *line = json_object_get(object, "line");
+    if (take_hex(reader, object, inner, "address", &location->address) != 0
+        || take_hex(reader, object, inner, "module_offset", &location->module_offset) != 0
+        || take_count(reader, object, inner, "function_offset", &location->function_offset) != 0
+        || (line != NULL && !json_is_null(line)
+            && take_integer(reader, object, inner, "line", 0, INT32_MAX, 0, &location->line) != 0)
+        || take_text_or_null(reader, object, inner, "module", &location->module) != 0
+        || take_text_or_null(reader, object, inner, "function", &location->function) != 0
+        || take_text_or_null(reader, object, inner, "file", &location->file) != 0)
+        return -1;
+    return 0;
+}
+
+/* The array member `key` (absent: none); its size in *count, or -1 with the reason, and the room for it counted. */
+static int take_array(struct reader *reader, const json_t *root, const char *key, size_t element,
+                      const json_t **list, size_t *count)
+{
+    *list = json_object_get(root, key);
+    *count = 0;
+    if (*list == NULL || json_is_null(*list))
+        return 0;
+    if (!json_is_array(*list))
+        return fail(reader, "\"%s\" is %s, not an array", key, type_name(*list));
+    *count = json_array_size(*list);
+    return budget_take(reader, *count * element);
+}
+
+/* The report's parallel constructs, named by code location ("constructs"). */
+static int take_constructs(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
+{
+    const json_t *list;
+    size_t count;
+    if (take_array(reader, root, "constructs", sizeof *input->constructs, &list, &count) != 0)
+        return -1;
+    if (count == 0)
+        return 0;
+    input->constructs = calloc(count, sizeof *input->constructs);
+    if (input->constructs == NULL)
+        return fail(reader, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        const json_t *row = json_array_get(list, i), *states;
+        struct ompc_merge_construct *construct = &input->constructs[i];
+        char where[64], where_states[80];
+        snprintf(where, sizeof where, "constructs[%zu].", i);
+        snprintf(where_states, sizeof where_states, "constructs[%zu].states.", i);
+        if (!json_is_object(row))
+            return fail(reader, "\"constructs[%zu]\" is %s, not an object", i, type_name(row));
+        input->construct_count = i + 1;
+        if (take_location(reader, row, where, "location", &construct->where) != 0
+            || take_count(reader, row, where, "instances", &construct->instances) != 0
+            || take_count(reader, row, where, "total_ns", &construct->total_ns) != 0
+            || take_count(reader, row, where, "max_ns", &construct->max_ns) != 0
+            || take_object(reader, row, where, "states", 0, &states) != 0
+            || take_states(reader, states, where_states, construct->states) != 0)
+            return -1;
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            if (construct->states[state] > INT64_MAX - construct->samples)
+                return fail(reader, "\"%sstates\" sum to more than %" PRId64, where, INT64_MAX);
+            else
+                construct->samples += construct->states[state];
+    }
+    return 0;
+}
+
+/* The report's waits by code location and object ("wait_locations"). */
+static int take_waits(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
+{
+    const json_t *list;
+    size_t count;
+    if (take_array(reader, root, "wait_locations", sizeof *input->waits, &list, &count) != 0)
+        return -1;
+    if (count == 0)
+        return 0;
+    input->waits = calloc(count, sizeof *input->waits);
+    if (input->waits == NULL)
+        return fail(reader, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        const json_t *row = json_array_get(list, i), *state;
+        struct ompc_merge_wait *wait = &input->waits[i];
+        char where[64];
+        snprintf(where, sizeof where, "wait_locations[%zu].", i);
+        if (!json_is_object(row))
+            return fail(reader, "\"wait_locations[%zu]\" is %s, not an object", i, type_name(row));
+        input->wait_count = i + 1;
+        state = json_object_get(row, "state");
+        for (int s = 1; s < OMPC_NSTATES && json_is_string(state); s++)
+            if (strcmp(json_string_value(state), ompc_state_name(s)) == 0)
+                wait->state = s;
+        if (wait->state == 0)
+            return fail(reader, "\"%sstate\" is not the name of a thread state", where);
+        if (take_text(reader, row, where, "what", "?", &wait->what) != 0
+            || take_location(reader, row, where, "location", &wait->where) != 0
+            || take_location(reader, row, where, "object", &wait->object) != 0
+            || take_count(reader, row, where, "samples", &wait->samples) != 0
+            || take_count(reader, row, where, "threads", &wait->threads) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* What the summary needs of a parsed report. */
 static int take(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
 {
@@ -333,9 +491,10 @@ static int take(struct reader *reader, const json_t *root, struct ompc_merge_inp
         || take_count(reader, totals, "totals.", "threads", &input->threads) != 0
         || take_count(reader, totals, "totals.", "samples", &input->samples) != 0
         || take_states(reader, states, "totals.states.", input->states) != 0
-        || take_header(reader, root, input) != 0)
+        || take_header(reader, root, input) != 0 || take_regions(reader, root, input) != 0
+        || take_constructs(reader, root, input) != 0)
         return -1;
-    return take_regions(reader, root, input);
+    return take_waits(reader, root, input);
 }
 
 int ompc_merge_parse(const char *data, size_t length, size_t limit, struct ompc_merge_input *input,
@@ -362,8 +521,28 @@ int ompc_merge_parse(const char *data, size_t length, size_t limit, struct ompc_
     return status;
 }
 
+/* Frees the strings of a location. */
+static void release_location(struct ompc_merge_location *location)
+{
+    free(location->module.text);
+    free(location->function.text);
+    free(location->file.text);
+}
+
 void ompc_merge_input_release(struct ompc_merge_input *input)
 {
+    for (size_t i = 0; i < input->construct_count; i++)
+        release_location(&input->constructs[i].where);
+    for (size_t i = 0; i < input->wait_count; i++) {
+        free(input->waits[i].what.text);
+        release_location(&input->waits[i].where);
+        release_location(&input->waits[i].object);
+    }
+    free(input->constructs);
+    free(input->waits);
+    input->constructs = NULL;
+    input->waits = NULL;
+    input->construct_count = input->wait_count = 0;
     free(input->program.text);
     free(input->host.text);
     free(input->fate.text);
