@@ -139,6 +139,7 @@ static void take_thread(struct ompc_model_thread *to, const struct ompc_thread *
     to->task_exec_ns = atomic_load(&from->task_exec_ns);
     to->task_suspend_ns = atomic_load(&from->task_suspend_ns);
     to->task_suspensions = atomic_load(&from->task_suspensions);
+    to->armed_ns = take_time(limits, atomic_load(&from->armed_ns));
 }
 
 /* Whether a state is one of the 11 (the wait slots' states are checked where they are used). */
@@ -406,6 +407,7 @@ static void take_identity(struct ompc_model_process *to, const struct ompc_proce
     to->threads_not_followed = atomic_load(&from->threads_not_followed);
     to->regions_overflow_forks = atomic_load(&from->regions_overflow_forks);
     to->regions_overflow_ns = atomic_load(&from->regions_overflow_ns);
+    to->session_ns = take_time(limits, atomic_load(&from->session_ns));
 }
 
 /* The latest relative time the process can have recorded: the launcher's end less the origin. */
