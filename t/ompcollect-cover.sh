@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 jobs=$top_builddir/t/ompcollect-jobs
 
-echo "1..7"
+echo "1..8"
 n=0
 # collect NAME FORMAT MODE ARGUMENT: the mode under ompcollect at 1 ms, one report in FORMAT.
 collect() {
@@ -57,3 +57,9 @@ result $? "0.3 s of serial work before the first region is sampled as SERIAL: no
 collect init text serialinit 0.3
 [ $status -eq 0 ] && grep -q "cover = samples x interval / the thread's life, the initial thread's from the record's start" "$tmp/init.text"
 result $? "text: the legend says what cover divides by" "$tmp/init.text"
+
+# A handler installed behind sigaction's back stops sampling: what follows is
+# put down to that, not left unexplained.
+collect raw json rawsig ""
+[ $status -eq 0 ] && holds "$tmp/raw.json" 'r["sampling_status"] == "replaced" and initial["cover"]["gaps_ns"]["stopped"] > 0 and all(t["cover"]["gaps_ns"]["stopped"] > 0 and t["cover"]["gaps_ns"]["unexplained"] <= 0.05 * t["lifetime_ns"] for t in threads if t["expected"] >= 50)'
+result $? "sampling stopped: each thread's time after it is put down to that, not left unexplained" "$tmp/raw.json" "$tmp/raw.err"
