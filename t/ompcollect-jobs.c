@@ -177,6 +177,9 @@ static void announce(const char *path)
  *                        handler saw exactly those
  *   rawsig               a SIGRTMAX handler installed by a raw system call
  *   block                thread 1 blocks SIGRTMAX for 0.15 s of a region
+ *   halfblock SECONDS    a region of SECONDS in which thread 1 blocks
+ *                        SIGRTMAX for the first half, then exit
+ *   serialinit SECONDS   SECONDS of serial work before the first region
  *   pthread              a thread of its own working through a region
  *   churn                0.1 s of short-lived OpenMP threads started one
  *                        after another, then a region
@@ -265,6 +268,29 @@ int main(int argc, char **argv)
         }
         return 0;
     }
+    if (strcmp(mode, "halfblock") == 0 && atof(argument) > 0) {
+        double seconds = atof(argument);
+#pragma omp parallel num_threads(2)
+        {
+            if (omp_get_thread_num() == 1) {
+                sigset_t only;
+                sigemptyset(&only);
+                sigaddset(&only, SIGRTMAX);
+                pthread_sigmask(SIG_BLOCK, &only, NULL);
+                work(seconds / 2);
+                pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+                work(seconds / 2);
+            } else {
+                work(seconds);
+            }
+        }
+        return 0;
+    }
+    if (strcmp(mode, "serialinit") == 0 && atof(argument) > 0) {
+        work(atof(argument));
+        region(0.05);
+        return 0;
+    }
     if (strcmp(mode, "pthread") == 0) {
         pthread_t thread;
         double seconds = 0.15;
@@ -287,7 +313,7 @@ int main(int argc, char **argv)
         region(0.02);
         return 0;
     }
-    fprintf(stderr, "usage: %s segv|abort|wait MARKER|fork2|sigurg N|rtsig N|rawsig|block|pthread|churn\n",
+    fprintf(stderr, "usage: %s segv|abort|wait MARKER|fork2|sigurg N|rtsig N|rawsig|block|halfblock S|serialinit S|pthread|churn\n",
             argv[0]);
     return 2;
 }

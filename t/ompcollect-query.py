@@ -7,7 +7,7 @@ Names the expression can use:
   r        the whole report        threads, regions, waits, totals
   events   {name: event entry}     initial  the initial thread's entry
   others   non-initial threads     share(thread, "IBAR")  percent of its samples
-  cover(thread)  samples / samples its lifetime allows (1.0 when too short to tell)
+  cover(thread)  sampled share of its life, the agent's start-up counted (1.0 when too short to tell)
 """
 import json
 import sys
@@ -20,8 +20,12 @@ def share(thread, state):
 
 
 def cover(thread):
-    """Samples taken over samples the thread's lifetime allows; short lives count as covered."""
-    return thread["samples"] / thread["expected"] if thread["expected"] >= 50 else 1.0
+    """The share of the thread's life its samples cover, the agent's start-up (START, which initializes the
+    runtime: no sample can be taken before it) counted as covered; short lives count as covered."""
+    gaps = thread["cover"]["gaps_ns"] if thread["cover"] else None
+    if thread["expected"] < 50 or gaps is None:
+        return 1.0
+    return (thread["cover"]["sampled_ns"] + gaps["startup"]) / thread["lifetime_ns"]
 
 
 def main():

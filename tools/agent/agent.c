@@ -72,6 +72,7 @@ static int task_request_count;
 static unsigned long long modules_adds, modules_subs;
 
 static _Atomic int collecting;  /* attached and not yet at exit */
+static uint64_t session_began;  /* CLOCK_MONOTONIC when the start-up (START, which initializes the runtime, and REGISTER) ended */
 static int sample_signal;       /* 0: none chosen yet */
 
 /* Per-thread timers, private to the process (a fork does not inherit them). */
@@ -291,6 +292,7 @@ static struct ompc_process *claim_process(int parent)
         }
         slot->start_ticks = start_ticks();
         slot->origin_ns = origin_ns;
+        atomic_store(&slot->session_ns, session_began > origin_ns ? session_began - origin_ns : 0);
         set_text(slot->program, program_invocation_name);
         memcpy(slot->requests, requests, sizeof requests);
         slot->request_count = request_count;
@@ -357,6 +359,9 @@ static void arm_timer(struct ompc_thread *slot, int index)
     /* A relative period's start is read after arming, so the expirations it implies never outnumber the real ones. */
     if (grid_start == 0)
         atomic_store(&timer_armed_ns[index], monotonic_ns());
+    /* The report's coverage: the thread's life before this was not sampled (never 0: that means never armed). */
+    if (atomic_load(&slot->armed_ns) == 0)
+        atomic_store(&slot->armed_ns, now_ns() | 1);
 }
 
 /* Deletes thread `index`'s timer; caller holds slots_mutex. */
@@ -1563,6 +1568,7 @@ __attribute__((constructor)) static void agent_start(void)
     slot_key_made = pthread_key_create(&slot_key, on_thread_exit) == 0;
     on_exit(at_exit, NULL);
     atomic_store(&collecting, 1);
+    session_began = monotonic_ns();
     char path[OMPC_TEXT_SIZE];
     if (is_main || find_runtime(path))
         begin_recording(-1);

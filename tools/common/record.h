@@ -298,6 +298,8 @@ struct ompc_thread {
      */
     _Atomic uint64_t timeline_where;
     uint64_t last_where;        /* the sampler's own: the last one put on the timeline */
+    /* When the thread's sampling timer was first armed (relative; 0: never): the report's coverage counts the time before it as not sampled yet. */
+    _Atomic uint64_t armed_ns;
 };
 
 /*
@@ -430,6 +432,8 @@ struct ompc_process {
     struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
     int32_t task_request_count;
     int32_t task_reserved;
+    /* When the agent's start-up ended (relative; 0: before the origin, as in a forked child): START, which initializes the OpenMP runtime, and REGISTER; sampling begins only after it. */
+    _Atomic uint64_t session_ns;
 };
 
 /* Fills in a header (magic, version, layout) for the options; returns the mapping's total size. */

@@ -20,13 +20,17 @@
 
 /*
  * The default sampling interval: the tick when it lies in 1-10 ms, else
- * 1 ms.  Timers on the tick are run by the interrupt every CPU takes anyway
- * (tools/agent.c), where any other interval costs an interrupt per sample.
+ * 1 ms, plus 97 us.  A whole number of ticks puts every expiry on the tick
+ * (tools/agent/agent.c), which costs no interrupt of its own but samples
+ * exactly where the scheduler switches threads: under CPU contention that
+ * aliases with the threads' time slices and misplaced a thread's WORK by up
+ * to half (doc/sampling-bias.md).  97 us off, the expiries drift across
+ * the tick and meet every phase of it within about 40 samples.
  */
 long long default_interval_ns(void)
 {
     long long tick = ompc_kernel_tick_ns();
-    return tick >= 1000000 && tick <= 10000000 ? tick : 1000000;
+    return (tick >= 1000000 && tick <= 10000000 ? tick : 1000000) + 97000;
 }
 
 /* The --help text; the exit statuses are part of the interface, so they are spelled out. */
@@ -70,9 +74,10 @@ static void usage(FILE *out)
             "      --stacks-file=FILE   also write the folded stacks to FILE (implies\n"
             "                           --stacks; same patterns as --output)\n"
             "  -i, --interval=TIME      sampling interval, e.g. 1ms, 250us, or tick: the\n"
-            "                           kernel's scheduler tick (%s), which is the\n"
-            "                           default when it is 1-10 ms (else 1ms); whole ticks\n"
-            "                           cost far less than any other interval\n"
+            "                           kernel's scheduler tick (%s); whole ticks cost\n"
+            "                           far less than any other interval but can alias\n"
+            "                           with the scheduler under contention; the default\n"
+            "                           is the tick (when 1-10 ms, else 1ms) plus 97us\n"
             "  -e, --events=LIST        further events to register besides fork and join:\n"
             "                           comma list of fork, join, begin_X, end_X, or just X\n"
             "                           for both halves, X one of idle ibar ebar lkwt ctwt\n"

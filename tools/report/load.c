@@ -160,6 +160,7 @@ static void take_thread(struct ompc_model_thread *to, const struct ompc_thread *
     to->task_exec_ns = atomic_load(&from->task_exec_ns);
     to->task_suspend_ns = atomic_load(&from->task_suspend_ns);
     to->task_suspensions = atomic_load(&from->task_suspensions);
+    to->armed_ns = take_time(limits, atomic_load(&from->armed_ns));
 }
 
 /*
@@ -527,6 +528,7 @@ static void take_identity(struct ompc_model_process *to, const struct ompc_proce
     to->joins = atomic_load(&from->joins);
     to->outermost_ns = atomic_load(&from->outermost_ns);
     to->nest_overflow = atomic_load(&from->nest_overflow);
+    to->session_ns = take_time(limits, atomic_load(&from->session_ns));
 }
 
 /* The latest relative time the process can have recorded: the launcher's end less the origin. */

@@ -55,6 +55,7 @@ struct ompc_model_thread {
     uint64_t *timeline;          /* (µs << 8) | state, time-ordered */
     uint64_t *timeline_where;    /* one code address per timeline entry */
     struct ompc_event_entry *event_log;
+    uint64_t armed_ns;           /* its timer first armed (0: never) */
 };
 
 /* One parallel region (record.h's struct ompc_region). */
@@ -134,6 +135,7 @@ struct ompc_model_process {
     /* Where the report's symbolizers read modules from: a --symfs prefix, or NULL. */
     const char *symfs;
     struct ompc_damage damage;
+    uint64_t session_ns;          /* the agent's start-up (START initializes the runtime) ended */
 };
 
 struct ompc_symbolizer;

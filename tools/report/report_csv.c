@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "cover.h"
 #include "csv.h"
 #include "omp_collector_api.h"
 #include "summary.h"
@@ -132,6 +133,30 @@ static int csv_thread_kinds(const struct summary *summary, struct ompc_csv_table
     return 0;
 }
 
+/* The thread_cover table: how much of each thread's life its samples cover, and what the rest went to (empty when sampling was off). */
+static int csv_thread_cover(const struct summary *summary, struct ompc_csv_tables *tables)
+{
+    FILE *out = ompc_csv_begin(tables, "thread_cover");
+    if (out == NULL)
+        return -1;
+    fputs("index,lifetime_ns,sampled_ns,cover", out);
+    for (int gap = 0; gap < OMPC_NGAPS; gap++)
+        fprintf(out, ",%s_ns", ompc_gap_name(gap));
+    fputc('\n', out);
+    for (int i = 0; i < summary->thread_count; i++) {
+        struct ompc_cover cover;
+        ompc_thread_cover(summary->report, &summary->process->threads[i], &cover);
+        if (!cover.known)
+            continue;
+        ompc_csv_lead(tables);
+        fprintf(out, "%d,%" PRIu64 ",%" PRIu64 ",%.4f", i, cover.lifetime_ns, cover.sampled_ns, cover.share);
+        for (int gap = 0; gap < OMPC_NGAPS; gap++)
+            fprintf(out, ",%" PRIu64, cover.gap_ns[gap]);
+        fputc('\n', out);
+    }
+    return 0;
+}
+
 /* The region table, by id. */
 static int csv_regions(const struct summary *summary, struct ompc_csv_tables *tables)
 {
@@ -201,7 +226,8 @@ int ompc_report_csv(const struct summary *summary, struct ompc_csv_tables *table
 {
     if (csv_run(summary, tables) != 0 || csv_damage(summary, tables) != 0 || csv_limits(summary, tables) != 0
         || csv_threads(summary, tables) != 0
-        || csv_thread_kinds(summary, tables) != 0 || csv_regions(summary, tables) != 0
+        || csv_thread_kinds(summary, tables) != 0 || csv_thread_cover(summary, tables) != 0
+        || csv_regions(summary, tables) != 0
         || csv_waits(summary, tables) != 0 || ompc_locations_csv(&summary->locations, tables) != 0
         || ompc_tasks_csv(summary->process, tables) != 0 || csv_events(summary, tables) != 0)
         return -1;

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "cover.h"
 #include "jsonw.h"
 #include "omp_collector_api.h"
 #include "stacks.h"
@@ -108,6 +109,22 @@ static int json_sampling(const struct summary *summary, json_t *root)
     return failed;
 }
 
+/* {"share", "sampled_ns", "gaps": {cause: ns}}: how much of the thread's life its samples cover, and why not the rest; null when sampling was off. */
+static json_t *json_cover(const struct ompc_report *report, const struct ompc_model_thread *thread)
+{
+    struct ompc_cover cover;
+    ompc_thread_cover(report, thread, &cover);
+    if (!cover.known)
+        return json_null();
+    json_t *object = json_object(), *gaps = json_object();
+    int failed = ompc_json_set(object, "share", ompc_json_fixed(cover.share, 4));
+    failed |= ompc_json_set(object, "sampled_ns", ompc_json_u64(cover.sampled_ns));
+    for (int gap = 0; gap < OMPC_NGAPS && !failed; gap++)
+        failed = ompc_json_set(gaps, ompc_gap_name(gap), ompc_json_u64(cover.gap_ns[gap]));
+    failed |= ompc_json_set(object, "gaps_ns", gaps);
+    return ompc_json_built(object, failed);
+}
+
 /* One thread: its identity, lifetime and samples, its states and the events it had. */
 static json_t *json_thread(const struct summary *summary, int index)
 {
@@ -125,6 +142,7 @@ static json_t *json_thread(const struct summary *summary, int index)
     failed |= ompc_json_set(object, "invalid", ompc_json_u64(thread->state_ticks[0]));
     failed |= ompc_json_set(object, "blocked_ns", ompc_json_u64(thread->blocked_ns));
     failed |= ompc_json_set(object, "blocked_samples", ompc_json_u64(thread->blocked_ticks));
+    failed |= ompc_json_set(object, "cover", json_cover(summary->report, thread));
     failed |= ompc_json_set(object, "states", ompc_json_states(thread->state_ticks));
     for (int event = 1; event < OMPC_NEVENTS && !failed; event++)
         if (thread->events[event] != 0)

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "cover.h"
 #include "omp_collector_api.h"
 #include "sort.h"
 #include "stacks.h"
@@ -159,6 +160,36 @@ static void text_header(const struct summary *summary, FILE *out)
                 process->damage.count, process->damage.count == 1 ? "" : "s", process->damage.text);
 }
 
+/* Threads whose life the samples do not cover, with what the rest went to. */
+static void text_cover_gaps(const struct summary *summary, FILE *out)
+{
+    int shown = 0;
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_model_thread *thread = &summary->process->threads[i];
+        struct ompc_cover cover;
+        ompc_thread_cover(summary->report, thread, &cover);
+        if (!ompc_cover_has_gap(summary->report, &cover))
+            continue;
+        if (shown++ >= TEXT_BLOCKED_ROWS)
+            continue;
+        uint64_t gap = cover.lifetime_ns > cover.sampled_ns ? cover.lifetime_ns - cover.sampled_ns : 0;
+        fprintf(out, "  thread %d%s: %.3f s of its %.3f s not sampled:", i, thread->initial ? "*" : "", gap / 1e9,
+                cover.lifetime_ns / 1e9);
+        const char *separator = " ";
+        for (int cause = 0; cause < OMPC_NGAPS; cause++) {
+            if (cover.gap_ns[cause] < 500000)
+                continue;
+            fprintf(out, "%s%.3f s %s", separator, cover.gap_ns[cause] / 1e9,
+                    cause == OMPC_GAP_UNARMED && thread->armed_ns == 0 ? "with no sampling timer armed"
+                                                                       : ompc_gap_words(cause));
+            separator = ", ";
+        }
+        fputc('\n', out);
+    }
+    if (shown > TEXT_BLOCKED_ROWS)
+        fprintf(out, "  ... %d more threads not fully sampled\n", shown - TEXT_BLOCKED_ROWS);
+}
+
 /* The thread table: each thread's share of its samples in every state, then the whole process's. */
 static void text_thread_table(const struct summary *summary, FILE *out)
 {
@@ -170,12 +201,13 @@ static void text_thread_table(const struct summary *summary, FILE *out)
     for (int i = 0; i < summary->thread_count; i++) {
         const struct ompc_model_thread *thread = &process->threads[i];
         uint64_t ticks = thread_ticks(thread);
-        uint64_t expected = thread_expected_ticks(report, thread);
+        struct ompc_cover covered;
+        ompc_thread_cover(report, thread, &covered);
         char label[16], cover[16];
         snprintf(label, sizeof label, "%d%s", i,
                  thread->initial ? "*" : ompc_thread_is_openmp(thread) ? "" : "-");
-        if (expected > 0)
-            snprintf(cover, sizeof cover, "%.0f%%", 100.0 * (double)ticks / (double)expected);
+        if (covered.known)
+            snprintf(cover, sizeof cover, "%.0f%%", 100.0 * covered.share);
         else
             snprintf(cover, sizeof cover, "-");
         fprintf(out, "  %-7s %7ld %8" PRIu64 " %5s", label, (long)thread->tid, ticks, cover);
@@ -186,8 +218,10 @@ static void text_thread_table(const struct summary *summary, FILE *out)
     fprintf(out, "  %-7s %7s %8" PRIu64 " %5s", "all", "", summary->total_ticks, "");
     for (int state = 1; state < OMPC_NSTATES; state++)
         text_share(out, summary->state_ticks[state], summary->total_ticks);
-    fputs("\n  (* initial thread; cover = samples x interval / time the thread was sampled)\n",
+    fputs("\n  (* initial thread; cover = samples x interval / the thread's life, the initial thread's from the "
+          "record's start)\n",
           out);
+    text_cover_gaps(summary, out);
     if (summary->openmp_threads < summary->thread_count)
         fputs("  (- a thread the OpenMP runtime never reported, e.g. an MPI progress thread or "
               "the program's own: not in 'all' nor in the totals)\n",

@@ -57,11 +57,22 @@ static inline uint64_t thread_ticks(const struct ompc_model_thread *thread)
 }
 
 
-/* How long the thread was sampled: from its slot's claim to its exit or the end of the record. */
+/*
+ * When the thread's life began as far as the record knows: the initial
+ * thread was there when the record began (the origin), any other from its
+ * slot's claim.  Coverage (cover.h) judges samples against this life, so
+ * time before the initial thread's timer was armed counts as not sampled.
+ */
+static inline uint64_t thread_birth_ns(const struct ompc_model_thread *thread)
+{
+    return thread->initial ? 0 : thread->start_ns;
+}
+
+/* How long the thread lived: from its birth to its exit or the end of the record. */
 static inline uint64_t thread_lifetime_ns(const struct ompc_model_thread *thread)
 {
-    uint64_t end = thread->end_ns;
-    return end > thread->start_ns ? end - thread->start_ns : 0;
+    uint64_t end = thread->end_ns, birth = thread_birth_ns(thread);
+    return end > birth ? end - birth : 0;
 }
 
 /* Samples the thread's lifetime allows at the configured interval. */

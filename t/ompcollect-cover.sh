@@ -1,0 +1,65 @@
+#!/bin/sh
+# ompcollect-cover.sh - cover tells the truth: a thread's samples are held against its whole life, and the part they miss is put down to its cause (the signal blocked, the runtime's initialization before sampling) in every format.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+jobs=$top_builddir/t/ompcollect-jobs
+
+echo "1..8"
+n=0
+# collect NAME FORMAT MODE ARGUMENT: the mode under ompcollect at 1 ms, one report in FORMAT.
+collect() {
+    "$oc" --runtime "$LIBOMP" --interval=1ms -f "$2" -o "$tmp/$1.$2" "$jobs" "$3" "$4" >"$tmp/$1.out" 2>"$tmp/$1.err"
+    status=$?
+}
+
+# Thread 1 blocks the sampling signal for the first half of its 0.4 s.  The
+# margin comes from the sample count: 10 samples' worth of its life (its
+# start and end around the region) plus 5%.
+collect half json halfblock 0.4
+tolerance='(0.05 + 10.0 / others[0]["expected"])'
+[ $status -eq 0 ] && holds "$tmp/half.json" "len(others) == 1 and abs(others[0]['cover']['gaps_ns']['blocked'] / others[0]['lifetime_ns'] - 0.5) <= $tolerance"
+result $? "a thread that blocks the sampling signal for half its life: half its life is put down to the signal blocked" \
+    "$tmp/half.json" "$tmp/half.err"
+holds "$tmp/half.json" "abs(others[0]['cover']['share'] - 0.5) <= $tolerance and others[0]['cover']['gaps_ns']['unexplained'] <= $tolerance * others[0]['lifetime_ns']"
+result $? "... its cover is about 50%, and nothing is left unexplained" "$tmp/half.json"
+
+collect half text halfblock 0.4
+# The table's row of thread 1: its cover column, then the line that says why.
+[ $status -eq 0 ] && awk '$1 == "1" && $4 ~ /%$/ { sub(/%/, "", $4); exit !($4 + 0 <= 60) } END { if (NR == 0) exit 1 }' "$tmp/half.text" \
+    && grep -q '^  thread 1: [0-9.]* s of its [0-9.]* s not sampled: .*0\.[12][0-9]* s with the sampling signal blocked' "$tmp/half.text"
+result $? "text: thread 1's cover column is not 100%, and a line says the signal was blocked for about 0.2 s" "$tmp/half.text"
+
+collect half csv halfblock 0.4
+[ $status -eq 0 ] && python3 - "$tmp/half.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1], newline="")) if r and r[0] in ("section", "thread_cover")]
+header = next(r for r in rows if r[0] == "section" and "sampled_ns" in r)
+data = [dict(zip(header[1:], r[1:])) for r in rows if r[0] == "thread_cover"]
+one = next(d for d in data if d["index"] == "1")
+life = int(one["lifetime_ns"])
+gaps = sum(int(one[k]) for k in one if k.endswith("_ns") and k not in ("lifetime_ns", "sampled_ns"))
+sys.exit(not (len(data) == 2 and 0.35 <= int(one["blocked_ns"]) / life <= 0.65 and float(one["cover"]) <= 0.65
+              and int(one["sampled_ns"]) + gaps >= life))
+PY
+result $? "CSV: the thread_cover table has thread 1's blocked time and cover, and its gaps fill its life" "$tmp/half.csv"
+
+# The initial thread exists before sampling can begin (the agent's start-up:
+# START initializes the runtime first): its life counts from the record's
+# start all the same, and the time before its first sample is put down to
+# the start-up, not hidden.
+collect init json serialinit 0.3
+[ $status -eq 0 ] && holds "$tmp/init.json" 'initial["lifetime_ns"] == r["wall_ns"] and initial["cover"]["gaps_ns"]["startup"] > 0 and all(t["cover"]["gaps_ns"]["startup"] == 0 for t in others)'
+result $? "the initial thread's life begins with the record; the start-up before sampling is its own gap" \
+    "$tmp/init.json" "$tmp/init.err"
+holds "$tmp/init.json" 'initial["states"]["SERIAL"] * r["interval_ns"] >= 0.25e9 and cover(initial) >= 0.95 and initial["cover"]["gaps_ns"]["unexplained"] + initial["cover"]["gaps_ns"]["unarmed"] <= 0.02 * initial["lifetime_ns"]'
+result $? "0.3 s of serial work before the first region is sampled as SERIAL: nothing of the initial thread's life goes missing" \
+    "$tmp/init.json"
+collect init text serialinit 0.3
+[ $status -eq 0 ] && grep -q "cover = samples x interval / the thread's life, the initial thread's from the record's start" "$tmp/init.text"
+result $? "text: the legend says what cover divides by" "$tmp/init.text"
+
+# A handler installed behind sigaction's back stops sampling: what follows is
+# put down to that, not left unexplained.
+collect raw json rawsig ""
+[ $status -eq 0 ] && holds "$tmp/raw.json" 'r["sampling_status"] == "replaced" and initial["cover"]["gaps_ns"]["stopped"] > 0 and all(t["cover"]["gaps_ns"]["stopped"] > 0 and t["cover"]["gaps_ns"]["unexplained"] <= 0.05 * t["lifetime_ns"] for t in threads if t["expected"] >= 50)'
+result $? "sampling stopped: each thread's time after it is put down to that, not left unexplained" "$tmp/raw.json" "$tmp/raw.err"
