@@ -2,7 +2,6 @@
 # ompcollect-stacks.sh - builds t/ompcollect-stacks.c with clang and GCC (-g -fno-omit-frame-pointer) and checks --stacks: folded stacks start at main, hold no runtime frame, continue workers' stacks through the forking function, and add up to the samples.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
-source=$top_srcdir/t/ompcollect-stacks.c
 seconds=${OMPCOLLECT_STACKS_SECONDS:-0.4}
 
 per_compiler=11
@@ -55,7 +54,8 @@ for cc in clang gcc; do
         continue
     fi
     name=stacks-$cc
-    if ! $cc -fopenmp -g -O0 -fno-omit-frame-pointer -o "$tmp/$name" "$source" 2>"$tmp/build.err"; then
+    # Built once (t/test-programs.sh).
+    if ! built=$(test_program $name 2>"$tmp/build.err") || ! cp "$built" "$tmp/$name"; then
         skip "$cc cannot build OpenMP programs" $per_compiler
         continue
     fi
