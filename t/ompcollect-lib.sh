@@ -43,6 +43,8 @@ fi
 
 # result and skip, the TAP lines (t/tap.sh).
 . "$top_srcdir/t/tap.sh"
+# test_program, the programs built once for several scripts (t/test-programs.sh).
+. "$top_srcdir/t/test-programs.sh"
 
 # ok VALUE DESCRIPTION [FILE]: one TAP line, passing when VALUE is True; on failure VALUE and FILE's first lines become diagnostics.
 ok() {

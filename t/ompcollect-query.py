@@ -2,6 +2,12 @@
 # ompcollect-query.py - prints the value of a Python expression over an ompcollect JSON report, for the TAP tests.
 # SPDX-License-Identifier: BSD-3-Clause
 """Usage: ompcollect-query.py REPORT.json EXPRESSION
+       ompcollect-query.py REPORT.json --each FILE
+
+With --each, FILE holds one test a line, DESCRIPTION<tab>EXPRESSION, and
+each expression's value is printed on a line of its own (newlines as
+spaces; an expression that raises prints the error instead), so a script's
+tests of one report cost one python3.
 
 Names the expression can use:
   r        the whole report        threads, regions, waits, totals
@@ -44,7 +50,16 @@ def main():
         "share": share,
         "cover": cover,
     }
-    print(eval(sys.argv[2], names))
+    if sys.argv[2] != "--each":
+        print(eval(sys.argv[2], names))
+        return
+    with open(sys.argv[3]) as tests:
+        for line in tests:
+            try:
+                value = eval(line.rstrip("\n").split("\t", 1)[1], names)
+            except Exception as error:  # the test fails, the others still run
+                value = "%s: %s" % (type(error).__name__, error)
+            print(str(value).replace("\n", " "))
 
 
 if __name__ == "__main__":

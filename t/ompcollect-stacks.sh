@@ -2,24 +2,31 @@
 # ompcollect-stacks.sh - builds t/ompcollect-stacks.c with clang and GCC (-g -fno-omit-frame-pointer) and checks --stacks: folded stacks start at main, hold no runtime frame, continue workers' stacks through the forking function, and add up to the samples.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
-source=$top_srcdir/t/ompcollect-stacks.c
 seconds=${OMPCOLLECT_STACKS_SECONDS:-0.4}
 
 per_compiler=11
 echo "1..$((2 * per_compiler + 4))"
 n=0
 
-# Evaluates a Python expression over one run: r (the JSON report) and stacks, a list of
-# (frames, state, samples) from the folded file, frames outermost first.
+# check NAME DESCRIPTION EXPRESSION: queues one test, a Python expression over one run:
+# r (the JSON report) and stacks, a list of (frames, state, samples) from the folded
+# file, frames outermost first.  checked NAME evaluates the queue in one python3 and
+# prints a TAP line per test, in order.
 check() {
-    n=$((n + 1))
+    printf '%s\t%s\n' "$2" "$3" >>"$tmp/$1.checks"
+}
+checked() {
     name=$1
     if [ ! -s "$tmp/$name.json" ] || [ ! -s "$tmp/$name.folded" ]; then
-        echo "not ok $n - $name: $2 # no report or no folded stacks"
+        while IFS="$tab" read -r description expression; do
+            n=$((n + 1))
+            echo "not ok $n - $name: $description # no report or no folded stacks"
+        done <"$tmp/$name.checks"
         sed 's/^/# stderr: /' "$tmp/$name.err" 2>/dev/null | head -n 10
+        rm -f "$tmp/$name.checks"
         return
     fi
-    value=$(python3 - "$tmp/$name.json" "$tmp/$name.folded" "$3" <<'EOF' 2>&1
+    python3 - "$tmp/$name.json" "$tmp/$name.folded" "$tmp/$name.checks" >"$tmp/$name.values" 2>&1 <<'EOF'
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 stacks = []
@@ -37,17 +44,28 @@ def has(frames, *names):
         if at < len(names) and frame.split(".")[0] == names[at]:
             at += 1
     return at == len(names)
-print(eval(sys.argv[3]))
+# One line per test: its value, or the error it raised (each test fails on its own).
+for line in open(sys.argv[3]):
+    try:
+        value = eval(line.rstrip("\n").split("\t", 1)[1], globals())
+    except Exception as error:
+        value = "%s: %s" % (type(error).__name__, error)
+    print(str(value).replace("\n", " "))
 EOF
-)
-    if [ "$value" = True ]; then
-        echo "ok $n - $name: $2"
-    else
-        echo "not ok $n - $name: $2"
-        echo "# expression: $3 -> $value" | head -n 5
-        { grep -v '^main;' "$tmp/$name.folded" | head -n 10; sort -t' ' -k2 -rn "$tmp/$name.folded" | head -n 5; } | sed 's/^/# /'
-    fi
+    while IFS="$tab" read -r description expression; do
+        n=$((n + 1))
+        IFS= read -r value <&3
+        if [ "$value" = True ]; then
+            echo "ok $n - $name: $description"
+        else
+            echo "not ok $n - $name: $description"
+            echo "# expression: $expression -> $value" | head -n 5
+            { grep -v '^main;' "$tmp/$name.folded" | head -n 10; sort -t' ' -k2 -rn "$tmp/$name.folded" | head -n 5; } | sed 's/^/# /'
+        fi
+    done <"$tmp/$name.checks" 3<"$tmp/$name.values"
+    rm -f "$tmp/$name.checks"
 }
+tab=$(printf '\t')
 
 for cc in clang gcc; do
     if ! command -v $cc >/dev/null 2>&1; then
@@ -55,7 +73,8 @@ for cc in clang gcc; do
         continue
     fi
     name=stacks-$cc
-    if ! $cc -fopenmp -g -O0 -fno-omit-frame-pointer -o "$tmp/$name" "$source" 2>"$tmp/build.err"; then
+    # Built once (t/test-programs.sh).
+    if ! built=$(test_program $name 2>"$tmp/build.err") || ! cp "$built" "$tmp/$name"; then
         skip "$cc cannot build OpenMP programs" $per_compiler
         continue
     fi
@@ -66,6 +85,7 @@ for cc in clang gcc; do
         "$status == 0 and len(stacks) > 0 and all(s in states and c > 0 and '' not in f for f, s, c in stacks)"
     check $name "the counts add up to the samples recorded (all threads)" \
         "sum(c for f, s, c in stacks) == r['totals']['samples'] + r['other_threads']['samples'] == r['stacks']['samples'] and r['stacks']['not_recorded'] == 0"
+    checked $name
     if ! python3 -c "import json,sys; sys.exit(0 if json.load(open('$tmp/$name.json'))['stacks']['symbolized'] else 1)" 2>/dev/null; then
         skip "no symbolizer (libdw) in this build: frames are raw addresses" $((per_compiler - 2))
         continue
@@ -88,6 +108,7 @@ for cc in clang gcc; do
         "any('inner_leaf' in f or has(f, 'inner_region', 'spin') for f, s, c in stacks) and all(has(f, 'main', 'nested_regions', 'inner_region') for f, s, c in stacks if 'inner_leaf' in f or 'inner_region' in f)"
     check $name "the JSON carries a call tree per state, WORK's rooted at main" \
         "any(t['state'] == 'WORK' and t['children'][0]['name'] == 'main' and t['samples'] == sum(ch['samples'] for ch in t['children']) for t in r['stacks']['trees'])"
+    checked $name
 done
 
 # The report itself as folded stacks, and the text report's call trees.

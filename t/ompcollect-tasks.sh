@@ -2,7 +2,6 @@
 # ompcollect-tasks.sh - runs a fib-style task program built with clang and GCC under ompcollect and checks the report's task table (JSON, CSV, text) against the tasks the program says it made.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
-source=$top_srcdir/t/ompcollect-tasks.c
 # fib(N) cut off to serial below CUTOFF, UNDEFERRED if(0) tasks, REPEAT times.
 args=${OMPCOLLECT_TASKS_ARGS:-"30 18 40 2"}
 
@@ -18,7 +17,8 @@ for cc in clang gcc; do
         skip "$cc is not installed" 9
         continue
     fi
-    if ! $cc -fopenmp -O2 -o "$tmp/tasks-$cc" "$source" 2>"$tmp/build.err"; then
+    # Built once (t/test-programs.sh).
+    if ! built=$(test_program tasks-$cc 2>"$tmp/build.err") || ! cp "$built" "$tmp/tasks-$cc"; then
         skip "$cc cannot build OpenMP programs" 9
         continue
     fi

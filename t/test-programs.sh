@@ -1,0 +1,55 @@
+#!/bin/sh
+# test-programs.sh - the programs the ompcollect scripts build with clang and GCC (examples/solver.c with and without -g, t/ompcollect-stacks.c, t/ompcollect-tasks.c), built into t/bin once: by make check before the tests start, else by the first script that needs one.
+# SPDX-License-Identifier: BSD-3-Clause
+# Sourced by t/ompcollect-lib.sh for test_program; run as
+# `test-programs.sh CC...` (tools/Makefile.inc) it builds every program for
+# each compiler CC that is installed, and only says what did not build: the
+# script that needs it builds it again and says why in its test.
+
+# test_program NAME: the path of program NAME (solver-CC, solver-CC-nodebug,
+# stacks-CC or tasks-CC), built when it is missing, was made by another
+# command line (kept in NAME.cmd) or is older than its sources.
+test_program() {
+    tp_name=$1
+    case $tp_name in
+    solver-*-nodebug)
+        tp_cc=${tp_name#solver-}
+        set -- "$top_srcdir/examples/solver.c" "${tp_cc%-nodebug}" -fopenmp -O2 -I"$top_srcdir/examples"
+        ;;
+    solver-*) set -- "$top_srcdir/examples/solver.c" "${tp_name#solver-}" -fopenmp -g -O2 -I"$top_srcdir/examples" ;;
+    stacks-*) set -- "$top_srcdir/t/ompcollect-stacks.c" "${tp_name#stacks-}" -fopenmp -g -O0 -fno-omit-frame-pointer ;;
+    tasks-*) set -- "$top_srcdir/t/ompcollect-tasks.c" "${tp_name#tasks-}" -fopenmp -O2 ;;
+    *)
+        echo "test_program: no program $tp_name" >&2
+        return 2
+        ;;
+    esac
+    tp_source=$1
+    shift
+    tp_program=$top_builddir/t/bin/$tp_name
+    set -- "$@" -o "$tp_program" "$tp_source"
+    if [ -x "$tp_program" ] && [ "$(cat "$tp_program.cmd" 2>/dev/null)" = "$*" ] &&
+        [ -z "$(find "$tp_source" "$top_srcdir/examples" -type f -name '*.[ch]' -newer "$tp_program" 2>/dev/null | head -n 1)" ]; then
+        echo "$tp_program"
+        return 0
+    fi
+    mkdir -p "$top_builddir/t/bin" && rm -f "$tp_program.cmd" || return 1
+    "$@" >"$tp_program.log" 2>&1 || {
+        cat "$tp_program.log" >&2
+        return 1
+    }
+    echo "$*" >"$tp_program.cmd"
+    echo "$tp_program"
+}
+
+case $0 in
+*test-programs.sh)
+    : "${top_srcdir:?}" "${top_builddir:?}"
+    for cc in "$@"; do
+        command -v "$cc" >/dev/null 2>&1 || continue
+        for name in solver-$cc solver-$cc-nodebug stacks-$cc tasks-$cc; do
+            test_program "$name" >/dev/null 2>&1 || echo "test-programs.sh: $name did not build (its test will say why)" >&2
+        done
+    done
+    ;;
+esac
