@@ -81,10 +81,9 @@ struct file_identity {
 };
 
 /* Prints a message prefixed "ompcollect: merge:", on one line whatever a file name holds. */
-static void complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void complain(const char *fmt, ...)
+void ompc_merge_complain(const char *fmt, ...)
 {
-    char message[1024];
+    char message[1280];
     va_list args;
     va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);
@@ -98,7 +97,7 @@ static void complain(const char *fmt, ...)
 /* Says why the report at `path` cannot be used; returns -1. */
 static int refuse(const char *path, const char *reason)
 {
-    complain("%s: %s", path, reason);
+    ompc_merge_complain("%s: %s", path, reason);
     return -1;
 }
 
@@ -112,7 +111,7 @@ static char *read_report(const char *path, size_t *length, struct file_identity 
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat status;
     if (fd < 0 || fstat(fd, &status) != 0) {
-        complain("cannot read %s: %s", path, strerror(errno));
+        ompc_merge_complain("cannot read %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return NULL;
@@ -145,7 +144,7 @@ static char *read_report(const char *path, size_t *length, struct file_identity 
         }
         got = read(fd, text + used, capacity - used);
         if (got < 0 && errno != EINTR) {
-            complain("cannot read %s: %s", path, strerror(errno));
+            ompc_merge_complain("cannot read %s: %s", path, strerror(errno));
             free(text);
             close(fd);
             return NULL;
@@ -154,7 +153,7 @@ static char *read_report(const char *path, size_t *length, struct file_identity 
     }
     close(fd);
     if (text == NULL)
-        complain("%s: out of memory", path);
+        ompc_merge_complain("%s: out of memory", path);
     else if (used > OMPC_MERGE_MAX_INPUT) {
         snprintf(reason, sizeof reason, "is more than the %zu MiB merge reads of one report",
                  OMPC_MERGE_MAX_INPUT >> 20);
@@ -987,7 +986,7 @@ static int check_files(struct file_identity *files, int count)
     qsort(files, (size_t)count, sizeof *files, compare_files);
     for (int i = 1; i < count; i++)
         if (compare_files(&files[i - 1], &files[i]) == 0) {
-            complain("%s and %s are the same file; give each process's report once", files[i - 1].name,
+            ompc_merge_complain("%s and %s are the same file; give each process's report once", files[i - 1].name,
                      files[i].name);
             return -1;
         }
@@ -1011,7 +1010,7 @@ static int load_all(char **paths, int count, struct ompc_merge_input *inputs)
         free(text);
     }
     if (files == NULL)
-        complain("out of memory");
+        ompc_merge_complain("out of memory");
     else if (status == 0)
         status = check_files(files, count);
     free(files);
@@ -1044,7 +1043,7 @@ static int parse_options(int argc, char **argv, struct merge_options *chosen)
         case 'f':
             format = ompc_parse_format(optarg);
             if (format != OMPC_FORMAT_TEXT && format != OMPC_FORMAT_JSON) {
-                complain("--format must be text or json, not '%s'", optarg);
+                ompc_merge_complain("--format must be text or json, not '%s'", optarg);
                 return -1;
             }
             chosen->format_given = 1;
@@ -1054,7 +1053,7 @@ static int parse_options(int argc, char **argv, struct merge_options *chosen)
             break;
         case 't':
             if (optarg[0] == '\0') {
-                complain("--trace needs a directory to write the merged OTF2 archive into");
+                ompc_merge_complain("--trace needs a directory to write the merged OTF2 archive into");
                 return -1;
             }
             chosen->trace = optarg;
@@ -1075,10 +1074,10 @@ static int parse_options(int argc, char **argv, struct merge_options *chosen)
             chosen->done = 1;
             return format;
         case ':':
-            complain("option '%s' needs a value", argv[optind - 1]);
+            ompc_merge_complain("option '%s' needs a value", argv[optind - 1]);
             return -1;
         default:
-            complain("unknown option '%s'", argv[optind - 1]);
+            ompc_merge_complain("unknown option '%s'", argv[optind - 1]);
             return -1;
         }
     }
@@ -1090,12 +1089,12 @@ static int write_output(const char *output, const char *text, size_t length)
 {
     FILE *out = output != NULL ? fopen(output, "w") : stdout;
     if (out == NULL) {
-        complain("cannot write %s: %s", output, strerror(errno));
+        ompc_merge_complain("cannot write %s: %s", output, strerror(errno));
         return 1;
     }
     int failed = fwrite(text, 1, length, out) != length;
     if ((out != stdout ? fclose(out) : fflush(out)) != 0 || failed) {
-        complain("writing the summary failed: %s", strerror(errno));
+        ompc_merge_complain("writing the summary failed: %s", strerror(errno));
         return 1;
     }
     return 0;
@@ -1105,19 +1104,19 @@ static int write_output(const char *output, const char *text, size_t length)
 static int merge_traces(const struct merge_options *chosen, char **archives, int count)
 {
     if (chosen->format_given || chosen->output != NULL) {
-        complain("--trace merges OTF2 archives, which have no --format or --output; merge the JSON reports "
+        ompc_merge_complain("--trace merges OTF2 archives, which have no --format or --output; merge the JSON reports "
                  "in another call");
         return 2;
     }
     if (count < 1) {
-        complain("no OTF2 archives to merge (give the directories ompcollect --trace wrote)");
+        ompc_merge_complain("no OTF2 archives to merge (give the directories ompcollect --trace wrote)");
         return 2;
     }
 #ifdef HAVE_OTF2
     return ompc_otf2_merge_main(chosen->trace, archives, count);
 #else
     (void)archives;
-    complain("--trace %s: this ompcollect was built without OTF2 (configure found no libotf2; on Debian "
+    ompc_merge_complain("--trace %s: this ompcollect was built without OTF2 (configure found no libotf2; on Debian "
              "install libopen-trace-format2-dev and rebuild)", chosen->trace);
     return 1;
 #endif
@@ -1135,12 +1134,12 @@ int ompc_merge_main(int argc, char **argv)
     if (chosen.trace != NULL)
         return merge_traces(&chosen, argv + optind, count);
     if (count < 1) {
-        complain("no reports to merge (give JSON reports written with --format=json)");
+        ompc_merge_complain("no reports to merge (give JSON reports written with --format=json)");
         return 2;
     }
     struct ompc_merge_input *inputs = calloc((size_t)count, sizeof *inputs);
     if (inputs == NULL) {
-        complain("out of memory");
+        ompc_merge_complain("out of memory");
         return 1;
     }
     int status = load_all(argv + optind, count, inputs) == 0 ? 0 : 1;
@@ -1154,11 +1153,11 @@ int ompc_merge_main(int argc, char **argv)
         const struct ompc_writer *writer =
             ompc_writer_find(OMPC_VIEW_MERGE, format == OMPC_FORMAT_JSON ? "json" : "text");
         if (memory == NULL || ompc_writer_write(writer, &view, &sink) != 0) {
-            complain("%s", memory == NULL ? "out of memory" : sink.error);
+            ompc_merge_complain("%s", memory == NULL ? "out of memory" : sink.error);
             status = 1;
         }
         if (memory != NULL && fclose(memory) != 0 && status == 0) {
-            complain("out of memory");
+            ompc_merge_complain("out of memory");
             status = 1;
         }
         if (status == 0)

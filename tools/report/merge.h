@@ -98,4 +98,7 @@ void ompc_merge_input_release(struct ompc_merge_input *input);
 int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int count, char *error,
                      size_t error_size);
 
+/* Prints a message prefixed "ompcollect: merge:" on stderr, on one line whatever a file name in it holds. */
+void ompc_merge_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif /* OMPCOLLECT_MERGE_H */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "merge.h"
 #include "otf2_merge.h"
 #include "report.h"
 
@@ -1650,20 +1651,6 @@ int ompc_otf2_merge(const char *const *anchors, int count, const char *directory
     return status;
 }
 
-/* Prints a message prefixed "ompcollect: merge:", on one line whatever a file name holds. */
-static void complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void complain(const char *fmt, ...)
-{
-    char message[1280];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(message, sizeof message, fmt, args);
-    va_end(args);
-    for (char *c = message; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
-    fprintf(stderr, "ompcollect: merge: %s\n", message);
-}
 
 /* The anchor file of an archive given as its directory or its anchor; NULL after a message. */
 static char *anchor_of(const char *archive, struct stat *identity)
@@ -1671,20 +1658,20 @@ static char *anchor_of(const char *archive, struct stat *identity)
     struct stat status;
     char *anchor = NULL;
     if (stat(archive, &status) != 0) {
-        complain("cannot read %s: %s", archive, strerror(errno));
+        ompc_merge_complain("cannot read %s: %s", archive, strerror(errno));
         return NULL;
     }
     if (S_ISDIR(status.st_mode)) {
         if (asprintf(&anchor, "%s/%s.otf2", archive, OMPC_OTF2_NAME) < 0) {
-            complain("out of memory");
+            ompc_merge_complain("out of memory");
             return NULL;
         }
     } else
         anchor = strdup(archive);
     if (anchor == NULL)
-        complain("out of memory");
+        ompc_merge_complain("out of memory");
     else if (stat(anchor, identity) != 0 || !S_ISREG(identity->st_mode)) {
-        complain("%s is not an OTF2 archive (give the directory --trace wrote, holding %s.otf2, or an anchor file)",
+        ompc_merge_complain("%s is not an OTF2 archive (give the directory --trace wrote, holding %s.otf2, or an anchor file)",
                  archive, OMPC_OTF2_NAME);
         free(anchor);
         anchor = NULL;
@@ -1705,13 +1692,13 @@ static char **anchors_of(char *const *archives, int count)
 {
     char **anchors = calloc((size_t)count + 1, sizeof *anchors);
     struct stat *identities = calloc((size_t)count + 1, sizeof *identities);
-    int status = anchors != NULL && identities != NULL ? 0 : (complain("out of memory"), -1);
+    int status = anchors != NULL && identities != NULL ? 0 : (ompc_merge_complain("out of memory"), -1);
     for (int i = 0; i < count && status == 0; i++) {
         anchors[i] = anchor_of(archives[i], &identities[i]);
         status = anchors[i] != NULL ? 0 : -1;
         for (int k = 0; k < i && status == 0; k++)
             if (identities[k].st_dev == identities[i].st_dev && identities[k].st_ino == identities[i].st_ino) {
-                complain("%s and %s are the same OTF2 archive; give each process's archive once", archives[k],
+                ompc_merge_complain("%s and %s are the same OTF2 archive; give each process's archive once", archives[k],
                          archives[i]);
                 status = -1;
             }
@@ -1732,14 +1719,14 @@ static char *private_directory(const char *final)
     struct stat status;
     char *temp = NULL;
     if (stat(final, &status) == 0 && !S_ISDIR(status.st_mode)) {
-        complain("--trace %s: it exists and is not a directory", final);
+        ompc_merge_complain("--trace %s: it exists and is not a directory", final);
         return NULL;
     }
     DIR *existing = opendir(final);
     struct dirent *entry;
     while (existing != NULL && (entry = readdir(existing)) != NULL)
         if (strcmp(entry->d_name, ".") != 0 && strcmp(entry->d_name, "..") != 0) {
-            complain("--trace %s: the directory is not empty; remove it or name another (the merged archive is "
+            ompc_merge_complain("--trace %s: the directory is not empty; remove it or name another (the merged archive is "
                      "written as a new directory)", final);
             closedir(existing);
             return NULL;
@@ -1747,9 +1734,9 @@ static char *private_directory(const char *final)
     if (existing != NULL)
         closedir(existing);
     if (asprintf(&temp, "%s.merge-XXXXXX", final) < 0)
-        return complain("out of memory"), NULL;
+        return ompc_merge_complain("out of memory"), NULL;
     if (mkdtemp(temp) == NULL) {
-        complain("--trace %s: cannot make a directory next to it: %s", final, strerror(errno));
+        ompc_merge_complain("--trace %s: cannot make a directory next to it: %s", final, strerror(errno));
         free(temp);
         return NULL;
     }
@@ -1781,13 +1768,13 @@ int ompc_otf2_merge_main(const char *directory, char *const *archives, int count
     int status = temp != NULL ? 0 : 1;
     if (status == 0 && ompc_otf2_merge((const char *const *)anchors, count, temp, OMPC_OTF2_NAME, error,
                                        sizeof error) != 0) {
-        complain("%s", error);
+        ompc_merge_complain("%s", error);
         status = 1;
     }
     if (status == 0) {
         rmdir(directory); /* an empty one, which rename cannot replace with a full one */
         if (rename(temp, directory) != 0) {
-            complain("--trace %s: cannot put the merged archive there: %s", directory, strerror(errno));
+            ompc_merge_complain("--trace %s: cannot put the merged archive there: %s", directory, strerror(errno));
             status = 1;
         } else
             fprintf(stderr, "ompcollect: merge: OTF2 archive of %d processes: %s/%s.otf2\n", count, directory,

@@ -247,10 +247,9 @@ int ompc_regions_find(const struct ompc_report *report, struct ompc_regions *reg
 }
 
 /* The instance a time falls in (see report.h). */
-long ompc_region_at(const struct ompc_regions *regions, uint64_t t)
+/* The first region instance that ends after `t`. */
+static long region_after(const struct ompc_regions *regions, uint64_t t)
 {
-    if (t >= regions->known_until_ns)
-        return -2;
     long low = 0, high = regions->count;
     while (low < high) {
         long middle = (low + high) / 2;
@@ -259,6 +258,14 @@ long ompc_region_at(const struct ompc_regions *regions, uint64_t t)
         else
             high = middle;
     }
+    return low;
+}
+
+long ompc_region_at(const struct ompc_regions *regions, uint64_t t)
+{
+    if (t >= regions->known_until_ns)
+        return -2;
+    long low = region_after(regions, t);
     return low < regions->count && regions->items[low].begin_ns <= t ? low : -1;
 }
 
@@ -370,19 +377,6 @@ static void labels_free(struct label_cache *cache)
     free(cache);
 }
 
-/* The first region instance that ends after `t`. */
-static long region_after(const struct ompc_regions *regions, uint64_t t)
-{
-    long low = 0, high = regions->count;
-    while (low < high) {
-        long middle = (low + high) / 2;
-        if (regions->items[middle].end_ns <= t)
-            low = middle + 1;
-        else
-            high = middle;
-    }
-    return low;
-}
 
 /*
  * Writes what a run of columns from `begin` to `end` lies in: the region
