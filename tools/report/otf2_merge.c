@@ -1746,15 +1746,27 @@ static char *private_directory(const char *final)
 /*
  * Caps this process's address space: a damaged count in an archive can make
  * libotf2 allocate and fill memory without end (an anchor file's property
- * count does), and only a limit turns that into a failed allocation it reports.
+ * count does), and only a limit turns that into a failed allocation it
+ * reports.  The cap is what the process has mapped already plus the
+ * bound, so a sanitizer's reserved shadow memory (terabytes, before main)
+ * still fits.
  */
 static void cap_memory(void)
 {
     struct rlimit limit;
+    unsigned long long pages = 0;
+    FILE *statm = fopen("/proc/self/statm", "r");
+    if (statm != NULL) {
+        if (fscanf(statm, "%llu", &pages) != 1)
+            pages = 0;
+        fclose(statm);
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    uint64_t cap = (uint64_t)pages * (uint64_t)(page > 0 ? page : 4096) + OMPC_OTF2_MERGE_MAX_ADDRESS_SPACE;
     if (getrlimit(RLIMIT_AS, &limit) != 0)
         return;
-    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > OMPC_OTF2_MERGE_MAX_ADDRESS_SPACE) {
-        limit.rlim_cur = OMPC_OTF2_MERGE_MAX_ADDRESS_SPACE;
+    if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > cap) {
+        limit.rlim_cur = (rlim_t)cap;
         setrlimit(RLIMIT_AS, &limit);
     }
 }
