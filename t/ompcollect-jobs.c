@@ -34,6 +34,26 @@ static void work(double seconds)
         continue;
 }
 
+/* Two threads working `blocked + after` seconds; thread 1 has the sampling signal blocked for the first `blocked`. */
+static void blocked_pair(double blocked, double after)
+{
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 1) {
+            sigset_t only;
+            sigemptyset(&only);
+            sigaddset(&only, SIGRTMAX);
+            pthread_sigmask(SIG_BLOCK, &only, NULL);
+            work(blocked);
+            pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+            work(after);
+        } else {
+            work(blocked + after);
+        }
+    }
+}
+
+
 /* One 2-thread region, each thread busy for `seconds`. */
 static void region(double seconds)
 {
@@ -252,38 +272,11 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(mode, "block") == 0) {
-#pragma omp parallel num_threads(2)
-        {
-            if (omp_get_thread_num() == 1) {
-                sigset_t only;
-                sigemptyset(&only);
-                sigaddset(&only, SIGRTMAX);
-                pthread_sigmask(SIG_BLOCK, &only, NULL);
-                work(0.15);
-                pthread_sigmask(SIG_UNBLOCK, &only, NULL);
-                work(0.05);
-            } else {
-                work(0.2);
-            }
-        }
+        blocked_pair(0.15, 0.05);
         return 0;
     }
     if (strcmp(mode, "halfblock") == 0 && atof(argument) > 0) {
-        double seconds = atof(argument);
-#pragma omp parallel num_threads(2)
-        {
-            if (omp_get_thread_num() == 1) {
-                sigset_t only;
-                sigemptyset(&only);
-                sigaddset(&only, SIGRTMAX);
-                pthread_sigmask(SIG_BLOCK, &only, NULL);
-                work(seconds / 2);
-                pthread_sigmask(SIG_UNBLOCK, &only, NULL);
-                work(seconds / 2);
-            } else {
-                work(seconds);
-            }
-        }
+        blocked_pair(atof(argument) / 2, atof(argument) / 2);
         return 0;
     }
     if (strcmp(mode, "serialinit") == 0 && atof(argument) > 0) {
