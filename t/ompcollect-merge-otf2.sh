@@ -16,7 +16,7 @@ if ! command -v otf2-print >/dev/null 2>&1; then
     exit 0
 fi
 
-echo "1..14"
+echo "1..15"
 n=0
 result_lines="head -n 40"
 
@@ -120,6 +120,21 @@ mkdir "$tmp/plain"
 status=$?
 [ $status -eq 1 ] && grep -q 'plain is not an OTF2 archive' "$tmp/err"
 result $? "a directory without an archive is refused (exit $status)" "$tmp/err"
+# An anchor whose description runs into the property count: libotf2 then
+# reads a count of about a billion properties from the text after it and
+# asks for 20 GB, which the merge's address-space cap turns into a refusal.
+cp -r "$tmp/tr1" "$tmp/huge"
+python3 - "$tmp/huge/traces.otf2" <<'EOF'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[data.index(b"Collector API\0") + len(b"Collector API")] = ord("!")
+open(sys.argv[1], "wb").write(data)
+EOF
+"$oc" merge --trace="$tmp/hugejob" "$tmp/tr2" "$tmp/huge" >"$tmp/out" 2>"$tmp/err"
+status=$?
+[ $status -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^ompcollect: merge: .*huge/traces.otf2: ' "$tmp/err" \
+    && [ -z "$(ls -d "$tmp"/hugejob* 2>/dev/null)" ]
+result $? "an anchor file whose property count reads as about a billion: refused with one line naming it (exit $status)" "$tmp/err"
 # Damaged copies: bytes changed, cut or inserted in each file of an archive, 40 ways (seeded).
 python3 - "$tmp" "$oc" >"$tmp/damage" 2>&1 <<'EOF'
 import os, random, shutil, subprocess, sys
