@@ -329,6 +329,9 @@ static inline int oc_current_state(uint64_t *wait_id)
     int ompt_state = oc_runtime.get_state(&runtime_wait_id);
     if (ompt_state == OC_OMPT_STATE_WORK_PARALLEL)
         return oc_working_state();
+    /* The table's row for serial work refines nothing: a sample of serial code costs no lookup. */
+    if (ompt_state == OC_OMPT_STATE_WORK_SERIAL)
+        return THR_SERIAL_STATE;
     return oc_refined_state(ompt_state, runtime_wait_id, wait_id);
 }
 
@@ -341,9 +344,20 @@ uint64_t oc_current_region_id_slow(int state);
  */
 static inline uint64_t oc_current_region_id(int state)
 {
+    _Static_assert(THR_IBAR_STATE == 3 && THR_EBAR_STATE == 4 && THR_IDLE_STATE == 5 && THR_SERIAL_STATE == 6,
+                   "the states answered without the innermost frame are 3..6");
     int32_t depth = oc_self.depth;
     if (state == THR_WORK_STATE && oc_self.fork_region_id == 0 && depth > 0 && depth <= OC_MAX_NEST)
         return oc_self.frames[depth - 1].region_id;
+    if (oc_self.fork_region_id == 0) {
+        /* Overhead, reduction and the object waits: the innermost frame's region too. */
+        if ((unsigned)(state - THR_IBAR_STATE) > THR_SERIAL_STATE - THR_IBAR_STATE && depth > 0
+            && depth <= OC_MAX_NEST)
+            return oc_self.frames[depth - 1].region_id;
+        if (state == THR_SERIAL_STATE || state == THR_IDLE_STATE)
+            return 0;
+    }
+    /* A barrier can belong to a region the thread has not reported beginning (see the slow path). */
     return oc_current_region_id_slow(state);
 }
 const struct oc_task *oc_current_task(void);
