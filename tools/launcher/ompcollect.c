@@ -119,6 +119,7 @@ int main(int argc, char **argv)
     check_options(&run, &cli);
     char *preload, *library_path;
     arrange_libraries(&run, cli.runtime, &elf, &preload, &library_path);
+    check_loadable(&run, &elf, preload, library_path);
     char *record_env = make_record(&run, cli.event_mask);
 
     int exit_status = supervise(&run, record_env, preload, library_path);

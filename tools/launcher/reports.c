@@ -141,6 +141,7 @@ static void load_all(struct run *run, struct ompc_model_process **all, uint32_t 
         say("the record was cut to %llu of its %llu bytes during the run (the program truncated it?): what lay "
             "beyond is lost", (unsigned long long)info.st_size, (unsigned long long)run->header.total_size);
     }
+    private_stand_ins(run);
     if (ompc_load_counts(run->record_fd, &run->header) != 0)
         say("the record lost its header during the run: its run-wide counts are unknown");
     for (uint32_t i = 0; i < count; i++) {
@@ -151,6 +152,7 @@ static void load_all(struct run *run, struct ompc_model_process **all, uint32_t 
         if (all[i] == NULL)
             die(EXIT_OWN_FAILURE, "out of memory reading the record of pid %ld", (long)head.pid);
         all[i]->symfs = run->symfs;
+        all[i]->stand_ins = run->stand_ins[0] != NULL ? run->stand_ins : NULL;
     }
 }
 
