@@ -343,8 +343,7 @@ static char *locate_gomp(const char *agent)
 }
 
 /* The shim's, the agent's and the runtime's places, and the environment the program gets. */
-void arrange_libraries(struct run *run, const char *runtime, const struct ompc_elf_info *elf, char **preload,
-                       char **library_path)
+void arrange_libraries(struct run *run, const char *runtime, char **preload, char **library_path)
 {
     char *shim, *agent;
     locate_libraries(&shim, &agent);
@@ -364,9 +363,6 @@ void arrange_libraries(struct run *run, const char *runtime, const struct ompc_e
         run->substitute = path;
     } else if (OMPCOLLECT_DEFAULT_RUNTIME[0] != '\0' && readable_file(OMPCOLLECT_DEFAULT_RUNTIME)) {
         run->substitute = OMPCOLLECT_DEFAULT_RUNTIME;
-        if (elf->needs_gomp && !elf->needs_llvm && run->output == NULL)
-            say("'%s' is linked with GCC's libgomp, which has no OMPT; running it on %s", run->command[0],
-                run->substitute);
     }
     if (run->substitute != NULL) {
         run->gomp = locate_gomp(agent);
@@ -473,16 +469,20 @@ void check_loadable(const struct run *run, const struct ompc_elf_info *elf, cons
 {
     const char *base = strrchr(elf->loader, '/');
     /* Only glibc's loader is known to trace instead of running the program. */
-    if (run->private_dir == NULL || !elf->elf || base == NULL || strncmp(base + 1, "ld-linux", 8) != 0)
-        return;
-    char *file = program_file(run->command[0]);
+    int traced = run->private_dir != NULL && elf->elf && base != NULL && strncmp(base + 1, "ld-linux", 8) == 0;
+    char *file = traced ? program_file(run->command[0]) : NULL;
     char *trace = file != NULL ? traced_loader(elf->loader, file, preload, library_path, 1 << 16) : NULL;
     size_t count = 0;
     char *unmet = trace != NULL ? unmet_names(trace, run->private_dir, &count) : NULL;
     free(trace);
     free(file);
-    if (unmet == NULL)
+    if (unmet == NULL) {
+        if (run->runtime_option == NULL && run->substitute != NULL && elf->needs_gomp && !elf->needs_llvm
+            && run->output == NULL)
+            say("'%s' is linked with GCC's libgomp, which has no OMPT; running it on %s", run->command[0],
+                run->substitute);
         return;
+    }
     remove_private_dir(run->private_dir);
     die(EXIT_OWN_FAILURE,
         "cannot run '%s' on %s in place of GCC's libgomp: it needs %s, which neither that runtime nor "
