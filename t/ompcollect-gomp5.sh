@@ -1,12 +1,12 @@
 #!/bin/sh
-# ompcollect-gomp5.sh - GCC programs on LLVM's libomp in libgomp's place: OpenMP 5.x names bound to libgomp's versions run, a name nobody provides is refused before the program runs with its symbol and version, and frames of the runtime standing in for libgomp never show in --stacks.
+# ompcollect-gomp5.sh - GCC programs on LLVM's libomp in libgomp's place: OpenMP 5.x names bound to libgomp's versions run, a name nobody provides is refused before the program runs with its symbol and version, frames of the runtime standing in for libgomp never show in --stacks, and a program the loader refuses is not called static or setuid.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
-echo "1..10"
+echo "1..11"
 n=0
 
 if ! command -v gcc >/dev/null 2>&1; then
-    skip "gcc is not installed" 10
+    skip "gcc is not installed" 11
     exit 0
 fi
 build() {
@@ -94,4 +94,18 @@ else
         [ -s "$tmp/replay.folded" ] && [ "$status" -eq 0 ]
         result $? "nor in the saved run's, reported after the private directory is gone" "$tmp/bad" "$tmp/replay.folded"
     fi
+fi
+
+# 11: a program the loader refuses for a reason of its own (a library gone) is not called static or setuid.
+printf 'int gone(void) { return 0; }\n' >"$tmp/gone.c"
+printf 'int gone(void);\nint main(void) { return gone(); }\n' >"$tmp/usesgone.c"
+if ! gcc -shared -fPIC -o "$tmp/libgone.so" "$tmp/gone.c" 2>"$tmp/gone.build" \
+    || ! gcc -o "$tmp/usesgone" "$tmp/usesgone.c" -L"$tmp" -lgone 2>>"$tmp/gone.build"; then
+    skip "gcc cannot build a shared library"
+else
+    rm -f "$tmp/libgone.so"
+    run "$tmp/usesgone"
+    [ "$status" -eq 127 ] && grep -q 'libgone.so' "$tmp/err" && grep -q 'dynamic loader could not load it' "$tmp/err" \
+        && ! grep -qi 'static\|setuid' "$tmp/err"
+    result $? "a program whose library is gone: exit 127 ($status), the loader's message, not 'static or setuid'" "$tmp/err"
 fi
