@@ -30,7 +30,23 @@ typedef uintptr_t handle;
 /* A Fortran entry's argument, a pointer (or a word, in some releases), passed through as it came. */
 typedef uintptr_t word;
 
-/* libomp's function `name`, looked up once; a call it does not implement ends the process with a message. */
+/* Writes `text` to standard error, as far as it goes. */
+static void tell(const char *text)
+{
+    for (size_t length = strlen(text); length > 0;) {
+        ssize_t written = write(STDERR_FILENO, text, length);
+        if (written <= 0)
+            return;
+        text += written;
+        length -= (size_t)written;
+    }
+}
+
+/*
+ * libomp's function `name`, looked up once.  The launcher refuses a program
+ * needing a name the runtime lacks before it runs, but not a module it
+ * dlopens later: such a call ends the process, saying which name it was.
+ */
 static void *runtime_function(void *volatile *cache, const char *name, const char *version)
 {
     void *function = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
@@ -39,12 +55,12 @@ static void *runtime_function(void *volatile *cache, const char *name, const cha
     void *runtime = dlopen(OMPC_RUNTIME_LINK, RTLD_LAZY | RTLD_NOLOAD);
     function = runtime != NULL ? dlsym(runtime, name) : NULL;
     if (function == NULL) {
-        static const char text[] = "ompcollect: the program called an OpenMP entry point the LLVM runtime in "
-                                   "GCC's libgomp's place does not implement: ";
-        if (write(STDERR_FILENO, text, sizeof text - 1) < 0 || write(STDERR_FILENO, name, strlen(name)) < 0
-            || write(STDERR_FILENO, "@", 1) < 0 || write(STDERR_FILENO, version, strlen(version)) < 0
-            || write(STDERR_FILENO, "\n", 1) < 0)
-            abort();
+        tell("ompcollect: the program called an OpenMP entry point the LLVM runtime in GCC's libgomp's place "
+             "does not implement: ");
+        tell(name);
+        tell("@");
+        tell(version);
+        tell("\n");
         abort();
     }
     __atomic_store_n(cache, function, __ATOMIC_RELEASE);
