@@ -596,6 +596,9 @@ struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *p
         const char *path = process->modules[i].path;
         if (vdso != NULL && (strncmp(path, "linux-vdso.so", 13) == 0 || strncmp(path, "linux-gate.so", 13) == 0))
             *vdso = process->modules[i].bias;
+        for (size_t k = 0; process->stand_ins != NULL && process->stand_ins[k] != NULL; k += 2)
+            if (strcmp(path, process->stand_ins[k]) == 0)
+                path = process->stand_ins[k + 1];
         ompc_symbolizer_add_module(symbolizer, path, process->symfs, process->modules[i].bias);
     }
     return symbolizer;

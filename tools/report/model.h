@@ -134,6 +134,12 @@ struct ompc_model_process {
     uint32_t processes_dropped;
     /* Where the report's symbolizers read modules from: a --symfs prefix, or NULL. */
     const char *symfs;
+    /*
+     * Modules the launcher linked into its private directory, gone when the
+     * reports are written: a module whose path is stand_ins[2k] is symbolized
+     * as the file stand_ins[2k + 1]; NULL-terminated, or NULL.
+     */
+    const char *const *stand_ins;
     struct ompc_damage damage;
     uint64_t session_ns;          /* the agent's start-up (START initializes the runtime) ended */
 };
