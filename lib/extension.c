@@ -54,18 +54,22 @@ int oc_is_extension_request(int32_t request)
 }
 
 /*
- * What a wait in `state` (IBAR, EBAR or the task wait's state) is: the
- * running task's taskwait or taskgroup when it is in one and the state is
- * the one task waits report, else a barrier.
+ * What a wait in `state` (IBAR, EBAR or the task wait's state) is, and
+ * where: the running task's taskwait or taskgroup when it is in one and
+ * the state is the one task waits report, else a barrier.
  * Async-signal-safe: yes; reads only this thread's chain.
  */
-static int task_wait_kind(int state)
+static void wait_kind(ompcollector_sample_t *out)
 {
     const struct oc_task *top = oc_self.task_top;
     int in_wait = top != NULL ? top->in_task_wait : oc_self.in_task_wait;
-    if (in_wait != 0 && state == atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed))
-        return in_wait;
-    return state == THR_IBAR_STATE || state == THR_EBAR_STATE ? OMPCOLLECTOR_WAIT_BARRIER : OMPCOLLECTOR_WAIT_NONE;
+    if (in_wait != 0 && out->state == atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed)) {
+        out->wait_kind = in_wait;
+        out->wait_codeptr = top != NULL ? top->wait_codeptr : oc_self.task_wait_codeptr;
+    } else if (out->state == THR_IBAR_STATE || out->state == THR_EBAR_STATE) {
+        out->wait_kind = OMPCOLLECTOR_WAIT_BARRIER;
+        out->wait_codeptr = oc_self.sync_codeptr;
+    }
 }
 
 /*
@@ -94,16 +98,8 @@ static int sample(unsigned char *mem, int32_t mem_size, int32_t *rsz)
         out.wait_codeptr = oc_self.mutex_codeptr;
         out.wait_object = oc_self.mutex_object;
         break;
-    case THR_IBAR_STATE:
-    case THR_EBAR_STATE:
-        out.wait_codeptr = oc_self.sync_codeptr;
-        out.wait_kind = task_wait_kind(out.state);
-        break;
     default:
-        if (out.state == atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed)) {
-            out.wait_codeptr = oc_self.sync_codeptr;
-            out.wait_kind = task_wait_kind(out.state);
-        }
+        wait_kind(&out);
         break;
     }
     out.region_codeptr = oc_region_codeptr(out.region_id);

@@ -46,6 +46,7 @@ struct oc_task {
     uint64_t parent_id;     /* the creating (explicit) or encountering (implicit) task; 0 none */
     uint64_t region_id;     /* implicit task: its region; explicit: 0 */
     uint64_t codeptr;       /* explicit: the task construct's return address (task_create's codeptr_ra), 0 unknown */
+    uint64_t wait_codeptr;  /* while in_task_wait: the taskwait's or taskgroup's return address */
     struct oc_task *below;  /* while running: the task it runs on top of, on this thread */
     uint32_t creator;       /* tag of the thread that created it, 0 unknown */
     uint32_t parts;         /* runs begun on a thread: 1 for a tied task, one per part for an untied one */
@@ -104,7 +105,8 @@ struct oc_thread {
     uint64_t forked[OC_MAX_NEST]; /* their ids, innermost last */
     uint64_t mutex_codeptr;    /* call site of the last mutex_acquire (lock, critical, ordered, atomic) */
     uint64_t mutex_object;     /* its wait id as the callback gave it: the omp_lock_t, the critical's lock */
-    uint64_t sync_codeptr;     /* call site of the last barrier or task wait begun */
+    uint64_t sync_codeptr;     /* call site of the last barrier wait begun */
+    uint64_t task_wait_codeptr; /* call site of the task wait in_task_wait names (no task followed) */
     struct oc_task *task_top;  /* the task this thread runs, NULL when none is followed */
     struct oc_task *creating;  /* inside END_CREATE_TASK delivery: the task just created */
     uint64_t creating_codeptr; /* inside task_create delivery: the construct's return address (merged tasks have no record) */

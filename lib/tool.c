@@ -556,18 +556,25 @@ static OC_SLOW_PATH void sync_region_wait_general(ompt_sync_region_t kind,
     int sync_kind = (int)kind;
     int begin = (int)endpoint == OC_SCOPE_BEGIN;
     close_open_wait();
-    if (begin)
-        oc_self.sync_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
     if (sync_kind == OC_SYNC_TASKWAIT || sync_kind == OC_SYNC_TASKGROUP) {
-        /* The fact belongs to the waiting task: a task run inside the wait has its own. */
+        /*
+         * The wait and where it is belong to the waiting task: a task run
+         * inside the wait has its own, and a task run inside a barrier's
+         * wait must leave the barrier's call site as it was.
+         */
         int wait = !begin ? 0 : sync_kind == OC_SYNC_TASKWAIT ? OMPCOLLECTOR_WAIT_TASKWAIT : OMPCOLLECTOR_WAIT_TASKGROUP;
         struct oc_task *task = oc_self.task_top;
-        if (task != NULL)
+        if (task != NULL) {
             task->in_task_wait = (uint8_t)wait;
-        else
+            task->wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+        } else {
             oc_self.in_task_wait = wait;
+            oc_self.task_wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+        }
         return;
     }
+    if (begin)
+        oc_self.sync_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
     if (!is_barrier_kind(sync_kind))
         return;
     /* All three clear (always, unless gcc barriers count as explicit): the kind stands as reported. */

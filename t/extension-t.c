@@ -481,6 +481,29 @@ static int task_wait_sample_kind(int kind, int expected)
            && after.state == THR_WORK_STATE && after.wait_kind == OMPCOLLECTOR_WAIT_NONE;
 }
 
+/* A task run inside a barrier's wait waits for its own children: the barrier keeps its call site and kind. */
+static int barrier_keeps_its_site_past_a_task_wait(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x1111);
+    fake_ompt_set_codeptr((void *)0x4444);
+    fake_fire_sync_region_wait(OC_SYNC_BARRIER_IMPLICIT_PARALLEL, OC_SCOPE_BEGIN);
+    static ompt_data_t task;
+    fake_task_create(&task, ompt_task_explicit);
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    fake_ompt_set_codeptr((void *)0x4545);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_BEGIN);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_END);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_ompt_set_state(OC_OMPT_STATE_WAIT_BARRIER_IMPLICIT_PARALLEL, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_sample_t out = sample_of(&probe);
+    return out.state == THR_IBAR_STATE && out.wait_codeptr == 0x4444 && out.wait_kind == OMPCOLLECTOR_WAIT_BARRIER;
+}
+
 static int taskwait_sample_says_taskwait(void)
 {
     return task_wait_sample_kind(OC_SYNC_TASKWAIT, OMPCOLLECTOR_WAIT_TASKWAIT);
@@ -516,6 +539,7 @@ static const struct {
     {"TASK_INFO in serial code: no task, all zero", serial_thread_runs_no_task},
     {"SAMPLE in a taskwait: EBAR (Oracle's numbering), its call site, wait_kind TASKWAIT", taskwait_sample_says_taskwait},
     {"SAMPLE in a taskgroup's wait: wait_kind TASKGROUP", taskgroup_sample_says_taskgroup},
+    {"SAMPLE in a barrier after a task run in its wait did a taskwait: the barrier's call site and kind", barrier_keeps_its_site_past_a_task_wait},
 };
 
 /* Runs `check` in a child so each starts from a fresh shim. */
