@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "omp_collector_api.h"
 #include "record.h"
 #include "run.h"
 #include "session.h"
@@ -163,6 +164,8 @@ static void task_sites(struct ompc_record_header *header, struct ompc_process *p
     atomic_store(&row->codeptr, UINT64_MAX);
     atomic_store(&row->created, UINT64_MAX);
     atomic_store(&row->completed, UINT64_MAX);
+    atomic_store(&process->threads[0].task_events[OMP_EVENT_THR_BEGIN_CREATE_TASK - OMPC_TASK_EVENT_FIRST], 3);
+    atomic_store(&process->threads[0].task_events[OMP_EVENT_THR_BEGIN_FINISH_TASK - OMPC_TASK_EVENT_FIRST], 5);
     atomic_store(&process->threads[0].task_completions, 1000);
     atomic_store(&process->task_constructs_dropped, 12);
 }
