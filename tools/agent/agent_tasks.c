@@ -176,6 +176,9 @@ void ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, 
         && event != OMP_EVENT_THR_BEGIN_FINISH_TASK && event != OMP_EVENT_THR_BEGIN_SUSPEND_TASK
         && event != OMP_EVENT_THR_END_SUSPEND_TASK)
         return;
+    /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
+    if ((event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK || event == OMP_EVENT_THR_END_SUSPEND_TASK) && scratch.depth <= 0)
+        return;
     ompcollector_task_info_t info;
     if (task_info(&info) != 0)
         return;
