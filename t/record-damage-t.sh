@@ -7,11 +7,11 @@ oc=$top_builddir/tools/ompcollect
 damage=$top_builddir/t/record-damage
 # Built when configure found libotf2; the sanitizer runtimes a preload names would clash with its own.
 reader=$top_builddir/t/otf2-read
-cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables"
-echo "1..$((7 * 9 + 3))"
+cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables task-sites"
+echo "1..$((7 * 10 + 3 + 3))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 9 + 3))
+    skip "python3 is needed to read the reports" $((7 * 10 + 3 + 3))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -57,6 +57,31 @@ PY
     result $? "$case: the OTF2 archive is written, its regions, teams and lock orders balanced" \
         "$tmp/$case.otf2.err" "$tmp/$case.otf2.read"
 done
+
+# The forged task construct rows: held to what they can be, the impossible row kept out of nothing, the 12
+# creations past the table said in every format.
+python3 - "$tmp/task-sites.json" >"$tmp/task-sites.rows" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1], encoding="utf-8"))
+rows = {c["location"]["address"]: c for c in r["tasks"]["constructs"]} if r["tasks"] else {}
+forged = rows.get("0x401000")
+assert forged and forged["undeferred"] <= forged["created"] == 3 and forged["max_ns"] <= forged["exec_ns"], forged
+# Counts past 2^63-1 are null in JSON (the forged row of UINT64_MAX tasks).
+assert all(c["undeferred"] <= c["created"] and c["max_ns"] <= c["exec_ns"] for c in rows.values()
+           if None not in (c["undeferred"], c["created"])), rows
+assert "task construct rows" in r["record_damage"]["text"], r["record_damage"]["text"]
+assert sum(t["executed"] for t in r["tasks"]["threads"]) <= r["tasks"]["events"]["begin_finish_task"], r["tasks"]["threads"]
+print("ok")
+PY
+result $? "task-sites: forged task construct counts are held to what they can be, and said" "$tmp/task-sites.rows"
+python3 -c 'import json, sys; print([l["count"] for l in json.load(open(sys.argv[1]))["limits"] if l["what"] == "task_constructs"] == [12])' \
+    "$tmp/task-sites.json" | grep -q True
+result $? "task-sites: JSON limits count the 12 task creations past the task construct table" "$tmp/task-sites.json"
+report -o "$tmp/task-sites.txt" "$tmp/task-sites.ses" >/dev/null 2>&1
+report -f csv -o "$tmp/task-sites.csv" "$tmp/task-sites.ses" >/dev/null 2>&1
+grep -q 'limit reached: 12 task creations and runs belong to task constructs that found no row' "$tmp/task-sites.txt" &&
+    grep -q '^limits,task_constructs,12,4096,' "$tmp/task-sites.csv"
+result $? "task-sites: the text and CSV reports say the same limit" "$tmp/task-sites.txt"
 
 head -c 20000 "$tmp/solver.ses" >"$tmp/cut.ses"
 report "$tmp/cut.ses" >"$tmp/cut.err" 2>&1

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "omp_collector_api.h"
 #include "record.h"
 #include "run.h"
 #include "session.h"
@@ -142,10 +143,38 @@ static void tables(struct ompc_record_header *header, struct ompc_process *proce
     }
 }
 
+/*
+ * Task construct rows with counts that cannot be (more undeferred than
+ * created, more timed runs than runs, a run longer than their sum and the
+ * whole run) and a thread claiming more completed tasks than finishes.
+ */
+static void task_sites(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    atomic_store(&process->has_task_info, 1);
+    struct ompc_task_construct *row = &process->task_constructs[7];
+    atomic_store(&row->codeptr, 0x401000);
+    atomic_store(&row->created, 3);
+    atomic_store(&row->undeferred, 9);
+    atomic_store(&row->runs, 2);
+    atomic_store(&row->timed_runs, 5);
+    atomic_store(&row->exec_ns, 10);
+    atomic_store(&row->max_ns, UINT64_MAX / 2);
+    row = &process->task_constructs[OMPC_MAX_TASK_CONSTRUCTS - 1];
+    atomic_store(&row->codeptr, UINT64_MAX);
+    atomic_store(&row->created, UINT64_MAX);
+    atomic_store(&row->completed, UINT64_MAX);
+    atomic_store(&process->threads[0].task_events[OMP_EVENT_THR_BEGIN_CREATE_TASK - OMPC_TASK_EVENT_FIRST], 3);
+    atomic_store(&process->threads[0].task_events[OMP_EVENT_THR_BEGIN_FINISH_TASK - OMPC_TASK_EVENT_FIRST], 5);
+    atomic_store(&process->threads[0].task_completions, 1000);
+    atomic_store(&process->task_constructs_dropped, 12);
+}
+
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
     {"logs", logs},           {"waits", waits},                       {"tables", tables},
+    {"task-sites", task_sites},
 };
 
 int main(int argc, char **argv)

@@ -5,6 +5,7 @@
 
 #include "agent.h"
 #include "agent_critical.h"
+#include "agent_tasks.h"
 #include "names.h"
 #include "procstat.h"
 #include "omp_collector_api.h"
@@ -68,6 +69,7 @@ static struct ompc_event_request requests[OMPC_NEVENTS];
 static int request_count;
 static struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
 static int task_request_count;
+static int has_task_info; /* the runtime answered OMPCOLLECTOR_REQ_TASK_INFO at START and the task events were asked for */
 /* dlpi_adds and dlpi_subs when the module map was last brought up to date. */
 static unsigned long long modules_adds, modules_subs;
 
@@ -800,6 +802,8 @@ static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *tot
 static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
 {
     atomic_fetch_add_explicit(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1, memory_order_relaxed);
+    if (has_task_info)
+        ompc_task_site_event(owner, slot, event);
     if (slot == &owner->untracked)
         return;
     switch (event) {
@@ -1065,6 +1069,7 @@ static void begin_recording(int parent)
         struct ompc_process *slot = claim_process(parent);
         if (slot != NULL) {
             atomic_store(&slot->has_sample, (uint32_t)has_sample);
+            atomic_store(&slot->has_task_info, (uint32_t)has_task_info);
             refresh_modules(slot, 1);
             atomic_store(&process, slot);
             if (record->flags & OMPC_OPT_SAMPLE)
@@ -1556,8 +1561,10 @@ __attribute__((constructor)) static void agent_start(void)
     ompcollector_sample_t probe;
     has_sample = ompc_sample_request(&probe) == OMP_ERRCODE_OK;
     register_events(record->event_mask);
-    if (record->flags & OMPC_OPT_TASKS)
+    if (record->flags & OMPC_OPT_TASKS) {
         register_task_events();
+        has_task_info = ompc_task_info_probe();
+    }
     if (request_count < 1 || requests[0].ec != OMP_ERRCODE_OK) {
         cannot_attach("REGISTER of FORK answered %s", ec_name(request_count ? requests[0].ec : -1));
         simple_request(OMP_REQ_STOP);

@@ -97,6 +97,13 @@ int ompc_limits_reached(const struct ompc_model_process *process, uint64_t event
     add(out, &used, "constructs", process->constructs_dropped, OMPC_MAX_CONSTRUCTS,
         "%" PRIu64 " FORKs and samples belong to parallel constructs that found no row of the %d in the "
         "construct table and count in no construct", process->constructs_dropped, OMPC_MAX_CONSTRUCTS);
+    add(out, &used, "task_constructs", process->task_constructs_dropped, OMPC_MAX_TASK_CONSTRUCTS,
+        "%" PRIu64 " task creations and runs belong to task constructs that found no row of the %d in the "
+        "task construct table and count in no construct", process->task_constructs_dropped,
+        OMPC_MAX_TASK_CONSTRUCTS);
+    add(out, &used, "task_nesting", process->task_nest_overflow, OMPC_TASK_NEST_DEPTH,
+        "%" PRIu64 " task runs nested more than %d deep on one thread are counted but not timed",
+        process->task_nest_overflow, OMPC_TASK_NEST_DEPTH);
     add(out, &used, "regions", process->regions_overflow_forks, OMPC_MAX_REGIONS,
         "%" PRIu64 " region instances past the first %d are not listed one by one (--list-regions); every "
         "construct figure and total counts them", process->regions_overflow_forks, OMPC_MAX_REGIONS);

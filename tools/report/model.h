@@ -13,6 +13,7 @@
 struct ompc_model_wait {
     uint64_t id;
     uint32_t state;
+    uint32_t kind;       /* OMPCOLLECTOR_WAIT_* (EBAR, IBAR), 0 unknown */
     uint64_t ticks;
     uint64_t codeptr;
     uint64_t object;
@@ -41,6 +42,7 @@ struct ompc_model_thread {
     uint64_t stack_dropped[OMPC_NSTATES];
     uint64_t task_events[OMPC_TASK_EVENTS];
     uint64_t task_create_ns, task_exec_ns, task_suspend_ns, task_suspensions;
+    uint64_t task_completions, task_first_steals; /* with has_task_info: tasks counted once (untied parts together) */
     /*
      * --stacks: the entries of the thread's stack table and fork-stack
      * table (record.h), read and bounded by the table's own size; `at` is
@@ -79,6 +81,15 @@ struct ompc_model_construct {
     /* WORK samples in it over the threads: their sum, the most of one thread, and how many threads had any. */
     uint64_t work_sum, work_max;
     uint32_t work_threads;
+};
+
+/* One task construct (record.h's struct ompc_task_construct, checked). */
+struct ompc_model_task_construct {
+    uint64_t codeptr;
+    uint64_t created, undeferred, create_ns;
+    uint64_t completed, runs, stolen, timed_runs;
+    uint64_t exec_ns, max_ns, suspend_ns, suspensions;
+    uint64_t thread_mask;
 };
 
 /* One loaded object. */
@@ -142,6 +153,11 @@ struct ompc_model_process {
     const char *const *stand_ins;
     struct ompc_damage damage;
     uint64_t session_ns;          /* the agent's start-up (START initializes the runtime) ended */
+    /* Tasks by construct (OMPCOLLECTOR_REQ_TASK_INFO). */
+    uint32_t has_task_info;
+    uint64_t task_constructs_dropped, task_nest_overflow;
+    struct ompc_model_task_construct *task_constructs; /* the used rows, in table order */
+    uint32_t task_construct_count;
 };
 
 struct ompc_symbolizer;
