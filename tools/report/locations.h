@@ -20,6 +20,8 @@ struct ompc_construct_row {
     uint64_t thread_mask;
     uint64_t ticks[OMPC_NSTATES];
     double imbalance;          /* max/mean of per-thread WORK samples; 0 when not known */
+    uint64_t work_sum, work_max; /* the per-thread WORK samples: their sum and the most of one thread */
+    uint32_t work_threads;       /* threads with any */
 };
 
 /* One place threads waited: a construct (and for locks the object) in one state. */
@@ -58,6 +60,9 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
 /* The same as members of the JSON report `report` ("locations_known", "constructs", "wait_locations", "modules", "modules_dropped"); 0, or -1 when memory runs out. */
 int ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
                         json_t *report);
+
+/* What a wait location waited in, as a reader names it ("critical(accum)", "lock `lk` (global)"); `buffer` holds it. */
+const char *ompc_wait_what(const struct ompc_wait_row *row, char *buffer, size_t size);
 
 /* A short name of a construct for tooltips ("solve solver.c:17"); `buffer` holds it. */
 const char *ompc_location_label(const struct ompc_location *where, uint64_t address, char *buffer,
