@@ -278,7 +278,7 @@ void ompc_advice_text_opportunities(const struct summary *summary, FILE *out)
     const struct ompc_advice *advice = &summary->advice;
     if (!advice->known)
         return;
-    fputs("\nOpportunities (largest potential gain first; hypotheses to try, see \"Efficiency\" at the end):\n",
+    fputs("\nOpportunities (largest potential gain first; hypotheses to try, see \"Efficiency\" below):\n",
           out);
     if (advice->finding_count == 0)
         fprintf(out, "  none would gain %.0f%% of the run or more on %d samples or more\n",

@@ -80,7 +80,7 @@ void ompc_advice_free(struct ompc_advice *advice);
 /* The one sentence on what typically fixes a finding, worded as a hypothesis. */
 const char *ompc_finding_hint(const struct summary *summary, const struct ompc_finding *finding);
 
-/* The text report's "Opportunities" section (at its top) and "Efficiency" section (at its end). */
+/* The text report's "Opportunities" section (at its top) and "Efficiency" section (before its totals). */
 void ompc_advice_text_opportunities(const struct summary *summary, FILE *out);
 void ompc_advice_text_efficiency(const struct summary *summary, FILE *out);
 

@@ -412,8 +412,8 @@ void ompc_report_text(const struct summary *summary, FILE *out)
         text_waits(summary, out);
     ompc_tasks_text(process, out);
     text_events(summary, out);
+    ompc_advice_text_efficiency(summary, out);
     if (report->sampling)
         text_totals(summary, out);
-    ompc_advice_text_efficiency(summary, out);
 }
 
