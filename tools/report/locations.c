@@ -118,6 +118,9 @@ static int build_constructs(const struct ompc_model_process *process, struct omp
         row->max_ns = from->max_ns;
         row->thread_mask = from->thread_mask;
         memcpy(row->ticks, from->ticks, sizeof row->ticks);
+        row->work_sum = from->work_sum;
+        row->work_max = from->work_max;
+        row->work_threads = from->work_threads;
         if (from->work_sum > 0)
             row->imbalance = (double)from->work_max * from->work_threads / (double)from->work_sum;
         locate(out->symbolizer, row->codeptr, 1, &row->where);
@@ -255,7 +258,7 @@ static const char *lock_name(const struct ompc_wait_row *row)
 }
 
 /* What the row waited in, as a reader names it: "critical(accum)", "lock `lk` (global)", "barrier (explicit)". */
-static const char *wait_what(const struct ompc_wait_row *row, char *buffer, size_t size)
+const char *ompc_wait_what(const struct ompc_wait_row *row, char *buffer, size_t size)
 {
     char name[128];
     switch (row->state) {
@@ -362,7 +365,7 @@ void ompc_locations_text(const struct ompc_locations *locations, uint64_t total,
     for (int i = 0; i < locations->wait_count && i < TEXT_ROWS; i++) {
         const struct ompc_wait_row *row = &locations->waits[i];
         fprintf(out, "  %-28s at %-30s %s %5.1f%% over %d thread%s\n",
-                wait_what(row, what, sizeof what),
+                ompc_wait_what(row, what, sizeof what),
                 ompc_location_label(&row->where, row->codeptr, label, sizeof label),
                 ompc_state_name(row->state), total ? 100.0 * (double)row->ticks / (double)total : 0.0,
                 row->threads, row->threads == 1 ? "" : "s");
@@ -418,7 +421,7 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
         const struct ompc_wait_row *row = &locations->waits[i];
         ompc_csv_lead(tables);
         fprintf(out, "%s,", ompc_state_name(row->state));
-        ompc_csv_string(out, wait_what(row, buffer, sizeof buffer));
+        ompc_csv_string(out, ompc_wait_what(row, buffer, sizeof buffer));
         fprintf(out, ",0x%" PRIx64 ",", row->codeptr);
         ompc_location_csv(out, &row->where);
         fprintf(out, ",0x%" PRIx64 ",", row->object);
@@ -464,7 +467,7 @@ static json_t *json_wait_location(const struct ompc_wait_row *row)
     char buffer[256];
     json_t *object = json_object();
     int failed = ompc_json_set(object, "state", json_string(ompc_state_name(row->state)));
-    failed |= ompc_json_set(object, "what", ompc_json_string_or_null(wait_what(row, buffer, sizeof buffer)));
+    failed |= ompc_json_set(object, "what", ompc_json_string_or_null(ompc_wait_what(row, buffer, sizeof buffer)));
     failed |= ompc_json_set(object, "location", ompc_location_json(row->codeptr, &row->where));
     failed |= ompc_json_set(object, "object", ompc_location_json(row->object, &row->what));
     failed |= ompc_json_set(object, "samples", ompc_json_u64(row->ticks));
