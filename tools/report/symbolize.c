@@ -271,9 +271,21 @@ static struct ompc_inline_caller *inlined_frames(struct ompc_symbolizer *symboli
                                                  GElf_Addr lookup, struct ompc_location *out)
 {
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu = cu_of(module, lookup, &bias), *scopes = NULL;
-    int scope_count = cu != NULL ? dwarf_getscopes(cu, lookup - bias, &scopes) : -1;
-    /* The inlined calls, innermost first, up to the emitted function. */
+    Dwarf_Die *cu = cu_of(module, lookup, &bias), *innermost = NULL, *scopes = NULL;
+    int count = cu != NULL ? dwarf_getscopes(cu, lookup - bias, &innermost) : -1;
+    /*
+     * dwarf_getscopes continues an inlined instance's scopes in its
+     * abstract definition; the concrete ones it sits in (more inlined
+     * calls, then the emitted function) come from dwarf_getscopes_die.
+     */
+    int first = 0;
+    while (first < count && dwarf_tag(&innermost[first]) != DW_TAG_inlined_subroutine
+           && dwarf_tag(&innermost[first]) != DW_TAG_subprogram)
+        first++;
+    int scope_count = first < count && dwarf_tag(&innermost[first]) == DW_TAG_inlined_subroutine
+                          ? dwarf_getscopes_die(&innermost[first], &scopes)
+                          : -1;
+    free(innermost);
     int frames[64], frame_count = 0;
     for (int i = 0; i < scope_count && frame_count < 64; i++) {
         int tag = dwarf_tag(&scopes[i]);
