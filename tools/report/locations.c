@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "csv.h"
+#include "demangle.h"
 #include "jsonw.h"
 #include "locations.h"
 #include "names.h"
@@ -43,13 +44,17 @@ static void locate(struct ompc_symbolizer *symbolizer, uint64_t address, int is_
 const char *ompc_location_label(const struct ompc_location *where, uint64_t address, char *buffer,
                                 size_t size)
 {
+    /* Without return type, parameters and template arguments: a C++ row stays readable; JSON and CSV keep it whole. */
+    char function[256];
+    if (where->kind >= OMPC_LOC_SYMBOL)
+        ompc_short_name(where->function != NULL ? where->function : "?", OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES,
+                        function, sizeof function);
     switch (where->kind) {
     case OMPC_LOC_LINE:
-        snprintf(buffer, size, "%s %s:%d", where->function != NULL ? where->function : "?",
-                 trimmed(where->file), where->line);
+        snprintf(buffer, size, "%s %s:%d", function, trimmed(where->file), where->line);
         break;
     case OMPC_LOC_SYMBOL:
-        snprintf(buffer, size, "%s+0x%" PRIx64, where->function, where->function_offset);
+        snprintf(buffer, size, "%s+0x%" PRIx64, function, where->function_offset);
         break;
     case OMPC_LOC_MODULE:
         snprintf(buffer, size, "%s+0x%" PRIx64, trimmed(where->module), where->module_offset);
@@ -431,6 +436,24 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
     return 0;
 }
 
+/* The functions inlined code was inlined into, innermost first: [{"function", "mangled", "file", "line"}]. */
+static json_t *json_inlined_into(const struct ompc_location *where)
+{
+    json_t *callers = json_array();
+    int failed = 0;
+    for (int i = 0; i < where->caller_count && !failed; i++) {
+        const struct ompc_inline_caller *caller = &where->callers[i];
+        json_t *object = json_object();
+        failed = ompc_json_set(object, "function", ompc_json_string_or_null(caller->function));
+        failed |= ompc_json_set(object, "mangled", ompc_json_string_or_null(caller->mangled));
+        failed |= ompc_json_set(object, "file", ompc_json_string_or_null(caller->file));
+        failed |= ompc_json_set(object, "line", caller->line > 0 ? json_integer(caller->line) : json_null());
+        failed |= ompc_json_append(callers, ompc_json_built(object, failed));
+    }
+    return ompc_json_built(callers, failed);
+}
+
+/* {"address", "kind", "function", "mangled", "function_offset", "file", "line", "inlined_into", "module", "module_offset"} of a location. */
 json_t *ompc_location_json(uint64_t address, const struct ompc_location *where)
 {
     static const char *const kinds[] = {"none", "module", "symbol", "line"};
@@ -438,9 +461,11 @@ json_t *ompc_location_json(uint64_t address, const struct ompc_location *where)
     int failed = ompc_json_set(object, "address", ompc_json_hex(address, 0));
     failed |= ompc_json_set(object, "kind", json_string(kinds[where->kind]));
     failed |= ompc_json_set(object, "function", ompc_json_string_or_null(where->function));
+    failed |= ompc_json_set(object, "mangled", ompc_json_string_or_null(where->mangled));
     failed |= ompc_json_set(object, "function_offset", ompc_json_u64(where->function_offset));
     failed |= ompc_json_set(object, "file", ompc_json_string_or_null(where->file));
     failed |= ompc_json_set(object, "line", where->kind == OMPC_LOC_LINE ? json_integer(where->line) : json_null());
+    failed |= ompc_json_set(object, "inlined_into", json_inlined_into(where));
     failed |= ompc_json_set(object, "module", ompc_json_string_or_null(where->module));
     failed |= ompc_json_set(object, "module_offset", ompc_json_hex(where->module_offset, 0));
     return ompc_json_built(object, failed);

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "demangle.h"
 #include "jsonw.h"
 #include "names.h"
 #include "sort.h"
@@ -138,6 +139,35 @@ static char *frame_name(const char *text)
     return name;
 }
 
+/* One function's frame name: demangled without parameters (as perf's folded stacks have them), no ';' or line break. */
+static void put_frame(const char *function, char *text, size_t size, size_t *used)
+{
+    char name[512];
+    ompc_short_name(function != NULL ? function : "?", OMPC_SHORT_PARAMETERS, name, sizeof name);
+    for (char *c = name; *c; c++)
+        if (*c == ';' || *c == '\n' || *c == '\r')
+            *c = *c == ';' ? ':' : ' ';
+    int wrote = snprintf(text + *used, size - *used, "%s%s", *used ? ";" : "", name);
+    if (wrote > 0)
+        *used = *used + (size_t)wrote < size ? *used + (size_t)wrote : size - 1;
+}
+
+/* The frames of one address, outermost first and joined by ';': the functions inlined code was inlined into become frames. */
+static void inline_frames(const struct ompc_location *where, char *text, size_t size)
+{
+    size_t used = 0;
+    text[0] = '\0';
+    for (int i = where->caller_count; i-- > 0;)
+        put_frame(where->callers[i].function, text, size, &used);
+    put_frame(where->function, text, size, &used);
+}
+
+/* Whether a frame name (several when inlined, outermost first) starts in main. */
+static int in_main(const char *name)
+{
+    return strncmp(name, "main", 4) == 0 && (name[4] == '\0' || name[4] == ';');
+}
+
 /* The cached symbol of an address, looked up on first use; NULL when memory runs out. */
 static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address, int is_return)
 {
@@ -169,10 +199,10 @@ static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address,
     memset(&where, 0, sizeof where);
     if (symbols->symbolizer != NULL)
         ompc_symbolize(symbols->symbolizer, address, is_return, &where);
-    char text[512];
+    char text[2048];
     int drop = runtime_module(where.module, symbols->runtime);
     if (where.kind >= OMPC_LOC_SYMBOL) {
-        snprintf(text, sizeof text, "%s", where.function);
+        inline_frames(&where, text, sizeof text);
         drop |= plumbing(where.function);
     } else if (where.kind == OMPC_LOC_MODULE) {
         snprintf(text, sizeof text, "[%s]", base_name(where.module));
@@ -185,7 +215,7 @@ static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address,
     }
     struct symbol *slot = &symbols->slots[at];
     slot->key = key;
-    slot->name = frame_name(text);
+    slot->name = where.kind >= OMPC_LOC_SYMBOL ? strdup(text) : frame_name(text);
     slot->drop = drop;
     if (slot->name == NULL)
         return NULL;
@@ -267,7 +297,7 @@ static char *path_of(const struct entry *sample, const struct loaded *loaded, st
     size_t root = count;
     int whole = 0;
     for (size_t i = count; i-- > 0;)
-        if (!frames[i].drop && strcmp(frames[i].name, "main") == 0) {
+        if (!frames[i].drop && in_main(frames[i].name)) {
             root = i + 1;
             whole = 1;
             break;
