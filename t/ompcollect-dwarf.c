@@ -1,6 +1,7 @@
 /* ompcollect-dwarf.c - a program for --stacks-unwind=dwarf, built optimized without frame pointers: a task tree (fib) and a function calling libm in a loop; t/ompcollect-dwarf.sh checks its stacks reach main, bench/run.py times its fixed-work mode. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
+#include <signal.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,23 @@ KEEP void init_data(double seconds)
     sink = sum;
 }
 
+/*
+ * Blocks every signal around a little work, again and again: the samples
+ * the blocked timer held back arrive as the mask is lifted, inside the
+ * agent's interposed pthread_sigmask, whose frames are not the user's.
+ */
+KEEP void mask_loop(double seconds)
+{
+    double end = omp_get_wtime() + seconds;
+    sigset_t all, old;
+    sigfillset(&all);
+    while (omp_get_wtime() < end) {
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        sink = leaf_work(3);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+}
+
 /* Fixed work for the bench: ROUNDS task trees, then the CPU seconds the process spent (sampling handlers included). */
 static void fixed_work(int rounds)
 {
@@ -79,6 +97,7 @@ int main(int argc, char **argv)
         return 0;
     }
     init_data(seconds / 2);
+    mask_loop(seconds / 4);
     task_tree(seconds);
     printf("%g\n", sink);
     return 0;

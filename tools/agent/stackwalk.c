@@ -443,7 +443,7 @@ static uint64_t count_stack(struct ompc_record_header *record, uint64_t offset, 
 
 void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
                            struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
-                           uint64_t wait_codeptr, void *context)
+                           uint64_t wait_codeptr, void *context, int flags)
 {
     uint64_t offset = atomic_load_explicit(&slot->stacks, memory_order_relaxed);
     if (offset == 0 || context == NULL || state < 0 || state >= OMPC_NSTATES) {
@@ -472,6 +472,7 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
     walk.last = 0;
     walk.copy_high = 0;
     int copy = 0;
+    walk.flags = flags & OMPC_STACK_AT_UNBLOCK;
     uint64_t high = slot->stack_high;
     atomic_signal_fence(memory_order_seq_cst);
     walk.low = sp > slot->stack_low ? sp : slot->stack_low;

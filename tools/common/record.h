@@ -375,8 +375,14 @@ struct ompc_stack_copy {
 };
 #define OMPC_STACK_ENTRY_WORDS 4 /* before the frames */
 /* Entry flags: the walk stopped early (a frame that made no sense), or the forking thread's stack was not found. */
-enum { OMPC_STACK_BROKEN = 1, OMPC_STACK_NO_CALLER = 2, OMPC_STACK_NO_BOUNDS = 4, OMPC_STACK_LEAF_EXACT = 8 };
-/* (LEAF_EXACT: the first frame is the interrupted address itself, not a return address.) */
+enum { OMPC_STACK_BROKEN = 1, OMPC_STACK_NO_CALLER = 2, OMPC_STACK_NO_BOUNDS = 4, OMPC_STACK_LEAF_EXACT = 8,
+       OMPC_STACK_AT_UNBLOCK = 16 };
+/*
+ * (LEAF_EXACT: the first frame is the interrupted address itself, not a
+ * return address.  AT_UNBLOCK: the sample arrived as the thread lifted its
+ * block of the sampling signal, so its leaf is the C library's mask call
+ * the agent made on the program's behalf, not where the program spent it.)
+ */
 
 /* A region's fork stack, for the workers' samples (--stacks). */
 struct ompc_fork_slot {

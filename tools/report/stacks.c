@@ -269,12 +269,13 @@ struct frame {
  * library frames at the leaf that the runtime called (sched_yield in a
  * barrier): the user did not call them.
  */
-static void drop_collector_leaf(struct frame *frames, size_t count)
+static void drop_collector_leaf(struct frame *frames, size_t count, int flags)
 {
     size_t leaf = 0;
     while (leaf < count && frames[leaf].system)
         leaf++;
-    if (leaf < count && frames[leaf].runtime)
+    /* Delivered as the block of the signal was lifted: the mask call at the leaf is the agent's doing. */
+    if ((leaf < count && frames[leaf].runtime) || (flags & OMPC_STACK_AT_UNBLOCK))
         for (size_t j = 0; j < leaf; j++)
             frames[j].drop = 1;
     for (size_t i = 0; i < count; i++)
@@ -344,7 +345,7 @@ static char *path_of(const struct entry *sample, const struct loaded *loaded, st
         if (piece == NULL)
             flags |= OMPC_STACK_NO_CALLER;
     }
-    drop_collector_leaf(frames, own);
+    drop_collector_leaf(frames, own, sample->flags);
     /* Outermost first from here; nothing outside main belongs to the user's model. */
     size_t root = count;
     int whole = 0;
@@ -555,12 +556,13 @@ static int add_copy(struct loaded *loaded, struct ompc_unwinder *unwinder, const
     struct entry *walked = ompc_bsearch(&key, loaded->samples, loaded->sample_count, sizeof key, compare_offsets);
     struct entry item = {0, atomic_load(&copy->count), (int)copy->state, OMPC_STACK_LEAF_EXACT, 0, 0, 0, NULL, 1,
                          OMPC_UNWIND_NONE};
-    if (walked != NULL) {
-        uint64_t taken = walked->count < item.count ? walked->count : item.count;
-        walked->count -= taken;
-        item.flags |= walked->flags & (OMPC_STACK_NO_CALLER | OMPC_STACK_NO_BOUNDS);
-        item.continuation = walked->continuation;
-    }
+    /* A copy stands for samples its entry counted: one of no entry, or of more samples than it, is not believed. */
+    if (walked == NULL)
+        return 0;
+    item.count = walked->count < item.count ? walked->count : item.count;
+    walked->count -= item.count;
+    item.flags |= walked->flags & (OMPC_STACK_NO_CALLER | OMPC_STACK_NO_BOUNDS | OMPC_STACK_AT_UNBLOCK);
+    item.continuation = walked->continuation;
     int count = unwinder != NULL ? ompc_unwind(unwinder, copy, bytes, pcs, MAX_UNWIND, &item.end) : 0;
     /* A stack that goes on in another thread's was copied only up to where it leaves this one. */
     if (item.continuation != 0 && item.end == OMPC_UNWIND_SLICE)
