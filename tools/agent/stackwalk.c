@@ -441,6 +441,24 @@ static uint64_t count_stack(struct ompc_record_header *record, uint64_t offset, 
     return 0;
 }
 
+/* The interrupted code's address, frame pointer and stack pointer from the handler's context. Async-signal-safe: yes. */
+static void interrupted_registers(const void *context, uint64_t *pc, uint64_t *fp, uint64_t *sp)
+{
+    const ucontext_t *uc = context;
+#if defined(__x86_64__)
+    *pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+    *fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+    *sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    *pc = (uint64_t)uc->uc_mcontext.pc;
+    *fp = (uint64_t)uc->uc_mcontext.regs[29];
+    *sp = (uint64_t)uc->uc_mcontext.sp;
+#else
+    (void)uc;
+    *pc = *fp = *sp = 0;
+#endif
+}
+
 void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
                            struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
                            uint64_t wait_codeptr, void *context, int flags)
@@ -451,20 +469,8 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
                                   memory_order_relaxed);
         return;
     }
-    const ucontext_t *uc = context;
     uint64_t pc, fp, sp;
-#if defined(__x86_64__)
-    pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-    fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
-    sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
-#elif defined(__aarch64__)
-    pc = (uint64_t)uc->uc_mcontext.pc;
-    fp = (uint64_t)uc->uc_mcontext.regs[29];
-    sp = (uint64_t)uc->uc_mcontext.sp;
-#else
-    (void)uc;
-    pc = fp = sp = 0;
-#endif
+    interrupted_registers(context, &pc, &fp, &sp);
     struct walk walk;
     walk.total = 0;
     walk.flags = 0;

@@ -131,6 +131,19 @@ static unsigned load_what(const struct run *run)
     return what;
 }
 
+/*
+ * The private directory that held the libgomp.so.1 link is gone by now:
+ * the runtime loaded through it is read from the substitute itself, so its
+ * symbols and CFI (--stacks-unwind=dwarf) are found.
+ */
+static void substitute_modules(const struct run *run, struct ompc_model_process *process)
+{
+    if (run->substitute == NULL || !in_private_dir(run, process->runtime))
+        return;
+    process->module_link = process->runtime;
+    process->module_file = ompc_session_realpath(run->session, run->substitute);
+}
+
 /* Every used slot through the loader, into `all` (count entries, NULL past the last used one). */
 static void load_all(struct run *run, struct ompc_model_process **all, uint32_t count)
 {
@@ -151,6 +164,7 @@ static void load_all(struct run *run, struct ompc_model_process **all, uint32_t 
         if (all[i] == NULL)
             die(EXIT_OWN_FAILURE, "out of memory reading the record of pid %ld", (long)head.pid);
         all[i]->symfs = run->symfs;
+        substitute_modules(run, all[i]);
     }
 }
 

@@ -643,6 +643,13 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     return to;
 }
 
+const char *ompc_model_module_file(const struct ompc_model_process *process, const char *path)
+{
+    if (process->module_link != NULL && process->module_file != NULL && strcmp(path, process->module_link) == 0)
+        return process->module_file;
+    return path;
+}
+
 struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *process, uint64_t *vdso)
 {
     if (vdso != NULL)
@@ -652,7 +659,8 @@ struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *p
         const char *path = process->modules[i].path;
         if (vdso != NULL && (strncmp(path, "linux-vdso.so", 13) == 0 || strncmp(path, "linux-gate.so", 13) == 0))
             *vdso = process->modules[i].bias;
-        ompc_symbolizer_add_module(symbolizer, path, process->symfs, process->modules[i].bias);
+        ompc_symbolizer_add_module(symbolizer, ompc_model_module_file(process, path), process->symfs,
+                                   process->modules[i].bias);
     }
     return symbolizer;
 }

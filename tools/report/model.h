@@ -142,6 +142,11 @@ struct ompc_model_process {
     uint32_t processes_dropped;
     /* Where the report's symbolizers read modules from: a --symfs prefix, or NULL. */
     const char *symfs;
+    /*
+     * A module loaded as `module_link` (the launcher's private libgomp.so.1
+     * link, gone after the run) is read from `module_file`; NULL: none.
+     */
+    const char *module_link, *module_file;
     struct ompc_damage damage;
     uint64_t session_ns;          /* the agent's start-up (START initializes the runtime) ended */
 };
@@ -150,6 +155,9 @@ struct ompc_symbolizer;
 
 /* A symbolizer over the process's modules (under model->symfs), or NULL; `vdso`, when given, gets the vDSO's bias (0: none). */
 struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *process, uint64_t *vdso);
+
+/* The file a module loaded from `path` is read from (module_link stands for module_file). */
+const char *ompc_model_module_file(const struct ompc_model_process *process, const char *path);
 
 /* Frees a model the loader built. */
 void ompc_model_free(struct ompc_model_process *process);

@@ -97,7 +97,7 @@ struct ompc_unwinder *ompc_unwinder_new(const struct ompc_model_process *process
     }
     dwfl_report_begin(unwinder->dwfl);
     for (uint32_t i = 0; i < process->module_count; i++) {
-        const char *path = process->modules[i].path;
+        const char *path = ompc_model_module_file(process, process->modules[i].path);
         char *file = NULL;
         if (path[0] == '\0' || (process->symfs != NULL && asprintf(&file, "%s/%s", process->symfs, path) < 0))
             continue;
