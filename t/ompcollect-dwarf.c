@@ -62,13 +62,14 @@ KEEP void init_data(double seconds)
  * Blocks every signal around a little work, again and again: the samples
  * the blocked timer held back arrive as the mask is lifted, inside the
  * agent's interposed pthread_sigmask, whose frames are not the user's.
+ * A fixed number of rounds: the samples it gets follow the CPU it used,
+ * however loaded the machine.
  */
-KEEP void mask_loop(double seconds)
+KEEP void mask_loop(long rounds)
 {
-    double end = omp_get_wtime() + seconds;
     sigset_t all, old;
     sigfillset(&all);
-    while (omp_get_wtime() < end) {
+    for (long i = 0; i < rounds; i++) {
         pthread_sigmask(SIG_BLOCK, &all, &old);
         sink = leaf_work(3);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -97,7 +98,7 @@ int main(int argc, char **argv)
         return 0;
     }
     init_data(seconds / 2);
-    mask_loop(seconds / 4);
+    mask_loop((long)(seconds * 15000));
     task_tree(seconds);
     printf("%g\n", sink);
     return 0;

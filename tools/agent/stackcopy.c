@@ -1,4 +1,4 @@
-/* stackcopy.c - --call-graph=dwarf in the sampling handler: copies a bounded slice of the interrupted thread's stack and the registers CFI unwinding needs into the thread's copy buffer in the record. */
+/* stackcopy.c - --stacks-unwind=dwarf in the sampling handler: copies a bounded slice of the interrupted thread's stack and the registers CFI unwinding needs into the thread's copy buffer in the record. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
@@ -7,7 +7,7 @@
  * reads only the interrupted thread's own stack between its stack pointer
  * and the top of the stack its slot names, so it cannot fault.  The
  * unwinding itself (CFI, modules, symbols) happens in the launcher after
- * the run, as perf's --call-graph=dwarf does.
+ * the run, as perf's --stacks-unwind=dwarf does.
  */
 #define _GNU_SOURCE 1
 #include <config.h>

@@ -1,4 +1,4 @@
-/* stackcopy.h - --call-graph=dwarf in the agent: copies a bounded slice of the interrupted thread's stack and its registers into the record, for the launcher's CFI unwinder. */
+/* stackcopy.h - --stacks-unwind=dwarf in the agent: copies a bounded slice of the interrupted thread's stack and its registers into the record, for the launcher's CFI unwinder. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECT_STACKCOPY_H
 #define OMPCOLLECT_STACKCOPY_H 1

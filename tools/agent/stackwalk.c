@@ -42,7 +42,7 @@
 #define MAX_LEVELS 32
 /* Frames looked at per walk, kept or elided. */
 #define MAX_STEPS 4096
-/* Frames the CFI unwinder gives a fork stack (--call-graph=dwarf); a deeper stack is marked broken. */
+/* Frames the CFI unwinder gives a fork stack (--stacks-unwind=dwarf); a deeper stack is marked broken. */
 #define MAX_UNWIND 1024
 /* A stack deeper than OMPC_STACK_DEPTH keeps its innermost HEAD and outermost DEPTH - HEAD frames. */
 #define HEAD (OMPC_STACK_DEPTH / 2)
@@ -56,7 +56,7 @@ struct walk {
     uint64_t total;                    /* frames met, kept or elided */
     int flags;                         /* OMPC_STACK_* */
     uint64_t continuation;             /* fork-stack entry the stack goes on into, 0 none */
-    uint64_t copy_high;                /* --call-graph=dwarf: the copy need not reach past this (0: no bound) */
+    uint64_t copy_high;                /* --stacks-unwind=dwarf: the copy need not reach past this (0: no bound) */
 };
 
 /* Reads the calling thread's stack bounds (pthread_getattr_np: not for signal handlers). */
@@ -328,7 +328,7 @@ static void walk_levels(struct walk *walk, struct ompc_process *owner, const omp
 }
 
 /*
- * --call-graph=dwarf: where the user's stack leaves this thread, from the
+ * --stacks-unwind=dwarf: where the user's stack leaves this thread, from the
  * levels' frame addresses alone.  The frame-pointer walk may stop before
  * it gets there (code without frame pointers leaves garbage where it
  * looks), but the stack copy's CFI unwinding covers this thread's frames,
@@ -473,12 +473,11 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
     interrupted_registers(context, &pc, &fp, &sp);
     struct walk walk;
     walk.total = 0;
-    walk.flags = 0;
+    walk.flags = flags & OMPC_STACK_AT_UNBLOCK;
     walk.continuation = 0;
     walk.last = 0;
     walk.copy_high = 0;
     int copy = 0;
-    walk.flags = flags & OMPC_STACK_AT_UNBLOCK;
     uint64_t high = slot->stack_high;
     atomic_signal_fence(memory_order_seq_cst);
     walk.low = sp > slot->stack_low ? sp : slot->stack_low;
@@ -538,7 +537,7 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
 }
 
 /*
- * --call-graph=dwarf at FORK, outside any signal handler: the frames on
+ * --stacks-unwind=dwarf at FORK, outside any signal handler: the frames on
  * this thread's stack come from the C library's CFI unwinder (backtrace)
  * instead of the frame-pointer chain, which optimized code does not keep;
  * the levels' walk still says where the stack continues (another thread's

@@ -97,7 +97,7 @@
 /* Regions whose fork stack a worker's sample can still find (id-tagged, id % size). */
 #define OMPC_FORK_CACHE 4096
 /*
- * --call-graph=dwarf[,SIZE]: besides the frame-pointer walk, the handler
+ * --stacks-unwind=dwarf[,SIZE]: besides the frame-pointer walk, the handler
  * copies SIZE bytes of the interrupted thread's stack from its stack
  * pointer up (less where the stack ends) and the registers CFI needs into
  * the thread's copy buffer (struct ompc_stack_copies), which the launcher
@@ -115,7 +115,7 @@
 
 /* Options the launcher writes into the header (flags). */
 enum { OMPC_OPT_SAMPLE = 1u << 0, OMPC_OPT_TIMELINE = 1u << 1, OMPC_OPT_STACKS = 1u << 2 };
-/* --call-graph=dwarf: stack copies beside the frame-pointer walk (with OMPC_OPT_STACKS; header stack_copy_bytes says how much). */
+/* --stacks-unwind=dwarf: stack copies beside the frame-pointer walk (with OMPC_OPT_STACKS; header stack_copy_bytes says how much). */
 enum { OMPC_OPT_STACKS_DWARF = 1u << 3 };
 /* Register the task extension's events 23..35 (default; --no-tasks leaves them out).  A high bit, clear of the options above. */
 enum { OMPC_OPT_TASKS = 1u << 8 };
@@ -134,7 +134,7 @@ static inline int ompc_stacks_supported(void)
 #endif
 }
 
-/* Whether the agent can copy stacks for --call-graph=dwarf here: it knows x86-64's registers. */
+/* Whether the agent can copy stacks for --stacks-unwind=dwarf here: it knows x86-64's registers. */
 static inline int ompc_stacks_dwarf_supported(void)
 {
 #if defined(__x86_64__)
@@ -194,7 +194,7 @@ struct ompc_record_header {
     _Atomic uint64_t arena_used;
     _Atomic uint64_t arena_refused;      /* allocations that did not fit */
     _Atomic uint32_t processes_dropped;  /* processes that found no free slot */
-    uint32_t stack_copy_bytes;           /* --call-graph=dwarf: stack bytes copied per sample (0: no copies) */
+    uint32_t stack_copy_bytes;           /* --stacks-unwind=dwarf: stack bytes copied per sample (0: no copies) */
     /* --trace, --trace-json: bytes of event log per thread, 0 when no trace was asked for. */
     uint64_t event_log_bytes;
 };
@@ -347,14 +347,14 @@ struct ompc_stack_table {
     _Atomic uint64_t pool_used;    /* words */
     _Atomic uint64_t entries;
     _Atomic uint64_t full;         /* insertions that found no room */
-    /* --call-graph=dwarf, in the sample table only: mapping offset of the thread's struct ompc_stack_copies (0: none). */
+    /* --stacks-unwind=dwarf, in the sample table only: mapping offset of the thread's struct ompc_stack_copies (0: none). */
     _Atomic uint64_t copies;
     _Atomic uint64_t copies_dropped;  /* samples the full copy buffer took no copy of */
     uint64_t last_copy;               /* the handler's own: offset in the buffer of the last copy + 1 (0: none) */
 };
 
 /*
- * --call-graph=dwarf: a thread's stack copies in the arena, this header
+ * --stacks-unwind=dwarf: a thread's stack copies in the arena, this header
  * then copies appended at 8-byte boundaries, each a struct
  * ompc_stack_copy and its `bytes` bytes of stack rounded up to 8.  Only
  * the owning thread's handler writes it.
