@@ -114,21 +114,6 @@ static void text_side(FILE *out, char name, const struct ompc_merge_input *input
             (double)input->wall_ns / 1e9, input->threads, input->samples, (double)input->interval_ns / 1e6);
 }
 
-/* Each report's bounds reached and record damage, as the report said them: a diff never hides that a run was cut. */
-static void text_limits(FILE *out, char name, const struct ompc_merge_input *input)
-{
-    for (size_t l = 0; l < input->limit_count; l++) {
-        const struct ompc_merge_limit *limit = &input->limits[l];
-        fprintf(out, "  %c: ", name);
-        if (strcmp(limit->what.text, "record_damage") == 0)
-            fprintf(out, "record damaged (%" PRId64 " finding%s): ", limit->count, limit->count == 1 ? "" : "s");
-        else
-            fputs("limit reached: ", out);
-        ompc_merge_one_line(out, &limit->text);
-        fputc('\n', out);
-    }
-}
-
 /* The header: the two reports, the warnings about them, their limits, and the summary. */
 static void text_header(FILE *out, const struct ompc_diff *diff)
 {
@@ -139,8 +124,8 @@ static void text_header(FILE *out, const struct ompc_diff *diff)
     int count = ompc_diff_warnings(diff, lines);
     for (int i = 0; i < count; i++)
         fprintf(out, "warning: %s\n", lines[i]);
-    text_limits(out, 'A', diff->a);
-    text_limits(out, 'B', diff->b);
+    ompc_merge_text_limits(out, "A", diff->a);
+    ompc_merge_text_limits(out, "B", diff->b);
     fprintf(out, "\n%s\n", ompc_diff_summary(diff, summary, sizeof summary));
     fprintf(out, "Thread time (samples x interval over the OpenMP threads): %.3f s -> %.3f s (%+.3f s)\n",
             (double)diff->a_thread_ns / 1e9, (double)diff->b_thread_ns / 1e9,

@@ -652,22 +652,28 @@ void ompc_merge_one_line(FILE *out, const struct ompc_merge_text *text)
         fputc((unsigned char)text->text[i] < 0x20 || text->text[i] == 0x7f ? ' ' : text->text[i], out);
 }
 
-/* Each report's bounds reached and record damage, as the report said them. */
+void ompc_merge_text_limits(FILE *out, const char *name, const struct ompc_merge_input *input)
+{
+    for (size_t l = 0; l < input->limit_count; l++) {
+        const struct ompc_merge_limit *limit = &input->limits[l];
+        fprintf(out, "  %s: ", name);
+        if (strcmp(limit->what.text, "record_damage") == 0)
+            fprintf(out, "record damaged (%" PRId64 " finding%s): ", limit->count, limit->count == 1 ? "" : "s");
+        else
+            fputs("limit reached: ", out);
+        ompc_merge_one_line(out, &limit->text);
+        fputc('\n', out);
+    }
+}
+
+/* Each report's bounds reached and record damage, under its process's label. */
 static void text_limits(FILE *out, const struct ompc_merge_input *inputs, int count)
 {
-    for (int i = 0; i < count; i++)
-        for (size_t l = 0; l < inputs[i].limit_count; l++) {
-            const struct ompc_merge_limit *limit = &inputs[i].limits[l];
-            char name[32];
-            label(&inputs[i], name, sizeof name);
-            fprintf(out, "  %s: ", name);
-            if (strcmp(limit->what.text, "record_damage") == 0)
-                fprintf(out, "record damaged (%" PRId64 " finding%s): ", limit->count, limit->count == 1 ? "" : "s");
-            else
-                fputs("limit reached: ", out);
-            ompc_merge_one_line(out, &limit->text);
-            fputc('\n', out);
-        }
+    for (int i = 0; i < count; i++) {
+        char name[32];
+        label(&inputs[i], name, sizeof name);
+        ompc_merge_text_limits(out, name, &inputs[i]);
+    }
 }
 
 /* The text summary's slowest process and imbalance lines. */

@@ -149,4 +149,7 @@ json_t *ompc_merge_json_place(const struct ompc_merge_location *where);
 /* A report's "limits" as it gave them, its record damage among them; NULL when memory runs out. */
 json_t *ompc_merge_json_limits(const struct ompc_merge_input *input);
 
+/* One report's limits[] and record damage as text, a line each, "  NAME: limit reached: ..." (merge and diff). */
+void ompc_merge_text_limits(FILE *out, const char *name, const struct ompc_merge_input *input);
+
 #endif /* OMPCOLLECT_MERGE_H */

@@ -39,9 +39,9 @@ struct ompc_symbolizer {
     size_t owned_count, owned_capacity;
 };
 
-/* Files are read from disk by path; separate debug files are found the standard ways (build id, .debug). */
+/* See symbolize.h. */
 static char *debuginfo_path;
-static const Dwfl_Callbacks offline_callbacks = {
+const Dwfl_Callbacks ompc_dwfl_offline_callbacks = {
     .find_elf = dwfl_build_id_find_elf,
     .find_debuginfo = dwfl_standard_find_debuginfo,
     .section_address = dwfl_offline_section_address,
@@ -54,7 +54,7 @@ struct ompc_symbolizer *ompc_symbolizer_new(void)
     struct ompc_symbolizer *symbolizer = calloc(1, sizeof *symbolizer);
     if (symbolizer == NULL)
         return NULL;
-    symbolizer->dwfl = dwfl_begin(&offline_callbacks);
+    symbolizer->dwfl = dwfl_begin(&ompc_dwfl_offline_callbacks);
     if (symbolizer->dwfl == NULL) {
         free(symbolizer);
         return NULL;

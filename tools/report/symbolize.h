@@ -73,4 +73,14 @@ void ompc_symbolizer_free(struct ompc_symbolizer *symbolizer);
 /* Whether this build can read DWARF (configure found libdw). */
 int ompc_symbolizer_available(void);
 
+#ifdef HAVE_LIBDW
+#include <elfutils/libdwfl.h>
+/*
+ * How the symbolizer and the unwinder (unwind.c) find a module's file and
+ * its debug information: files by path, separate debug files the standard
+ * ways (build id, .debug).
+ */
+extern const Dwfl_Callbacks ompc_dwfl_offline_callbacks;
+#endif
+
 #endif /* OMPCOLLECT_SYMBOLIZE_H */

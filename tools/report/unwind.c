@@ -19,6 +19,8 @@ const char *ompc_unwind_end_name(enum ompc_unwind_end end)
 #ifdef HAVE_LIBDW
 #include <elfutils/libdwfl.h>
 
+#include "symbolize.h"
+
 /* The copy being unwound, which the callbacks serve. */
 struct ompc_unwinder {
     Dwfl *dwfl;
@@ -27,14 +29,6 @@ struct ompc_unwinder {
     int past_slice;            /* a read fell above the copied bytes */
     uint64_t *pcs;
     int count, max;
-};
-
-static char *debuginfo_path;
-static const Dwfl_Callbacks offline_callbacks = {
-    .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &debuginfo_path,
 };
 
 /* One thread, the copy's. */
@@ -91,7 +85,7 @@ struct ompc_unwinder *ompc_unwinder_new(const struct ompc_model_process *process
     if (process->module_count == 0)
         return NULL;
     struct ompc_unwinder *unwinder = calloc(1, sizeof *unwinder);
-    if (unwinder == NULL || (unwinder->dwfl = dwfl_begin(&offline_callbacks)) == NULL) {
+    if (unwinder == NULL || (unwinder->dwfl = dwfl_begin(&ompc_dwfl_offline_callbacks)) == NULL) {
         free(unwinder);
         return NULL;
     }
