@@ -53,6 +53,8 @@ struct oc_task {
     uint8_t suspended;      /* left its thread for another task, not yet back */
     uint8_t in_task_wait;   /* inside a taskwait or taskgroup wait */
     uint8_t in_reduction;   /* inside a reduction's bracket */
+    int32_t flags;          /* the OMPT task flags it was created with (OMPCOLLECTOR_REQ_TASK) */
+    uint64_t codeptr;       /* explicit: task_create's codeptr_ra, the task construct; 0 unknown */
 };
 
 /*

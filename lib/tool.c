@@ -434,6 +434,7 @@ static void begin_implicit_task(uint64_t region_id, unsigned int index, ompt_dat
     if (task == NULL)
         return;
     task->implicit = 1;
+    task->flags = OC_TASK_FLAG_IMPLICIT;
     task->region_id = region_id;
     if (task_data != NULL)
         task_publish(task_data, task);
@@ -802,7 +803,6 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
                                          int has_dependences, const void *codeptr_ra)
 {
     (void)encountering_task_data, (void)encountering_task_frame, (void)has_dependences;
-    (void)codeptr_ra;
     close_open_wait();
     int undeferred = (flags & OC_TASK_FLAG_UNDEFERRED) != 0;
     struct oc_task *task = NULL;
@@ -812,6 +812,8 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
         if (task != NULL) {
             task->creator = thread_tag();
             task->undeferred = (uint8_t)undeferred;
+            task->flags = flags;
+            task->codeptr = (uint64_t)(uintptr_t)codeptr_ra;
             task_publish(new_task_data, task);
         }
     }

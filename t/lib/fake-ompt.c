@@ -328,7 +328,7 @@ void fake_fire_task_create(ompt_data_t *encountering, ompt_data_t *new_task, int
 {
     static __thread ompt_frame_t frame;
     FIRE(ompt_callback_task_create, ompt_callback_task_create_t, encountering, &frame, new_task,
-         flags, 0, NULL);
+         flags, 0, fire_codeptr);
 }
 
 void fake_fire_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
