@@ -790,6 +790,9 @@ static void on_ompt_callback_masked(ompt_scope_endpoint_t endpoint, ompt_data_t 
     masked_body(endpoint);
 }
 
+/* What END_CREATE_TASK delivery names for a task the shim does not follow: no id, no parent; never written. */
+static struct oc_task unfollowed_task;
+
 /*
  * A task is created, on the thread that meets the task construct.  The
  * shim follows it from here: its id, its parent (the task running here)
@@ -820,7 +823,8 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
     int source = oc_source_begun_by(OC_CB_task_create,
                                     undeferred ? OC_TASK_UNDEFERRED : OC_TASK_DEFERRED);
     oc_begin_pair(source);
-    oc_self.creating = task;
+    /* A task the shim does not follow (merged, or no memory) has no id: TASK_ID must not name its creator then. */
+    oc_self.creating = task != NULL ? task : &unfollowed_task;
     atomic_signal_fence(memory_order_seq_cst);
     oc_end_pair(source);
     atomic_signal_fence(memory_order_seq_cst);

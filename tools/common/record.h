@@ -178,13 +178,34 @@ struct ompc_record_header {
  * has one (BEGIN of a wait), and a code address: the parallel construct's
  * at FORK, the construct or lock call waited in at the BEGIN of a wait
  * (OMPCOLLECTOR_REQ_SAMPLE; 0 without it).
+ *
+ * Task events (OMPC_OPT_TASKS, from OMPCOLLECTOR_REQ_TASK) are logged as
+ * three of the extension's events, each naming its task in `task`:
+ * END_CREATE_TASK_IMM or _DEL (24, 25) on the creating thread, with the
+ * parent task's id in `parent` (not a region: 0 unknown) and the task
+ * construct's return address in `codeptr` (0 unknown); BEGIN_EXEC_TASK
+ * (33) where a run of the task begins and BEGIN_FINISH_TASK (34) where it
+ * ends (completed, or one part of an untied task), with `region` as
+ * above and no code address.  A task's ids are nonzero.  Per thread the
+ * runs nest (a task run inside another's wait ends before it), so the
+ * suspension of a task is the run of another inside it; the others of
+ * events 23..35 are counted, not logged.
  */
 struct ompc_event_entry {
     uint64_t when;
-    uint64_t region;
-    uint64_t wait_id;
+    union {
+        uint64_t region;
+        uint64_t parent; /* END_CREATE_TASK_IMM, _DEL */
+    };
+    union {
+        uint64_t wait_id;
+        uint64_t task;   /* task events */
+    };
     uint64_t codeptr;
 };
+/* Whether a logged event is one of the task events above. */
+#define OMPC_EVENT_IS_TASK(code) \
+    ((code) == 24 || (code) == 25 || (code) == 33 || (code) == 34)
 #define OMPC_EVENT_WHEN(entry) ((entry)->when >> 8)
 #define OMPC_EVENT_CODE(entry) ((int)((entry)->when & 0xff))
 

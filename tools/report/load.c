@@ -273,14 +273,17 @@ static void take_event_log(int fd, struct ompc_model_thread *to, const struct om
     for (uint64_t last = 0; kept < length; kept++) {
         const struct ompc_event_entry *entry = &to->event_log[kept];
         uint64_t when = OMPC_EVENT_WHEN(entry);
-        if (OMPC_EVENT_CODE(entry) < 1 || OMPC_EVENT_CODE(entry) >= OMPC_NEVENTS || when < last
+        int code = OMPC_EVENT_CODE(entry);
+        int task = OMPC_EVENT_IS_TASK(code);
+        if ((!task && (code < 1 || code >= OMPC_NEVENTS)) || (task && entry->task == 0) || when < last
             || when > limits->latest_ns)
             break;
         last = when;
     }
     if (kept < length)
-        ompc_damage_note(damage, "thread %d's event log: %u of %u events ignored (an unknown event, or a time "
-                                 "out of order or past the run)", slot, length - kept, length);
+        ompc_damage_note(damage, "thread %d's event log: %u of %u events ignored (an unknown event, a task event "
+                                 "without a task, or a time out of order or past the run)", slot, length - kept,
+                         length);
     to->event_log_length = kept;
 }
 
@@ -572,7 +575,8 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
         struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0};
         to->origin_ns = from->origin_ns;
         take_identity(to, from, &limits);
-        failed = take_threads(fd, to, from, what, &limits) != 0 || take_regions(to, from, &limits) != 0
+        failed = take_threads(fd, to, from, what, &limits) != 0 || ompc_load_tasks(to) != 0
+              || take_regions(to, from, &limits) != 0
               || take_constructs(fd, to, from, &limits) != 0 || take_code(to, from) != 0;
         if (limits.clamped > 0)
             ompc_damage_note(&to->damage, "%lu times past the end of the run (set to its end)", limits.clamped);
@@ -614,6 +618,7 @@ void ompc_model_free(struct ompc_model_process *process)
         free(process->threads[i].fork_stacks.words);
     }
     free(process->threads);
+    free(process->tasks);
     free(process->regions);
     free(process->constructs);
     free(process->modules);

@@ -81,6 +81,26 @@ struct ompc_model_construct {
     uint32_t work_threads;
 };
 
+/*
+ * One explicit task the event logs name (--trace with the task events):
+ * where and when it was created, and its runs, from the checked log
+ * entries of every thread (record.h's task events).  A task a full log
+ * did not keep the creation of has creator -1; its runs still count.
+ */
+struct ompc_model_task {
+    uint64_t id;           /* nonzero; the table is sorted by it */
+    uint64_t parent;       /* the creating task's id, 0 unknown (or an implicit task the shim did not name) */
+    uint64_t codeptr;      /* the task construct's return address, 0 unknown */
+    uint64_t create_ns;    /* when it was created (valid when creator >= 0) */
+    uint64_t region;       /* the region its first logged run began in: its team's, 0 unknown */
+    uint64_t complete_ns;  /* the end of its last logged run (valid when completer >= 0) */
+    int32_t creator;       /* the thread slot whose log holds its creation, -1 none */
+    int32_t completer;     /* the thread slot of its last logged run's end, -1 none */
+    uint32_t generation;   /* its place among its creator's logged creations, from 1 (0: none) */
+    uint32_t runs;         /* runs logged (BEGIN_EXEC_TASK): 1 for a tied task, one per part of an untied one */
+    int undeferred;        /* created undeferred (END_CREATE_TASK_IMM) */
+};
+
 /* One loaded object. */
 struct ompc_model_module {
     uint64_t bias;
@@ -129,6 +149,9 @@ struct ompc_model_process {
     struct ompc_model_module *modules;
     struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
     int32_t task_request_count;   /* within task_requests[] */
+    /* --trace: the tasks the threads' event logs name, by id (NULL, 0: none logged, or no logs read). */
+    struct ompc_model_task *tasks;
+    size_t task_count;
     /* Run-wide, from the record's header when the run ended. */
     uint64_t arena_refused;
     uint32_t processes_dropped;
@@ -142,6 +165,9 @@ struct ompc_symbolizer;
 
 /* A symbolizer over the process's modules (under model->symfs), or NULL; `vdso`, when given, gets the vDSO's bias (0: none). */
 struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *process, uint64_t *vdso);
+
+/* The task with id `id` in the model's task table, NULL when the logs do not name it. */
+const struct ompc_model_task *ompc_model_task(const struct ompc_model_process *process, uint64_t id);
 
 /* Frees a model the loader built. */
 void ompc_model_free(struct ompc_model_process *process);

@@ -289,6 +289,34 @@ static void construct_event(struct trace_writer *writer, long tid, const struct 
 }
 
 /*
+ * One run of a task: named by the task construct that made it, with the
+ * task's id, its parent's, and whether the run is only a part of the task
+ * (an untied task's, or one whose end the log did not keep).
+ */
+static void task_event(struct trace_writer *writer, const struct ompc_model_process *process, long tid,
+                       const struct ompc_span *span)
+{
+    put_complete(writer, "task", "task", span->codeptr, tid, span);
+    int count = 0;
+    put_key(writer, &count, "task");
+    put_u64(writer, span->task);
+    const struct ompc_model_task *task = ompc_model_task(process, span->task);
+    if (task != NULL && task->parent != 0) {
+        put_key(writer, &count, "parent");
+        put_u64(writer, task->parent);
+    }
+    if (task != NULL && task->undeferred) {
+        put_key(writer, &count, "undeferred");
+        put_text(writer, "true");
+    }
+    if (!span->complete) {
+        put_key(writer, &count, "part");
+        put_text(writer, "true");
+    }
+    end_event(writer, count);
+}
+
+/*
  * A state span: `wait` (NULL: none) is the wait construct whose events
  * bracket exactly this span, said in its arguments; a sampled state of a
  * run without events says the region instance it fell in.
@@ -375,8 +403,11 @@ static json_t *other_data(const struct ompc_report *report, int rows)
                                         "BEGIN and END events (at: where it waited); one without was sampled. "
                                         "Regions: id from FORK, instance of its construct's of; the initial "
                                         "thread's are on a track of their own (tid 2^30 + pid), so a sampled "
-                                        "state across a FORK or JOIN is one event. An instant event marks "
-                                        "where a thread's record was cut."));
+                                        "state across a FORK or JOIN is one event. Tasks: one event per run of "
+                                        "a task on a thread (cat task), named by the task construct, with the "
+                                        "task's id, its parent's, and part: true when the run was not the "
+                                        "task's last (untied); states inside a task are sampled. An instant "
+                                        "event marks where a thread's record was cut."));
     return ompc_json_built(data, failed);
 }
 
@@ -538,6 +569,8 @@ static void span_events(struct trace_writer *writer, const struct ompc_report *r
         }
         if (span->kind == OMPC_SPAN_REGION)
             region_event(writer, tid, span);
+        else if (span->kind == OMPC_SPAN_TASK)
+            task_event(writer, report->process, tid, span);
         else if (span->kind == OMPC_SPAN_CONSTRUCT)
             construct_event(writer, tid, span);
         else
