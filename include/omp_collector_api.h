@@ -326,8 +326,9 @@ typedef enum {
 #define OMPCOLLECTOR_REQ_BASE 0x4F430000 /* 'O' 'C' << 16 */
 #define OMPCOLLECTOR_REQ_SAMPLE (OMPCOLLECTOR_REQ_BASE + 1)
 #define OMPCOLLECTOR_REQ_TASK_FRAMES (OMPCOLLECTOR_REQ_BASE + 2)
-#define OMPCOLLECTOR_REQ_TASK (OMPCOLLECTOR_REQ_BASE + 3)
-#define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 4) /* one past the last */
+/* BASE + 3 is held for the task-info request of the task-sites branch; answered UNKNOWN here. */
+#define OMPCOLLECTOR_REQ_TASK (OMPCOLLECTOR_REQ_BASE + 4)
+#define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 5) /* one past the last */
 
 /* What OMPCOLLECTOR_REQ_SAMPLE writes at mem+0. */
 typedef struct ompcollector_sample {
