@@ -1,5 +1,5 @@
 #!/bin/sh
-# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
+# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold, forged task events) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_builddir:?}" "${top_srcdir:?}"
 . "$top_srcdir/t/tap.sh"
@@ -7,26 +7,31 @@ oc=$top_builddir/tools/ompcollect
 damage=$top_builddir/t/record-damage
 # Built when configure found libotf2; the sanitizer runtimes a preload names would clash with its own.
 reader=$top_builddir/t/otf2-read
-cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables"
-echo "1..$((7 * 9 + 3))"
+cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks"
+echo "1..$((7 * 10 + 3))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 9 + 3))
+    skip "python3 is needed to read the reports" $((7 * 10 + 3))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 gunzip -c "$top_srcdir/t/golden/solver.ses.gz" >"$tmp/solver.ses"
+# Task events are damaged in a run that traced tasks.
+gunzip -c "$top_srcdir/t/golden/tasktrace.ses.gz" >"$tmp/tasktrace.ses"
 
 # The reports run with at most 2 GiB of address space and 60 s.
 report() {
     (ulimit -v 2097152 2>/dev/null; exec timeout 60 "$oc" report "$@")
 }
 for case in $cases; do
-    "$damage" "$tmp/solver.ses" "$tmp/$case.ses" "$case" >"$tmp/$case.log" 2>&1
+    source=$tmp/solver.ses stacks=--stacks-file="$tmp/$case.folded"
+    [ "$case" = tasks ] && source=$tmp/tasktrace.ses stacks= # a run without --stacks
+    "$damage" "$source" "$tmp/$case.ses" "$case" >"$tmp/$case.log" 2>&1
     result $? "$case: the damaged copy is written" "$tmp/$case.log"
+    # shellcheck disable=SC2086 # $stacks is one word or none
     report -f json -o "$tmp/$case.json" --timeline="$tmp/$case.svg" --trace-json="$tmp/$case.trace.json" \
-        --stacks-file="$tmp/$case.folded" "$tmp/$case.ses" >"$tmp/$case.err" 2>&1
+        $stacks "$tmp/$case.ses" >"$tmp/$case.err" 2>&1
     status=$?
     [ $status -eq 0 ]
     result $? "$case: every output is written (exit $status, within 60 s and 2 GiB)" "$tmp/$case.err"
