@@ -182,7 +182,7 @@ static void tasks(struct ompc_record_header *header, struct ompc_process *proces
                 log[k].task = UINT64_C(1) << 40 | k;
                 damaged |= 4;
             } else if (k + 1 == length) {
-                log[k].when = (log[k].when & ~UINT64_C(0xff)) | 34;
+                log[k].when = (log[k].when & ~UINT64_C(0xff)) | 33;
                 log[k].task = 0;
                 damaged |= 8;
             }

@@ -838,21 +838,27 @@ static int task_request(ompcollector_task_t *out)
 /*
  * --trace: a task's creation (END_CREATE_TASK_IMM, _DEL), or one of its
  * runs beginning (BEGIN_EXEC_TASK) or ending (BEGIN_FINISH_TASK), into the
- * thread's log (record.h says what each entry holds).  One request and
- * one entry; an event whose task the runtime does not name is not logged.
+ * thread's log (record.h says what each entry holds).  One entry, and
+ * one request but at a run's end; an event whose task the runtime does not
+ * name is not logged.
  */
 static void log_task_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now)
 {
     if (!log_room(owner, slot, now))
         return;
+    struct ompc_event_entry entry = {.when = (now << 8) | (uint64_t)event};
     ompcollector_task_t task;
-    if (!task_request(&task) || task.id == 0)
+    /* A run's end needs no request: it ends the innermost run open on this thread (record.h). */
+    if (event != OMP_EVENT_THR_BEGIN_FINISH_TASK && (!task_request(&task) || task.id == 0))
         return;
-    struct ompc_event_entry entry = {.when = (now << 8) | (uint64_t)event, .task = task.id};
-    if (event == OMP_EVENT_THR_END_CREATE_TASK_IMM || event == OMP_EVENT_THR_END_CREATE_TASK_DEL) {
+    if (event == OMP_EVENT_THR_BEGIN_FINISH_TASK) {
+        /* nothing to add */
+    } else if (event == OMP_EVENT_THR_END_CREATE_TASK_IMM || event == OMP_EVENT_THR_END_CREATE_TASK_DEL) {
+        entry.task = task.id;
         entry.parent = task.parent_id;
         entry.codeptr = task.codeptr;
     } else {
+        entry.task = task.id;
         entry.region = task.region_id;
     }
     uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);

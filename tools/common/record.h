@@ -184,11 +184,13 @@ struct ompc_record_header {
  * END_CREATE_TASK_IMM or _DEL (24, 25) on the creating thread, with the
  * parent task's id in `parent` (not a region: 0 unknown) and the task
  * construct's return address in `codeptr` (0 unknown); BEGIN_EXEC_TASK
- * (33) where a run of the task begins and BEGIN_FINISH_TASK (34) where it
- * ends (completed, or one part of an untied task), with `region` as
- * above and no code address.  A task's ids are nonzero.  Per thread the
- * runs nest (a task run inside another's wait ends before it), so the
- * suspension of a task is the run of another inside it; the others of
+ * (33) where a run of the task begins, with `region` as above and no code
+ * address; BEGIN_FINISH_TASK (34) where it ends (completed, or one part of
+ * an untied task), naming no task (0) and nothing else: per thread the
+ * runs nest (a task run inside another's wait ends before it), so it ends
+ * the innermost run open on the thread, and the reader names it (a
+ * nonzero `task` there must be that run's).  The suspension of a task is
+ * the run of another inside it.  Task ids are nonzero; the others of
  * events 23..35 are counted, not logged.
  */
 struct ompc_event_entry {

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "omp_collector_api.h"
 #include "symbolize.h"
 
 void ompc_damage_note(struct ompc_damage *damage, const char *fmt, ...)
@@ -249,6 +250,50 @@ static void take_timeline(int fd, struct ompc_model_thread *to, const struct omp
     }
 }
 
+/* The task runs open at a point of a thread's event log, innermost last. */
+struct open_runs {
+    uint64_t *ids;
+    size_t depth, capacity;
+};
+
+/*
+ * A task entry of a thread's log, checked, with the task a run's end
+ * names filled in: the innermost run open (record.h), or the one it names
+ * with the runs inside it, whose ends the log lost.  A run's end with no
+ * run open names none (0: it ends nothing).  -1 for an entry that does
+ * not hold (a creation or a run's begin without a task), or no memory.
+ */
+static int name_task_run(struct open_runs *runs, struct ompc_event_entry *entry)
+{
+    int code = OMPC_EVENT_CODE(entry);
+    if (code != OMP_EVENT_THR_BEGIN_FINISH_TASK) {
+        if (entry->task == 0)
+            return -1;
+        if (code != OMP_EVENT_THR_BEGIN_EXEC_TASK)
+            return 0;
+        if (runs->depth == runs->capacity) {
+            size_t capacity = runs->capacity ? 2 * runs->capacity : 64;
+            uint64_t *grown = realloc(runs->ids, capacity * sizeof *grown);
+            if (grown == NULL)
+                return -1;
+            runs->ids = grown;
+            runs->capacity = capacity;
+        }
+        runs->ids[runs->depth++] = entry->task;
+        return 0;
+    }
+    size_t match = runs->depth;
+    while (entry->task != 0 && match > 0 && runs->ids[match - 1] != entry->task)
+        match--;
+    if (match == 0) {
+        entry->task = 0;
+        return 0;
+    }
+    entry->task = runs->ids[match - 1];
+    runs->depth = match - 1;
+    return 0;
+}
+
 /* A thread's event log (--trace) from the arena, up to the first entry that does not hold. */
 static void take_event_log(int fd, struct ompc_model_thread *to, const struct ompc_thread *from,
                            struct limits *limits, struct ompc_damage *damage, int slot)
@@ -270,16 +315,18 @@ static void take_event_log(int fd, struct ompc_model_thread *to, const struct om
         return;
     }
     uint32_t kept = 0;
+    struct open_runs runs = {NULL, 0, 0};
     for (uint64_t last = 0; kept < length; kept++) {
-        const struct ompc_event_entry *entry = &to->event_log[kept];
+        struct ompc_event_entry *entry = &to->event_log[kept];
         uint64_t when = OMPC_EVENT_WHEN(entry);
         int code = OMPC_EVENT_CODE(entry);
         int task = OMPC_EVENT_IS_TASK(code);
-        if ((!task && (code < 1 || code >= OMPC_NEVENTS)) || (task && entry->task == 0) || when < last
-            || when > limits->latest_ns)
+        if ((!task && (code < 1 || code >= OMPC_NEVENTS)) || when < last || when > limits->latest_ns
+            || (task && name_task_run(&runs, entry) != 0))
             break;
         last = when;
     }
+    free(runs.ids);
     if (kept < length)
         ompc_damage_note(damage, "thread %d's event log: %u of %u events ignored (an unknown event, a task event "
                                  "without a task, or a time out of order or past the run)", slot, length - kept,

@@ -46,7 +46,7 @@ static struct task_entry *gather(const struct ompc_model_process *process, size_
         for (uint32_t k = 0; thread->event_log != NULL && k < thread->event_log_length; k++) {
             const struct ompc_event_entry *entry = &thread->event_log[k];
             int code = OMPC_EVENT_CODE(entry);
-            if (OMPC_EVENT_IS_TASK(code))
+            if (OMPC_EVENT_IS_TASK(code) && entry->task != 0) /* a run's end the log holds no begin of names none */
                 entries[n++] = (struct task_entry){entry->task, OMPC_EVENT_WHEN(entry), entry, t, code};
         }
     }
