@@ -486,11 +486,12 @@ static void cut_events(struct trace_writer *writer, long tid, struct cuts *cuts,
  * begins or ends between them.  `open` holds the ends of the track's
  * spans that enclose the next one.
  */
+#define RUN_OPEN 4096 /* spans followed open at once (tasks run inside tasks' waits); deeper, no state is joined */
 struct state_run {
     int have, depth;
     struct ompc_span span;
     long instance;
-    uint64_t open[64];
+    uint64_t open[RUN_OPEN];
     int open_count;
 };
 
@@ -510,7 +511,7 @@ static void run_state(struct trace_writer *writer, long tid, struct state_run *r
     if (instance >= 0 && numbered)
         instance = writer->regions->items[instance].instance;
     if (run->have && run->span.state == span->state && run->span.end_ns == span->begin_ns
-        && run->depth == run->open_count && run->instance == instance) {
+        && run->depth == run->open_count && run->open_count < RUN_OPEN && run->instance == instance) {
         run->span.end_ns = span->end_ns;
         return;
     }
@@ -544,20 +545,23 @@ static void span_events(struct trace_writer *writer, const struct ompc_report *r
 {
     long tid = (long)report->process->threads[thread].tid;
     int numbered = report->event_log_bytes == 0;
-    struct state_run run;
-    memset(&run, 0, sizeof run);
+    struct state_run *held = calloc(1, sizeof *held); /* 32 KiB: off the stack */
+    if (held == NULL) {
+        writer->failed = 1;
+        return;
+    }
     for (long k = 0; k < count && !writer->failed; k++) {
         const struct ompc_span *span = &spans[k];
         if (on_region_track(report, thread, span)) {
             region_event(writer, REGION_TRACK(writer->pid), span);
             continue;
         }
-        run_close(&run, span->begin_ns);
+        run_close(held, span->begin_ns);
         if (span->kind == OMPC_SPAN_STATE && !span->exact) {
-            run_state(writer, tid, &run, span, numbered);
+            run_state(writer, tid, held, span, numbered);
             continue;
         }
-        run_flush(writer, tid, &run, numbered);
+        run_flush(writer, tid, held, numbered);
         cut_events(writer, tid, cuts, span->begin_ns);
         const struct ompc_span *next = k + 1 < count ? &spans[k + 1] : NULL;
         if (span->kind == OMPC_SPAN_CONSTRUCT && span->state != 0 && next != NULL && next->kind == OMPC_SPAN_STATE
@@ -575,11 +579,12 @@ static void span_events(struct trace_writer *writer, const struct ompc_report *r
             construct_event(writer, tid, span);
         else
             state_event(writer, tid, span, NULL, numbered);
-        if (span->kind != OMPC_SPAN_STATE && run.open_count < (int)(sizeof run.open / sizeof run.open[0]))
-            run.open[run.open_count++] = span->end_ns;
+        if (span->kind != OMPC_SPAN_STATE && held->open_count < RUN_OPEN)
+            held->open[held->open_count++] = span->end_ns;
     }
-    run_flush(writer, tid, &run, numbered);
+    run_flush(writer, tid, held, numbered);
     cut_events(writer, tid, cuts, UINT64_MAX);
+    free(held);
 }
 
 /* One thread's name, its place among the rows, its spans and where its record was cut; -1 without memory. */
