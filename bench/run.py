@@ -18,7 +18,10 @@ entries, logged).  Figures:
   of bench/syncbench.c, (2R - R regions) / R so start-up and exit cancel
   except for what grows with the region count), when valgrind is installed;
 * instructions of one STATE + CURRENT_PRID sample against the two raw OMPT
-  inquiries it stands for;
+  inquiries it stands for, in each state a sample finds a thread in: at
+  work in a region, serial, and, asked from a signal handler as a sampler
+  asks, waiting in a barrier, waiting for a lock and idle between regions
+  (callgrind's inclusive count of the tool's bench_inquire, (2R - R) / R);
 * wall time per construct (EPCC-syncbench style) and of a compute-bound
   region-rate loop, from interleaved rounds: median and minimum;
   --rate-only runs the region-rate loop alone;
@@ -40,6 +43,7 @@ import datetime
 import os
 import platform
 import random
+import re
 import resource
 import shutil
 import statistics
@@ -93,6 +97,8 @@ def parse_arguments():
                         help="R of the instruction count: runs of R and 2R regions")
     parser.add_argument("--configs", default=",".join(c[0] for c in CONFIGS),
                         help="comma list of configurations to run")
+    parser.add_argument("--inquiries", type=int, default=1000,
+                        help="STATE+CURRENT_PRID samples per callgrind run (and twice as many)")
     parser.add_argument("--no-callgrind", action="store_true", help="skip instruction counts")
     parser.add_argument("--no-wall", action="store_true", help="skip wall time")
     parser.add_argument("--trace-regions", type=int, default=4000,
@@ -211,6 +217,44 @@ def callgrind_total(config, args, paths, workload_args, workdir):
     return None, out
 
 
+# The states STATE + CURRENT_PRID are measured in (syncbench inquire COUNT WHERE).
+INQUIRY_STATES = ["work", "serial", "barrier", "lock", "idle"]
+
+
+def inclusive_cost(profile, function):
+    """Inclusive instructions of `function` in a callgrind profile, or None."""
+    status, out, _ = run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", profile], dict(os.environ))
+    if status != 0:
+        return None
+    # "  986,000 (28.51%)  /path/client.c:bench_inquire [/path/client.so]"
+    pattern = re.compile(r"^\s*([0-9,]+)\s+\([^)]*\)\s+\S*:%s(\s|$)" % re.escape(function))
+    for line in out.splitlines():
+        match = pattern.match(line)
+        if match:
+            return int(match.group(1).replace(",", ""))
+    return None
+
+
+def inquiry_cost(config, args, paths, where, workdir):
+    """Instructions of one bench_inquire() by a thread `where` (INQUIRY_STATES), (2R - R) / R; None if unmeasured."""
+    costs = []
+    for count in (args.inquiries, 2 * args.inquiries):
+        for name in os.listdir(workdir):
+            os.unlink(os.path.join(workdir, name))
+        wrapper = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + os.path.join(workdir, "callgrind.out")]
+        env, argv = command_for(config, args, paths, 2, ["inquire", str(count), where], wrapper)
+        status, out, err = run(argv, env)
+        if status != 0 or "none" in out:
+            if status != 0:
+                note("bench: %s inquiring %s under callgrind exited %d:\n%s" % (config, where, status, err[-2000:]))
+            return None
+        cost = inclusive_cost(os.path.join(workdir, "callgrind.out"), "bench_inquire")
+        if cost is None:
+            return None
+        costs.append(cost)
+    return (costs[1] - costs[0]) / args.inquiries
+
+
 def per_unit(config, args, paths, mode, workdir):
     """Instructions per unit of `mode` (mix regions or inquiries): (2R - R) / R.
 
@@ -244,10 +288,11 @@ def instruction_counts(args, paths, configs):
             figure = per_unit(config, args, paths, "mix", workdir)
             if figure is not None:
                 per_region[config] = figure
-            if config.startswith("ref-") or config.startswith("shim-"):
-                figure = per_unit(config, args, paths, "inquire", workdir)
-                if figure is not None:
-                    per_inquiry[config] = figure
+            if config in ("ref-all", "shim-start", "shim-all"):
+                for where in INQUIRY_STATES:
+                    figure = inquiry_cost(config, args, paths, where, workdir)
+                    if figure is not None:
+                        per_inquiry.setdefault(where, {})[config] = figure
     return per_region, per_inquiry
 
 
@@ -399,11 +444,14 @@ def build_table(args, paths, configs, per_region, per_inquiry, times, regions, n
                 row_floor.append("-" if value is None or config == "none" or config.startswith("oc-")
                                  else "+" + count(value - base) + ratio(value - base, floor_added))
             rows.append(row_floor)
-    if per_inquiry:
-        reference = per_inquiry.get("ref-all", per_inquiry.get("ref-idle"))
-        row = ["Ir STATE+CURRENT_PRID (x raw)"]
+    for where in INQUIRY_STATES:
+        figures = per_inquiry.get(where, {})
+        if not figures:
+            continue
+        reference = figures.get("ref-all")
+        row = ["Ir STATE+CURRENT_PRID, %s (x raw)" % where]
         for config in configs:
-            value = per_inquiry.get(config)
+            value = figures.get(config)
             row.append("-" if value is None else count(value) + ratio(value, reference))
         rows.append(row)
     if times:
@@ -527,7 +575,11 @@ def main():
             "is the floor of a shim (no state, ids or pairs kept, 20 deliveries per region)."
             % (2 * args.regions, args.regions, args.regions),
             "STATE+CURRENT_PRID: one batched sample through the API vs ompt_get_state + "
-            "ompt_get_parallel_info(0) in the reference tool.",
+            "ompt_get_parallel_info(0) in the reference tool (ref all's column holds the raw "
+            "inquiries), callgrind's inclusive count of one bench_inquire() by a thread at work in "
+            "a region, serial, or from a signal handler while it waits in a barrier, waits for a "
+            "lock or is idle between regions, (%d - %d calls) / %d."
+            % (2 * args.inquiries, args.inquiries, args.inquiries),
         ]
     if times:
         notes.append("Wall: %d interleaved rounds, %d threads, each figure the best of 3 trials "

@@ -6,8 +6,14 @@
  *   syncbench mix REGIONS        REGIONS parallel regions, each with a barrier,
  *                                a critical, a lock, a single, a master, a for
  *                                and a reduction (run under callgrind, 1 thread)
- *   syncbench inquire COUNT      COUNT calls of the tool's bench_inquire()
- *                                inside one parallel region
+ *   syncbench inquire COUNT [WHERE]
+ *                                COUNT calls of the tool's bench_inquire()
+ *                                by a thread in one state: WHERE work (the
+ *                                default: inside a region), serial (outside
+ *                                any), or, from a signal handler as a sampler
+ *                                asks, barrier (a worker waiting in a
+ *                                barrier), lock (waiting for a lock) or idle
+ *                                (a worker between regions)
  *   syncbench calibrate          work units per 250 us of one thread
  *   syncbench rate UNITS REGIONS the region-rate loop alone (see below)
  *   syncbench wall SCALE UNITS REGIONS
@@ -22,6 +28,9 @@
 #define _GNU_SOURCE 1
 #include <dlfcn.h>
 #include <omp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,19 +105,102 @@ static int mix(long regions)
     return 0;
 }
 
-/* COUNT of the tool's sample-sized inquiry, inside a region as a sampler would ask. */
-static int inquire(long count)
+/* The tool's sample-sized inquiry, and what the signal handler's calls of it answered. */
+static int (*inquiry)(void);
+static volatile long signalled_answers;
+static atomic_long signals_handled;
+
+/* A sampler's signal: one inquiry from wherever the thread was. */
+static void on_signal(int signal)
 {
-    int (*inquiry)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "bench_inquire");
+    (void)signal;
+    signalled_answers += inquiry();
+    atomic_fetch_add(&signals_handled, 1);
+}
+
+/*
+ * COUNT inquiries by `target`, one per signal, each sent once the last was
+ * answered.  The target is given 50 ms first to settle where it waits; a
+ * runtime's waits spin and then sleep, and both are the state asked for.
+ */
+static void signal_inquiries(pthread_t target, long count)
+{
+    struct timespec settle = {0, 50 * 1000 * 1000};
+    nanosleep(&settle, NULL);
+    for (long i = 0; i < count; i++) {
+        long before = atomic_load(&signals_handled);
+        pthread_kill(target, SIGUSR1);
+        while (atomic_load(&signals_handled) == before)
+            sched_yield();
+    }
+}
+
+/* COUNT inquiries of a worker held in a barrier (thread 0 arrives once they are done), a lock, or between regions. */
+static long waiting_inquiries(long count, const char *where)
+{
+    _Atomic pthread_t worker = 0;
+    atomic_int held = 0;
+    omp_lock_t lock;
+    omp_init_lock(&lock);
+    int locking = strcmp(where, "lock") == 0, idle = strcmp(where, "idle") == 0;
+#pragma omp parallel num_threads(2)
+    {
+        if (omp_get_thread_num() == 1) {
+            /* The lock is thread 0's before this thread asks for it. */
+            while (locking && !held)
+                sched_yield();
+            worker = pthread_self();
+            if (locking) {
+                omp_set_lock(&lock);
+                omp_unset_lock(&lock);
+            }
+        } else {
+            if (locking)
+                omp_set_lock(&lock);
+            held = 1;
+            while (worker == 0)
+                sched_yield();
+            if (!idle)
+                signal_inquiries(worker, count);
+            if (locking)
+                omp_unset_lock(&lock);
+        }
+    }
+    if (idle)
+        signal_inquiries(worker, count);
+    omp_destroy_lock(&lock);
+    return signalled_answers;
+}
+
+/* COUNT of the tool's sample-sized inquiry by a thread in the state `where` (see the modes above). */
+static int inquire(long count, const char *where)
+{
+    inquiry = (int (*)(void))dlsym(RTLD_DEFAULT, "bench_inquire");
     if (inquiry == NULL) {
         printf("inquire none\n");
         return 0;
     }
     long answers = 0;
+    if (strcmp(where, "work") == 0) {
 #pragma omp parallel num_threads(1) reduction(+ : answers)
-    for (long i = 0; i < count; i++)
-        answers += inquiry();
-    printf("inquire %ld %ld\n", count, answers);
+        for (long i = 0; i < count; i++)
+            answers += inquiry();
+    } else if (strcmp(where, "serial") == 0) {
+#pragma omp parallel num_threads(1)
+        delay();
+        for (long i = 0; i < count; i++)
+            answers += inquiry();
+    } else if (strcmp(where, "barrier") == 0 || strcmp(where, "lock") == 0 || strcmp(where, "idle") == 0) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = on_signal;
+        sigaction(SIGUSR1, &action, NULL);
+        answers = waiting_inquiries(count, where);
+    } else {
+        fprintf(stderr, "syncbench: '%s' is none of work, serial, barrier, lock, idle\n", where);
+        return 2;
+    }
+    printf("inquire %ld %s %ld\n", count, where, answers);
     return 0;
 }
 
@@ -292,8 +384,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "mix") == 0)
         return mix(positive(argv[2], "REGIONS"));
-    if (argc == 3 && strcmp(argv[1], "inquire") == 0)
-        return inquire(positive(argv[2], "COUNT"));
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "inquire") == 0)
+        return inquire(positive(argv[2], "COUNT"), argc == 4 ? argv[3] : "work");
     if (argc == 2 && strcmp(argv[1], "calibrate") == 0)
         return calibrate();
     if (argc == 4 && strcmp(argv[1], "rate") == 0)
@@ -302,7 +394,7 @@ int main(int argc, char **argv)
         return wall(positive(argv[2], "SCALE"), positive(argv[3], "UNITS"),
                     positive(argv[4], "REGIONS"));
     fprintf(stderr,
-            "usage: %s mix REGIONS | inquire COUNT | calibrate | rate UNITS REGIONS | wall SCALE UNITS REGIONS\n",
+            "usage: %s mix REGIONS | inquire COUNT [WHERE] | calibrate | rate UNITS REGIONS | wall SCALE UNITS REGIONS\n",
             argv[0]);
     return 2;
 }

@@ -308,6 +308,25 @@ typedef enum {
  *       that would hold all.  0 levels (no task, or a thread the runtime
  *       does not know) is OK with count 0.  Async-signal-safe; any thread.
  *
+ *   OMPCOLLECTOR_REQ_TASK_INFO  the task TASK_ID names on the calling
+ *       thread (inside END_CREATE_TASK_IMM/DEL delivery the task just
+ *       created), for a collector that tells tasks apart by their code:
+ *       an ompcollector_task_info_t (24 bytes, rsz 24).  codeptr is the
+ *       return address, in the program, of the task construct that made
+ *       the task (task_create's codeptr_ra on OMPT: just after the
+ *       __kmpc_omp_task_alloc or GOMP_task call; for a taskloop's tasks
+ *       the taskloop), 0 for an implicit task or when the runtime did not
+ *       say.  flags are OMPCOLLECTOR_TASK_* bits.  parts counts the runs
+ *       the task has begun on a thread: 1 for a tied task once it
+ *       started, one more for each part of an untied task (0 before it
+ *       ran, as in creation delivery), so BEGIN_EXEC_TASK with parts 1 is
+ *       its first run and BEGIN_FINISH_TASK with OMPCOLLECTOR_TASK_COMPLETING
+ *       its last.  task_id is TASK_ID's answer (0 for no task; a merged
+ *       task, which no runtime follows on its own, has id 0 but its
+ *       codeptr in creation delivery).  mem smaller than 24 bytes:
+ *       OMP_ERRCODE_MEM_TOO_SMALL, rsz 24, nothing written.
+ *       Async-signal-safe; any thread.
+ *
  *   OMPCOLLECTOR_REQ_TASK  the task TASK_ID names (inside END_CREATE_TASK
  *       delivery the one just created), with what a tracer logs of it in
  *       one request: an ompcollector_task_t (40 bytes, rsz 40).  id and
@@ -322,18 +341,30 @@ typedef enum {
  *       ompt_task_implicit for an implicit task).  No task: OK with id 0.
  *       mem smaller than 40 bytes: OMP_ERRCODE_MEM_TOO_SMALL, rsz 40,
  *       nothing written.  Async-signal-safe; any thread.
+ *
+ *   wait_kind of OMPCOLLECTOR_REQ_SAMPLE (mem+4) tells the waits that one
+ *   state stands for apart: OMPCOLLECTOR_WAIT_BARRIER for a barrier,
+ *   OMPCOLLECTOR_WAIT_TASKWAIT and _TASKGROUP for a task's wait for its
+ *   children or its taskgroup (which Oracle's numbering reports as EBAR,
+ *   see OMPCOLLECTOR_TASKWAIT_STATE), OMPCOLLECTOR_WAIT_NONE otherwise.
  */
 #define OMPCOLLECTOR_REQ_BASE 0x4F430000 /* 'O' 'C' << 16 */
 #define OMPCOLLECTOR_REQ_SAMPLE (OMPCOLLECTOR_REQ_BASE + 1)
 #define OMPCOLLECTOR_REQ_TASK_FRAMES (OMPCOLLECTOR_REQ_BASE + 2)
-/* BASE + 3 is held for the task-info request of the task-sites branch; answered UNKNOWN here. */
+#define OMPCOLLECTOR_REQ_TASK_INFO (OMPCOLLECTOR_REQ_BASE + 3)
 #define OMPCOLLECTOR_REQ_TASK (OMPCOLLECTOR_REQ_BASE + 4)
 #define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 5) /* one past the last */
+
+/* What a sample's wait is (ompcollector_sample_t.wait_kind). */
+#define OMPCOLLECTOR_WAIT_NONE 0
+#define OMPCOLLECTOR_WAIT_BARRIER 1
+#define OMPCOLLECTOR_WAIT_TASKWAIT 2
+#define OMPCOLLECTOR_WAIT_TASKGROUP 3
 
 /* What OMPCOLLECTOR_REQ_SAMPLE writes at mem+0. */
 typedef struct ompcollector_sample {
     int state;                          /* mem+0: an OMP_COLLECTOR_API_THR_STATE */
-    int reserved;                       /* mem+4: 0 */
+    int wait_kind;                      /* mem+4: OMPCOLLECTOR_WAIT_* */
     unsigned long long wait_id;         /* mem+8 */
     unsigned long long region_id;       /* mem+16 */
     unsigned long long wait_codeptr;    /* mem+24 */
@@ -358,6 +389,21 @@ typedef struct ompcollector_task_frame {
     unsigned long long region_id;      /* +32: the region the task belongs to, as CURRENT_PRID names it (0 if unknown) */
     unsigned long long region_codeptr; /* +40: that region's parallel construct (0 if unknown) */
 } ompcollector_task_frame_t;
+
+/* What OMPCOLLECTOR_REQ_TASK_INFO writes at mem+0. */
+typedef struct ompcollector_task_info {
+    unsigned long long task_id; /* +0: TASK_ID's answer, 0 for none */
+    unsigned long long codeptr; /* +8: the task construct's return address, 0 unknown */
+    int flags;                  /* +16: OMPCOLLECTOR_TASK_* */
+    int parts;                  /* +20: runs begun on a thread */
+} ompcollector_task_info_t;
+
+/* ompcollector_task_info_t.flags. */
+#define OMPCOLLECTOR_TASK_IMPLICIT 0x1   /* an implicit task (codeptr 0) */
+#define OMPCOLLECTOR_TASK_UNDEFERRED 0x2 /* undeferred or included: ran at once on its creator */
+#define OMPCOLLECTOR_TASK_UNTIED 0x4
+#define OMPCOLLECTOR_TASK_COMPLETING 0x8 /* in its last FINISH: the task completes, not just a part */
+#define OMPCOLLECTOR_TASK_MERGED 0x10    /* merged into its creator: never runs on its own */
 
 /* What OMPCOLLECTOR_REQ_TASK writes at mem+0. */
 typedef struct ompcollector_task {

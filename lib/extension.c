@@ -54,6 +54,25 @@ int oc_is_extension_request(int32_t request)
 }
 
 /*
+ * What a wait in `state` (IBAR, EBAR or the task wait's state) is, and
+ * where: the running task's taskwait or taskgroup when it is in one and
+ * the state is the one task waits report, else a barrier.
+ * Async-signal-safe: yes; reads only this thread's chain.
+ */
+static void wait_kind(ompcollector_sample_t *out)
+{
+    const struct oc_task *top = oc_self.task_top;
+    int in_wait = top != NULL ? top->in_task_wait : oc_self.in_task_wait;
+    if (in_wait != 0 && out->state == atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed)) {
+        out->wait_kind = in_wait;
+        out->wait_codeptr = top != NULL ? top->wait_codeptr : oc_self.task_wait_codeptr;
+    } else if (out->state == THR_IBAR_STATE || out->state == THR_EBAR_STATE) {
+        out->wait_kind = OMPCOLLECTOR_WAIT_BARRIER;
+        out->wait_codeptr = oc_self.sync_codeptr;
+    }
+}
+
+/*
  * OMPCOLLECTOR_REQ_SAMPLE: state, wait id and region id as STATE and
  * CURRENT_PRID answer them (one state computation serves both), plus the
  * code addresses the shim kept from the callbacks that opened the wait and
@@ -79,13 +98,8 @@ static int sample(unsigned char *mem, int32_t mem_size, int32_t *rsz)
         out.wait_codeptr = oc_self.mutex_codeptr;
         out.wait_object = oc_self.mutex_object;
         break;
-    case THR_IBAR_STATE:
-    case THR_EBAR_STATE:
-        out.wait_codeptr = oc_self.sync_codeptr;
-        break;
     default:
-        if (out.state == atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed))
-            out.wait_codeptr = oc_self.sync_codeptr;
+        wait_kind(&out);
         break;
     }
     out.region_codeptr = oc_region_codeptr(out.region_id);
@@ -148,12 +162,48 @@ static int task_frames(unsigned char *mem, int32_t mem_size, int32_t *rsz)
 }
 
 /*
+ * OMPCOLLECTOR_REQ_TASK_INFO: the task TASK_ID names, from the shim's own
+ * record of it; inside task_create delivery from what the callback gave,
+ * so a merged task (no record) still has its construct.
+ * Async-signal-safe: yes; reads only this thread's TLS and chain.
+ */
+static int task_info(unsigned char *mem, int32_t mem_size, int32_t *rsz)
+{
+    ompcollector_task_info_t out;
+    *rsz = (int32_t)sizeof out;
+    if (mem_size < (int32_t)sizeof out)
+        return OMP_ERRCODE_MEM_TOO_SMALL;
+    memset(&out, 0, sizeof out);
+    const struct oc_task *task = oc_current_task();
+    int creating = oc_self.creating_flags;
+    if (creating != 0) {
+        out.codeptr = oc_self.creating_codeptr;
+        out.flags = (creating & OC_TASK_FLAG_UNDEFERRED ? OMPCOLLECTOR_TASK_UNDEFERRED : 0)
+                    | (creating & OC_TASK_FLAG_UNTIED ? OMPCOLLECTOR_TASK_UNTIED : 0)
+                    | ((unsigned int)creating & OC_TASK_FLAG_MERGED ? OMPCOLLECTOR_TASK_MERGED : 0);
+        task = oc_self.creating;
+    } else if (task != NULL) {
+        out.codeptr = task->implicit ? 0 : task->codeptr;
+        out.flags = (task->implicit ? OMPCOLLECTOR_TASK_IMPLICIT : 0)
+                    | (task->undeferred ? OMPCOLLECTOR_TASK_UNDEFERRED : 0)
+                    | (task->untied ? OMPCOLLECTOR_TASK_UNTIED : 0)
+                    | (task->completing ? OMPCOLLECTOR_TASK_COMPLETING : 0);
+    }
+    if (task != NULL) {
+        out.task_id = task->id;
+        out.parts = (int)task->parts;
+    }
+    memcpy(mem, &out, sizeof out);
+    return OMP_ERRCODE_OK;
+}
+
+/*
  * OMPCOLLECTOR_REQ_TASK: the task TASK_ID names, with its parent, the task
  * construct it came from and its flags, and the thread's region, for a
  * tracer's one request per task event.
  * Async-signal-safe: yes; reads only this thread's chain; any thread.
  */
-static int task_info(unsigned char *mem, int32_t mem_size, int32_t *rsz)
+static int task_event(unsigned char *mem, int32_t mem_size, int32_t *rsz)
 {
     ompcollector_task_t out;
     *rsz = (int32_t)sizeof out;
@@ -185,8 +235,10 @@ int oc_extension_request(int32_t request, unsigned char *mem, int32_t mem_size, 
         return sample(mem, mem_size, rsz);
     case OMPCOLLECTOR_REQ_TASK_FRAMES:
         return task_frames(mem, mem_size, rsz);
-    case OMPCOLLECTOR_REQ_TASK:
+    case OMPCOLLECTOR_REQ_TASK_INFO:
         return task_info(mem, mem_size, rsz);
+    case OMPCOLLECTOR_REQ_TASK:
+        return task_event(mem, mem_size, rsz);
     default:
         return OMP_ERRCODE_UNKNOWN;
     }

@@ -45,16 +45,20 @@ struct oc_task {
     uint64_t id;            /* nonzero, unique in the process */
     uint64_t parent_id;     /* the creating (explicit) or encountering (implicit) task; 0 none */
     uint64_t region_id;     /* implicit task: its region; explicit: 0 */
+    uint64_t codeptr;       /* explicit: the task construct's return address (task_create's codeptr_ra), 0 unknown */
+    uint64_t wait_codeptr;  /* while in_task_wait: the taskwait's or taskgroup's return address */
     struct oc_task *below;  /* while running: the task it runs on top of, on this thread */
     uint32_t creator;       /* tag of the thread that created it, 0 unknown */
+    uint32_t parts;         /* runs begun on a thread: 1 for a tied task, one per part for an untied one */
     uint8_t implicit;
     uint8_t undeferred;     /* created undeferred or included: ran at once */
+    uint8_t untied;
     uint8_t running;        /* on a thread's chain */
     uint8_t suspended;      /* left its thread for another task, not yet back */
-    uint8_t in_task_wait;   /* inside a taskwait or taskgroup wait */
+    uint8_t completing;     /* its last run is ending: the FINISH being delivered is its completion */
+    uint8_t in_task_wait;   /* inside a task wait: OMPCOLLECTOR_WAIT_TASKWAIT or _TASKGROUP, 0 none */
     uint8_t in_reduction;   /* inside a reduction's bracket */
     int32_t flags;          /* the OMPT task flags it was created with (OMPCOLLECTOR_REQ_TASK) */
-    uint64_t codeptr;       /* explicit: task_create's codeptr_ra, the task construct; 0 unknown */
 };
 
 /*
@@ -74,7 +78,7 @@ struct oc_thread {
     int32_t depth;             /* implicit tasks entered and not yet left */
     int32_t last_mutex_kind;   /* kind of the last mutex_acquire */
     int32_t last_sync_kind;    /* kind of the last barrier wait begun */
-    int32_t in_task_wait;      /* inside a taskwait/taskgroup wait */
+    int32_t in_task_wait;      /* inside a task wait with no task followed: OMPCOLLECTOR_WAIT_TASKWAIT or _TASKGROUP */
     int32_t deliveries_in_slot[2]; /* this thread's counted deliveries in flight, per epoch */
     struct oc_delivery_slot *delivery_slot; /* where its deliveries mark themselves (session.c) */
     uint32_t idle;             /* a worker between teams */
@@ -102,9 +106,12 @@ struct oc_thread {
     uint64_t forked[OC_MAX_NEST]; /* their ids, innermost last */
     uint64_t mutex_codeptr;    /* call site of the last mutex_acquire (lock, critical, ordered, atomic) */
     uint64_t mutex_object;     /* its wait id as the callback gave it: the omp_lock_t, the critical's lock */
-    uint64_t sync_codeptr;     /* call site of the last barrier or task wait begun */
+    uint64_t sync_codeptr;     /* call site of the last barrier wait begun */
+    uint64_t task_wait_codeptr; /* call site of the task wait in_task_wait names (no task followed) */
     struct oc_task *task_top;  /* the task this thread runs, NULL when none is followed */
     struct oc_task *creating;  /* inside END_CREATE_TASK delivery: the task just created */
+    uint64_t creating_codeptr; /* inside task_create delivery: the construct's return address (merged tasks have no record) */
+    int32_t creating_flags;    /* ... its OMPT task flags, 0 outside that delivery */
     uint32_t tag;              /* nonzero number of this thread, for telling task creators apart */
     uint32_t spare_task_count; /* records on spare_tasks */
     struct oc_task *spare_tasks; /* finished task records kept for reuse, linked through `below` (tool.c) */
@@ -331,6 +338,9 @@ static inline int oc_current_state(uint64_t *wait_id)
     int ompt_state = oc_runtime.get_state(&runtime_wait_id);
     if (ompt_state == OC_OMPT_STATE_WORK_PARALLEL)
         return oc_working_state();
+    /* The table's row for serial work refines nothing: a sample of serial code costs no lookup. */
+    if (ompt_state == OC_OMPT_STATE_WORK_SERIAL)
+        return THR_SERIAL_STATE;
     return oc_refined_state(ompt_state, runtime_wait_id, wait_id);
 }
 
@@ -343,9 +353,20 @@ uint64_t oc_current_region_id_slow(int state);
  */
 static inline uint64_t oc_current_region_id(int state)
 {
+    _Static_assert(THR_IBAR_STATE == 3 && THR_EBAR_STATE == 4 && THR_IDLE_STATE == 5 && THR_SERIAL_STATE == 6,
+                   "the states answered without the innermost frame are 3..6");
     int32_t depth = oc_self.depth;
     if (state == THR_WORK_STATE && oc_self.fork_region_id == 0 && depth > 0 && depth <= OC_MAX_NEST)
         return oc_self.frames[depth - 1].region_id;
+    if (oc_self.fork_region_id == 0) {
+        /* Overhead, reduction and the object waits: the innermost frame's region too. */
+        if ((unsigned)(state - THR_IBAR_STATE) > THR_SERIAL_STATE - THR_IBAR_STATE && depth > 0
+            && depth <= OC_MAX_NEST)
+            return oc_self.frames[depth - 1].region_id;
+        if (state == THR_SERIAL_STATE || state == THR_IDLE_STATE)
+            return 0;
+    }
+    /* A barrier can belong to a region the thread has not reported beginning (see the slow path). */
     return oc_current_region_id_slow(state);
 }
 const struct oc_task *oc_current_task(void);

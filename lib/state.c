@@ -32,6 +32,30 @@ static uint64_t region_joined_unseen(const struct oc_frame *frame)
 }
 
 /*
+ * The state of a thread waiting for a lock, critical, ordered or atomic,
+ * from its row and (for a mutex) the kind of the last mutex it asked for;
+ * 0 for any other row.  These rows need nothing else of the thread: none
+ * is a work or barrier state that a reduction or task wait refines.
+ * Async-signal-safe: yes; reads only this thread's TLS.
+ */
+static int object_wait_state(const struct oc_state_row *row, int refinement)
+{
+    if (row == NULL || (refinement != OC_REFINE_NONE && refinement != OC_REFINE_MUTEX))
+        return 0;
+    struct oc_state_context context = {.last_mutex_kind = oc_self.last_mutex_kind};
+    int state = refinement == OC_REFINE_MUTEX ? oc_refine_state(row, &context) : row->legacy_state;
+    switch (state) {
+    case THR_LKWT_STATE:
+    case THR_CTWT_STATE:
+    case THR_ODWT_STATE:
+    case THR_ATWT_STATE:
+        return state;
+    default:
+        return 0;
+    }
+}
+
+/*
  * oc_current_state for any OMPT state but WORK_PARALLEL, given what
  * ompt_get_state answered (the runtime's wait id in `runtime_wait_id`);
  * out of line so that the common path stays small.
@@ -40,10 +64,15 @@ static uint64_t region_joined_unseen(const struct oc_frame *frame)
  */
 int oc_refined_state(int ompt_state, uint64_t runtime_wait_id, uint64_t *wait_id)
 {
-    const struct oc_frame *frame = oc_top_frame(&oc_self);
     /* One row lookup; only what its refinement reads is worked out: samplers call this at kHz rates. */
     const struct oc_state_row *row = oc_state_row(ompt_state);
     int refinement = row != NULL ? row->refinement : OC_REFINE_NONE;
+    int object_wait = object_wait_state(row, refinement);
+    if (object_wait != 0) {
+        *wait_id = runtime_wait_id;
+        return object_wait;
+    }
+    const struct oc_frame *frame = oc_top_frame(&oc_self);
     struct oc_state_context context = {
         .region_ended = refinement == OC_REFINE_IDLE
                         && (oc_self.idle || (frame != NULL && oc_region_has_ended(frame->region_id))),

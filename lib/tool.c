@@ -269,6 +269,7 @@ static void start_task(struct oc_task *task)
 {
     suspend_top();
     chain_push(task);
+    task->parts++;
     if (!task->undeferred) {
         oc_begin_pair(OC_SRC_task_schedule);
         if (task->creator != 0 && task->creator != thread_tag()) {
@@ -445,8 +446,10 @@ static void begin_implicit_task(uint64_t region_id, unsigned int index, ompt_dat
 static void end_implicit_task(ompt_data_t *task_data)
 {
     struct oc_task *top;
-    while ((top = oc_self.task_top) != NULL && !top->implicit)
+    while ((top = oc_self.task_top) != NULL && !top->implicit) {
+        top->completing = 1;
         (void)finish_top();
+    }
     if (top != NULL)
         task_free(chain_pop(), task_data);
 }
@@ -554,17 +557,25 @@ static OC_SLOW_PATH void sync_region_wait_general(ompt_sync_region_t kind,
     int sync_kind = (int)kind;
     int begin = (int)endpoint == OC_SCOPE_BEGIN;
     close_open_wait();
-    if (begin)
-        oc_self.sync_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
     if (sync_kind == OC_SYNC_TASKWAIT || sync_kind == OC_SYNC_TASKGROUP) {
-        /* The fact belongs to the waiting task: a task run inside the wait has its own. */
+        /*
+         * The wait and where it is belong to the waiting task: a task run
+         * inside the wait has its own, and a task run inside a barrier's
+         * wait must leave the barrier's call site as it was.
+         */
+        int wait = !begin ? 0 : sync_kind == OC_SYNC_TASKWAIT ? OMPCOLLECTOR_WAIT_TASKWAIT : OMPCOLLECTOR_WAIT_TASKGROUP;
         struct oc_task *task = oc_self.task_top;
-        if (task != NULL)
-            task->in_task_wait = (uint8_t)begin;
-        else
-            oc_self.in_task_wait = begin;
+        if (task != NULL) {
+            task->in_task_wait = (uint8_t)wait;
+            task->wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+        } else {
+            oc_self.in_task_wait = wait;
+            oc_self.task_wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+        }
         return;
     }
+    if (begin)
+        oc_self.sync_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
     if (!is_barrier_kind(sync_kind))
         return;
     /* All three clear (always, unless gcc barriers count as explicit): the kind stands as reported. */
@@ -816,6 +827,7 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
             task->creator = thread_tag();
             task->undeferred = (uint8_t)undeferred;
             task->flags = flags;
+            task->untied = (flags & OC_TASK_FLAG_UNTIED) != 0;
             task->codeptr = (uint64_t)(uintptr_t)codeptr_ra;
             task_publish(new_task_data, task);
         }
@@ -823,12 +835,16 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
     int source = oc_source_begun_by(OC_CB_task_create,
                                     undeferred ? OC_TASK_UNDEFERRED : OC_TASK_DEFERRED);
     oc_begin_pair(source);
+    /* For OMPCOLLECTOR_REQ_TASK_INFO in END's delivery, merged tasks too; nonzero flags (EXPLICIT set) mark it. */
+    oc_self.creating_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+    oc_self.creating_flags = flags | OC_TASK_FLAG_EXPLICIT;
     /* A task the shim does not follow (merged, or no memory) has no id: TASK_ID must not name its creator then. */
     oc_self.creating = task != NULL ? task : &unfollowed_task;
     atomic_signal_fence(memory_order_seq_cst);
     oc_end_pair(source);
     atomic_signal_fence(memory_order_seq_cst);
     oc_self.creating = NULL;
+    oc_self.creating_flags = 0;
 }
 
 /*
@@ -855,8 +871,12 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
 
     if (prior != NULL && terminal) {
         if (prior->running && chain_holds(prior)) {
-            while (oc_self.task_top != prior)
+            /* Tasks above it never reported their end: none of them runs again either. */
+            while (oc_self.task_top != prior) {
+                oc_self.task_top->completing = 1;
                 (void)finish_top();
+            }
+            prior->completing = 1;
             task_free(finish_top(), prior_task_data);
         } else if (!prior->running) {
             task_free(prior, prior_task_data); /* cancelled before it ever ran */

@@ -1,4 +1,4 @@
-/* extension-t.c - ompcollector's own requests (SAMPLE, TASK_FRAMES, TASK) through the fake runtime: layouts, code addresses, task chains, short mem. */
+/* extension-t.c - ompcollector's own requests (SAMPLE, TASK_FRAMES, TASK_INFO, TASK) through the fake runtime: layouts, code addresses, task chains, short mem. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <pthread.h>
 #include <stdint.h>
@@ -102,7 +102,7 @@ static int working_thread_names_its_region(void)
     ompcollector_sample_t out = sample_of(&probe);
     return out.state == THR_WORK_STATE && out.region_id == team.value && team.value != 0
            && out.region_codeptr == 0x1111 && out.wait_codeptr == 0 && out.wait_object == 0
-           && out.wait_id == 0 && out.reserved == 0;
+           && out.wait_id == 0 && out.wait_kind == OMPCOLLECTOR_WAIT_NONE;
 }
 
 static int critical_wait_names_call_site_and_lock(void)
@@ -134,7 +134,7 @@ static int barrier_wait_names_the_barrier(void)
         return 0;
     ompcollector_sample_t out = sample_of(&probe);
     return out.state == THR_EBAR_STATE && out.wait_id != 0 && out.wait_codeptr == 0x4444
-           && out.wait_object == 0 && out.region_id == team.value;
+           && out.wait_object == 0 && out.region_id == team.value && out.wait_kind == OMPCOLLECTOR_WAIT_BARRIER;
 }
 
 static int serial_thread_has_no_addresses(void)
@@ -328,6 +328,192 @@ static int team_gone_has_no_region(void)
     return inner.region_id == team.value && outer.region_id == 0 && outer.enter_frame == 0x7fc0;
 }
 
+/* Registers `callback` for `event` (packed layout); whether REGISTER answered OK. */
+static int register_event(int event, void (*callback)(OMP_COLLECTORAPI_EVENT))
+{
+    int32_t entry[8] = {28, OMP_REQ_REGISTER, 0, 0, event};
+    memcpy(&entry[5], &callback, sizeof callback);
+    return request(entry) == OMP_ERRCODE_OK;
+}
+
+/* TASK_INFO with 24 bytes of mem; its ec, the answer in *out. */
+static int task_info_of(ompcollector_task_info_t *out)
+{
+    struct probe probe;
+    int ec = send_probe(&probe, OMPCOLLECTOR_REQ_TASK_INFO, 24);
+    memcpy(out, &probe.words[4], sizeof *out);
+    return ec == OMP_ERRCODE_OK && probe.words[3] == 24 && guards_intact(&probe, 24) ? ec : -1;
+}
+
+/* What TASK_INFO answered in the latest delivery of each task event (23..35), and how often it came. */
+static ompcollector_task_info_t seen[36];
+static int seen_count[36];
+
+static void note_task_info(OMP_COLLECTORAPI_EVENT event)
+{
+    if ((int)event < 23 || (int)event > 35)
+        return;
+    seen_count[event]++;
+    if (task_info_of(&seen[event]) != OMP_ERRCODE_OK)
+        seen[event].flags = -1;
+}
+
+static int register_task_events(void)
+{
+    for (int event = 23; event <= 35; event++)
+        if (!register_event(event, note_task_info))
+            return 0;
+    return 1;
+}
+
+static int task_info_names_the_construct(void)
+{
+    if (!start_session() || !register_task_events())
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t task;
+    fake_ompt_set_codeptr((void *)0x5150);
+    fake_task_create(&task, ompt_task_explicit);
+    fake_ompt_set_codeptr(NULL);
+    const ompcollector_task_info_t *made = &seen[OMP_EVENT_THR_END_CREATE_TASK_DEL];
+    if (made->codeptr != 0x5150 || made->task_id == 0 || made->parts != 0 || made->flags != 0)
+        return 0;
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    ompcollector_task_info_t running;
+    if (task_info_of(&running) != OMP_ERRCODE_OK || running.codeptr != 0x5150 || running.task_id != made->task_id
+        || running.parts != 1 || running.flags != 0)
+        return 0;
+    fake_task_end(OC_TASK_COMPLETE);
+    const ompcollector_task_info_t *done = &seen[OMP_EVENT_THR_BEGIN_FINISH_TASK];
+    ompcollector_task_info_t after;
+    return done->task_id == made->task_id && done->codeptr == 0x5150 && done->flags == OMPCOLLECTOR_TASK_COMPLETING
+           && task_info_of(&after) == OMP_ERRCODE_OK && after.flags == OMPCOLLECTOR_TASK_IMPLICIT
+           && after.codeptr == 0 && after.task_id != 0;
+}
+
+static int task_info_undeferred_and_merged(void)
+{
+    if (!start_session() || !register_task_events())
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t included, merged;
+    fake_ompt_set_codeptr((void *)0x6160);
+    fake_task_create(&included, ompt_task_explicit | ompt_task_undeferred);
+    ompcollector_task_info_t first = seen[OMP_EVENT_THR_END_CREATE_TASK_IMM];
+    fake_ompt_set_codeptr((void *)0x6170);
+    fake_task_create(&merged, (int)(ompt_task_explicit | ompt_task_undeferred | ompt_task_mergeable | 0x80000000u));
+    fake_ompt_set_codeptr(NULL);
+    ompcollector_task_info_t second = seen[OMP_EVENT_THR_END_CREATE_TASK_IMM];
+    return first.codeptr == 0x6160 && first.flags == OMPCOLLECTOR_TASK_UNDEFERRED && first.task_id != 0
+           && second.codeptr == 0x6170 && second.task_id == 0
+           && second.flags == (OMPCOLLECTOR_TASK_UNDEFERRED | OMPCOLLECTOR_TASK_MERGED);
+}
+
+/*
+ * An untied task whose first part ends at a scheduling point and which
+ * resumes later: two runs (parts 1, then 2), one FINISH per part, and only
+ * the last one completing.
+ */
+static int untied_parts_counted_once_complete(void)
+{
+    if (!start_session() || !register_task_events())
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t task;
+    ompt_data_t *implicit = fake_current_task_data();
+    fake_ompt_set_codeptr((void *)0x7170);
+    fake_task_create(&task, ompt_task_explicit | ompt_task_untied);
+    fake_ompt_set_codeptr(NULL);
+    fake_fire_task_schedule(implicit, OC_TASK_SWITCH, &task);
+    int first_part = seen[OMP_EVENT_THR_BEGIN_EXEC_TASK].parts;
+    fake_fire_task_schedule(&task, OC_TASK_YIELD, implicit);
+    ompcollector_task_info_t part_end = seen[OMP_EVENT_THR_BEGIN_FINISH_TASK];
+    fake_fire_task_schedule(implicit, OC_TASK_SWITCH, &task);
+    int second_part = seen[OMP_EVENT_THR_BEGIN_EXEC_TASK].parts;
+    fake_fire_task_schedule(&task, OC_TASK_COMPLETE, implicit);
+    ompcollector_task_info_t last = seen[OMP_EVENT_THR_BEGIN_FINISH_TASK];
+    return first_part == 1 && second_part == 2 && seen_count[OMP_EVENT_THR_BEGIN_EXEC_TASK] == 2
+           && seen_count[OMP_EVENT_THR_BEGIN_FINISH_TASK] == 2 && part_end.flags == OMPCOLLECTOR_TASK_UNTIED
+           && last.flags == (OMPCOLLECTOR_TASK_UNTIED | OMPCOLLECTOR_TASK_COMPLETING) && last.codeptr == 0x7170;
+}
+
+static int task_info_short_mem_writes_nothing(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK_INFO, 20) != OMP_ERRCODE_MEM_TOO_SMALL || probe.words[3] != 24)
+        return 0;
+    for (int i = 4; i < 4 + 5 + 4; i++)
+        if (probe.words[i] != GUARD)
+            return 0;
+    return 1;
+}
+
+static int serial_thread_runs_no_task(void)
+{
+    ompcollector_task_info_t out;
+    if (!start_session())
+        return 0;
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_SERIAL, 0);
+    return task_info_of(&out) == OMP_ERRCODE_OK && out.task_id == 0 && out.codeptr == 0 && out.flags == 0
+           && out.parts == 0;
+}
+
+/* A sample in a task wait of kind `kind` (taskwait, taskgroup) at 0x4545. */
+static int task_wait_sample_kind(int kind, int expected)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x1111);
+    fake_ompt_set_codeptr((void *)0x4545);
+    fake_fire_sync_region_wait(kind, OC_SCOPE_BEGIN);
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_PARALLEL, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_sample_t out = sample_of(&probe);
+    fake_fire_sync_region_wait(kind, OC_SCOPE_END);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_sample_t after = sample_of(&probe);
+    return out.state == THR_EBAR_STATE && out.wait_codeptr == 0x4545 && out.wait_kind == expected
+           && after.state == THR_WORK_STATE && after.wait_kind == OMPCOLLECTOR_WAIT_NONE;
+}
+
+/* A task run inside a barrier's wait waits for its own children: the barrier keeps its call site and kind. */
+static int barrier_keeps_its_site_past_a_task_wait(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x1111);
+    fake_ompt_set_codeptr((void *)0x4444);
+    fake_fire_sync_region_wait(OC_SYNC_BARRIER_IMPLICIT_PARALLEL, OC_SCOPE_BEGIN);
+    static ompt_data_t task;
+    fake_task_create(&task, ompt_task_explicit);
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    fake_ompt_set_codeptr((void *)0x4545);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_BEGIN);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_END);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_ompt_set_state(OC_OMPT_STATE_WAIT_BARRIER_IMPLICIT_PARALLEL, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_sample_t out = sample_of(&probe);
+    return out.state == THR_IBAR_STATE && out.wait_codeptr == 0x4444 && out.wait_kind == OMPCOLLECTOR_WAIT_BARRIER;
+}
+
+static int taskwait_sample_says_taskwait(void)
+{
+    return task_wait_sample_kind(OC_SYNC_TASKWAIT, OMPCOLLECTOR_WAIT_TASKWAIT);
+}
+
+static int taskgroup_sample_says_taskgroup(void)
+{
+    return task_wait_sample_kind(OC_SYNC_TASKGROUP, OMPCOLLECTOR_WAIT_TASKGROUP);
+}
+
 static ompcollector_task_t at_create;
 static int at_create_ec = -1;
 
@@ -342,12 +528,7 @@ static void task_at_create(OMP_COLLECTORAPI_EVENT event)
 
 static int task_names_the_new_task_and_its_construct(void)
 {
-    if (!start_session())
-        return 0;
-    int32_t entry[8] = {28, OMP_REQ_REGISTER, 0, 0, OMP_EVENT_THR_END_CREATE_TASK_DEL};
-    void (*callback)(OMP_COLLECTORAPI_EVENT) = task_at_create;
-    memcpy(&entry[5], &callback, sizeof callback);
-    if (request(entry) != OMP_ERRCODE_OK)
+    if (!start_session() || !register_event(OMP_EVENT_THR_END_CREATE_TASK_DEL, task_at_create))
         return 0;
     enter_region((void *)0x1111);
     struct probe probe;
@@ -398,6 +579,14 @@ static const struct {
     {"TASK_FRAMES with mem smaller than its header: MEM_TOO_SMALL, rsz 8, nothing written", task_chain_header_needs_room},
     {"TASK_FRAMES with no task: OK, zero levels", no_task_is_zero_levels},
     {"TASK_FRAMES on a level whose team is gone (libomp's NULL-team offset): region 0, no fault", team_gone_has_no_region},
+    {"TASK_INFO names the task construct in creation, while it runs and in its completing FINISH", task_info_names_the_construct},
+    {"TASK_INFO in creation of undeferred and merged tasks: their constructs and flags (merged: no id)", task_info_undeferred_and_merged},
+    {"TASK_INFO of an untied task: parts 1 then 2, a FINISH per part, COMPLETING only on the last", untied_parts_counted_once_complete},
+    {"TASK_INFO with 20 bytes of mem: MEM_TOO_SMALL, rsz 24, nothing written", task_info_short_mem_writes_nothing},
+    {"TASK_INFO in serial code: no task, all zero", serial_thread_runs_no_task},
+    {"SAMPLE in a taskwait: EBAR (Oracle's numbering), its call site, wait_kind TASKWAIT", taskwait_sample_says_taskwait},
+    {"SAMPLE in a taskgroup's wait: wait_kind TASKGROUP", taskgroup_sample_says_taskgroup},
+    {"SAMPLE in a barrier after a task run in its wait did a taskwait: the barrier's call site and kind", barrier_keeps_its_site_past_a_task_wait},
     {"TASK inside END_CREATE_TASK_DEL: the new task, its parent (the implicit task), the construct, flags, region", task_names_the_new_task_and_its_construct},
     {"TASK with 36 bytes: MEM_TOO_SMALL, rsz 40, nothing written; in serial code: OK, no task", task_short_mem_or_no_task},
 };

@@ -32,16 +32,22 @@ int main(int argc, char **argv)
     int fd;
     struct ompc_record_header *header = map_record(&fd);
     if (argc < 2 || header == NULL) {
-        fprintf(stderr, "usage: %s plant PID | cut | scribble (under ompcollect)\n", argv[0]);
+        fprintf(stderr, "usage: %s plant PID | plant-next PID | cut | scribble (under ompcollect)\n", argv[0]);
         return 2;
     }
-    if (strcmp(argv[1], "plant") == 0 && argc == 3) {
-        /* A slot past ours that says "still recording" and names a process that is not ours. */
-        struct ompc_process *forged = ompc_record_process(header, header->process_count - 1);
+    if ((strcmp(argv[1], "plant") == 0 || strcmp(argv[1], "plant-next") == 0) && argc == 3) {
+        /*
+         * A slot past ours that says "still recording" and names a process
+         * that is not ours: the table's last (every free slot before it
+         * claimed, so the launcher's scan reaches it), or the next one,
+         * which spares the launcher reading 62 claimed slots.
+         */
+        int last = strcmp(argv[1], "plant") == 0;
+        struct ompc_process *forged = ompc_record_process(header, last ? header->process_count - 1 : 1);
         forged->pid = atoi(argv[2]);
         forged->start_ticks = 0;
         atomic_store(&forged->state, OMPC_PROC_RECORDING);
-        for (uint32_t i = 1; i < header->process_count; i++)
+        for (uint32_t i = 1; last && i < header->process_count; i++)
             if (atomic_load(&ompc_record_process(header, i)->state) == OMPC_PROC_FREE)
                 atomic_store(&ompc_record_process(header, i)->state, OMPC_PROC_CLAIMED);
     } else if (strcmp(argv[1], "cut") == 0) {

@@ -19,6 +19,10 @@ unset OMP_TOOL OMPCOLLECT_SHIM OMPCOLLECT_COLLECTOR OMPCOLLECT_RUNTIME OMP_NUM_T
 # A shim built with --enable-sanitizers needs the sanitizer runtimes loaded
 # ahead of it in every process ompcollect starts; the programs themselves
 # are not instrumented, so only the order check and leak reports are off.
+# The preloaded runtime's allocator also serves ompcollect itself, and a
+# failed allocation must return NULL there as it does without ASan: merge
+# --trace caps its address space so that libotf2's huge requests on a
+# damaged archive fail and are reported (otf2_merge.c, cap_memory).
 sanitizers=
 # gcc's sanitized shim names its runtimes (libasan, libubsan); clang's names
 # none and expects the executable to carry them, so an uninstrumented
@@ -37,7 +41,7 @@ if [ -z "$sanitizers" ] && nm -D --undefined-only "${SHIM:-}" 2>/dev/null | grep
 fi
 if [ -n "$sanitizers" ]; then
     LD_PRELOAD=$sanitizers${LD_PRELOAD:+:$LD_PRELOAD}
-    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0:allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}
     export LD_PRELOAD ASAN_OPTIONS
 fi
 

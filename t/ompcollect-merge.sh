@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 example=$top_builddir/examples/imbalance
 
-echo "1..38"
+echo "1..41"
 n=0
 
 # Two real reports of two processes; the crafted inputs are edits of the first.
@@ -41,6 +41,9 @@ edits = {
     "offset": (rb'"module_offset": "0x[0-9a-f]+"', b'"module_offset": "0xZZ"'),
     "constructs": (rb'"constructs": \[', b'"constructs": "x", "unused": ['),
     "waitstate": (rb'"state": "IBAR"', b'"state": "NAP"'),
+    "limitnumber": (rb'"limits": \[\]', b'"limits": [7]'),
+    "limits": (rb'"limits": \[\]', b'"limits": [{"what": "waits", "count": 12, "bound": 1024, "text": "12 samples\\\\nlost"}], '
+               b'"record_damage": {"findings": 2, "text": "a\\\\rb"}'),
 }
 for name, (pattern, replacement) in edits.items():
     text, count = re.subn(pattern, replacement, r1, count=1)
@@ -173,6 +176,15 @@ refused 'offset\.json: "constructs\[0\]\.location\.module_offset" is not an addr
 refused 'constructs\.json: "constructs" is a string, not an array' "constructs as a string" "$tmp/constructs.json"
 refused 'waitstate\.json: "wait_locations\[0\]\.state" is not the name of a thread state' \
     "a wait in a state that does not exist" "$tmp/waitstate.json"
+refused 'limitnumber\.json: "limits\[0\]" is an integer, not an object' "a limit that is a number" \
+    "$tmp/limitnumber.json"
+accepted "a report's limits and record damage: kept in its entry of reports, as it gave them" \
+    "m['reports'][0]['limits'] == [{'what': 'waits', 'count': 12, 'bound': 1024, 'text': '12 samples\\nlost'}, \
+                                   {'what': 'record_damage', 'count': 2, 'bound': 0, 'text': 'a\\rb'}]" "$tmp/limits.json"
+"$oc" merge "$tmp/limits.json" >"$tmp/merged.txt" 2>"$tmp/err"
+[ $? -eq 0 ] && grep -q '^  pid [0-9]*: limit reached: 12 samples lost$' "$tmp/merged.txt" \
+    && grep -q '^  pid [0-9]*: record damaged (2 findings): a b$' "$tmp/merged.txt"
+result $? "... and said in the text summary, each on one line" "$tmp/err" "$tmp/merged.txt"
 accepted "totals.samples of 2^63-1 alone: in range, kept exactly" \
     "m['totals']['samples'] == 2**63 - 1" "$tmp/most.json"
 refused 'r2\.json: the sum of totals\.samples over the reports would pass 9223372036854775807' \

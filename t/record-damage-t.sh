@@ -7,11 +7,11 @@ oc=$top_builddir/tools/ompcollect
 damage=$top_builddir/t/record-damage
 # Built when configure found libotf2; the sanitizer runtimes a preload names would clash with its own.
 reader=$top_builddir/t/otf2-read
-cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks"
-echo "1..$((7 * 10 + 3))"
+cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites"
+echo "1..$((7 * 11 + 3 + 3 + 3))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 10 + 3))
+    skip "python3 is needed to read the reports" $((7 * 11 + 3 + 3 + 3))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -29,9 +29,13 @@ for case in $cases; do
     [ "$case" = tasks ] && source=$tmp/tasktrace.ses stacks= # a run without --stacks
     "$damage" "$source" "$tmp/$case.ses" "$case" >"$tmp/$case.log" 2>&1
     result $? "$case: the damaged copy is written" "$tmp/$case.log"
-    # shellcheck disable=SC2086 # $stacks is one word or none
+    # One report writes every output, the OTF2 archive too when OTF2 is built (each output is its
+    # own view of the one model the loader builds, so a report per output would load it again).
+    otf2=
+    [ -x "$reader" ] && otf2=--trace="$tmp/$case.otf2"
+    # shellcheck disable=SC2086 # $stacks and $otf2 are one word or none
     report -f json -o "$tmp/$case.json" --timeline="$tmp/$case.svg" --trace-json="$tmp/$case.trace.json" \
-        $stacks "$tmp/$case.ses" >"$tmp/$case.err" 2>&1
+        $stacks $otf2 "$tmp/$case.ses" >"$tmp/$case.err" 2>&1
     status=$?
     [ $status -eq 0 ]
     result $? "$case: every output is written (exit $status, within 60 s and 2 GiB)" "$tmp/$case.err"
@@ -57,11 +61,67 @@ PY
         skip "$case: no OTF2 (t/otf2-read is not built)"
         continue
     fi
-    report -o /dev/null --trace="$tmp/$case.otf2" "$tmp/$case.ses" >"$tmp/$case.otf2.err" 2>&1 \
-        && env -u LD_PRELOAD "$reader" "$tmp/$case.otf2/traces.otf2" >"$tmp/$case.otf2.read" 2>&1
+    [ $status -eq 0 ] && env -u LD_PRELOAD "$reader" "$tmp/$case.otf2/traces.otf2" >"$tmp/$case.otf2.read" 2>&1
     result $? "$case: the OTF2 archive is written, its regions, teams and lock orders balanced" \
-        "$tmp/$case.otf2.err" "$tmp/$case.otf2.read"
+        "$tmp/$case.err" "$tmp/$case.otf2.read"
 done
+
+# Thread 1's last entry, a run's end saying it ends neither a part nor its task, is where its log stops.
+grep -q "thread 1's event log: 1 of [0-9]* events ignored" "$tmp/tasks.check"
+result $? "tasks: a run's end that ends neither a part nor the task is ignored with what follows, and said" \
+    "$tmp/tasks.check"
+
+# Not damage: thread 0's task runs marked as ending parts, not their tasks (the COMPLETING flag is
+# logged at a run's end): each is a part in the Chrome JSON and completes no task in OTF2.
+parts=$("$damage" "$tmp/tasktrace.ses" "$tmp/parts.ses" task-parts 2>"$tmp/parts.log")
+otf2=
+[ -x "$reader" ] && otf2=--trace="$tmp/parts.otf2"
+# shellcheck disable=SC2086 # $otf2 is one word or none
+report -o /dev/null --trace-json="$tmp/parts.trace.json" $otf2 "$tmp/parts.ses" >>"$tmp/parts.log" 2>&1 &&
+    python3 - "$tmp/parts.trace.json" "$parts" >>"$tmp/parts.log" 2>&1 <<'PY'
+import json, sys
+trace = json.load(open(sys.argv[1], encoding="utf-8"))
+assert "record damaged" not in json.dumps(trace["otherData"]), trace["otherData"]
+runs = [e for e in trace["traceEvents"] if e.get("cat") == "task"]
+parts = [e for e in runs if e["args"].get("part")]
+assert len(parts) == int(sys.argv[2]) and len(parts) < len(runs), (len(parts), sys.argv[2], len(runs))
+print("ok:", len(parts), "of", len(runs), "runs are parts")
+PY
+result $? "task-parts: runs logged as ending a part are parts in the Chrome JSON, not completions" "$tmp/parts.log"
+if [ -x "$reader" ] && command -v otf2-print >/dev/null 2>&1; then
+    done_tasks=$(otf2-print "$tmp/parts.otf2/traces.otf2" 2>/dev/null | grep -c '^THREAD_TASK_COMPLETE ')
+    made=$(otf2-print "$tmp/parts.otf2/traces.otf2" 2>/dev/null | grep -c '^THREAD_TASK_CREATE ')
+    [ "$made" -gt 0 ] && [ $((done_tasks + parts)) -eq "$made" ]
+    result $? "task-parts: OTF2 completes only the tasks no part-run ended ($done_tasks of $made, $parts parts)" \
+        "$tmp/parts.log"
+else
+    skip "task-parts: no OTF2 (t/otf2-read or otf2-print missing)"
+fi
+
+# The forged task construct rows: held to what they can be, the impossible row kept out of nothing, the 12
+# creations past the table said in every format.
+python3 - "$tmp/task-sites.json" >"$tmp/task-sites.rows" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1], encoding="utf-8"))
+rows = {c["location"]["address"]: c for c in r["tasks"]["constructs"]} if r["tasks"] else {}
+forged = rows.get("0x401000")
+assert forged and forged["undeferred"] <= forged["created"] == 3 and forged["max_ns"] <= forged["exec_ns"], forged
+# Counts past 2^63-1 are null in JSON (the forged row of UINT64_MAX tasks).
+assert all(c["undeferred"] <= c["created"] and c["max_ns"] <= c["exec_ns"] for c in rows.values()
+           if None not in (c["undeferred"], c["created"])), rows
+assert "task construct rows" in r["record_damage"]["text"], r["record_damage"]["text"]
+assert sum(t["executed"] for t in r["tasks"]["threads"]) <= r["tasks"]["events"]["begin_finish_task"], r["tasks"]["threads"]
+print("ok")
+PY
+result $? "task-sites: forged task construct counts are held to what they can be, and said" "$tmp/task-sites.rows"
+python3 -c 'import json, sys; print([l["count"] for l in json.load(open(sys.argv[1]))["limits"] if l["what"] == "task_constructs"] == [12])' \
+    "$tmp/task-sites.json" | grep -q True
+result $? "task-sites: JSON limits count the 12 task creations past the task construct table" "$tmp/task-sites.json"
+report -o "$tmp/task-sites.txt" "$tmp/task-sites.ses" >/dev/null 2>&1
+report -f csv -o "$tmp/task-sites.csv" "$tmp/task-sites.ses" >/dev/null 2>&1
+grep -q 'limit reached: 12 task creations and runs belong to task constructs that found no row' "$tmp/task-sites.txt" &&
+    grep -q '^limits,task_constructs,12,4096,' "$tmp/task-sites.csv"
+result $? "task-sites: the text and CSV reports say the same limit" "$tmp/task-sites.txt"
 
 head -c 20000 "$tmp/solver.ses" >"$tmp/cut.ses"
 report "$tmp/cut.ses" >"$tmp/cut.err" 2>&1

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "omp_collector_api.h"
 #include "record.h"
 #include "run.h"
 #include "session.h"
@@ -157,8 +158,9 @@ static struct ompc_event_entry *event_log(struct ompc_record_header *header, str
 /*
  * Task events (a saved run with tasks traced) as a program could forge
  * them: a task created twice, a run ended that never began, runs begun
- * and never ended, nested deeper than any program, and an entry that
- * names no task.
+ * and never ended, nested deeper than any program, an entry that names
+ * no task, and (thread 1's last) a run's end that says it ends neither a
+ * part nor the task.
  */
 static void tasks(struct ompc_record_header *header, struct ompc_process *process)
 {
@@ -181,6 +183,11 @@ static void tasks(struct ompc_record_header *header, struct ompc_process *proces
                 log[k].when = (log[k].when & ~UINT64_C(0xff)) | 33;
                 log[k].task = UINT64_C(1) << 40 | k;
                 damaged |= 4;
+            } else if (k + 1 == length && i == 1) {
+                log[k].when = (log[k].when & ~UINT64_C(0xff)) | 34;
+                log[k].task = 0;
+                log[k].ends = 0x99;
+                damaged |= 16;
             } else if (k + 1 == length) {
                 log[k].when = (log[k].when & ~UINT64_C(0xff)) | 33;
                 log[k].task = 0;
@@ -188,17 +195,66 @@ static void tasks(struct ompc_record_header *header, struct ompc_process *proces
             }
         }
     }
-    if (damaged != 15) {
+    if (damaged != 31) {
         fprintf(stderr, "record-damage: the saved run has no task events to damage (%d)\n", damaged);
         exit(2);
     }
+}
+
+/*
+ * Not damage: thread 0's task runs all end as parts (an untied task's,
+ * whose completing part the log lost), as the COMPLETING flag would log
+ * them.  Prints how many runs it marked so.
+ */
+static void task_parts(struct ompc_record_header *header, struct ompc_process *process)
+{
+    uint32_t length;
+    struct ompc_event_entry *log = event_log(header, &process->threads[0], &length);
+    unsigned marked = 0;
+    for (uint32_t k = 0; log != NULL && k < length; k++)
+        if (OMPC_EVENT_CODE(&log[k]) == 34) {
+            log[k].ends = OMPC_TASK_END_PART;
+            marked++;
+        }
+    if (marked == 0) {
+        fprintf(stderr, "record-damage: thread 0 of the saved run ends no task run\n");
+        exit(2);
+    }
+    printf("%u\n", marked);
+}
+
+/*
+ * Task construct rows with counts that cannot be (more undeferred than
+ * created, more timed runs than runs, a run longer than their sum and the
+ * whole run) and a thread claiming more completed tasks than finishes.
+ */
+static void task_sites(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    atomic_store(&process->has_task_info, 1);
+    struct ompc_task_construct *row = &process->task_constructs[7];
+    atomic_store(&row->codeptr, 0x401000);
+    atomic_store(&row->created, 3);
+    atomic_store(&row->undeferred, 9);
+    atomic_store(&row->runs, 2);
+    atomic_store(&row->timed_runs, 5);
+    atomic_store(&row->exec_ns, 10);
+    atomic_store(&row->max_ns, UINT64_MAX / 2);
+    row = &process->task_constructs[OMPC_MAX_TASK_CONSTRUCTS - 1];
+    atomic_store(&row->codeptr, UINT64_MAX);
+    atomic_store(&row->created, UINT64_MAX);
+    atomic_store(&row->completed, UINT64_MAX);
+    atomic_store(&process->threads[0].task_events[OMP_EVENT_THR_BEGIN_CREATE_TASK - OMPC_TASK_EVENT_FIRST], 3);
+    atomic_store(&process->threads[0].task_events[OMP_EVENT_THR_BEGIN_FINISH_TASK - OMPC_TASK_EVENT_FIRST], 5);
+    atomic_store(&process->threads[0].task_completions, 1000);
+    atomic_store(&process->task_constructs_dropped, 12);
 }
 
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
     {"logs", logs},           {"waits", waits},                       {"tables", tables},
-    {"tasks", tasks},
+    {"tasks", tasks},         {"task-sites", task_sites},            {"task-parts", task_parts},
 };
 
 int main(int argc, char **argv)

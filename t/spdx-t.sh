@@ -25,7 +25,7 @@ exempt() {
 # Binary: it holds a NUL byte or is not UTF-8 text.
 is_binary() {
   [ -s "$1" ] || return 1
-  [ "$(tr -d '\000' <"$1" | wc -c)" -ne "$(wc -c <"$1")" ] && return 0
+  tr -d '\000' <"$1" | cmp -s - "$1" || return 0
   ! iconv -f UTF-8 -t UTF-8 "$1" >/dev/null 2>&1
 }
 

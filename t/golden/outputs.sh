@@ -32,7 +32,9 @@ for kind in $kinds; do
             && otf2-print "$out/otf2.tmp/traces.otf2" >"$out/otf2-print.full" \
             && { head -n 300 "$out/otf2-print.full"; echo "lines: $(wc -l <"$out/otf2-print.full")"; \
                  awk '{print $1}' "$out/otf2-print.full" | sort | uniq -c; } >"$out/otf2-print.txt" \
-            && otf2-print -G "$out/otf2.tmp/traces.otf2" | grep -v -i "UUID\|creator\|CREATION" >"$out/otf2-defs.txt"
+            && otf2-print -G "$out/otf2.tmp/traces.otf2" | grep -v -i "UUID\|creator\|CREATION" >"$out/otf2-defs.txt" \
+            && otf2-print -A "$out/otf2.tmp/traces.otf2" | grep -A1 '^Property name' | grep -v '^--' \
+                >"$out/otf2-properties.txt"
         ;;
     folded) "$ompcollect" report "$@" --stacks=folded -o "$out/stacks.folded" "$saved" ;;
     merge)

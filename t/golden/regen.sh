@@ -19,6 +19,8 @@ if [ "${2:-}" = --record ]; then
     run nested -i 1ms -e all --trace-json=/dev/null "$build/examples/nested"
     run fork2 -i 1ms "$build/t/ompcollect-jobs" fork2
     run segv -i 1ms --timeline=/dev/null "$build/t/ompcollect-jobs" segv
+    run cut -i 1ms --trace-buffer=1K --trace="$work/cut" --trace-json=/dev/null --timeline=/dev/null \
+        "$build/examples/locks" 0.3
 fi
 rm -rf "$here/expected"
 grep -v '^#' "$here/MANIFEST" | while read -r name rest; do

@@ -5,6 +5,7 @@
 
 #include "agent.h"
 #include "agent_critical.h"
+#include "agent_tasks.h"
 #include "names.h"
 #include "procstat.h"
 #include "omp_collector_api.h"
@@ -69,6 +70,7 @@ static int request_count;
 static struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
 static int task_request_count;
 static int has_task_request; /* the runtime answered OMPCOLLECTOR_REQ_TASK at START */
+static int has_task_info; /* the runtime answered OMPCOLLECTOR_REQ_TASK_INFO at START and the task events were asked for */
 /* dlpi_adds and dlpi_subs when the module map was last brought up to date. */
 static unsigned long long modules_adds, modules_subs;
 
@@ -837,12 +839,12 @@ static int task_request(ompcollector_task_t *out)
 
 /*
  * --trace: a task's creation (END_CREATE_TASK_IMM, _DEL), or one of its
- * runs beginning (BEGIN_EXEC_TASK) or ending (BEGIN_FINISH_TASK), into the
- * thread's log (record.h says what each entry holds).  One entry, and
- * one request but at a run's end; an event whose task the runtime does not
- * name is not logged.
+ * runs beginning (BEGIN_EXEC_TASK) or ending (BEGIN_FINISH_TASK, `ends`
+ * what it ends), into the thread's log (record.h says what each entry
+ * holds).  One entry, and one request but at a run's end; an event whose
+ * task the runtime does not name is not logged.
  */
-static void log_task_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now)
+static void log_task_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now, int ends)
 {
     if (!log_room(owner, slot, now))
         return;
@@ -852,7 +854,7 @@ static void log_task_event(struct ompc_process *owner, struct ompc_thread *slot,
     if (event != OMP_EVENT_THR_BEGIN_FINISH_TASK && (!task_request(&task) || task.id == 0))
         return;
     if (event == OMP_EVENT_THR_BEGIN_FINISH_TASK) {
-        /* nothing to add */
+        entry.ends = (uint64_t)ends;
     } else if (event == OMP_EVENT_THR_END_CREATE_TASK_IMM || event == OMP_EVENT_THR_END_CREATE_TASK_DEL) {
         entry.task = task.id;
         entry.parent = task.parent_id;
@@ -892,10 +894,12 @@ static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *tot
 static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
 {
     atomic_fetch_add_explicit(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1, memory_order_relaxed);
+    /* The task construct table's request comes first: a run's end logs what it ends from its answer. */
+    int ends = has_task_info ? ompc_task_site_event(owner, slot, event) : OMPC_TASK_END_UNKNOWN;
     uint64_t now = 0;
     if (record->event_log_bytes != 0 && OMPC_EVENT_IS_TASK(event)) {
         now = now_ns();
-        log_task_event(owner, slot, event, now);
+        log_task_event(owner, slot, event, now, ends);
     }
     if (slot == &owner->untracked)
         return;
@@ -1162,6 +1166,7 @@ static void begin_recording(int parent)
         struct ompc_process *slot = claim_process(parent);
         if (slot != NULL) {
             atomic_store(&slot->has_sample, (uint32_t)has_sample);
+            atomic_store(&slot->has_task_info, (uint32_t)has_task_info);
             refresh_modules(slot, 1);
             atomic_store(&process, slot);
             if (record->flags & OMPC_OPT_SAMPLE)
@@ -1654,8 +1659,10 @@ __attribute__((constructor)) static void agent_start(void)
     has_sample = ompc_sample_request(&probe) == OMP_ERRCODE_OK;
     has_task_request = probe_task_request();
     register_events(record->event_mask);
-    if (record->flags & OMPC_OPT_TASKS)
+    if (record->flags & OMPC_OPT_TASKS) {
         register_task_events();
+        has_task_info = ompc_task_info_probe();
+    }
     if (request_count < 1 || requests[0].ec != OMP_ERRCODE_OK) {
         cannot_attach("REGISTER of FORK answered %s", ec_name(request_count ? requests[0].ec : -1));
         simple_request(OMP_REQ_STOP);

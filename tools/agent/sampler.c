@@ -97,7 +97,7 @@ static uint64_t expirations(int index, int overrun)
 
 /* Remembers that this thread waited for object `id` in `state` at `codeptr`; only the thread's own handler writes here. */
 static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_t codeptr, uint64_t object,
-                       uint64_t weight)
+                       int kind, uint64_t weight)
 {
     uint64_t table = atomic_load_explicit(&slot->waits, memory_order_relaxed);
     struct ompc_wait *waits = table != 0 ? (struct ompc_wait *)((char *)record + table) : NULL;
@@ -110,6 +110,7 @@ static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_
             atomic_store_explicit(&wait->id, id, memory_order_relaxed);
             atomic_store_explicit(&wait->codeptr, codeptr, memory_order_relaxed);
             atomic_store_explicit(&wait->object, object, memory_order_relaxed);
+            wait->kind = (uint32_t)kind;
             atomic_store_explicit(&wait->state, (uint32_t)state, memory_order_release);
             used = (uint32_t)state;
         }
@@ -210,14 +211,14 @@ static inline __attribute__((always_inline)) void sample_wait(struct ompc_thread
     }
     if (state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE
         || state == THR_ATWT_STATE)
-        count_wait(slot, state, sample->wait_id, extended->wait_codeptr, extended->wait_object, weight);
+        count_wait(slot, state, sample->wait_id, extended->wait_codeptr, extended->wait_object, 0, weight);
     else if (has_sample && (state == THR_EBAR_STATE || state == THR_IBAR_STATE)) {
         /* Runtimes often give a worker's implicit barrier no code address: it is its region's. */
         uint64_t where = extended->wait_codeptr;
         if (where == 0 && state == THR_IBAR_STATE)
             where = extended->region_codeptr;
         if (where != 0)
-            count_wait(slot, state, 0, where, 0, weight);
+            count_wait(slot, state, 0, where, 0, extended->wait_kind, weight);
     }
 }
 

@@ -92,30 +92,45 @@ struct ompc_process *ompc_record_process(struct ompc_record_header *header, uint
 }
 
 /*
- * Open addressing on the code address; a row, once claimed, keeps its
- * address for the run.  Probing stops after CONSTRUCT_PROBES rows so that
- * a nearly full table costs a sample a bounded time; what finds no row is
- * counted, as if the table were full.
+ * Open addressing on the code address, the first field of each of `rows`
+ * rows of `row_size` bytes; a row, once claimed, keeps its address for
+ * the run.  Probing stops after CONSTRUCT_PROBES rows so that a nearly
+ * full table costs a sample a bounded time; what finds no row is counted
+ * in `dropped`, as if the table were full.
  */
 #define CONSTRUCT_PROBES 512
-int ompc_record_construct(struct ompc_process *process, uint64_t codeptr)
+static int hashed_row(void *table, size_t row_size, unsigned rows, _Atomic uint64_t *dropped, uint64_t codeptr)
 {
     uint64_t hash = codeptr * UINT64_C(0x9E3779B97F4A7C15);
     for (unsigned probe = 0; probe < CONSTRUCT_PROBES; probe++) {
-        unsigned index = (unsigned)((hash >> 40) + probe) % OMPC_MAX_CONSTRUCTS;
-        struct ompc_construct *row = &process->constructs[index];
-        uint64_t seen = atomic_load_explicit(&row->codeptr, memory_order_acquire);
+        unsigned index = (unsigned)((hash >> 40) + probe) % rows;
+        _Atomic uint64_t *key = (_Atomic uint64_t *)((char *)table + (size_t)index * row_size);
+        uint64_t seen = atomic_load_explicit(key, memory_order_acquire);
         if (seen == 0) {
             uint64_t expected = 0;
-            if (atomic_compare_exchange_strong(&row->codeptr, &expected, codeptr))
+            if (atomic_compare_exchange_strong(key, &expected, codeptr))
                 return (int)index;
             seen = expected;
         }
         if (seen == codeptr)
             return (int)index;
     }
-    atomic_fetch_add_explicit(&process->constructs_dropped, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
     return -1;
+}
+
+int ompc_record_construct(struct ompc_process *process, uint64_t codeptr)
+{
+    _Static_assert(offsetof(struct ompc_construct, codeptr) == 0, "the key leads the row");
+    return hashed_row(process->constructs, sizeof process->constructs[0], OMPC_MAX_CONSTRUCTS,
+                      &process->constructs_dropped, codeptr);
+}
+
+int ompc_record_task_construct(struct ompc_process *process, uint64_t codeptr)
+{
+    _Static_assert(offsetof(struct ompc_task_construct, codeptr) == 0, "the key leads the row");
+    return hashed_row(process->task_constructs, sizeof process->task_constructs[0], OMPC_MAX_TASK_CONSTRUCTS,
+                      &process->task_constructs_dropped, codeptr);
 }
 
 /* A compare-and-swap loop, so a refused request leaves the arena usable for smaller ones. */

@@ -27,7 +27,7 @@
  * dropped.
  */
 #define OMPC_RECORD_MAGIC "OMPCREC1"
-#define OMPC_RECORD_VERSION 4u
+#define OMPC_RECORD_VERSION 5u
 
 /* The environment variable that hands the record down: "FD,LAUNCHER_PID,RUN_ID" (run id in hex). */
 #define OMPC_RECORD_ENV "OMPCOLLECT_RECORD"
@@ -54,6 +54,10 @@
 #define OMPC_MAX_REGIONS 16384
 /* Parallel constructs (code addresses) per process; samples and forks of later ones are counted in constructs_dropped. */
 #define OMPC_MAX_CONSTRUCTS 16384
+/* Task constructs (code addresses, OMPCOLLECTOR_REQ_TASK_INFO) per process; tasks of later ones are counted in task_constructs_dropped. */
+#define OMPC_MAX_TASK_CONSTRUCTS 4096
+/* Explicit tasks running nested on one thread whose execution the agent times; deeper runs count, untimed, in task_nest_overflow. */
+#define OMPC_TASK_NEST_DEPTH 64
 /* Region nesting followed on one thread for FORK-to-JOIN times; deeper forks count, untimed, in nest_overflow. */
 #define OMPC_NEST_DEPTH 16
 /*
@@ -186,7 +190,10 @@ struct ompc_record_header {
  * construct's return address in `codeptr` (0 unknown); BEGIN_EXEC_TASK
  * (33) where a run of the task begins, with `region` as above and no code
  * address; BEGIN_FINISH_TASK (34) where it ends (completed, or one part of
- * an untied task), naming no task (0) and nothing else: per thread the
+ * an untied task), naming no task (0), with `ends` saying which
+ * (OMPC_TASK_END_*, from OMPCOLLECTOR_REQ_TASK_INFO's COMPLETING flag;
+ * UNKNOWN from a runtime without it, and the reader takes a task's last
+ * logged end for its completion) and no code address: per thread the
  * runs nest (a task run inside another's wait ends before it), so it ends
  * the innermost run open on the thread, and the reader names it (a
  * nonzero `task` there must be that run's).  The suspension of a task is
@@ -198,6 +205,7 @@ struct ompc_event_entry {
     union {
         uint64_t region;
         uint64_t parent; /* END_CREATE_TASK_IMM, _DEL */
+        uint64_t ends;   /* BEGIN_FINISH_TASK: OMPC_TASK_END_* */
     };
     union {
         uint64_t wait_id;
@@ -205,6 +213,8 @@ struct ompc_event_entry {
     };
     uint64_t codeptr;
 };
+/* What a logged task run's end (BEGIN_FINISH_TASK) ends. */
+enum { OMPC_TASK_END_UNKNOWN = 0, OMPC_TASK_END_PART = 1, OMPC_TASK_END_COMPLETES = 2 };
 /* Whether a logged event is one of the task events above. */
 #define OMPC_EVENT_IS_TASK(code) \
     ((code) == 24 || (code) == 25 || (code) == 33 || (code) == 34)
@@ -220,7 +230,7 @@ struct ompc_event_entry {
 struct ompc_wait {
     _Atomic uint64_t id;
     _Atomic uint32_t state;
-    uint32_t reserved;
+    uint32_t kind;              /* OMPCOLLECTOR_WAIT_* of EBAR and IBAR (barrier, taskwait, taskgroup); 0 unknown */
     _Atomic uint64_t ticks;
     _Atomic uint64_t codeptr;   /* wait_codeptr: the construct or lock call waited in */
     _Atomic uint64_t object;    /* wait_object: the omp_lock_t's address for locks */
@@ -323,6 +333,13 @@ struct ompc_thread {
     uint64_t last_where;        /* the sampler's own: the last one put on the timeline */
     /* When the thread's sampling timer was first armed (relative; 0: never): the report's coverage counts the time before it as not sampled yet. */
     _Atomic uint64_t armed_ns;
+    /*
+     * With OMPCOLLECTOR_REQ_TASK_INFO (the process's has_task_info): tasks
+     * whose last run ended on this thread (an untied task's parts count
+     * once), and tasks whose first run here was stolen from their creator.
+     */
+    _Atomic uint64_t task_completions;
+    _Atomic uint64_t task_first_steals;
 };
 
 /*
@@ -382,6 +399,29 @@ struct ompc_construct {
     _Atomic uint64_t max_ns;      /* the longest instance */
     _Atomic uint64_t thread_mask; /* bit (slot % 64) of every thread sampled in it */
     _Atomic uint64_t ticks[OMPC_NSTATES];
+};
+
+/*
+ * One task construct (OMPCOLLECTOR_REQ_TASK_INFO), keyed by its code
+ * address: the tasks created there, on every thread, and their runs.
+ * Written by the task event callbacks of whichever thread creates or runs
+ * such a task.
+ */
+struct ompc_task_construct {
+    _Atomic uint64_t codeptr;     /* 0: free */
+    _Atomic uint64_t created;     /* END_CREATE_TASK_IMM or _DEL */
+    _Atomic uint64_t undeferred;  /* ... of them _IMM: ran at once on the creator */
+    _Atomic uint64_t create_ns;   /* BEGIN_CREATE to END_CREATE, summed */
+    _Atomic uint64_t completed;   /* tasks whose last run ended (COMPLETING) */
+    _Atomic uint64_t runs;        /* BEGIN_EXEC: one per task, one per part for untied ones */
+    _Atomic uint64_t stolen;      /* first runs on a thread other than the creator */
+    _Atomic uint64_t timed_runs;  /* runs whose time is in exec_ns (not nested too deep) */
+    _Atomic uint64_t exec_ns;     /* BEGIN_EXEC to BEGIN_FINISH less the time suspended, summed */
+    _Atomic uint64_t max_ns;      /* the longest such run */
+    _Atomic uint64_t suspend_ns;  /* suspended while another task ran in its place on the thread */
+    _Atomic uint64_t suspensions;
+    _Atomic uint64_t thread_mask; /* bit (slot % 64) of every thread that ran one */
+    uint64_t reserved;
 };
 
 /* One object loaded in the process, as dl_iterate_phdr reports it. */
@@ -457,6 +497,12 @@ struct ompc_process {
     int32_t task_reserved;
     /* When the agent's start-up ended (relative; 0: before the origin, as in a forked child): START, which initializes the OpenMP runtime, and REGISTER; sampling begins only after it. */
     _Atomic uint64_t session_ns;
+    /* Task constructs: the runtime answered OMPCOLLECTOR_REQ_TASK_INFO at START (and the task events were asked for). */
+    _Atomic uint32_t has_task_info;
+    uint32_t reserved4;
+    _Atomic uint64_t task_constructs_dropped; /* creations and runs of tasks of constructs past OMPC_MAX_TASK_CONSTRUCTS */
+    _Atomic uint64_t task_nest_overflow;      /* runs nested deeper than OMPC_TASK_NEST_DEPTH on one thread: counted, not timed */
+    struct ompc_task_construct task_constructs[OMPC_MAX_TASK_CONSTRUCTS];
 };
 
 /* Fills in a header (magic, version, layout) for the options; returns the mapping's total size. */
@@ -467,6 +513,9 @@ uint64_t ompc_record_reserve_timeline_where(struct ompc_record_header *header);
 
 /* The construct row of `codeptr` in a process's table, inserted on first sight (lock-free, async-signal-safe); -1 when the table is full. */
 int ompc_record_construct(struct ompc_process *process, uint64_t codeptr);
+
+/* The row of `codeptr` in a process's task construct table, inserted on first sight (lock-free, async-signal-safe); -1 when full (counted). */
+int ompc_record_task_construct(struct ompc_process *process, uint64_t codeptr);
 
 /* Makes the arena hold the per-thread stack tables of --stacks; returns the mapping's new total size. */
 uint64_t ompc_record_reserve_stacks(struct ompc_record_header *header);

@@ -70,6 +70,12 @@ int ompc_elf_inspect(const char *path, struct ompc_elf_info *info)
         for (unsigned i = 0; i < header->e_phnum; i++) {
             info->interpreter |= segments[i].p_type == PT_INTERP;
             info->dynamic |= segments[i].p_type == PT_DYNAMIC;
+            if (segments[i].p_type == PT_INTERP && segments[i].p_offset < size
+                && segments[i].p_filesz <= size - segments[i].p_offset
+                && segments[i].p_filesz < sizeof info->loader) {
+                memcpy(info->loader, bytes + segments[i].p_offset, segments[i].p_filesz);
+                info->loader[segments[i].p_filesz] = '\0';
+            }
         }
     }
     if (header->e_shentsize == sizeof(Elf64_Shdr) && header->e_shoff < size

@@ -10,6 +10,7 @@ struct ompc_elf_info {
     int dynamic;       /* has PT_DYNAMIC */
     int needs_gomp;    /* DT_NEEDED names libgomp */
     int needs_llvm;    /* DT_NEEDED names an LLVM or Intel OpenMP runtime */
+    char loader[256];  /* PT_INTERP's path, or "" (none, or too long) */
 };
 
 /* Reads `path`; returns 0 with `info` filled in, or -1 when it cannot be read. */

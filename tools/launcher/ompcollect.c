@@ -118,7 +118,8 @@ int main(int argc, char **argv)
         snprintf(run.host, sizeof run.host, "unknown");
     check_options(&run, &cli);
     char *preload, *library_path;
-    arrange_libraries(&run, cli.runtime, &elf, &preload, &library_path);
+    arrange_libraries(&run, cli.runtime, &preload, &library_path);
+    check_loadable(&run, &elf, preload, library_path);
     char *record_env = make_record(&run, cli.event_mask);
 
     int exit_status = supervise(&run, record_env, preload, library_path);

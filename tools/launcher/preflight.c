@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef OMPCOLLECT_BINDIR
@@ -257,8 +258,26 @@ void check_program_file(const char *command, struct ompc_elf_info *elf)
     free(file);
 }
 
-/* A directory only we can use, holding libgomp.so.1 -> the LLVM runtime, for the library path. */
-static char *make_private_dir(const char *substitute)
+/* Links `name` in `directory` to `target`; on failure removes the directory and ends ompcollect. */
+static void private_link(const char *directory, const char *name, const char *target)
+{
+    char *link_path;
+    if (asprintf(&link_path, "%s/%s", directory, name) < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    if (symlink(target, link_path) != 0) {
+        int error = errno;
+        remove_private_dir(directory);
+        die(EXIT_OWN_FAILURE, "cannot link %s to %s: %s", link_path, target, strerror(error));
+    }
+    free(link_path);
+}
+
+/*
+ * A directory only we can use, for the library path: libgomp.so.1 -> our
+ * libgomp (tools/gomp), which needs RUNTIME_LINK -> the LLVM runtime; or,
+ * without ours, libgomp.so.1 -> the runtime itself.
+ */
+static char *make_private_dir(const char *gomp, const char *substitute)
 {
     const char *tmpdir = getenv("TMPDIR");
     char *directory;
@@ -267,15 +286,9 @@ static char *make_private_dir(const char *substitute)
     if (mkdtemp(directory) == NULL)
         die(EXIT_OWN_FAILURE, "cannot create a private directory in %s: %s",
             tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-    char *link_path;
-    if (asprintf(&link_path, "%s/libgomp.so.1", directory) < 0)
-        die(EXIT_OWN_FAILURE, "out of memory");
-    if (symlink(substitute, link_path) != 0) {
-        int error = errno;
-        rmdir(directory);
-        die(EXIT_OWN_FAILURE, "cannot link %s to %s: %s", link_path, substitute, strerror(error));
-    }
-    free(link_path);
+    private_link(directory, "libgomp.so.1", gomp != NULL ? gomp : substitute);
+    if (gomp != NULL)
+        private_link(directory, RUNTIME_LINK, substitute);
     return directory;
 }
 
@@ -284,17 +297,53 @@ void remove_private_dir(const char *directory)
 {
     if (directory == NULL)
         return;
-    char *link_path;
-    if (asprintf(&link_path, "%s/libgomp.so.1", directory) >= 0) {
-        unlink(link_path);
-        free(link_path);
+    static const char *const names[] = {"libgomp.so.1", RUNTIME_LINK};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *link_path;
+        if (asprintf(&link_path, "%s/%s", directory, names[i]) >= 0) {
+            unlink(link_path);
+            free(link_path);
+        }
     }
     rmdir(directory);
 }
 
+void private_stand_ins(struct run *run)
+{
+    char *gomp_link = NULL, *runtime_link = NULL;
+    if (run->private_dir == NULL || run->substitute == NULL
+        || asprintf(&gomp_link, "%s/libgomp.so.1", run->private_dir) < 0
+        || asprintf(&runtime_link, "%s/%s", run->private_dir, RUNTIME_LINK) < 0) {
+        free(gomp_link);
+        return;
+    }
+    run->stand_ins[0] = gomp_link;
+    run->stand_ins[1] = run->gomp != NULL ? run->gomp : run->substitute;
+    run->stand_ins[2] = runtime_link;
+    run->stand_ins[3] = run->substitute;
+    run->stand_ins[4] = NULL;
+}
+
+/* ompcollect's libgomp.so.1 beside the agent: installed in the same directory, or in the build tree's tools/gomp; NULL when absent. */
+static char *locate_gomp(const char *agent)
+{
+    const char *slash = strrchr(agent, '/');
+    int length = slash != NULL ? (int)(slash - agent) : 0;
+    static const char *const places[] = {"%.*s/libgomp.so.1", "%.*s/../gomp/.libs/libgomp.so.1"};
+    for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+        char *candidate;
+        if (asprintf(&candidate, places[i], length, agent) < 0)
+            die(EXIT_OWN_FAILURE, "out of memory");
+        char *real = readable_file(candidate) ? realpath(candidate, NULL) : NULL;
+        free(candidate);
+        if (real != NULL)
+            return real;
+    }
+    return NULL;
+}
+
 /* The shim's, the agent's and the runtime's places, and the environment the program gets. */
-void arrange_libraries(struct run *run, const char *runtime, const struct ompc_elf_info *elf, char **preload,
-                       char **library_path)
+void arrange_libraries(struct run *run, const char *runtime, char **preload, char **library_path)
 {
     char *shim, *agent;
     locate_libraries(&shim, &agent);
@@ -314,12 +363,11 @@ void arrange_libraries(struct run *run, const char *runtime, const struct ompc_e
         run->substitute = path;
     } else if (OMPCOLLECT_DEFAULT_RUNTIME[0] != '\0' && readable_file(OMPCOLLECT_DEFAULT_RUNTIME)) {
         run->substitute = OMPCOLLECT_DEFAULT_RUNTIME;
-        if (elf->needs_gomp && !elf->needs_llvm && run->output == NULL)
-            say("'%s' is linked with GCC's libgomp, which has no OMPT; running it on %s", run->command[0],
-                run->substitute);
     }
-    if (run->substitute != NULL)
-        run->private_dir = make_private_dir(run->substitute);
+    if (run->substitute != NULL) {
+        run->gomp = locate_gomp(agent);
+        run->private_dir = make_private_dir(run->gomp, run->substitute);
+    }
     /* The agent first, so its pthread_create is the one the runtime's threads come through. */
     const char *inherited = getenv("LD_PRELOAD");
     if (asprintf(preload, "%s:%s%s%s%s%s", agent, shim, run->runtime_option ? ":" : "",
@@ -332,6 +380,115 @@ void arrange_libraries(struct run *run, const char *runtime, const struct ompc_e
     if (run->private_dir != NULL
         && asprintf(library_path, "%s%s%s", run->private_dir, old && *old ? ":" : "", old && *old ? old : "") < 0)
         die(EXIT_OWN_FAILURE, "out of memory");
+}
+
+/*
+ * What the program's loader prints in trace mode (LD_TRACE_LOADED_OBJECTS,
+ * as ldd runs it): it maps and binds every library the program needs, with
+ * the environment the program will get, and runs nothing of the program.
+ * At most `size` - 1 bytes, or NULL when it could not be run.
+ */
+static char *traced_loader(const char *loader, const char *file, const char *preload, const char *library_path,
+                           size_t size)
+{
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0)
+        return NULL;
+    pid_t child = fork();
+    if (child == 0) {
+        dup2(pipe_fds[1], STDOUT_FILENO);
+        dup2(pipe_fds[1], STDERR_FILENO);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+        if (setenv("LD_TRACE_LOADED_OBJECTS", "1", 1) == 0 && setenv("LD_BIND_NOW", "1", 1) == 0
+            && setenv("LD_WARN", "1", 1) == 0 && setenv("LD_PRELOAD", preload, 1) == 0
+            && (library_path == NULL || setenv("LD_LIBRARY_PATH", library_path, 1) == 0))
+            execl(loader, loader, file, (char *)NULL);
+        _exit(127);
+    }
+    close(pipe_fds[1]);
+    char *text = child > 0 ? malloc(size) : NULL;
+    size_t used = 0;
+    char drain[4096];
+    for (ssize_t got = 1; child > 0 && got > 0;) {
+        /* Beyond `size`, read on so the loader never blocks on a full pipe. */
+        int room = text != NULL && used + 1 < size;
+        got = read(pipe_fds[0], room ? text + used : drain, room ? size - 1 - used : sizeof drain);
+        if (got < 0 && errno == EINTR)
+            got = 1;
+        else if (got > 0 && room)
+            used += (size_t)got;
+    }
+    close(pipe_fds[0]);
+    int status;
+    while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (text != NULL)
+        text[used] = '\0';
+    return text;
+}
+
+/* The OpenMP names in the trace the loader could not bind ("omp_x@OMP_5.1 (needed by FILE)", one a line), or NULL. */
+static char *unmet_names(char *trace, const char *private_dir, size_t *count)
+{
+    char *result = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&result, &size);
+    *count = 0;
+    for (char *line = strtok(trace, "\n"); out != NULL && line != NULL; line = strtok(NULL, "\n")) {
+        char name[256], version[64], file[1024];
+        const char *at = strstr(line, "undefined symbol: ");
+        if (at != NULL && sscanf(at, "undefined symbol: %255[^,], version %63[^\t]\t(%1023[^)])", name, version, file) == 3
+            && (strncmp(version, "OMP_", 4) == 0 || strncmp(version, "GOMP_", 5) == 0
+                || strncmp(version, "OACC_", 5) == 0 || strncmp(version, "GOACC_", 6) == 0)) {
+            fprintf(out, "%s%s@%s (needed by %s)", *count ? ", " : "", name, version, file);
+            ++*count;
+            continue;
+        }
+        /* A version needed with no name bound to it: only the loader's version check says so. */
+        at = strstr(line, ": version `");
+        if (at != NULL && strstr(line, private_dir) != NULL
+            && sscanf(at, ": version `%63[^']' not found (required by %1023[^)])", version, file) == 2) {
+            char key[80];
+            snprintf(key, sizeof key, ", version %s\t", version);
+            if (strstr(trace + (line - trace) + strlen(line) + 1, key) == NULL) {
+                fprintf(out, "%sversion %s (needed by %s)", *count ? ", " : "", version, file);
+                ++*count;
+            }
+        }
+    }
+    if (out == NULL || fclose(out) != 0 || *count == 0) {
+        free(result);
+        return NULL;
+    }
+    return result;
+}
+
+void check_loadable(const struct run *run, const struct ompc_elf_info *elf, const char *preload,
+                    const char *library_path)
+{
+    const char *base = strrchr(elf->loader, '/');
+    /* Only glibc's loader is known to trace instead of running the program. */
+    int traced = run->private_dir != NULL && elf->elf && base != NULL && strncmp(base + 1, "ld-linux", 8) == 0;
+    char *file = traced ? program_file(run->command[0]) : NULL;
+    char *trace = file != NULL ? traced_loader(elf->loader, file, preload, library_path, 1 << 16) : NULL;
+    size_t count = 0;
+    char *unmet = trace != NULL ? unmet_names(trace, run->private_dir, &count) : NULL;
+    free(trace);
+    free(file);
+    if (unmet == NULL) {
+        if (run->runtime_option == NULL && run->substitute != NULL && elf->needs_gomp && !elf->needs_llvm
+            && run->output == NULL)
+            say("'%s' is linked with GCC's libgomp, which has no OMPT; running it on %s", run->command[0],
+                run->substitute);
+        return;
+    }
+    remove_private_dir(run->private_dir);
+    die(EXIT_OWN_FAILURE,
+        "cannot run '%s' on %s in place of GCC's libgomp: it needs %s, which neither that runtime nor "
+        "ompcollect's libgomp.so.1 provides, so the loader would refuse it; give --runtime an LLVM libomp "
+        "that has %s, or run it with --runtime=none on GCC's libgomp, where ompcollect sees nothing OpenMP",
+        run->command[0], run->substitute, unmet, count == 1 ? "it" : "them");
 }
 
 /* The LLVM version in a runtime's real path (".../llvm-14/lib/libomp.so.5"), or the kind of runtime. */

@@ -10,8 +10,14 @@
 void check_program_file(const char *command, struct ompc_elf_info *elf);
 
 /* The shim's, the agent's and the runtime's places (--runtime or OMPCOLLECT_RUNTIME: `runtime`), and the environment the program gets. */
-void arrange_libraries(struct run *run, const char *runtime, const struct ompc_elf_info *elf, char **preload,
-                       char **library_path);
+void arrange_libraries(struct run *run, const char *runtime, char **preload, char **library_path);
+
+/* Sets run->stand_ins: the private directory's links and the files they named, for the symbolizer. */
+void private_stand_ins(struct run *run);
+
+/* Refuses, before it runs, a program the loader would refuse for a versioned OpenMP name the runtime in GCC's libgomp's place lacks; else says when GCC's libgomp is replaced. */
+void check_loadable(const struct run *run, const struct ompc_elf_info *elf, const char *preload,
+                    const char *library_path);
 
 /* Removes the private directory arrange_libraries made (NULL: none). */
 void remove_private_dir(const char *directory);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 /* Fills in the launcher's side of one process's report. */
 static void describe(const struct run *run, struct process_report *entry, struct ompc_model_process **all,
@@ -141,6 +142,7 @@ static void load_all(struct run *run, struct ompc_model_process **all, uint32_t 
         say("the record was cut to %llu of its %llu bytes during the run (the program truncated it?): what lay "
             "beyond is lost", (unsigned long long)info.st_size, (unsigned long long)run->header.total_size);
     }
+    private_stand_ins(run);
     if (ompc_load_counts(run->record_fd, &run->header) != 0)
         say("the record lost its header during the run: its run-wide counts are unknown");
     for (uint32_t i = 0; i < count; i++) {
@@ -151,6 +153,7 @@ static void load_all(struct run *run, struct ompc_model_process **all, uint32_t 
         if (all[i] == NULL)
             die(EXIT_OWN_FAILURE, "out of memory reading the record of pid %ld", (long)head.pid);
         all[i]->symfs = run->symfs;
+        all[i]->stand_ins = run->stand_ins[0] != NULL ? run->stand_ins : NULL;
     }
 }
 
@@ -256,6 +259,10 @@ int write_reports(struct run *run)
     free(all);
     if (reports == 0 && run->record_cut)
         say("no report: the record of '%s' was lost", run->command[0]);
+    else if (reports == 0 && !any_slot && WIFEXITED(run->main_status) && WEXITSTATUS(run->main_status) == 127)
+        /* The status the dynamic loader ends a process with when it cannot load or bind it. */
+        say("'%s' ended with status 127 before the agent ran: the dynamic loader could not load it, or it was not "
+            "found (the message above says which): no report", run->command[0]);
     else if (reports == 0 && !any_slot)
         say("the agent never ran in '%s' (a static program started by a script, setuid, or LD_PRELOAD removed?): "
             "no report", run->command[0]);

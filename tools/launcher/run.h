@@ -34,6 +34,8 @@ struct run {
     const char *runtime_option; /* --runtime PATH (absolute), or NULL */
     const char *substitute;  /* what libgomp.so.1 resolves to, or NULL */
     char *private_dir;       /* holds the libgomp.so.1 link, or NULL */
+    const char *gomp;        /* ompcollect's libgomp.so.1 (tools/gomp) that link names, or NULL: it names the runtime */
+    const char *stand_ins[5]; /* the private directory's links and their targets, for the symbolizer (model.h) */
     struct ompc_rank rank;
     char host[256];
     struct timespec start_real;

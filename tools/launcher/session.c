@@ -162,18 +162,20 @@ static json_t *facts_of(const struct run *run, uint64_t record_size)
     json_t *shim = bytes_value(run->shim, &failed), *agent = bytes_value(run->agent, &failed);
     json_t *substitute = bytes_value(run->substitute, &failed), *private_dir = bytes_value(run->private_dir, &failed);
     json_t *runtime_option = bytes_value(run->runtime_option, &failed), *omp_tool = bytes_value(run->omp_tool, &failed);
+    json_t *gomp = bytes_value(run->gomp, &failed);
     if (failed || program == NULL || host == NULL || shim == NULL || agent == NULL) {
-        json_t *all[] = {reaped, paths, program, host, shim, agent, substitute, private_dir, runtime_option, omp_tool};
+        json_t *all[] = {reaped, paths, program, host, shim, agent, substitute, private_dir, runtime_option, omp_tool,
+                         gomp};
         for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
             json_decref(all[i]);
         return NULL;
     }
-    return json_pack("{s:o, s:i, s:i, s:o, s:i, s:i, s:s?, s:o, s:o, s:o?, s:o?, s:o?, s:o?, s:I, s:b, s:o*, "
+    return json_pack("{s:o, s:i, s:i, s:o, s:i, s:i, s:s?, s:o, s:o, s:o?, s:o?, s:o?, s:o?, s:o?, s:I, s:b, s:o*, "
                      "s:o*, s:I, s:I, s:I, s:I}",
                      "program", program, "main_pid", (int)run->main_pid, "main_status",
                      run->main_status, "host", host, "rank", run->rank.rank, "rank_size",
                      run->rank.size, "rank_from", run->rank.from, "shim", shim, "agent", agent,
-                     "substitute", substitute, "private_dir", private_dir, "runtime_option",
+                     "substitute", substitute, "private_dir", private_dir, "gomp", gomp, "runtime_option",
                      runtime_option, "omp_tool", omp_tool, "interval_ns",
                      (json_int_t)run->interval_ns, "sampling", run->sampling, "reaped", reaped, "paths",
                      paths, "record_size", (json_int_t)record_size, "realtime_offset_ns",
@@ -509,6 +511,7 @@ static int take_facts(struct run *run, json_t *facts, char *error, size_t error_
     run->agent = text_of(facts, "agent") ? text_of(facts, "agent") : "";
     run->substitute = text_of(facts, "substitute");
     run->private_dir = (char *)text_of(facts, "private_dir");
+    run->gomp = text_of(facts, "gomp");
     run->runtime_option = text_of(facts, "runtime_option");
     run->omp_tool = text_of(facts, "omp_tool");
     run->interval_ns = number_of(facts, "interval_ns", 0, INT64_MAX, 0);

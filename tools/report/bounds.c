@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "bounds.h"
+#include "jsonw.h"
 #include "record.h"
 
 #include <inttypes.h>
@@ -96,6 +97,13 @@ int ompc_limits_reached(const struct ompc_model_process *process, uint64_t event
     add(out, &used, "constructs", process->constructs_dropped, OMPC_MAX_CONSTRUCTS,
         "%" PRIu64 " FORKs and samples belong to parallel constructs that found no row of the %d in the "
         "construct table and count in no construct", process->constructs_dropped, OMPC_MAX_CONSTRUCTS);
+    add(out, &used, "task_constructs", process->task_constructs_dropped, OMPC_MAX_TASK_CONSTRUCTS,
+        "%" PRIu64 " task creations and runs belong to task constructs that found no row of the %d in the "
+        "task construct table and count in no construct", process->task_constructs_dropped,
+        OMPC_MAX_TASK_CONSTRUCTS);
+    add(out, &used, "task_nesting", process->task_nest_overflow, OMPC_TASK_NEST_DEPTH,
+        "%" PRIu64 " task runs nested more than %d deep on one thread are counted but not timed",
+        process->task_nest_overflow, OMPC_TASK_NEST_DEPTH);
     add(out, &used, "regions", process->regions_overflow_forks, OMPC_MAX_REGIONS,
         "%" PRIu64 " region instances past the first %d are not listed one by one (--list-regions); every "
         "construct figure and total counts them", process->regions_overflow_forks, OMPC_MAX_REGIONS);
@@ -111,4 +119,19 @@ int ompc_limits_reached(const struct ompc_model_process *process, uint64_t event
         process->modules_dropped, OMPC_MAX_MODULES, OMPC_MODULE_PATH - 1);
     buffer_limits(process, &sums, event_log_bytes, out, &used);
     return used;
+}
+
+json_t *ompc_limits_json(const struct ompc_limit *limits, int count)
+{
+    json_t *array = json_array();
+    int failed = 0;
+    for (int i = 0; i < count && !failed; i++) {
+        json_t *entry = json_object();
+        int bad = ompc_json_set(entry, "what", json_string(limits[i].what));
+        bad |= ompc_json_set(entry, "count", ompc_json_u64(limits[i].count));
+        bad |= ompc_json_set(entry, "bound", ompc_json_u64(limits[i].bound));
+        bad |= ompc_json_set(entry, "text", ompc_json_string(limits[i].text));
+        failed |= ompc_json_append(array, ompc_json_built(entry, bad));
+    }
+    return ompc_json_built(array, failed);
 }

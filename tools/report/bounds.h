@@ -7,6 +7,8 @@
 
 #include "model.h"
 
+#include <jansson.h>
+
 /* One bound a run reached. */
 struct ompc_limit {
     const char *what;   /* a stable key: "threads", "constructs", "event_log", ... */
@@ -15,7 +17,7 @@ struct ompc_limit {
     char text[320];     /* one sentence for a person: what is missing and why */
 };
 
-#define OMPC_LIMIT_KINDS 12
+#define OMPC_LIMIT_KINDS 14
 
 /*
  * Fills `out` with every bound the process's run reached, in a fixed order;
@@ -24,5 +26,11 @@ struct ompc_limit {
  */
 int ompc_limits_reached(const struct ompc_model_process *process, uint64_t event_log_bytes,
                         struct ompc_limit out[OMPC_LIMIT_KINDS]);
+
+/*
+ * The limits as a JSON array of {what, count, bound, text}, the same in the
+ * report and the trace; NULL when out of memory.
+ */
+json_t *ompc_limits_json(const struct ompc_limit *limits, int count);
 
 #endif /* OMPCOLLECT_BOUNDS_H */

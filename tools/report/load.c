@@ -162,6 +162,21 @@ static void take_thread(struct ompc_model_thread *to, const struct ompc_thread *
     to->task_suspend_ns = atomic_load(&from->task_suspend_ns);
     to->task_suspensions = atomic_load(&from->task_suspensions);
     to->armed_ns = take_time(limits, atomic_load(&from->armed_ns));
+    to->task_completions = atomic_load(&from->task_completions);
+    to->task_first_steals = atomic_load(&from->task_first_steals);
+}
+
+/* A thread's once-per-task counts, at most the events they are counted at (BEGIN_FINISH, BEGIN_STEAL). */
+static void take_task_counts(struct ompc_model_thread *thread, struct ompc_damage *damage, int slot)
+{
+    uint64_t finishes = thread->task_events[OMP_EVENT_THR_BEGIN_FINISH_TASK - OMPC_TASK_EVENT_FIRST];
+    uint64_t steals = thread->task_events[OMP_EVENT_THR_BEGIN_STEAL_TASK - OMPC_TASK_EVENT_FIRST];
+    if (thread->task_completions <= finishes && thread->task_first_steals <= steals)
+        return;
+    ompc_damage_note(damage, "thread %d claims more completed or stolen tasks than their events (held to them)",
+                     slot);
+    thread->task_completions = thread->task_completions > finishes ? finishes : thread->task_completions;
+    thread->task_first_steals = thread->task_first_steals > steals ? steals : thread->task_first_steals;
 }
 
 /*
@@ -185,8 +200,12 @@ static int take_waits(int fd, struct ompc_model_thread *to, const struct ompc_th
         return raw == NULL || to->waits == NULL ? -1 : 0;
     }
     for (int w = 0; w < OMPC_WAIT_SLOTS; w++) {
-        struct ompc_model_wait wait = {atomic_load(&raw[w].id), atomic_load(&raw[w].state), atomic_load(&raw[w].ticks),
-                                       atomic_load(&raw[w].codeptr), atomic_load(&raw[w].object)};
+        struct ompc_model_wait wait = {atomic_load(&raw[w].id), atomic_load(&raw[w].state), raw[w].kind,
+                                       atomic_load(&raw[w].ticks), atomic_load(&raw[w].codeptr),
+                                       atomic_load(&raw[w].object)};
+        /* A kind none of the three tells nothing: unknown. */
+        if (wait.kind > OMPCOLLECTOR_WAIT_TASKGROUP)
+            wait.kind = OMPCOLLECTOR_WAIT_NONE;
         if (wait.state >= OMPC_NSTATES)
             limits->bad_waits++;
         else if (wait.state != 0)
@@ -261,7 +280,8 @@ struct open_runs {
  * names filled in: the innermost run open (record.h), or the one it names
  * with the runs inside it, whose ends the log lost.  A run's end with no
  * run open names none (0: it ends nothing).  -1 for an entry that does
- * not hold (a creation or a run's begin without a task), or no memory.
+ * not hold (a creation or a run's begin without a task, a run's end
+ * saying it ends something else than a part or the task), or no memory.
  */
 static int name_task_run(struct open_runs *runs, struct ompc_event_entry *entry)
 {
@@ -282,6 +302,8 @@ static int name_task_run(struct open_runs *runs, struct ompc_event_entry *entry)
         runs->ids[runs->depth++] = entry->task;
         return 0;
     }
+    if (entry->ends > OMPC_TASK_END_COMPLETES)
+        return -1;
     size_t match = runs->depth;
     while (entry->task != 0 && match > 0 && runs->ids[match - 1] != entry->task)
         match--;
@@ -329,7 +351,8 @@ static void take_event_log(int fd, struct ompc_model_thread *to, const struct om
     free(runs.ids);
     if (kept < length)
         ompc_damage_note(damage, "thread %d's event log: %u of %u events ignored (an unknown event, a task event "
-                                 "without a task, or a time out of order or past the run)", slot, length - kept,
+                                 "without a task, a task run's end of no known kind, or a time out of order or "
+                                 "past the run)", slot, length - kept,
                          length);
     to->event_log_length = kept;
 }
@@ -396,6 +419,7 @@ static int take_threads(int fd, struct ompc_model_process *to, const struct ompc
     take_thread(&to->untracked, &from->untracked, limits);
     for (int i = 0; i < count; i++) {
         take_thread(&to->threads[i], &from->threads[i], limits);
+        take_task_counts(&to->threads[i], &to->damage, i);
         if (take_waits(fd, &to->threads[i], &from->threads[i], limits, &to->damage, i) != 0)
             return -1;
         if (atomic_load(&from->threads[i].waits) == 0 || atomic_load(&from->threads[i].construct_work) == 0)
@@ -499,6 +523,67 @@ static int take_constructs(int fd, struct ompc_model_process *to, const struct o
         fold_work(fd, to, &from->threads[t], row_of, counts, limits, t);
     free(row_of);
     free(counts);
+    return 0;
+}
+
+/*
+ * One task construct row, its counts held to what they can be: no more
+ * undeferred than created, no more timed runs than runs, no run longer
+ * than their sum nor than the run itself.  Returns 1 when it had to
+ * change anything.
+ */
+static int take_task_construct(struct ompc_model_task_construct *row, const struct ompc_task_construct *raw,
+                               const struct limits *limits)
+{
+    *row = (struct ompc_model_task_construct){
+        .codeptr = atomic_load(&raw->codeptr), .created = atomic_load(&raw->created),
+        .undeferred = atomic_load(&raw->undeferred), .create_ns = atomic_load(&raw->create_ns),
+        .completed = atomic_load(&raw->completed), .runs = atomic_load(&raw->runs),
+        .stolen = atomic_load(&raw->stolen), .timed_runs = atomic_load(&raw->timed_runs),
+        .exec_ns = atomic_load(&raw->exec_ns), .max_ns = atomic_load(&raw->max_ns),
+        .suspend_ns = atomic_load(&raw->suspend_ns), .suspensions = atomic_load(&raw->suspensions),
+        .thread_mask = atomic_load(&raw->thread_mask)};
+    int bad = 0;
+    if (row->undeferred > row->created) {
+        row->undeferred = row->created;
+        bad = 1;
+    }
+    if (row->timed_runs > row->runs || row->stolen > row->runs) {
+        row->timed_runs = row->timed_runs > row->runs ? row->runs : row->timed_runs;
+        row->stolen = row->stolen > row->runs ? row->runs : row->stolen;
+        bad = 1;
+    }
+    if (row->max_ns > row->exec_ns || row->max_ns > limits->latest_ns || (row->timed_runs == 0 && row->exec_ns != 0)) {
+        row->max_ns = row->exec_ns = row->suspend_ns = 0;
+        row->timed_runs = 0;
+        bad = 1;
+    }
+    return bad;
+}
+
+/* The task construct table's used rows (zero rows when the runtime did not answer TASK_INFO). */
+static int take_task_constructs(struct ompc_model_process *to, const struct ompc_process *from,
+                                const struct limits *limits)
+{
+    to->has_task_info = atomic_load(&from->has_task_info) != 0;
+    to->task_constructs_dropped = atomic_load(&from->task_constructs_dropped);
+    to->task_nest_overflow = atomic_load(&from->task_nest_overflow);
+    uint32_t used = 0;
+    for (int i = 0; i < OMPC_MAX_TASK_CONSTRUCTS; i++)
+        used += atomic_load(&from->task_constructs[i].codeptr) != 0;
+    to->task_constructs = calloc(used + 1, sizeof *to->task_constructs);
+    if (to->task_constructs == NULL)
+        return -1;
+    unsigned long bad = 0;
+    for (int i = 0; i < OMPC_MAX_TASK_CONSTRUCTS && to->task_construct_count < used; i++) {
+        if (atomic_load(&from->task_constructs[i].codeptr) == 0)
+            continue;
+        bad += (unsigned long)take_task_construct(&to->task_constructs[to->task_construct_count++],
+                                                  &from->task_constructs[i], limits);
+    }
+    if (bad > 0)
+        ompc_damage_note(&to->damage, "%lu task construct rows with counts or times that cannot be (held to "
+                                      "what they can be)", bad);
     return 0;
 }
 
@@ -617,14 +702,15 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
         failed = (to->threads = calloc(1, sizeof *to->threads)) == NULL
               || (to->regions = calloc(OMPC_MAX_REGIONS, sizeof *to->regions)) == NULL
               || (to->constructs = calloc(1, sizeof *to->constructs)) == NULL
+              || (to->task_constructs = calloc(1, sizeof *to->task_constructs)) == NULL
               || take_code(to, memset(from, 0, sizeof *from)) != 0;
     } else {
         struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0};
         to->origin_ns = from->origin_ns;
         take_identity(to, from, &limits);
         failed = take_threads(fd, to, from, what, &limits) != 0 || ompc_load_tasks(to) != 0
-              || take_regions(to, from, &limits) != 0
-              || take_constructs(fd, to, from, &limits) != 0 || take_code(to, from) != 0;
+              || take_regions(to, from, &limits) != 0 || take_constructs(fd, to, from, &limits) != 0
+              || take_task_constructs(to, from, &limits) != 0 || take_code(to, from) != 0;
         if (limits.clamped > 0)
             ompc_damage_note(&to->damage, "%lu times past the end of the run (set to its end)", limits.clamped);
         if (limits.bad_waits > 0)
@@ -647,6 +733,9 @@ struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *p
         const char *path = process->modules[i].path;
         if (vdso != NULL && (strncmp(path, "linux-vdso.so", 13) == 0 || strncmp(path, "linux-gate.so", 13) == 0))
             *vdso = process->modules[i].bias;
+        for (size_t k = 0; process->stand_ins != NULL && process->stand_ins[k] != NULL; k += 2)
+            if (strcmp(path, process->stand_ins[k]) == 0)
+                path = process->stand_ins[k + 1];
         ompc_symbolizer_add_module(symbolizer, path, process->symfs, process->modules[i].bias);
     }
     return symbolizer;
@@ -668,6 +757,7 @@ void ompc_model_free(struct ompc_model_process *process)
     free(process->tasks);
     free(process->regions);
     free(process->constructs);
+    free(process->task_constructs);
     free(process->modules);
     free(process);
 }

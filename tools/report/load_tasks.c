@@ -74,7 +74,10 @@ static void fold(struct ompc_model_task *task, const struct task_entry *e, unsig
         if (task->runs++ == 0)
             task->region = e->entry->region;
         break;
-    default: /* BEGIN_FINISH_TASK: the latest end is the task's completion */
+    default:
+        /* BEGIN_FINISH_TASK: the one that says so is the task's completion; when none says, the latest end. */
+        if (e->entry->ends == OMPC_TASK_END_PART)
+            break;
         task->completer = e->thread;
         task->complete_ns = e->when;
         break;

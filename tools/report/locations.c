@@ -75,7 +75,7 @@ static int compare_constructs(const void *a, const void *b)
 
 /* One thread's wait entry, before merging. */
 struct wait_entry {
-    int state;
+    int state, kind;
     uint64_t codeptr, object;
     int thread;
     uint64_t ticks;
@@ -146,7 +146,7 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
             uint64_t codeptr = wait->codeptr;
             if (state == 0 || codeptr == 0)
                 continue;
-            entries[used++] = (struct wait_entry){(int)state, codeptr, wait->object, i,
+            entries[used++] = (struct wait_entry){(int)state, (int)wait->kind, codeptr, wait->object, i,
                                                   wait->ticks};
         }
     }
@@ -166,6 +166,8 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
             row->codeptr = entry->codeptr;
             row->object = entry->object;
         }
+        if (entry->kind != 0)
+            row->kind = entry->kind;
         row->ticks += entry->ticks;
         if (i == 0 || compare_entries(&entries[i - 1], entry) != 0 || entries[i - 1].thread != entry->thread)
             row->threads++;
@@ -180,12 +182,41 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
     return 0;
 }
 
+/* qsort: most execution time first, then most tasks. */
+static int compare_task_constructs(const void *a, const void *b)
+{
+    const struct ompc_model_task_construct *x = ((const struct ompc_task_construct_row *)a)->from;
+    const struct ompc_model_task_construct *y = ((const struct ompc_task_construct_row *)b)->from;
+    if (x->exec_ns != y->exec_ns)
+        return (x->exec_ns < y->exec_ns) - (x->exec_ns > y->exec_ns);
+    if (x->created != y->created)
+        return (x->created < y->created) - (x->created > y->created);
+    return (x->codeptr > y->codeptr) - (x->codeptr < y->codeptr);
+}
+
+/* The task construct table, named; returns -1 when memory runs out. */
+static int build_task_constructs(const struct ompc_model_process *process, struct ompc_locations *out)
+{
+    out->task_constructs = calloc(process->task_construct_count + 1, sizeof *out->task_constructs);
+    if (out->task_constructs == NULL)
+        return -1;
+    for (uint32_t i = 0; i < process->task_construct_count; i++) {
+        struct ompc_task_construct_row *row = &out->task_constructs[out->task_construct_count++];
+        row->from = &process->task_constructs[i];
+        locate(out->symbolizer, row->from->codeptr, 1, &row->where);
+    }
+    ompc_qsort(out->task_constructs, (size_t)out->task_construct_count, sizeof *out->task_constructs,
+               compare_task_constructs);
+    return 0;
+}
+
 int ompc_locations_build(const struct ompc_model_process *process, struct ompc_locations *out)
 {
     memset(out, 0, sizeof *out);
     out->known = process->has_sample != 0;
     out->symbolizer = ompc_model_symbolizer(process, NULL);
-    if (build_constructs(process, out) != 0 || build_waits(process, out) != 0)
+    if (build_constructs(process, out) != 0 || build_waits(process, out) != 0
+        || build_task_constructs(process, out) != 0)
         return -1;
     return 0;
 }
@@ -194,6 +225,7 @@ void ompc_locations_free(struct ompc_locations *locations)
 {
     free(locations->constructs);
     free(locations->waits);
+    free(locations->task_constructs);
     if (locations->symbolizer != NULL)
         ompc_symbolizer_free(locations->symbolizer);
     memset(locations, 0, sizeof *locations);
@@ -248,10 +280,14 @@ static const char *wait_what(const struct ompc_wait_row *row, char *buffer, size
         snprintf(buffer, size, "atomic");
         break;
     case THR_EBAR_STATE:
-        snprintf(buffer, size, "barrier (explicit)");
-        break;
     case THR_IBAR_STATE:
-        snprintf(buffer, size, "barrier (implicit)");
+        /* Oracle's numbering reports a task's wait for its children as EBAR; the sample said which it was. */
+        if (row->kind == OMPCOLLECTOR_WAIT_TASKWAIT)
+            snprintf(buffer, size, "taskwait");
+        else if (row->kind == OMPCOLLECTOR_WAIT_TASKGROUP)
+            snprintf(buffer, size, "taskgroup");
+        else
+            snprintf(buffer, size, row->state == THR_EBAR_STATE ? "barrier (explicit)" : "barrier (implicit)");
         break;
     default:
         snprintf(buffer, size, "%s", ompc_state_name(row->state));
@@ -335,8 +371,7 @@ void ompc_locations_text(const struct ompc_locations *locations, uint64_t total,
         fprintf(out, "  ... %d more locations\n", locations->wait_count - TEXT_ROWS);
 }
 
-/* function,file,line,module,module_offset of a location, as CSV fields (no leading comma). */
-static void csv_location(FILE *out, const struct ompc_location *where)
+void ompc_location_csv(FILE *out, const struct ompc_location *where)
 {
     ompc_csv_string(out, where->function);
     fputc(',', out);
@@ -364,7 +399,7 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
         const struct ompc_construct_row *row = &locations->constructs[i];
         ompc_csv_lead(tables);
         fprintf(out, "0x%" PRIx64 ",", row->codeptr);
-        csv_location(out, &row->where);
+        ompc_location_csv(out, &row->where);
         fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,", row->instances, row->total_ns,
                 row->instances ? row->total_ns / row->instances : 0, row->max_ns,
                 popcount64(row->thread_mask));
@@ -385,7 +420,7 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
         fprintf(out, "%s,", ompc_state_name(row->state));
         ompc_csv_string(out, wait_what(row, buffer, sizeof buffer));
         fprintf(out, ",0x%" PRIx64 ",", row->codeptr);
-        csv_location(out, &row->where);
+        ompc_location_csv(out, &row->where);
         fprintf(out, ",0x%" PRIx64 ",", row->object);
         ompc_csv_string(out, row->what.kind >= OMPC_LOC_SYMBOL ? row->what.function : NULL);
         fprintf(out, ",%" PRIu64 ",%d\n", row->ticks, row->threads);
@@ -393,8 +428,7 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
     return 0;
 }
 
-/* {"address", "kind", "function", "function_offset", "file", "line", "module", "module_offset"} of a location. */
-static json_t *json_location(uint64_t address, const struct ompc_location *where)
+json_t *ompc_location_json(uint64_t address, const struct ompc_location *where)
 {
     static const char *const kinds[] = {"none", "module", "symbol", "line"};
     json_t *object = json_object();
@@ -413,7 +447,7 @@ static json_t *json_location(uint64_t address, const struct ompc_location *where
 static json_t *json_construct(const struct ompc_construct_row *row)
 {
     json_t *object = json_object();
-    int failed = ompc_json_set(object, "location", json_location(row->codeptr, &row->where));
+    int failed = ompc_json_set(object, "location", ompc_location_json(row->codeptr, &row->where));
     failed |= ompc_json_set(object, "instances", ompc_json_u64(row->instances));
     failed |= ompc_json_set(object, "total_ns", ompc_json_u64(row->total_ns));
     failed |= ompc_json_set(object, "max_ns", ompc_json_u64(row->max_ns));
@@ -431,8 +465,8 @@ static json_t *json_wait_location(const struct ompc_wait_row *row)
     json_t *object = json_object();
     int failed = ompc_json_set(object, "state", json_string(ompc_state_name(row->state)));
     failed |= ompc_json_set(object, "what", ompc_json_string_or_null(wait_what(row, buffer, sizeof buffer)));
-    failed |= ompc_json_set(object, "location", json_location(row->codeptr, &row->where));
-    failed |= ompc_json_set(object, "object", json_location(row->object, &row->what));
+    failed |= ompc_json_set(object, "location", ompc_location_json(row->codeptr, &row->where));
+    failed |= ompc_json_set(object, "object", ompc_location_json(row->object, &row->what));
     failed |= ompc_json_set(object, "samples", ompc_json_u64(row->ticks));
     failed |= ompc_json_set(object, "threads", json_integer(row->threads));
     return ompc_json_built(object, failed);

@@ -25,10 +25,17 @@ struct ompc_construct_row {
 /* One place threads waited: a construct (and for locks the object) in one state. */
 struct ompc_wait_row {
     int state;
+    int kind;                  /* OMPCOLLECTOR_WAIT_* of a barrier state: barrier, taskwait, taskgroup (0 unknown) */
     uint64_t codeptr, object;
     struct ompc_location where, what;
     uint64_t ticks;
     int threads;
+};
+
+/* One task construct (OMPCOLLECTOR_REQ_TASK_INFO): every task made at the same code address. */
+struct ompc_task_construct_row {
+    const struct ompc_model_task_construct *from;
+    struct ompc_location where;
 };
 
 /* Everything located, widest first. */
@@ -39,6 +46,8 @@ struct ompc_locations {
     int construct_count;
     struct ompc_wait_row *waits;
     int wait_count;
+    struct ompc_task_construct_row *task_constructs; /* most execution time first */
+    int task_construct_count;
 };
 
 /* Builds the tables from a finished process record; returns -1 when memory runs out. */
@@ -58,6 +67,12 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
 /* The same as members of the JSON report `report` ("locations_known", "constructs", "wait_locations", "modules", "modules_dropped"); 0, or -1 when memory runs out. */
 int ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
                         json_t *report);
+
+/* function,file,line,module,module_offset of a location as CSV fields (no leading comma). */
+void ompc_location_csv(FILE *out, const struct ompc_location *where);
+
+/* {"address", "kind", "function", "function_offset", "file", "line", "module", "module_offset"} of a location. */
+json_t *ompc_location_json(uint64_t address, const struct ompc_location *where);
 
 /* A short name of a construct for tooltips ("solve solver.c:17"); `buffer` holds it. */
 const char *ompc_location_label(const struct ompc_location *where, uint64_t address, char *buffer,

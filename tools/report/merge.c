@@ -627,6 +627,31 @@ static void text_processes(FILE *out, const struct ompc_merge_input *inputs, int
         }
 }
 
+/* A report's text on one line: control characters (a hostile report's line breaks) become spaces. */
+static void one_line(FILE *out, const struct ompc_merge_text *text)
+{
+    for (size_t i = 0; i < text->length; i++)
+        fputc((unsigned char)text->text[i] < 0x20 || text->text[i] == 0x7f ? ' ' : text->text[i], out);
+}
+
+/* Each report's bounds reached and record damage, as the report said them. */
+static void text_limits(FILE *out, const struct ompc_merge_input *inputs, int count)
+{
+    for (int i = 0; i < count; i++)
+        for (size_t l = 0; l < inputs[i].limit_count; l++) {
+            const struct ompc_merge_limit *limit = &inputs[i].limits[l];
+            char name[32];
+            label(&inputs[i], name, sizeof name);
+            fprintf(out, "  %s: ", name);
+            if (strcmp(limit->what.text, "record_damage") == 0)
+                fprintf(out, "record damaged (%" PRId64 " finding%s): ", limit->count, limit->count == 1 ? "" : "s");
+            else
+                fputs("limit reached: ", out);
+            one_line(out, &limit->text);
+            fputc('\n', out);
+        }
+}
+
 /* The text summary's slowest process and imbalance lines. */
 static void text_slowest(FILE *out, const struct ompc_merge_input *inputs, int count,
                          const struct totals *totals, const double *spread)
@@ -757,6 +782,7 @@ static void write_text(FILE *out, const struct ompc_merge_input *inputs, int cou
             break;
         }
     text_processes(out, inputs, count, totals);
+    text_limits(out, inputs, count);
     text_slowest(out, inputs, count, totals, spread);
     text_constructs(out, places, count);
     text_waits(out, places, count);
@@ -788,16 +814,32 @@ static json_t *json_rank(int64_t rank)
     return rank >= 0 ? json_integer(rank) : json_null();
 }
 
+/* A report's "limits" as it gave them, its record damage among them ("what": "record_damage", "count": findings). */
+static json_t *json_limits(const struct ompc_merge_input *input)
+{
+    json_t *limits = json_array();
+    int failed = 0;
+    for (size_t i = 0; i < input->limit_count && !failed; i++) {
+        const struct ompc_merge_limit *limit = &input->limits[i];
+        failed = ompc_json_append(limits, json_pack("{s:o, s:I, s:I, s:o}", "what",
+                                                    ompc_json_text(limit->what.text, limit->what.length),
+                                                    "count", (json_int_t)limit->count, "bound",
+                                                    (json_int_t)limit->bound, "text",
+                                                    ompc_json_text(limit->text.text, limit->text.length)));
+    }
+    return ompc_json_built(limits, failed);
+}
+
 /* One report's entry of "reports". */
 static json_t *json_report(const struct ompc_merge_input *input)
 {
-    return json_pack("{s:o, s:o, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:o}", "file",
+    return json_pack("{s:o, s:o, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:o, s:o}", "file",
                      ompc_json_string(input->file), "program",
                      ompc_json_text(input->program.text, input->program.length), "pid", (json_int_t)input->pid,
                      "rank", json_rank(input->rank), "host", ompc_json_text(input->host.text, input->host.length),
                      "complete", input->complete, "wall_ns", (json_int_t)input->wall_ns, "threads",
                      (json_int_t)input->threads, "samples", (json_int_t)input->samples, "states",
-                     json_states(input->states));
+                     json_states(input->states), "limits", json_limits(input));
 }
 
 /* A ratio to the 6 decimals merge always wrote. */

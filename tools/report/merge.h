@@ -58,6 +58,12 @@ struct ompc_merge_wait {
     int64_t samples, threads;
 };
 
+/* A bound a report says its run reached ("limits"), or its record's damage ("record_damage"). */
+struct ompc_merge_limit {
+    struct ompc_merge_text what, text;
+    int64_t count, bound;
+};
+
 /* What merge takes from one report; every count is from 0 to INT64_MAX. */
 struct ompc_merge_input {
     const char *file;
@@ -76,6 +82,8 @@ struct ompc_merge_input {
     size_t construct_count;
     struct ompc_merge_wait *waits;
     size_t wait_count;
+    struct ompc_merge_limit *limits; /* "limits", then "record_damage" as what "record_damage" */
+    size_t limit_count;
 };
 
 /*

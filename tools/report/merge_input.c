@@ -235,15 +235,9 @@ static int take_object(struct reader *reader, const json_t *object, const char *
     return 0;
 }
 
-/* A string member copied out (absent: `fallback`). */
-static int take_text(struct reader *reader, const json_t *object, const char *where, const char *key,
-                     const char *fallback, struct ompc_merge_text *text)
+/* `length` bytes at `from` kept as a text, counted against the budget. */
+static int copy_text(struct reader *reader, const char *from, size_t length, struct ompc_merge_text *text)
 {
-    const json_t *member = json_object_get(object, key);
-    if (member != NULL && !json_is_string(member))
-        return fail(reader, "\"%s%s\" is %s, not a string", where, key, type_name(member));
-    const char *from = member != NULL ? json_string_value(member) : fallback;
-    size_t length = member != NULL ? json_string_length(member) : strlen(fallback);
     if (budget_take(reader, length + 1) != 0)
         return -1;
     text->text = malloc(length + 1);
@@ -253,6 +247,18 @@ static int take_text(struct reader *reader, const json_t *object, const char *wh
     text->text[length] = '\0';
     text->length = length;
     return 0;
+}
+
+/* A string member copied out (absent: `fallback`). */
+static int take_text(struct reader *reader, const json_t *object, const char *where, const char *key,
+                     const char *fallback, struct ompc_merge_text *text)
+{
+    const json_t *member = json_object_get(object, key);
+    if (member != NULL && !json_is_string(member))
+        return fail(reader, "\"%s%s\" is %s, not a string", where, key, type_name(member));
+    if (member == NULL)
+        return copy_text(reader, fallback, strlen(fallback), text);
+    return copy_text(reader, json_string_value(member), json_string_length(member), text);
 }
 
 /* The count of every state in `states` (an object of counts by state name, or absent: all 0). */
@@ -479,6 +485,48 @@ static int take_waits(struct reader *reader, const json_t *root, struct ompc_mer
     return 0;
 }
 
+/* One entry of "limits": what, count, bound and the sentence. */
+static int take_limit(struct reader *reader, const json_t *row, size_t i, struct ompc_merge_limit *limit)
+{
+    char where[64];
+    snprintf(where, sizeof where, "limits[%zu].", i);
+    if (!json_is_object(row))
+        return fail(reader, "\"limits[%zu]\" is %s, not an object", i, type_name(row));
+    if (take_text(reader, row, where, "what", "?", &limit->what) != 0
+        || take_text(reader, row, where, "text", "", &limit->text) != 0
+        || take_count(reader, row, where, "count", &limit->count) != 0)
+        return -1;
+    return take_count(reader, row, where, "bound", &limit->bound);
+}
+
+/* The bounds the report's run reached ("limits") and its record's damage ("record_damage"), kept to be said again. */
+static int take_limits(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
+{
+    const json_t *list, *damage;
+    size_t count;
+    if (take_array(reader, root, "limits", sizeof *input->limits, &list, &count) != 0
+        || take_object(reader, root, "", "record_damage", 0, &damage) != 0
+        || budget_take(reader, sizeof *input->limits) != 0)
+        return -1;
+    if (count == 0 && damage == NULL)
+        return 0;
+    input->limits = calloc(count + 1, sizeof *input->limits);
+    if (input->limits == NULL)
+        return fail(reader, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        input->limit_count = i + 1;
+        if (take_limit(reader, json_array_get(list, i), i, &input->limits[i]) != 0)
+            return -1;
+    }
+    if (damage == NULL)
+        return 0;
+    struct ompc_merge_limit *entry = &input->limits[input->limit_count++];
+    if (copy_text(reader, "record_damage", strlen("record_damage"), &entry->what) != 0
+        || take_text(reader, damage, "record_damage.", "text", "", &entry->text) != 0)
+        return -1;
+    return take_count(reader, damage, "record_damage.", "findings", &entry->count);
+}
+
 /* What the summary needs of a parsed report. */
 static int take(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
 {
@@ -492,9 +540,9 @@ static int take(struct reader *reader, const json_t *root, struct ompc_merge_inp
         || take_count(reader, totals, "totals.", "samples", &input->samples) != 0
         || take_states(reader, states, "totals.states.", input->states) != 0
         || take_header(reader, root, input) != 0 || take_regions(reader, root, input) != 0
-        || take_constructs(reader, root, input) != 0)
+        || take_constructs(reader, root, input) != 0 || take_waits(reader, root, input) != 0)
         return -1;
-    return take_waits(reader, root, input);
+    return take_limits(reader, root, input);
 }
 
 int ompc_merge_parse(const char *data, size_t length, size_t limit, struct ompc_merge_input *input,
@@ -538,6 +586,13 @@ void ompc_merge_input_release(struct ompc_merge_input *input)
         release_location(&input->waits[i].where);
         release_location(&input->waits[i].object);
     }
+    for (size_t i = 0; i < input->limit_count; i++) {
+        free(input->limits[i].what.text);
+        free(input->limits[i].text.text);
+    }
+    free(input->limits);
+    input->limits = NULL;
+    input->limit_count = 0;
     free(input->constructs);
     free(input->waits);
     input->constructs = NULL;

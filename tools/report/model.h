@@ -13,6 +13,7 @@
 struct ompc_model_wait {
     uint64_t id;
     uint32_t state;
+    uint32_t kind;       /* OMPCOLLECTOR_WAIT_* (EBAR, IBAR), 0 unknown */
     uint64_t ticks;
     uint64_t codeptr;
     uint64_t object;
@@ -41,6 +42,7 @@ struct ompc_model_thread {
     uint64_t stack_dropped[OMPC_NSTATES];
     uint64_t task_events[OMPC_TASK_EVENTS];
     uint64_t task_create_ns, task_exec_ns, task_suspend_ns, task_suspensions;
+    uint64_t task_completions, task_first_steals; /* with has_task_info: tasks counted once (untied parts together) */
     /*
      * --stacks: the entries of the thread's stack table and fork-stack
      * table (record.h), read and bounded by the table's own size; `at` is
@@ -93,12 +95,22 @@ struct ompc_model_task {
     uint64_t codeptr;      /* the task construct's return address, 0 unknown */
     uint64_t create_ns;    /* when it was created (valid when creator >= 0) */
     uint64_t region;       /* the region its first logged run began in: its team's, 0 unknown */
-    uint64_t complete_ns;  /* the end of its last logged run (valid when completer >= 0) */
+    uint64_t complete_ns;  /* the end of the run that completed it (valid when completer >= 0) */
     int32_t creator;       /* the thread slot whose log holds its creation, -1 none */
-    int32_t completer;     /* the thread slot of its last logged run's end, -1 none */
+    int32_t completer;     /* the thread slot of that run's end: the logged end marked completing, or
+                              without marks (runtimes with no TASK_INFO) its last logged end; -1 none */
     uint32_t generation;   /* its place among its creator's logged creations, from 1 (0: none) */
     uint32_t runs;         /* runs logged (BEGIN_EXEC_TASK): 1 for a tied task, one per part of an untied one */
     int undeferred;        /* created undeferred (END_CREATE_TASK_IMM) */
+};
+
+/* One task construct (record.h's struct ompc_task_construct, checked). */
+struct ompc_model_task_construct {
+    uint64_t codeptr;
+    uint64_t created, undeferred, create_ns;
+    uint64_t completed, runs, stolen, timed_runs;
+    uint64_t exec_ns, max_ns, suspend_ns, suspensions;
+    uint64_t thread_mask;
 };
 
 /* One loaded object. */
@@ -157,8 +169,19 @@ struct ompc_model_process {
     uint32_t processes_dropped;
     /* Where the report's symbolizers read modules from: a --symfs prefix, or NULL. */
     const char *symfs;
+    /*
+     * Modules the launcher linked into its private directory, gone when the
+     * reports are written: a module whose path is stand_ins[2k] is symbolized
+     * as the file stand_ins[2k + 1]; NULL-terminated, or NULL.
+     */
+    const char *const *stand_ins;
     struct ompc_damage damage;
     uint64_t session_ns;          /* the agent's start-up (START initializes the runtime) ended */
+    /* Tasks by construct (OMPCOLLECTOR_REQ_TASK_INFO). */
+    uint32_t has_task_info;
+    uint64_t task_constructs_dropped, task_nest_overflow;
+    struct ompc_model_task_construct *task_constructs; /* the used rows, in table order */
+    uint32_t task_construct_count;
 };
 
 struct ompc_symbolizer;

@@ -130,7 +130,7 @@ struct ompc_span {
     uint64_t wait_id;   /* CONSTRUCT of a wait: its wait id */
     uint64_t codeptr;   /* REGION: the parallel construct; CONSTRUCT: where it waited; 0 unknown */
     int ended;          /* 1: its own END (JOIN) closed it, so end_ns is that event's time */
-    /* TASK: the task's id, and 1 in `complete` when this run is the task's last logged one (its completion). */
+    /* TASK: the task's id, and 1 in `complete` when this run completes the task (model.h's completer). */
     uint64_t task;
     int complete;
 };

@@ -89,17 +89,7 @@ static int json_sampling(const struct summary *summary, json_t *root)
         failed |= ompc_json_set(record, "data_bytes", ompc_json_u64(summary->report->record_data));
         failed |= ompc_json_set(root, "record", record);
     }
-    json_t *limits = json_array();
-    for (int i = 0; i < summary->limit_count && !failed; i++) {
-        const struct ompc_limit *limit = &summary->limits[i];
-        json_t *entry = json_object();
-        int bad = ompc_json_set(entry, "what", json_string(limit->what));
-        bad |= ompc_json_set(entry, "count", ompc_json_u64(limit->count));
-        bad |= ompc_json_set(entry, "bound", ompc_json_u64(limit->bound));
-        bad |= ompc_json_set(entry, "text", ompc_json_string(limit->text));
-        failed |= ompc_json_append(limits, ompc_json_built(entry, bad));
-    }
-    failed |= ompc_json_set(root, "limits", limits);
+    failed |= ompc_json_set(root, "limits", ompc_limits_json(summary->limits, summary->limit_count));
     if (process->damage.count != 0) {
         json_t *damage = json_object();
         failed |= ompc_json_set(damage, "findings", ompc_json_u64(process->damage.count));
@@ -274,7 +264,7 @@ int ompc_report_json(const struct summary *summary, FILE *out)
                  || json_threads(summary, root) || json_regions_and_waits(summary, root)
                  || ompc_locations_json(&summary->locations, summary->process, root)
                  || (report->stacks_asked && ompc_stacks_json(report->stacks, root))
-                 || ompc_tasks_json(summary->process, root) || json_events(summary, root)
+                 || ompc_tasks_json(summary->process, &summary->locations, root) || json_events(summary, root)
                  || json_totals(summary, root) || ompc_json_dump(root, out, OMPC_JSON_READABLE)
                  || fputc('\n', out) == EOF;
     json_decref(root);

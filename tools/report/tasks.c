@@ -6,6 +6,7 @@
 #include "omp_collector_api.h"
 #include "tasks.h"
 #include "csv.h"
+#include "locations.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -29,15 +30,20 @@ static int thread_count(const struct ompc_model_process *process)
     return count < 0 ? 0 : count > OMPC_MAX_THREADS ? OMPC_MAX_THREADS : count;
 }
 
-/* A thread's figures: created counts BEGIN_CREATE_TASK, split by the END that closed it. */
-static struct task_row thread_row(const struct ompc_model_thread *thread)
+/*
+ * A thread's figures: created counts BEGIN_CREATE_TASK, split by the END
+ * that closed it.  Where the runtime answers TASK_INFO a task counts as
+ * executed once, where its last run ends, and as stolen once, at its
+ * first run; else every run (each part of an untied task) counts.
+ */
+static struct task_row thread_row(const struct ompc_model_thread *thread, int once)
 {
     struct task_row row;
     row.created = task_count(thread, OMP_EVENT_THR_BEGIN_CREATE_TASK);
     row.undeferred = task_count(thread, OMP_EVENT_THR_END_CREATE_TASK_IMM);
     row.deferred = task_count(thread, OMP_EVENT_THR_END_CREATE_TASK_DEL);
-    row.executed = task_count(thread, OMP_EVENT_THR_BEGIN_EXEC_TASK);
-    row.stolen = task_count(thread, OMP_EVENT_THR_BEGIN_STEAL_TASK);
+    row.executed = once ? thread->task_completions : task_count(thread, OMP_EVENT_THR_BEGIN_EXEC_TASK);
+    row.stolen = once ? thread->task_first_steals : task_count(thread, OMP_EVENT_THR_BEGIN_STEAL_TASK);
     row.suspensions = thread->task_suspensions;
     row.create_ns = thread->task_create_ns;
     row.exec_ns = thread->task_exec_ns;
@@ -87,15 +93,126 @@ static struct task_row total_row(const struct ompc_model_process *process)
 {
     struct task_row sum;
     memset(&sum, 0, sizeof sum);
-    struct task_row untracked = thread_row(&process->untracked);
+    struct task_row untracked = thread_row(&process->untracked, process->has_task_info != 0);
     untracked.lifetime_ns = 0;
     add_row(&sum, &untracked);
     int count = thread_count(process);
     for (int i = 0; i < count; i++) {
-        struct task_row row = thread_row(&process->threads[i]);
+        struct task_row row = thread_row(&process->threads[i], process->has_task_info != 0);
         add_row(&sum, &row);
     }
     return sum;
+}
+
+/* popcount of a thread mask. */
+static int mask_threads(uint64_t mask)
+{
+    int count = 0;
+    for (; mask; mask &= mask - 1)
+        count++;
+    return count;
+}
+
+/* Mean execution time of one run of a construct's tasks, 0 when none was timed. */
+static uint64_t mean_run_ns(const struct ompc_model_task_construct *row)
+{
+    return row->timed_runs ? row->exec_ns / row->timed_runs : 0;
+}
+
+/* How many rows the text table of task constructs shows. */
+#define SITE_TEXT_ROWS 15
+
+/* "Tasks by construct": one row per task construct, most execution time first. */
+static void sites_text(const struct ompc_model_process *process, const struct ompc_locations *locations, FILE *out)
+{
+    char label[512];
+    fputs("\nTasks by construct (one row per task construct; exec = runs less time suspended; most exec first):\n",
+          out);
+    if (!process->has_task_info) {
+        fputs("  the runtime does not answer OMPCOLLECTOR_REQ_TASK_INFO: task constructs are unknown\n", out);
+        return;
+    }
+    if (locations->task_construct_count == 0) {
+        fputs("  none\n", out);
+        return;
+    }
+    fprintf(out, "  %-32s %9s %10s %9s %8s %7s %10s %9s %9s %10s %7s\n", "construct", "created", "undeferred",
+            "executed", "runs", "stolen", "exec ms", "mean us", "max us", "suspend ms", "threads");
+    for (int i = 0; i < locations->task_construct_count && i < SITE_TEXT_ROWS; i++) {
+        const struct ompc_task_construct_row *site = &locations->task_constructs[i];
+        const struct ompc_model_task_construct *row = site->from;
+        fprintf(out,
+                "  %-32s %9" PRIu64 " %10" PRIu64 " %9" PRIu64 " %8" PRIu64 " %7" PRIu64 " %10.3f %9.1f %9.1f %10.3f %7d\n",
+                ompc_location_label(&site->where, row->codeptr, label, sizeof label), row->created, row->undeferred,
+                row->completed, row->runs, row->stolen, row->exec_ns / 1e6, mean_run_ns(row) / 1e3,
+                row->max_ns / 1e3, row->suspend_ns / 1e6, mask_threads(row->thread_mask));
+    }
+    if (locations->task_construct_count > SITE_TEXT_ROWS)
+        fprintf(out, "  ... %d more task constructs\n", locations->task_construct_count - SITE_TEXT_ROWS);
+    fputs("  (executed: tasks that completed, once each; runs: their runs on a thread, one per part of an\n"
+          "  untied task; mean and max: of one run; threads: that ran a task of the construct)\n",
+          out);
+}
+
+/* The "task_construct" CSV table. */
+static int sites_csv(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                     struct ompc_csv_tables *tables)
+{
+    if (!process->has_task_info)
+        return 0;
+    FILE *out = ompc_csv_begin(tables, "task_construct");
+    if (out == NULL)
+        return -1;
+    fputs("codeptr,function,file,line,module,module_offset,created,undeferred,deferred,executed,runs,stolen,"
+          "create_ns,exec_ns,mean_ns,max_ns,suspend_ns,suspensions,threads,thread_mask\n",
+          out);
+    for (int i = 0; i < locations->task_construct_count; i++) {
+        const struct ompc_task_construct_row *site = &locations->task_constructs[i];
+        const struct ompc_model_task_construct *row = site->from;
+        ompc_csv_lead(tables);
+        fprintf(out, "0x%" PRIx64 ",", row->codeptr);
+        ompc_location_csv(out, &site->where);
+        fprintf(out,
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+                ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,0x%" PRIx64 "\n",
+                row->created, row->undeferred, row->created - row->undeferred, row->completed, row->runs,
+                row->stolen, row->create_ns, row->exec_ns, mean_run_ns(row), row->max_ns, row->suspend_ns,
+                row->suspensions, mask_threads(row->thread_mask), row->thread_mask);
+    }
+    return 0;
+}
+
+/* One task construct as a JSON object. */
+static json_t *site_json(const struct ompc_task_construct_row *site)
+{
+    const struct ompc_model_task_construct *row = site->from;
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "location", ompc_location_json(row->codeptr, &site->where));
+    failed |= ompc_json_set(object, "created", ompc_json_u64(row->created));
+    failed |= ompc_json_set(object, "undeferred", ompc_json_u64(row->undeferred));
+    failed |= ompc_json_set(object, "deferred", ompc_json_u64(row->created - row->undeferred));
+    failed |= ompc_json_set(object, "executed", ompc_json_u64(row->completed));
+    failed |= ompc_json_set(object, "runs", ompc_json_u64(row->runs));
+    failed |= ompc_json_set(object, "stolen", ompc_json_u64(row->stolen));
+    failed |= ompc_json_set(object, "create_ns", ompc_json_u64(row->create_ns));
+    failed |= ompc_json_set(object, "exec_ns", ompc_json_u64(row->exec_ns));
+    failed |= ompc_json_set(object, "mean_ns", ompc_json_u64(mean_run_ns(row)));
+    failed |= ompc_json_set(object, "max_ns", ompc_json_u64(row->max_ns));
+    failed |= ompc_json_set(object, "suspend_ns", ompc_json_u64(row->suspend_ns));
+    failed |= ompc_json_set(object, "suspensions", ompc_json_u64(row->suspensions));
+    failed |= ompc_json_set(object, "threads", json_integer(mask_threads(row->thread_mask)));
+    failed |= ompc_json_set(object, "thread_mask", ompc_json_hex(row->thread_mask, 0));
+    return ompc_json_built(object, failed);
+}
+
+/* "constructs": every task construct, most execution time first. */
+static json_t *sites_json(const struct ompc_locations *locations)
+{
+    json_t *sites = json_array();
+    int failed = 0;
+    for (int i = 0; i < locations->task_construct_count && !failed; i++)
+        failed = ompc_json_append(sites, site_json(&locations->task_constructs[i]));
+    return ompc_json_built(sites, failed);
 }
 
 /* One text row of figures after its label. */
@@ -111,7 +228,7 @@ static void text_row(FILE *out, const char *label, const char *tid, const struct
         fprintf(out, " %6s\n", "-");
 }
 
-void ompc_tasks_text(const struct ompc_model_process *process, FILE *out)
+void ompc_tasks_text(const struct ompc_model_process *process, const struct ompc_locations *locations, FILE *out)
 {
     if (!ompc_tasks_ran(process))
         return;
@@ -124,7 +241,7 @@ void ompc_tasks_text(const struct ompc_model_process *process, FILE *out)
         const struct ompc_model_thread *thread = &process->threads[i];
         if (!thread_had_tasks(thread))
             continue;
-        struct task_row row = thread_row(thread);
+        struct task_row row = thread_row(thread, process->has_task_info != 0);
         char label[16], tid[16];
         snprintf(label, sizeof label, "%d%s", i, thread->initial ? "*" : "");
         snprintf(tid, sizeof tid, "%ld", (long)thread->tid);
@@ -137,6 +254,9 @@ void ompc_tasks_text(const struct ompc_model_process *process, FILE *out)
           "  BEGIN_FINISH, a task run on top of a suspended one counted once; suspended: an explicit\n"
           "  task waiting while another ran in its place on the thread; exec %: of the thread's life)\n",
           out);
+    fputs(process->has_task_info ? "  (executed and stolen count each task once, an untied task's parts together)\n"
+                                 : "  (executed and stolen count runs: each part of an untied task counts)\n",
+          out);
     int refused = 0;
     for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS; i++) {
         int ec = process->task_requests[i].ec;
@@ -147,6 +267,7 @@ void ompc_tasks_text(const struct ompc_model_process *process, FILE *out)
     }
     if (refused)
         fputc('\n', out);
+    sites_text(process, locations, out);
 }
 
 /* One CSV row of figures after its first fields. */
@@ -159,7 +280,8 @@ static void csv_row(FILE *out, const struct task_row *row)
             row->create_ns, row->exec_ns, row->suspend_ns, row->lifetime_ns);
 }
 
-int ompc_tasks_csv(const struct ompc_model_process *process, struct ompc_csv_tables *tables)
+int ompc_tasks_csv(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                   struct ompc_csv_tables *tables)
 {
     if (!ompc_tasks_ran(process))
         return 0;
@@ -174,7 +296,7 @@ int ompc_tasks_csv(const struct ompc_model_process *process, struct ompc_csv_tab
         const struct ompc_model_thread *thread = &process->threads[i];
         if (!thread_had_tasks(thread))
             continue;
-        struct task_row row = thread_row(thread);
+        struct task_row row = thread_row(thread, process->has_task_info != 0);
         ompc_csv_lead(tables);
         fprintf(out, "%d,%ld", i, (long)thread->tid);
         csv_row(out, &row);
@@ -183,7 +305,7 @@ int ompc_tasks_csv(const struct ompc_model_process *process, struct ompc_csv_tab
     ompc_csv_lead(tables);
     fputs("all,", out);
     csv_row(out, &sum);
-    return 0;
+    return sites_csv(process, locations, tables);
 }
 
 /* The figures of a row as members of `object`; 0, or -1 when memory runs out. */
@@ -235,7 +357,7 @@ static json_t *json_task_threads(const struct ompc_model_process *process)
         const struct ompc_model_thread *thread = &process->threads[i];
         if (!thread_had_tasks(thread))
             continue;
-        struct task_row row = thread_row(thread);
+        struct task_row row = thread_row(thread, process->has_task_info != 0);
         json_t *object = json_object();
         failed = ompc_json_set(object, "index", json_integer(i));
         failed |= ompc_json_set(object, "tid", json_integer(thread->tid));
@@ -246,7 +368,7 @@ static json_t *json_task_threads(const struct ompc_model_process *process)
     return ompc_json_built(threads, failed);
 }
 
-int ompc_tasks_json(const struct ompc_model_process *process, json_t *report)
+int ompc_tasks_json(const struct ompc_model_process *process, const struct ompc_locations *locations, json_t *report)
 {
     if (!ompc_tasks_ran(process))
         return ompc_json_set(report, "tasks", json_null());
@@ -256,6 +378,8 @@ int ompc_tasks_json(const struct ompc_model_process *process, json_t *report)
     failed |= ompc_json_set(tasks, "registered", json_registered(process));
     failed |= ompc_json_set(tasks, "events", json_task_events(process));
     failed |= ompc_json_set(tasks, "threads", json_task_threads(process));
+    failed |= ompc_json_set(tasks, "counted_once", json_boolean(process->has_task_info));
+    failed |= ompc_json_set(tasks, "constructs", process->has_task_info ? sites_json(locations) : json_null());
     failed |= ompc_json_set(report, "tasks", tasks);
     return failed ? -1 : 0;
 }

@@ -7,20 +7,22 @@
 #include <stdio.h>
 
 #include "model.h"
+#include "locations.h"
 #include "record.h"
 
 /* Whether any task event arrived in the process: the table is shown only then. */
 int ompc_tasks_ran(const struct ompc_model_process *process);
 
-/* The "Tasks" text table (nothing when no task ran). */
-void ompc_tasks_text(const struct ompc_model_process *process, FILE *out);
+/* The "Tasks" and "Tasks by construct" text tables (nothing when no task ran). */
+void ompc_tasks_text(const struct ompc_model_process *process, const struct ompc_locations *locations, FILE *out);
 
 struct ompc_csv_tables;
 
-/* The "task" CSV table, header row first (nothing when no task ran); -1 when memory ran out. */
-int ompc_tasks_csv(const struct ompc_model_process *process, struct ompc_csv_tables *tables);
+/* The "task" and "task_construct" CSV tables, header rows first (nothing when no task ran); -1 when memory ran out. */
+int ompc_tasks_csv(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                   struct ompc_csv_tables *tables);
 
-/* Sets the member "tasks" of the JSON report `report`: an object, or null when no task ran; 0, or -1 when memory runs out. */
-int ompc_tasks_json(const struct ompc_model_process *process, json_t *report);
+/* Sets the member "tasks" of the JSON report `report`: an object (with "constructs"), or null when no task ran; 0, or -1 when memory runs out. */
+int ompc_tasks_json(const struct ompc_model_process *process, const struct ompc_locations *locations, json_t *report);
 
 #endif /* OMPCOLLECT_TASKS_H */

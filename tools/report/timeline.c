@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "bounds.h"
 #include "locations.h"
 #include "report.h"
 #include "omp_collector_api.h"
@@ -766,6 +767,12 @@ static void svg_title(FILE *out, const struct ompc_report *report, const struct 
     if (process->damage.count != 0) {
         fprintf(out, "; record damaged (%lu finding%s): ", process->damage.count, process->damage.count == 1 ? "" : "s");
         xml_text(out, process->damage.text);
+    }
+    struct ompc_limit limits[OMPC_LIMIT_KINDS];
+    int limit_count = ompc_limits_reached(process, report->event_log_bytes, limits);
+    for (int i = 0; i < limit_count; i++) {
+        fputs("; limit reached: ", out);
+        xml_text(out, limits[i].text);
     }
     fputs("</text>\n", out);
     fputs("<text x=\"4\" y=\"34\" class=\"label\">Each row is a thread (* initial); each column "

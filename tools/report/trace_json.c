@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "bounds.h"
 #include "jsonw.h"
 #include "locations.h"
 #include "report.h"
@@ -370,7 +371,8 @@ static void instant_event(struct trace_writer *writer, long tid, uint64_t ns, co
 }
 
 /* The trace's otherData: what ran, on which runtime, how complete the record is, what the arguments mean. */
-static json_t *other_data(const struct ompc_report *report, int rows)
+static json_t *other_data(const struct ompc_report *report, int rows, const struct ompc_limit *limits,
+                          int limit_count)
 {
     const struct ompc_model_process *process = report->process;
     int truncated = 0, logs_full = 0;
@@ -398,6 +400,7 @@ static json_t *other_data(const struct ompc_report *report, int rows)
     failed |= ompc_json_set(data, "events_recorded", ompc_json_u64(events_recorded));
     failed |= ompc_json_set(data, "events_dropped", ompc_json_u64(events_dropped));
     failed |= ompc_json_set(data, "threads_event_log_full", json_integer(logs_full));
+    failed |= ompc_json_set(data, "limits", ompc_limits_json(limits, limit_count));
     failed |= ompc_json_set(data, "args",
                             json_string("a state with a region, wait or at argument was bracketed by its wait's "
                                         "BEGIN and END events (at: where it waited); one without was sampled. "
@@ -405,22 +408,32 @@ static json_t *other_data(const struct ompc_report *report, int rows)
                                         "thread's are on a track of their own (tid 2^30 + pid), so a sampled "
                                         "state across a FORK or JOIN is one event. Tasks: one event per run of "
                                         "a task on a thread (cat task), named by the task construct, with the "
-                                        "task's id, its parent's, and part: true when the run was not the "
-                                        "task's last (untied); states inside a task are sampled. An instant "
-                                        "event marks where a thread's record was cut."));
+                                        "task's id, its parent's, and part: true when the run did not complete "
+                                        "the task (an untied task's part); states inside a task are sampled. An "
+                                        "instant event marks where a thread's record was cut."));
     return ompc_json_built(data, failed);
 }
 
-/* The document's head: its otherData, then the damage event, if any, said as an instant event every trace viewer lists. */
+/*
+ * The document's head: its otherData, then each bound the run reached and
+ * the damage, if any, said as instant events every trace viewer lists.
+ */
 static void trace_head(struct trace_writer *writer, const struct ompc_report *report, int rows)
 {
     const struct ompc_model_process *process = report->process;
-    json_t *data = other_data(report, rows);
+    struct ompc_limit limits[OMPC_LIMIT_KINDS];
+    int limit_count = ompc_limits_reached(process, report->event_log_bytes, limits);
+    json_t *data = other_data(report, rows, limits, limit_count);
     if (fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":", writer->out) == EOF
         || ompc_json_dump(data, writer->out, OMPC_JSON_COMPACT) != 0
         || fputs(",\n\"traceEvents\":[\n", writer->out) == EOF)
         writer->failed = 1;
     json_decref(data);
+    for (int i = 0; i < limit_count; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "limit reached: %s", limits[i].what);
+        instant_event(writer, 0, 0, name, limits[i].text);
+    }
     if (process->damage.count == 0)
         return;
     char name[64];

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "bounds.h"
 #include "locations.h"
 #include "report.h"
 #include "symbolize.h"
@@ -414,6 +415,25 @@ static OTF2_ErrorCode archive_prepare(struct archive_job *job)
     return job->attributes != NULL ? OTF2_SUCCESS : OTF2_ERROR_MEM_ALLOC_FAILED;
 }
 
+/*
+ * Each bound the run reached, as OMPCOLLECT::LIMIT_<WHAT> holding its
+ * sentence, and how many there are (OMPCOLLECT::LIMITS_REACHED).
+ */
+static void limit_properties(const struct archive_job *job)
+{
+    struct ompc_limit limits[OMPC_LIMIT_KINDS];
+    int count = ompc_limits_reached(job->report->process, job->report->event_log_bytes, limits);
+    char name[64];
+    snprintf(name, sizeof name, "%d", count);
+    OTF2_Archive_SetProperty(job->archive, "OMPCOLLECT::LIMITS_REACHED", name, true);
+    for (int i = 0; i < count; i++) {
+        int length = snprintf(name, sizeof name, "OMPCOLLECT::LIMIT_%s", limits[i].what);
+        for (int c = (int)sizeof "OMPCOLLECT::LIMIT_" - 1; c < length && c < (int)sizeof name; c++)
+            name[c] = name[c] >= 'a' && name[c] <= 'z' ? (char)(name[c] - 'a' + 'A') : name[c];
+        OTF2_Archive_SetProperty(job->archive, name, limits[i].text, true);
+    }
+}
+
 /* What the trace lacks, as properties a reader can query (otf2-print -A). */
 static void archive_properties(const struct archive_job *job)
 {
@@ -437,6 +457,7 @@ static void archive_properties(const struct archive_job *job)
     OTF2_Archive_SetProperty(job->archive, "OMPCOLLECT::COMPLETE", job->report->complete ? "true" : "false", true);
     if (process->damage.count != 0)
         OTF2_Archive_SetProperty(job->archive, "OMPCOLLECT::RECORD_DAMAGE", process->damage.text, true);
+    limit_properties(job);
 }
 
 /* Opens the archive and says who wrote it, of what, where, and what it lacks. */

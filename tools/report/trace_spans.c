@@ -131,7 +131,7 @@ static int closes(const struct ompc_span *span, int event, uint64_t task)
     return span->kind == OMPC_SPAN_CONSTRUCT && span->pair == ompc_event_pair(event);
 }
 
-/* A task run closed on `thread`: whether it is its task's last logged run (the task's completion). */
+/* A task run closed on `thread`: whether it completed its task (model.h's completer). */
 static void task_closed(const struct ompc_model_process *process, int thread, struct ompc_span *span)
 {
     const struct ompc_model_task *task = ompc_model_task(process, span->task);

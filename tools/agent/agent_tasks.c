@@ -1,0 +1,212 @@
+/* agent_tasks.c - the agent's tasks by construct: in the task event callbacks, asks the shim which task construct the task came from and counts its creation, runs, completion, execution and suspended time in that construct's row of the record. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "agent.h"
+#include "agent_tasks.h"
+#include "omp_collector_api.h"
+#include "request.h"
+
+#include <string.h>
+
+/*
+ * The explicit tasks running on this thread, innermost last, each with the
+ * clock of its current stretch (running, or suspended while another task
+ * runs in its place) and what it has run so far.  Only this thread's
+ * callbacks touch it; initial-exec TLS, as the agent is preloaded.
+ */
+struct task_run {
+    uint64_t task_id;
+    int32_t row;          /* in the task construct table, -1 none */
+    int32_t suspended;
+    uint64_t since;       /* the current stretch began */
+    uint64_t exec_ns, suspend_ns;
+};
+struct task_scratch {
+    struct task_run runs[OMPC_TASK_NEST_DEPTH];
+    int32_t depth;
+    uint64_t create_since;
+};
+static __thread struct task_scratch scratch __attribute__((tls_model("initial-exec")));
+
+/* OMPCOLLECTOR_REQ_TASK_INFO for the calling thread; 0 when answered. */
+static int task_info(ompcollector_task_info_t *out)
+{
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof *out))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK_INFO, sizeof *out);
+    if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
+        return -1;
+    memcpy(out, ompc_request_mem(&batch, entry), sizeof *out);
+    return 0;
+}
+
+int ompc_task_info_probe(void)
+{
+    ompcollector_task_info_t probe;
+    return task_info(&probe) == 0;
+}
+
+/* A lock-free maximum. */
+static void store_max(_Atomic uint64_t *into, uint64_t value)
+{
+    uint64_t seen = atomic_load_explicit(into, memory_order_relaxed);
+    while (value > seen && !atomic_compare_exchange_weak(into, &seen, value))
+        ;
+}
+
+/* The row of the task construct at `codeptr`, NULL when unknown (0) or the table is full (counted). */
+static struct ompc_task_construct *row_at(struct ompc_process *owner, uint64_t codeptr, int32_t *index)
+{
+    int row = codeptr != 0 ? ompc_record_task_construct(owner, codeptr) : -1;
+    if (index != NULL)
+        *index = row;
+    return row >= 0 ? &owner->task_constructs[row] : NULL;
+}
+
+static void add(_Atomic uint64_t *counter, uint64_t value)
+{
+    atomic_fetch_add_explicit(counter, value, memory_order_relaxed);
+}
+
+/* The task just created (END_CREATE delivery names it) counts for its construct. */
+static void created(struct ompc_process *owner, const ompcollector_task_info_t *info, int event, uint64_t now)
+{
+    struct ompc_task_construct *row = row_at(owner, info->codeptr, NULL);
+    if (row == NULL)
+        return;
+    add(&row->created, 1);
+    if (event == OMP_EVENT_THR_END_CREATE_TASK_IMM)
+        add(&row->undeferred, 1);
+    if (scratch.create_since != 0 && now > scratch.create_since)
+        add(&row->create_ns, now - scratch.create_since);
+}
+
+/* A run of the task begins on this thread, on top of those already here. */
+static void run_begins(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_info_t *info,
+                       uint64_t now)
+{
+    int32_t index;
+    struct ompc_task_construct *row = row_at(owner, info->codeptr, &index);
+    if (row != NULL) {
+        add(&row->runs, 1);
+        if (slot != &owner->untracked)
+            atomic_fetch_or_explicit(&row->thread_mask, UINT64_C(1) << ((slot - owner->threads) % 64),
+                                     memory_order_relaxed);
+    }
+    if (scratch.depth >= OMPC_TASK_NEST_DEPTH) {
+        add(&owner->task_nest_overflow, 1);
+        scratch.depth++;
+        return;
+    }
+    scratch.runs[scratch.depth++] = (struct task_run){info->task_id, index, 0, now, 0, 0};
+}
+
+/* The innermost run on this thread when it is `task_id`'s, else NULL (an implicit task, or nested too deep). */
+static struct task_run *top_run(uint64_t task_id)
+{
+    int32_t depth = scratch.depth;
+    if (depth <= 0 || depth > OMPC_TASK_NEST_DEPTH || task_id == 0)
+        return NULL;
+    struct task_run *run = &scratch.runs[depth - 1];
+    return run->task_id == task_id ? run : NULL;
+}
+
+/* The task on top leaves the thread for another (BEGIN_SUSPEND) or has it back (END_SUSPEND). */
+static void suspension(struct ompc_process *owner, const ompcollector_task_info_t *info, int begin, uint64_t now)
+{
+    struct task_run *run = top_run(info->task_id);
+    if (run == NULL || run->suspended == begin || now < run->since)
+        return;
+    if (begin) {
+        run->exec_ns += now - run->since;
+        if (run->row >= 0)
+            add(&owner->task_constructs[run->row].suspensions, 1);
+    } else {
+        run->suspend_ns += now - run->since;
+    }
+    run->suspended = begin;
+    run->since = now;
+}
+
+/* The run on top ends (BEGIN_FINISH): its times go to its construct, and a completing task counts once. */
+static void run_ends(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_info_t *info,
+                     uint64_t now)
+{
+    if (info->flags & OMPCOLLECTOR_TASK_COMPLETING) {
+        add(&slot->task_completions, 1);
+        struct ompc_task_construct *row = row_at(owner, info->codeptr, NULL);
+        if (row != NULL)
+            add(&row->completed, 1);
+    }
+    if (scratch.depth > OMPC_TASK_NEST_DEPTH) {
+        scratch.depth--;
+        return;
+    }
+    /* A run the shim ended without its own FINISH (it never reported it) is dropped with the one below it. */
+    while (scratch.depth > 0 && scratch.runs[scratch.depth - 1].task_id != info->task_id)
+        scratch.depth--;
+    if (scratch.depth == 0)
+        return;
+    struct task_run *run = &scratch.runs[--scratch.depth];
+    if (now > run->since) {
+        if (run->suspended)
+            run->suspend_ns += now - run->since;
+        else
+            run->exec_ns += now - run->since;
+    }
+    if (run->row < 0)
+        return;
+    struct ompc_task_construct *row = &owner->task_constructs[run->row];
+    add(&row->timed_runs, 1);
+    add(&row->exec_ns, run->exec_ns);
+    add(&row->suspend_ns, run->suspend_ns);
+    store_max(&row->max_ns, run->exec_ns);
+}
+
+int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
+{
+    if (event == OMP_EVENT_THR_BEGIN_CREATE_TASK) {
+        scratch.create_since = now_ns();
+        return OMPC_TASK_END_UNKNOWN;
+    }
+    if (event != OMP_EVENT_THR_END_CREATE_TASK_IMM && event != OMP_EVENT_THR_END_CREATE_TASK_DEL
+        && event != OMP_EVENT_THR_BEGIN_STEAL_TASK && event != OMP_EVENT_THR_BEGIN_EXEC_TASK
+        && event != OMP_EVENT_THR_BEGIN_FINISH_TASK && event != OMP_EVENT_THR_BEGIN_SUSPEND_TASK
+        && event != OMP_EVENT_THR_END_SUSPEND_TASK)
+        return OMPC_TASK_END_UNKNOWN;
+    /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
+    if ((event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK || event == OMP_EVENT_THR_END_SUSPEND_TASK) && scratch.depth <= 0)
+        return OMPC_TASK_END_UNKNOWN;
+    ompcollector_task_info_t info;
+    if (task_info(&info) != 0)
+        return OMPC_TASK_END_UNKNOWN;
+    uint64_t now = now_ns();
+    switch (event) {
+    case OMP_EVENT_THR_END_CREATE_TASK_IMM:
+    case OMP_EVENT_THR_END_CREATE_TASK_DEL:
+        created(owner, &info, event, now);
+        scratch.create_since = 0;
+        break;
+    case OMP_EVENT_THR_BEGIN_STEAL_TASK:
+        /* An untied task's later parts may run anywhere: only its first run counts as stolen. */
+        if (info.parts == 1) {
+            add(&slot->task_first_steals, 1);
+            struct ompc_task_construct *row = row_at(owner, info.codeptr, NULL);
+            if (row != NULL)
+                add(&row->stolen, 1);
+        }
+        break;
+    case OMP_EVENT_THR_BEGIN_EXEC_TASK:
+        run_begins(owner, slot, &info, now);
+        break;
+    case OMP_EVENT_THR_BEGIN_FINISH_TASK:
+        run_ends(owner, slot, &info, now);
+        return info.flags & OMPCOLLECTOR_TASK_COMPLETING ? OMPC_TASK_END_COMPLETES : OMPC_TASK_END_PART;
+    default:
+        suspension(owner, &info, event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK, now);
+        break;
+    }
+    return OMPC_TASK_END_UNKNOWN;
+}

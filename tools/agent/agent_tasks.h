@@ -1,0 +1,22 @@
+/* agent_tasks.h - the agent's tasks by construct: each task event attributed to the task construct that made the task (OMPCOLLECTOR_REQ_TASK_INFO), its tasks counted once and their runs timed. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_AGENT_TASKS_H
+#define OMPCOLLECT_AGENT_TASKS_H 1
+
+#include "record.h"
+
+/* Whether the runtime answers OMPCOLLECTOR_REQ_TASK_INFO; asked once at START.  Not async-signal-safe. */
+int ompc_task_info_probe(void);
+
+/*
+ * A task event (23..35) on the thread where it happens, for the task
+ * construct table of `owner` and the thread's task counters in `slot`
+ * (the shared slot of threads past the limit included).  Only a process
+ * whose has_task_info is set gets here.  Allocates, locks and formats
+ * nothing.  Returns what a BEGIN_FINISH_TASK ends, for the event log
+ * (OMPC_TASK_END_PART or _COMPLETES; OMPC_TASK_END_UNKNOWN for the other
+ * events, or when the shim did not answer).
+ */
+int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event);
+
+#endif /* OMPCOLLECT_AGENT_TASKS_H */
