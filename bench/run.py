@@ -32,6 +32,10 @@ entries, logged).  Figures:
   is saved once, then `ompcollect report` writes its Chrome trace
   (--trace-json) and its JSON report, best of 3, less the time to load the
   run (a report to /dev/null).
+* what a sampled call stack costs: t/ompcollect-dwarf.c (fixed task-tree
+  work, clang -O2 without frame pointers) sampled every 250 us alone, with
+  --stacks and with --stacks-unwind=dwarf: the program's CPU per sample
+  beyond sampling alone, and the record bytes of stack copies per sample.
 
 Every figure of a tool also comes as a ratio to the reference tool measured
 in the same run.  Numbers never make this script fail; a configuration that
@@ -40,6 +44,7 @@ cannot run is reported as such.
 
 import argparse
 import datetime
+import json
 import os
 import platform
 import random
@@ -103,6 +108,8 @@ def parse_arguments():
     parser.add_argument("--no-wall", action="store_true", help="skip wall time")
     parser.add_argument("--trace-regions", type=int, default=4000,
                         help="regions of the run whose JSON is written (0: skip the JSON rates)")
+    parser.add_argument("--stack-rounds", type=int, default=400,
+                        help="task trees of the stack-cost program (t/ompcollect-dwarf.c); 0 skips it")
     parser.add_argument("--rate-only", action="store_true",
                         help="wall time of the region-rate loop alone, no construct loops")
     parser.add_argument("--output", default="", help="also write the table to this file")
@@ -402,6 +409,52 @@ def json_rates(args, paths, workdir):
     return notes
 
 
+def stack_costs(args, paths, workdir):
+    """Notes on what a sampled stack costs (--stacks, --stacks-unwind=dwarf): CPU per sample and record bytes per sample."""
+    program = os.path.join(workdir, "dwarf")
+    source = os.path.join(args.srcdir, "t", "ompcollect-dwarf.c")
+    # Optimized without frame pointers, as distributions build: the case --stacks-unwind=dwarf is for.
+    status, _, err = run([paths[0], "-O2", "-g", "-fopenmp", "-o", program, source, "-lm"], dict(os.environ))
+    if status != 0:
+        return ["stack sample costs skipped: building %s failed: %s" % (source, err.strip()[-300:])]
+    configs = [("sampling alone", []), ("--stacks (frame pointers)", ["--stacks"]),
+               ("--stacks-unwind=dwarf (16K)", ["--stacks-unwind=dwarf"])]
+    env = clean_environment(2)
+    results = []
+    for title, options in configs:
+        best = None
+        for _ in range(3):
+            report = os.path.join(workdir, "stacks.json")
+            argv = [args.ompcollect, "--runtime=" + args.libomp, "-i", "250us", "-f", "json", "-o", report] \
+                + options + [program, "0", str(args.stack_rounds)]
+            began = time.time()
+            status, out, err = run(argv, env)
+            wall = time.time() - began
+            cpu = [float(line.split()[1]) for line in out.splitlines() if line.startswith("cpu ")]
+            if status != 0 or not cpu:
+                return ["stack sample costs skipped: %s failed: %s" % (" ".join(argv), err.strip()[-300:])]
+            with open(report) as loaded:
+                r = json.load(loaded)
+            stacks = r.get("stacks") or {}
+            unwinding = stacks.get("unwinding", {})
+            # Signals handled, not samples: a sample off the CPU stands for several expirations but costs one handler.
+            signals = sum(thread.get("signals", 0) for thread in r.get("threads", []))
+            row = (cpu[0], signals, unwinding.get("copy_bytes", 0), wall)
+            best = row if best is None or row[0] < best[0] else best
+        results.append((title, best))
+    base_cpu = results[0][1][0]
+    notes = ["Stack samples: t/ompcollect-dwarf.c (%d task trees, fib(16), clang -O2 without frame pointers), "
+             "2 threads, -i 250us, best CPU of 3 (the program's own, handlers included):" % args.stack_rounds]
+    for title, (cpu, samples, copy_bytes, wall) in results:
+        extra = (cpu - base_cpu) / max(samples, 1) * 1e6
+        notes.append("  %s: %.3f s CPU, %d signals handled%s%s" % (
+            title, cpu, samples,
+            "" if title == results[0][0] else ", %+.1f us CPU a signal beyond sampling alone" % extra,
+            ", %.0f record bytes a signal (%.1f MB of stack copies)" % (copy_bytes / max(samples, 1), copy_bytes / 1e6)
+            if copy_bytes else ""))
+    return notes
+
+
 def ratio(value, reference):
     if value is None or reference is None or reference <= 0:
         return ""
@@ -558,6 +611,10 @@ def main():
         note("bench: JSON write rates")
         with tempfile.TemporaryDirectory(prefix="bench-json-") as workdir:
             json_notes = json_rates(args, paths, workdir)
+    if args.stack_rounds > 0 and any(c.startswith("oc-") for c in configs):
+        note("bench: stack sample costs")
+        with tempfile.TemporaryDirectory(prefix="bench-stacks-") as workdir:
+            json_notes += stack_costs(args, paths, workdir)
 
     stamp = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

@@ -7,11 +7,11 @@ oc=$top_builddir/tools/ompcollect
 damage=$top_builddir/t/record-damage
 # Built when configure found libotf2; the sanitizer runtimes a preload names would clash with its own.
 reader=$top_builddir/t/otf2-read
-cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites"
-echo "1..$((7 * 11 + 3 + 3 + 3))"
+cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies"
+echo "1..$((7 * 12 + 3 + 3 + 3))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 11 + 3 + 3 + 3))
+    skip "python3 is needed to read the reports" $((7 * 12 + 3 + 3 + 3))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1

@@ -66,6 +66,44 @@ static void stack_size(struct ompc_record_header *header, struct ompc_process *p
     atomic_store(&table->entries, UINT64_MAX);
 }
 
+/*
+ * Thread 0 gets stack copies (--stacks-unwind=dwarf) the way a scribbling
+ * program could leave them: a copy whose registers point anywhere and
+ * whose bytes are noise, then one claiming gigabytes of stack.
+ */
+static void stack_copies(struct ompc_record_header *header, struct ompc_process *process)
+{
+    uint64_t table_offset = atomic_load(&process->threads[0].stacks);
+    uint64_t offset = ompc_record_alloc(header, OMPC_STACK_COPIES_BYTES);
+    if (table_offset == 0 || offset == 0) {
+        fprintf(stderr, "record-damage: the saved run has no stack table or no arena room for copies\n");
+        exit(2);
+    }
+    header->flags |= OMPC_OPT_STACKS_DWARF;
+    struct ompc_stack_table *table = (struct ompc_stack_table *)((char *)header + table_offset);
+    struct ompc_stack_copies *copies = (struct ompc_stack_copies *)((char *)header + offset);
+    if (atomic_load(&table->pool_used) == 0) {
+        fprintf(stderr, "record-damage: thread 0's stack table is empty\n");
+        exit(2);
+    }
+    copies->capacity = OMPC_STACK_COPIES_BYTES - sizeof *copies;
+    unsigned char *pool = (unsigned char *)(copies + 1);
+    /* It refines the table's first sample, so the unwinder meets the noise. */
+    uint64_t first = table_offset + sizeof *table + (uint64_t)table->index_slots * sizeof(uint32_t);
+    struct ompc_stack_copy noise = {.state = 1, .bytes = 256, .entry = first};
+    atomic_store(&noise.count, 7);
+    for (int i = 0; i < OMPC_COPY_REGS; i++)
+        noise.regs[i] = UINT64_C(0x9E3779B97F4A7C15) * (uint64_t)(i + 1);
+    memcpy(pool, &noise, sizeof noise);
+    for (uint32_t i = 0; i < noise.bytes; i++)
+        pool[sizeof noise + i] = (unsigned char)(i * 131u);
+    struct ompc_stack_copy forged = noise;
+    forged.bytes = 0xFFFFFFF8u;
+    memcpy(pool + sizeof noise + noise.bytes, &forged, sizeof forged);
+    atomic_store(&copies->used, 2 * sizeof noise + noise.bytes + 64);
+    atomic_store(&table->copies, offset);
+}
+
 /* Times far past any run: the process's end, every thread's, every timeline entry's and region's. */
 static void times(struct ompc_record_header *header, struct ompc_process *process)
 {
@@ -255,6 +293,7 @@ static const struct damage damages[] = {
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
     {"logs", logs},           {"waits", waits},                       {"tables", tables},
     {"tasks", tasks},         {"task-sites", task_sites},            {"task-parts", task_parts},
+    {"stack-copies", stack_copies},
 };
 
 int main(int argc, char **argv)

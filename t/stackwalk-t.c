@@ -147,7 +147,7 @@ static void *sample_on_worker(void *argument)
     chain_count = worker->count;
     ucontext_t context;
     if (getcontext(&context) == 0)
-        ompc_stackwalk_sample(fake_api, record, owner, slot, worker->state, 1, worker->region_id, 0, &context);
+        ompc_stackwalk_sample(fake_api, record, owner, slot, worker->state, 1, worker->region_id, 0, &context, 0);
     return NULL;
 }
 

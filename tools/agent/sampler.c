@@ -302,6 +302,8 @@ static inline __attribute__((always_inline)) void sample_timeline(struct ompc_th
 static void take_sample(struct ompc_process *owner, int index, uint64_t weight, void *context)
 {
     struct ompc_thread *slot = &owner->threads[index];
+    /* A signal held back while the thread blocked it arrives inside the mask call that lifts the block. */
+    int at_unblock = atomic_load_explicit(&slot->blocked, memory_order_relaxed) == 2 ? OMPC_STACK_AT_UNBLOCK : 0;
     weight = unblocked_weight(slot, weight);
     uint64_t now = now_ns();
     atomic_fetch_add_explicit(&slot->signals, 1, memory_order_relaxed);
@@ -314,7 +316,7 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight, 
         complete_wait_entry(slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);
     if (record->flags & OMPC_OPT_STACKS)
         ompc_stackwalk_sample(api, record, owner, slot, sample.state, weight, sample.region_id,
-                              sample.extended.wait_codeptr, context);
+                              sample.extended.wait_codeptr, context, at_unblock);
     sample_wait(slot, &sample, weight);
     sample_region(owner, slot, index, &sample, weight);
     sample_timeline(slot, &sample, now, weight);

@@ -5,7 +5,10 @@
 
 #include "omp_collector_api.h"
 #include "request.h"
+#include "stackcopy.h"
 #include "stackwalk.h"
+
+#include <execinfo.h>
 
 #include <pthread.h>
 #include <signal.h>
@@ -39,6 +42,8 @@
 #define MAX_LEVELS 32
 /* Frames looked at per walk, kept or elided. */
 #define MAX_STEPS 4096
+/* Frames the CFI unwinder gives a fork stack (--stacks-unwind=dwarf); a deeper stack is marked broken. */
+#define MAX_UNWIND 1024
 /* A stack deeper than OMPC_STACK_DEPTH keeps its innermost HEAD and outermost DEPTH - HEAD frames. */
 #define HEAD (OMPC_STACK_DEPTH / 2)
 #define TAIL (OMPC_STACK_DEPTH - HEAD)
@@ -51,6 +56,7 @@ struct walk {
     uint64_t total;                    /* frames met, kept or elided */
     int flags;                         /* OMPC_STACK_* */
     uint64_t continuation;             /* fork-stack entry the stack goes on into, 0 none */
+    uint64_t copy_high;                /* --stacks-unwind=dwarf: the copy need not reach past this (0: no bound) */
 };
 
 /* Reads the calling thread's stack bounds (pthread_getattr_np: not for signal handlers). */
@@ -89,7 +95,9 @@ void ompc_stackwalk_claim(struct ompc_record_header *record, struct ompc_thread 
 {
     if (!ompc_stacks_supported())
         return;
-    atomic_store(&slot->stacks, new_table(record, OMPC_STACK_TABLE_BYTES, OMPC_STACK_INDEX));
+    uint64_t table = new_table(record, OMPC_STACK_TABLE_BYTES, OMPC_STACK_INDEX);
+    ompc_stackcopy_claim(record, table);
+    atomic_store(&slot->stacks, table);
     atomic_store(&slot->fork_stacks, new_table(record, OMPC_FORK_TABLE_BYTES, OMPC_FORK_INDEX));
     if (is_self)
         ompc_stackwalk_bounds(slot);
@@ -319,6 +327,37 @@ static void walk_levels(struct walk *walk, struct ompc_process *owner, const omp
         walk->flags |= OMPC_STACK_BROKEN;
 }
 
+/*
+ * --stacks-unwind=dwarf: where the user's stack leaves this thread, from the
+ * levels' frame addresses alone.  The frame-pointer walk may stop before
+ * it gets there (code without frame pointers leaves garbage where it
+ * looks), but the stack copy's CFI unwinding covers this thread's frames,
+ * so only the crossing matters: the first level whose frame lies on
+ * another thread's stack (or the initial task with no frame, running on
+ * another thread) continues into its region's fork stack.
+ * Async-signal-safe: yes.
+ */
+static void crossing_continuation(struct walk *walk, struct ompc_process *owner,
+                                  const ompcollector_task_frame_t *levels, int count)
+{
+    for (int level = count > 0 && levels[0].enter_frame == 0 ? 1 : 0; level < count; level++) {
+        uint64_t at = frame_pointer(levels[level].enter_frame, levels[level].enter_frame_flags);
+        if (at == 0)
+            at = frame_pointer(levels[level].exit_frame, levels[level].exit_frame_flags);
+        if ((at == 0 && (levels[level].task_flags & TASK_INITIAL)) || (at != 0 && (at < walk->low || at >= walk->high))) {
+            if (walk->continuation == 0) {
+                walk->flags &= ~OMPC_STACK_NO_CALLER;
+                continue_in_fork_stack(walk, owner, crossing_region(levels, level));
+            }
+            /* What lies above the frame the runtime ran the last level here from is not this stack's user's: the copy stops there. */
+            uint64_t exit = level > 0 ? frame_pointer(levels[level - 1].exit_frame, levels[level - 1].exit_frame_flags) : 0;
+            if (exit >= walk->low && exit < walk->high - 16)
+                walk->copy_high = exit + 16;
+            return;
+        }
+    }
+}
+
 /* TASK_FRAMES for the calling thread into `levels`; the count, -1 when the request failed; *truncated when levels were left out. */
 static int task_frames(ompc_api_t api, ompcollector_task_frame_t *levels, int *truncated)
 {
@@ -402,9 +441,27 @@ static uint64_t count_stack(struct ompc_record_header *record, uint64_t offset, 
     return 0;
 }
 
+/* The interrupted code's address, frame pointer and stack pointer from the handler's context. Async-signal-safe: yes. */
+static void interrupted_registers(const void *context, uint64_t *pc, uint64_t *fp, uint64_t *sp)
+{
+    const ucontext_t *uc = context;
+#if defined(__x86_64__)
+    *pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+    *fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+    *sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+#elif defined(__aarch64__)
+    *pc = (uint64_t)uc->uc_mcontext.pc;
+    *fp = (uint64_t)uc->uc_mcontext.regs[29];
+    *sp = (uint64_t)uc->uc_mcontext.sp;
+#else
+    (void)uc;
+    *pc = *fp = *sp = 0;
+#endif
+}
+
 void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
                            struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
-                           uint64_t wait_codeptr, void *context)
+                           uint64_t wait_codeptr, void *context, int flags)
 {
     uint64_t offset = atomic_load_explicit(&slot->stacks, memory_order_relaxed);
     if (offset == 0 || context == NULL || state < 0 || state >= OMPC_NSTATES) {
@@ -412,25 +469,15 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
                                   memory_order_relaxed);
         return;
     }
-    const ucontext_t *uc = context;
     uint64_t pc, fp, sp;
-#if defined(__x86_64__)
-    pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
-    fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
-    sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
-#elif defined(__aarch64__)
-    pc = (uint64_t)uc->uc_mcontext.pc;
-    fp = (uint64_t)uc->uc_mcontext.regs[29];
-    sp = (uint64_t)uc->uc_mcontext.sp;
-#else
-    (void)uc;
-    pc = fp = sp = 0;
-#endif
+    interrupted_registers(context, &pc, &fp, &sp);
     struct walk walk;
     walk.total = 0;
-    walk.flags = 0;
+    walk.flags = flags & OMPC_STACK_AT_UNBLOCK;
     walk.continuation = 0;
     walk.last = 0;
+    walk.copy_high = 0;
+    int copy = 0;
     uint64_t high = slot->stack_high;
     atomic_signal_fence(memory_order_seq_cst);
     walk.low = sp > slot->stack_low ? sp : slot->stack_low;
@@ -442,9 +489,11 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
     } else {
         ompcollector_task_frame_t levels[MAX_LEVELS];
         int truncated = 0;
+        copy = 1;
         if (state == THR_IDLE_STATE) {
             /* A worker waiting for work: nothing of the user's is on its stack, and the runtime's frames need not have frame pointers. */
             walk.flags |= OMPC_STACK_LEAF_EXACT;
+            copy = 0;
         } else if (state == THR_OVHD_STATE && region_id != 0
                    && (walk.continuation = fork_entry(owner, region_id)) != 0) {
             /*
@@ -454,6 +503,7 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
              * Before the fork stack is stored (a sample inside the FORK
              * delivery itself), the task frames below still say it.
              */
+            copy = 0;
         } else {
             int count = task_frames(api, levels, &truncated);
             if (count == 0 && state == THR_IBAR_STATE && !slot->initial && region_id != 0)
@@ -469,12 +519,41 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
                 /* A worker in no task at all is starting or ending in the runtime: nothing of the user's is on its stack. */
                 walk.flags |= OMPC_STACK_LEAF_EXACT;
             else
+            {
                 walk_levels(&walk, owner, levels, count > 0 ? count : 0, truncated, 1, pc, fp, wait_codeptr);
+                if (record->flags & OMPC_OPT_STACKS_DWARF)
+                    crossing_continuation(&walk, owner, levels, count);
+            }
         }
     }
     int frames = finish(&walk);
-    if (count_stack(record, offset, state, &walk, frames, weight) == 0)
+    uint64_t entry = count_stack(record, offset, state, &walk, frames, weight);
+    if (entry == 0)
         atomic_fetch_add_explicit(&slot->stack_dropped[state], weight, memory_order_relaxed);
+    else if (copy && (record->flags & OMPC_OPT_STACKS_DWARF))
+        /* The user's frames are on this stack from the interrupted point on: the launcher unwinds them by CFI. */
+        ompc_stackcopy_take(record, offset, entry, state, weight, context, slot->stack_low,
+                            walk.copy_high != 0 ? walk.copy_high : high);
+}
+
+/*
+ * --stacks-unwind=dwarf at FORK, outside any signal handler: the frames on
+ * this thread's stack come from the C library's CFI unwinder (backtrace)
+ * instead of the frame-pointer chain, which optimized code does not keep;
+ * the levels' walk still says where the stack continues (another thread's
+ * fork stack).  The launcher drops the runtime's and the collector's frames
+ * and what lies outside main, as it does for every stack.
+ */
+static void unwind_here(struct walk *walk)
+{
+    void *addresses[MAX_UNWIND];
+    int count = backtrace(addresses, MAX_UNWIND);
+    walk->total = 0;
+    walk->flags &= OMPC_STACK_NO_CALLER | (walk->continuation == 0 ? OMPC_STACK_BROKEN : 0);
+    if (count >= MAX_UNWIND)
+        walk->flags |= OMPC_STACK_BROKEN;
+    for (int i = 0; i < count; i++)
+        emit(walk, (uint64_t)(uintptr_t)addresses[i]);
 }
 
 void ompc_stackwalk_fork(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
@@ -501,6 +580,8 @@ void ompc_stackwalk_fork(ompc_api_t api, struct ompc_record_header *record, stru
     if (count <= 0)
         return;
     walk_levels(&walk, owner, levels, count, truncated, 0, 0, 0, 0);
+    if (record->flags & OMPC_OPT_STACKS_DWARF)
+        unwind_here(&walk);
     int frames = finish(&walk);
     uint64_t entry = count_stack(record, offset, 0, &walk, frames, 1);
     if (entry == 0)

@@ -25,12 +25,12 @@ void ompc_stackwalk_bounds(struct ompc_thread *slot);
  * handler's ucontext_t) under `state`, `weight` samples, in region
  * `region_id` (CURRENT_PRID's answer).  `wait_codeptr` is
  * where the thread called the runtime it waits in (OMPCOLLECTOR_REQ_SAMPLE),
- * 0 when unknown.
+ * 0 when unknown.  `flags` (OMPC_STACK_AT_UNBLOCK or 0) go into the stack's entry.
  * Async-signal-safe: yes; only the thread's own handler calls it.
  */
 void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
                            struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
-                           uint64_t wait_codeptr, void *context);
+                           uint64_t wait_codeptr, void *context, int flags);
 
 /*
  * Records, in the FORK callback on the forking thread, the stack region

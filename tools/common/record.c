@@ -40,7 +40,10 @@ uint64_t ompc_record_layout(struct ompc_record_header *header, uint32_t flags)
 /* Room for every thread's stack and fork-stack tables (sparse: only what is written costs memory). */
 uint64_t ompc_record_reserve_stacks(struct ompc_record_header *header)
 {
-    header->arena_size += (OMPC_STACK_TABLE_BYTES + OMPC_FORK_TABLE_BYTES + 128) * OMPC_MAX_THREADS;
+    uint64_t per_thread = OMPC_STACK_TABLE_BYTES + OMPC_FORK_TABLE_BYTES + 128;
+    if (header->flags & OMPC_OPT_STACKS_DWARF)
+        per_thread += OMPC_STACK_COPIES_BYTES + 64;
+    header->arena_size += per_thread * OMPC_MAX_THREADS;
     header->total_size = header->arena_offset + header->arena_size;
     return header->total_size;
 }

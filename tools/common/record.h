@@ -100,9 +100,27 @@
 #define OMPC_FORK_INDEX 2048u
 /* Regions whose fork stack a worker's sample can still find (id-tagged, id % size). */
 #define OMPC_FORK_CACHE 4096
+/*
+ * --stacks-unwind=dwarf[,SIZE]: besides the frame-pointer walk, the handler
+ * copies SIZE bytes of the interrupted thread's stack from its stack
+ * pointer up (less where the stack ends) and the registers CFI needs into
+ * the thread's copy buffer (struct ompc_stack_copies), which the launcher
+ * unwinds after the run.  A sample that finds the buffer full keeps its
+ * frame-pointer stack and is counted in the table's copies_dropped.
+ */
+#define OMPC_STACK_COPY_DEFAULT 16384u
+#define OMPC_STACK_COPY_MIN 512u
+#define OMPC_STACK_COPY_MAX 65536u
+#define OMPC_STACK_COPIES_BYTES ((uint64_t)64 << 20)
+/* x86-64's DWARF registers 0..16: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, and the return address column (rip). */
+#define OMPC_COPY_REGS 17
+#define OMPC_COPY_REG_SP 7
+#define OMPC_COPY_REG_PC 16
 
 /* Options the launcher writes into the header (flags). */
 enum { OMPC_OPT_SAMPLE = 1u << 0, OMPC_OPT_TIMELINE = 1u << 1, OMPC_OPT_STACKS = 1u << 2 };
+/* --stacks-unwind=dwarf: stack copies beside the frame-pointer walk (with OMPC_OPT_STACKS; header stack_copy_bytes says how much). */
+enum { OMPC_OPT_STACKS_DWARF = 1u << 3 };
 /* Register the task extension's events 23..35 (default; --no-tasks leaves them out).  A high bit, clear of the options above. */
 enum { OMPC_OPT_TASKS = 1u << 8 };
 
@@ -114,6 +132,16 @@ enum { OMPC_OPT_TASKS = 1u << 8 };
 static inline int ompc_stacks_supported(void)
 {
 #if defined(__x86_64__) || defined(__aarch64__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* Whether the agent can copy stacks for --stacks-unwind=dwarf here: it knows x86-64's registers. */
+static inline int ompc_stacks_dwarf_supported(void)
+{
+#if defined(__x86_64__)
     return 1;
 #else
     return 0;
@@ -170,7 +198,7 @@ struct ompc_record_header {
     _Atomic uint64_t arena_used;
     _Atomic uint64_t arena_refused;      /* allocations that did not fit */
     _Atomic uint32_t processes_dropped;  /* processes that found no free slot */
-    uint32_t reserved;
+    uint32_t stack_copy_bytes;           /* --stacks-unwind=dwarf: stack bytes copied per sample (0: no copies) */
     /* --trace, --trace-json: bytes of event log per thread, 0 when no trace was asked for. */
     uint64_t event_log_bytes;
 };
@@ -359,12 +387,42 @@ struct ompc_stack_table {
     _Atomic uint64_t pool_used;    /* words */
     _Atomic uint64_t entries;
     _Atomic uint64_t full;         /* insertions that found no room */
-    uint64_t reserved2[3];
+    /* --stacks-unwind=dwarf, in the sample table only: mapping offset of the thread's struct ompc_stack_copies (0: none). */
+    _Atomic uint64_t copies;
+    _Atomic uint64_t copies_dropped;  /* samples the full copy buffer took no copy of */
+    uint64_t last_copy;               /* the handler's own: offset in the buffer of the last copy + 1 (0: none) */
+};
+
+/*
+ * --stacks-unwind=dwarf: a thread's stack copies in the arena, this header
+ * then copies appended at 8-byte boundaries, each a struct
+ * ompc_stack_copy and its `bytes` bytes of stack rounded up to 8.  Only
+ * the owning thread's handler writes it.
+ */
+struct ompc_stack_copies {
+    uint64_t capacity;          /* bytes after this header */
+    _Atomic uint64_t used;      /* bytes */
+    _Atomic uint64_t count;     /* copies */
+    uint64_t reserved;
+};
+struct ompc_stack_copy {
+    _Atomic uint64_t count;     /* samples (a next sample identical in registers and bytes adds to it) */
+    uint64_t entry;             /* mapping offset of the stack-table entry the frame-pointer walk made of it */
+    uint64_t hash;              /* of state, registers and bytes */
+    uint32_t state;
+    uint32_t bytes;             /* stack bytes from regs[OMPC_COPY_REG_SP] upwards */
+    uint64_t regs[OMPC_COPY_REGS];
 };
 #define OMPC_STACK_ENTRY_WORDS 4 /* before the frames */
 /* Entry flags: the walk stopped early (a frame that made no sense), or the forking thread's stack was not found. */
-enum { OMPC_STACK_BROKEN = 1, OMPC_STACK_NO_CALLER = 2, OMPC_STACK_NO_BOUNDS = 4, OMPC_STACK_LEAF_EXACT = 8 };
-/* (LEAF_EXACT: the first frame is the interrupted address itself, not a return address.) */
+enum { OMPC_STACK_BROKEN = 1, OMPC_STACK_NO_CALLER = 2, OMPC_STACK_NO_BOUNDS = 4, OMPC_STACK_LEAF_EXACT = 8,
+       OMPC_STACK_AT_UNBLOCK = 16 };
+/*
+ * (LEAF_EXACT: the first frame is the interrupted address itself, not a
+ * return address.  AT_UNBLOCK: the sample arrived as the thread lifted its
+ * block of the sampling signal, so its leaf is the C library's mask call
+ * the agent made on the program's behalf, not where the program spent it.)
+ */
 
 /* A region's fork stack, for the workers' samples (--stacks). */
 struct ompc_fork_slot {

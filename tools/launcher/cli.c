@@ -70,7 +70,13 @@ static void usage(FILE *out)
             "                           a call tree per state (where IBAR, LKWT... time goes\n"
             "                           by the user's call path, runtime frames spliced\n"
             "                           out); =folded makes the report folded stacks for\n"
-            "                           flamegraph.pl (program built -fno-omit-frame-pointer)\n"
+            "                           flamegraph.pl\n"
+            "      --stacks-unwind=fp|dwarf[,SIZE]  how stacks are unwound (implies --stacks):\n"
+            "                           fp (default) follows frame pointers in the program,\n"
+            "                           cheap but cut short where code has none; dwarf also\n"
+            "                           copies SIZE bytes of stack per sample (default 16K,\n"
+            "                           512 to 64K) that ompcollect unwinds by CFI after\n"
+            "                           the run, as perf record does with dwarf call graphs\n"
             "      --stacks-file=FILE   also write the folded stacks to FILE (implies\n"
             "                           --stacks; same patterns as --output)\n"
             "  -i, --interval=TIME      sampling interval, e.g. 1ms, 250us, or tick: the\n"
@@ -241,11 +247,12 @@ static void check_trace_directory(const struct run *run, const char *pattern)
 
 enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME, OPT_TIMELINE_WIDTH, OPT_FROM, OPT_TO, OPT_TRACE_JSON,
        OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_TASKS, OPT_CSV_DIR, OPT_LIST_REGIONS, OPT_STACKS, OPT_FOLDED,
-       OPT_SAVE, OPT_SYMFS };
+       OPT_SAVE, OPT_SYMFS, OPT_STACKS_UNWIND };
 
 static const struct option long_options[] = {
     {"stacks", optional_argument, NULL, OPT_STACKS},
     {"stacks-file", required_argument, NULL, OPT_FOLDED},
+    {"stacks-unwind", required_argument, NULL, OPT_STACKS_UNWIND},
     {"no-tasks", no_argument, NULL, OPT_NO_TASKS},
     {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
     {"list-regions", no_argument, NULL, OPT_LIST_REGIONS},
@@ -268,6 +275,22 @@ static const struct option long_options[] = {
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
+
+/* --stacks-unwind=fp|dwarf[,SIZE] into run->stack_copy, or a refusal. */
+static void parse_unwind(const char *text, struct run *run)
+{
+    uint64_t size = OMPC_STACK_COPY_DEFAULT;
+    if (strcmp(text, "fp") == 0) {
+        run->stack_copy = 0;
+        return;
+    }
+    if (strncmp(text, "dwarf", 5) != 0 || (text[5] != '\0' && text[5] != ',')
+        || (text[5] == ',' && (parse_size(text + 6, &size) != 0 || size < OMPC_STACK_COPY_MIN
+                               || size > OMPC_STACK_COPY_MAX)))
+        die(EXIT_OWN_FAILURE, "--stacks-unwind takes 'fp' or 'dwarf' with an optional stack copy size from 512 "
+                              "to 64K (e.g. dwarf,16K), not '%s'", text);
+    run->stack_copy = size;
+}
 
 /* A non-empty value, or a refusal naming the option. */
 static const char *nonempty(const char *value, const char *what)
@@ -330,6 +353,10 @@ static int output_option(int option, struct run *run, struct cli *cli)
             die(EXIT_OWN_FAILURE, "--stacks takes no value, 'tree' (the default: a call tree per state "
                                   "in the report) or 'folded' (the report is folded stacks), not '%s'",
                 optarg);
+        return 1;
+    case OPT_STACKS_UNWIND:
+        run->stacks = 1;
+        parse_unwind(optarg, run);
         return 1;
     case OPT_SYMFS:
         if (!cli->replay)
@@ -497,6 +524,8 @@ void check_options(struct run *run, struct cli *cli)
     check_distinct_outputs(run);
     if (run->stacks && !run->sampling)
         die(EXIT_OWN_FAILURE, "--stacks and --stacks-file sample call stacks; they cannot go with --no-sample");
+    if (run->stack_copy != 0 && !cli->replay && !ompc_stacks_dwarf_supported())
+        die(EXIT_OWN_FAILURE, "--stacks-unwind=dwarf copies x86-64 registers; this machine is not one");
     if (run->stacks && !cli->replay && !ompc_stacks_supported())
         die(EXIT_OWN_FAILURE, "--stacks walks frame pointers, which this build does not know how to do "
                               "on this machine (x86-64 and AArch64 only)");

@@ -54,6 +54,7 @@ struct run {
     uint64_t trace_buffer;   /* --trace-buffer: event log bytes per thread (0: the default) */
     int stacks;              /* --stacks: sample call stacks */
     const char *folded;      /* --stacks-file: folded-stacks file pattern, or NULL */
+    uint64_t stack_copy;     /* --stacks-unwind=dwarf[,SIZE]: stack bytes copied per sample (0: frame pointers only) */
     const char *save;        /* --save: the file the run's record is kept in, or NULL */
     const char *omp_tool;    /* OMP_TOOL as the program saw it, or NULL */
     const char *symfs;       /* report: the directory the modules are looked up under, or NULL */

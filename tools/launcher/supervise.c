@@ -76,6 +76,8 @@ char *make_record(struct run *run, uint32_t event_mask)
         flags |= OMPC_OPT_TASKS;
     if (run->stacks)
         flags |= OMPC_OPT_STACKS;
+    if (run->stacks && run->stack_copy != 0)
+        flags |= OMPC_OPT_STACKS_DWARF;
     uint64_t size = ompc_record_layout(&run->header, flags);
     if (flags & OMPC_OPT_TIMELINE)
         size = ompc_record_reserve_timeline_where(&run->header);
@@ -87,6 +89,7 @@ char *make_record(struct run *run, uint32_t event_mask)
     run->header.run_id = random_id();
     run->header.event_mask = event_mask;
     run->header.interval_ns = run->interval_ns;
+    run->header.stack_copy_bytes = (uint32_t)run->stack_copy;
     run->header.launcher_pid = (int32_t)getpid();
     run->record_fd = create_record(size);
     if (pwrite(run->record_fd, &run->header, sizeof run->header, 0) != (ssize_t)sizeof run->header)

@@ -363,9 +363,11 @@ static void take_event_log(int fd, struct ompc_model_thread *to, const struct om
  * pool is read only as far as it is used and lies within the table.
  */
 static void take_stack_pool(int fd, struct ompc_model_stack_pool *to, uint64_t offset, uint64_t bytes,
-                            uint32_t slots, const struct limits *limits, struct ompc_damage *damage, int slot)
+                            uint32_t slots, const struct limits *limits, struct ompc_damage *damage, int slot,
+                            struct ompc_stack_table *seen)
 {
     struct ompc_stack_table table;
+    memset(seen, 0, sizeof *seen);
     if (offset == 0)
         return;
     if (!ompc_record_in_arena(limits->header, offset, bytes) || read_exact(fd, &table, sizeof table, offset) != 0) {
@@ -380,6 +382,7 @@ static void take_stack_pool(int fd, struct ompc_model_stack_pool *to, uint64_t o
         return;
     }
     to->full = atomic_load(&table.full);
+    *seen = table;
     to->at = offset + head;
     if (used == 0)
         return;
@@ -392,14 +395,67 @@ static void take_stack_pool(int fd, struct ompc_model_stack_pool *to, uint64_t o
     to->used = used;
 }
 
-/* A thread's two stack tables. */
+/*
+ * The length of the well-formed copies at the start of `bytes` (used of
+ * them): each header whole, its stack bytes a multiple of 8 and at most
+ * OMPC_STACK_COPY_MAX, within what is used, and its state a state.
+ */
+static uint64_t good_copies(const unsigned char *bytes, uint64_t used)
+{
+    uint64_t at = 0;
+    while (used - at >= sizeof(struct ompc_stack_copy)) {
+        struct ompc_stack_copy copy;
+        memcpy(&copy, bytes + at, sizeof copy);
+        if (copy.bytes > OMPC_STACK_COPY_MAX || copy.bytes % 8 != 0 || copy.state >= OMPC_NSTATES
+            || used - at - sizeof copy < copy.bytes)
+            break;
+        at += sizeof copy + copy.bytes;
+    }
+    return at;
+}
+
+/* --stacks-unwind=dwarf: the copy buffer a sample table names, read as far as it is used and every copy checked. */
+static void take_stack_copies(int fd, struct ompc_model_thread *to, const struct ompc_stack_table *table,
+                              const struct limits *limits, struct ompc_damage *damage, int slot)
+{
+    uint64_t offset = atomic_load(&table->copies);
+    to->copies_dropped = atomic_load(&table->copies_dropped);
+    if (offset == 0)
+        return;
+    struct ompc_stack_copies head;
+    if (!ompc_record_in_arena(limits->header, offset, OMPC_STACK_COPIES_BYTES)
+        || read_exact(fd, &head, sizeof head, offset) != 0 || head.capacity != OMPC_STACK_COPIES_BYTES - sizeof head
+        || atomic_load(&head.used) > head.capacity) {
+        ompc_damage_note(damage, "thread %d's stack copies lie outside the record or have a forged size: ignored",
+                         slot);
+        return;
+    }
+    uint64_t used = atomic_load(&head.used);
+    if (used == 0)
+        return;
+    to->copies = malloc(used);
+    if (to->copies == NULL || read_exact(fd, to->copies, used, offset + sizeof head) != 0) {
+        free(to->copies);
+        to->copies = NULL;
+        return;
+    }
+    to->copy_bytes = good_copies(to->copies, used);
+    if (to->copy_bytes < used)
+        ompc_damage_note(damage, "thread %d's stack copies: %" PRIu64 " of %" PRIu64 " bytes ignored (a copy with "
+                                 "a forged size or state)", slot, used - to->copy_bytes, used);
+}
+
+/* A thread's two stack tables, and the sample table's stack copies. */
 static void take_stack_tables(int fd, struct ompc_model_thread *to, const struct ompc_thread *from,
                               const struct limits *limits, struct ompc_damage *damage, int slot)
 {
+    struct ompc_stack_table seen;
     take_stack_pool(fd, &to->stacks, atomic_load(&from->stacks), OMPC_STACK_TABLE_BYTES, OMPC_STACK_INDEX, limits,
-                    damage, slot);
+                    damage, slot, &seen);
+    if (limits->header->flags & OMPC_OPT_STACKS_DWARF)
+        take_stack_copies(fd, to, &seen, limits, damage, slot);
     take_stack_pool(fd, &to->fork_stacks, atomic_load(&from->fork_stacks), OMPC_FORK_TABLE_BYTES, OMPC_FORK_INDEX,
-                    limits, damage, slot);
+                    limits, damage, slot, &seen);
 }
 
 /* The threads, each with what `what` asks for. */
@@ -724,6 +780,14 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     return to;
 }
 
+const char *ompc_model_module_file(const struct ompc_model_process *process, const char *path)
+{
+    for (size_t k = 0; process->stand_ins != NULL && process->stand_ins[k] != NULL; k += 2)
+        if (strcmp(path, process->stand_ins[k]) == 0)
+            return process->stand_ins[k + 1];
+    return path;
+}
+
 struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *process, uint64_t *vdso)
 {
     if (vdso != NULL)
@@ -733,10 +797,8 @@ struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *p
         const char *path = process->modules[i].path;
         if (vdso != NULL && (strncmp(path, "linux-vdso.so", 13) == 0 || strncmp(path, "linux-gate.so", 13) == 0))
             *vdso = process->modules[i].bias;
-        for (size_t k = 0; process->stand_ins != NULL && process->stand_ins[k] != NULL; k += 2)
-            if (strcmp(path, process->stand_ins[k]) == 0)
-                path = process->stand_ins[k + 1];
-        ompc_symbolizer_add_module(symbolizer, path, process->symfs, process->modules[i].bias);
+        ompc_symbolizer_add_module(symbolizer, ompc_model_module_file(process, path), process->symfs,
+                                   process->modules[i].bias);
     }
     return symbolizer;
 }
@@ -752,6 +814,7 @@ void ompc_model_free(struct ompc_model_process *process)
         free(process->threads[i].event_log);
         free(process->threads[i].stacks.words);
         free(process->threads[i].fork_stacks.words);
+        free(process->threads[i].copies);
     }
     free(process->threads);
     free(process->tasks);

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "csv.h"
+#include "demangle.h"
 #include "jsonw.h"
 #include "locations.h"
 #include "names.h"
@@ -43,13 +44,17 @@ static void locate(struct ompc_symbolizer *symbolizer, uint64_t address, int is_
 const char *ompc_location_label(const struct ompc_location *where, uint64_t address, char *buffer,
                                 size_t size)
 {
+    /* Without return type, parameters and template arguments: a C++ row stays readable; JSON and CSV keep it whole. */
+    char function[256];
+    if (where->kind >= OMPC_LOC_SYMBOL)
+        ompc_short_name(where->function != NULL ? where->function : "?", OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES,
+                        function, sizeof function);
     switch (where->kind) {
     case OMPC_LOC_LINE:
-        snprintf(buffer, size, "%s %s:%d", where->function != NULL ? where->function : "?",
-                 trimmed(where->file), where->line);
+        snprintf(buffer, size, "%s %s:%d", function, trimmed(where->file), where->line);
         break;
     case OMPC_LOC_SYMBOL:
-        snprintf(buffer, size, "%s+0x%" PRIx64, where->function, where->function_offset);
+        snprintf(buffer, size, "%s+0x%" PRIx64, function, where->function_offset);
         break;
     case OMPC_LOC_MODULE:
         snprintf(buffer, size, "%s+0x%" PRIx64, trimmed(where->module), where->module_offset);
@@ -118,6 +123,9 @@ static int build_constructs(const struct ompc_model_process *process, struct omp
         row->max_ns = from->max_ns;
         row->thread_mask = from->thread_mask;
         memcpy(row->ticks, from->ticks, sizeof row->ticks);
+        row->work_sum = from->work_sum;
+        row->work_max = from->work_max;
+        row->work_threads = from->work_threads;
         if (from->work_sum > 0)
             row->imbalance = (double)from->work_max * from->work_threads / (double)from->work_sum;
         locate(out->symbolizer, row->codeptr, 1, &row->where);
@@ -255,7 +263,7 @@ static const char *lock_name(const struct ompc_wait_row *row)
 }
 
 /* What the row waited in, as a reader names it: "critical(accum)", "lock `lk` (global)", "barrier (explicit)". */
-static const char *wait_what(const struct ompc_wait_row *row, char *buffer, size_t size)
+const char *ompc_wait_what(const struct ompc_wait_row *row, char *buffer, size_t size)
 {
     char name[128];
     switch (row->state) {
@@ -362,7 +370,7 @@ void ompc_locations_text(const struct ompc_locations *locations, uint64_t total,
     for (int i = 0; i < locations->wait_count && i < TEXT_ROWS; i++) {
         const struct ompc_wait_row *row = &locations->waits[i];
         fprintf(out, "  %-28s at %-30s %s %5.1f%% over %d thread%s\n",
-                wait_what(row, what, sizeof what),
+                ompc_wait_what(row, what, sizeof what),
                 ompc_location_label(&row->where, row->codeptr, label, sizeof label),
                 ompc_state_name(row->state), total ? 100.0 * (double)row->ticks / (double)total : 0.0,
                 row->threads, row->threads == 1 ? "" : "s");
@@ -418,7 +426,7 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
         const struct ompc_wait_row *row = &locations->waits[i];
         ompc_csv_lead(tables);
         fprintf(out, "%s,", ompc_state_name(row->state));
-        ompc_csv_string(out, wait_what(row, buffer, sizeof buffer));
+        ompc_csv_string(out, ompc_wait_what(row, buffer, sizeof buffer));
         fprintf(out, ",0x%" PRIx64 ",", row->codeptr);
         ompc_location_csv(out, &row->where);
         fprintf(out, ",0x%" PRIx64 ",", row->object);
@@ -428,6 +436,24 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
     return 0;
 }
 
+/* The functions inlined code was inlined into, innermost first: [{"function", "mangled", "file", "line"}]. */
+static json_t *json_inlined_into(const struct ompc_location *where)
+{
+    json_t *callers = json_array();
+    int failed = 0;
+    for (int i = 0; i < where->caller_count && !failed; i++) {
+        const struct ompc_inline_caller *caller = &where->callers[i];
+        json_t *object = json_object();
+        failed = ompc_json_set(object, "function", ompc_json_string_or_null(caller->function));
+        failed |= ompc_json_set(object, "mangled", ompc_json_string_or_null(caller->mangled));
+        failed |= ompc_json_set(object, "file", ompc_json_string_or_null(caller->file));
+        failed |= ompc_json_set(object, "line", caller->line > 0 ? json_integer(caller->line) : json_null());
+        failed |= ompc_json_append(callers, ompc_json_built(object, failed));
+    }
+    return ompc_json_built(callers, failed);
+}
+
+/* {"address", "kind", "function", "mangled", "function_offset", "file", "line", "inlined_into", "module", "module_offset"} of a location. */
 json_t *ompc_location_json(uint64_t address, const struct ompc_location *where)
 {
     static const char *const kinds[] = {"none", "module", "symbol", "line"};
@@ -435,9 +461,11 @@ json_t *ompc_location_json(uint64_t address, const struct ompc_location *where)
     int failed = ompc_json_set(object, "address", ompc_json_hex(address, 0));
     failed |= ompc_json_set(object, "kind", json_string(kinds[where->kind]));
     failed |= ompc_json_set(object, "function", ompc_json_string_or_null(where->function));
+    failed |= ompc_json_set(object, "mangled", ompc_json_string_or_null(where->mangled));
     failed |= ompc_json_set(object, "function_offset", ompc_json_u64(where->function_offset));
     failed |= ompc_json_set(object, "file", ompc_json_string_or_null(where->file));
     failed |= ompc_json_set(object, "line", where->kind == OMPC_LOC_LINE ? json_integer(where->line) : json_null());
+    failed |= ompc_json_set(object, "inlined_into", json_inlined_into(where));
     failed |= ompc_json_set(object, "module", ompc_json_string_or_null(where->module));
     failed |= ompc_json_set(object, "module_offset", ompc_json_hex(where->module_offset, 0));
     return ompc_json_built(object, failed);
@@ -464,7 +492,7 @@ static json_t *json_wait_location(const struct ompc_wait_row *row)
     char buffer[256];
     json_t *object = json_object();
     int failed = ompc_json_set(object, "state", json_string(ompc_state_name(row->state)));
-    failed |= ompc_json_set(object, "what", ompc_json_string_or_null(wait_what(row, buffer, sizeof buffer)));
+    failed |= ompc_json_set(object, "what", ompc_json_string_or_null(ompc_wait_what(row, buffer, sizeof buffer)));
     failed |= ompc_json_set(object, "location", ompc_location_json(row->codeptr, &row->where));
     failed |= ompc_json_set(object, "object", ompc_location_json(row->object, &row->what));
     failed |= ompc_json_set(object, "samples", ompc_json_u64(row->ticks));

@@ -20,6 +20,8 @@ struct ompc_construct_row {
     uint64_t thread_mask;
     uint64_t ticks[OMPC_NSTATES];
     double imbalance;          /* max/mean of per-thread WORK samples; 0 when not known */
+    uint64_t work_sum, work_max; /* the per-thread WORK samples: their sum and the most of one thread */
+    uint32_t work_threads;       /* threads with any */
 };
 
 /* One place threads waited: a construct (and for locks the object) in one state. */
@@ -73,6 +75,9 @@ void ompc_location_csv(FILE *out, const struct ompc_location *where);
 
 /* {"address", "kind", "function", "function_offset", "file", "line", "module", "module_offset"} of a location. */
 json_t *ompc_location_json(uint64_t address, const struct ompc_location *where);
+
+/* What a wait location waited in, as a reader names it ("critical(accum)", "lock `lk` (global)"); `buffer` holds it. */
+const char *ompc_wait_what(const struct ompc_wait_row *row, char *buffer, size_t size);
 
 /* A short name of a construct for tooltips ("solve solver.c:17"); `buffer` holds it. */
 const char *ompc_location_label(const struct ompc_location *where, uint64_t address, char *buffer,

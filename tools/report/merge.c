@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "demangle.h"
 #include "jsonw.h"
 #include "merge.h"
 #ifdef HAVE_OTF2
@@ -686,7 +687,10 @@ static const char *base_name(const char *path)
 /* A code location as each report's tables name it ("solve solver.c:17"), on one line whatever it holds. */
 static const char *place_name(const struct ompc_merge_location *where, char *buffer, size_t size)
 {
-    const char *function = where->function.text != NULL ? where->function.text : "?";
+    /* Shortened as the reports' own tables show it; "function" in the JSON keeps it whole. */
+    char function[256];
+    ompc_short_name(where->function.text != NULL ? where->function.text : "?",
+                    OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES, function, sizeof function);
     if (where->kind == 3 && where->file.text != NULL)
         snprintf(buffer, size, "%s %s:%" PRId64, function, base_name(where->file.text), where->line);
     else if (where->kind >= 2 && where->function.text != NULL)
@@ -873,6 +877,7 @@ static json_t *json_place(const struct ompc_merge_location *where)
     int failed = ompc_json_set(object, "name", ompc_json_string(place_name(where, name, sizeof name)));
     failed |= ompc_json_set(object, "kind", json_string(kinds[where->kind]));
     failed |= ompc_json_set(object, "function", json_text_or_null(&where->function));
+    failed |= ompc_json_set(object, "mangled", json_text_or_null(&where->mangled));
     failed |= ompc_json_set(object, "file", json_text_or_null(&where->file));
     failed |= ompc_json_set(object, "line", where->line >= 0 ? json_integer(where->line) : json_null());
     failed |= ompc_json_set(object, "module", json_text_or_null(&where->module));

@@ -53,6 +53,14 @@ struct ompc_model_thread {
         uint64_t *words;   /* NULL: no table */
         uint64_t used, at, full;
     } stacks, fork_stacks;
+    /*
+     * --stacks-unwind=dwarf: the thread's stack copies, record.h's struct
+     * ompc_stack_copy each followed by its bytes, checked one by one by the
+     * loader (each lies within `copy_bytes`, its size at most
+     * OMPC_STACK_COPY_MAX, its state a state); NULL: none.
+     */
+    unsigned char *copies;
+    uint64_t copy_bytes, copies_dropped;
     /* The arena's per-thread buffers, read and checked (NULL: none). */
     uint64_t *timeline;          /* (µs << 8) | state, time-ordered */
     uint64_t *timeline_where;    /* one code address per timeline entry */
@@ -191,6 +199,9 @@ struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *p
 
 /* The task with id `id` in the model's task table, NULL when the logs do not name it. */
 const struct ompc_model_task *ompc_model_task(const struct ompc_model_process *process, uint64_t id);
+
+/* The file a module loaded from `path` is read from (see stand_ins). */
+const char *ompc_model_module_file(const struct ompc_model_process *process, const char *path);
 
 /* Frees a model the loader built. */
 void ompc_model_free(struct ompc_model_process *process);

@@ -265,7 +265,8 @@ int ompc_report_json(const struct summary *summary, FILE *out)
                  || ompc_locations_json(&summary->locations, summary->process, root)
                  || (report->stacks_asked && ompc_stacks_json(report->stacks, root))
                  || ompc_tasks_json(summary->process, &summary->locations, root) || json_events(summary, root)
-                 || json_totals(summary, root) || ompc_json_dump(root, out, OMPC_JSON_READABLE)
+                 || json_totals(summary, root) || ompc_advice_json(summary, root)
+                 || ompc_json_dump(root, out, OMPC_JSON_READABLE)
                  || fputc('\n', out) == EOF;
     json_decref(root);
     return failed ? -1 : 0;

@@ -401,6 +401,7 @@ void ompc_report_text(const struct summary *summary, FILE *out)
     const struct ompc_report *report = summary->report;
     const struct ompc_model_process *process = summary->process;
     text_header(summary, out);
+    ompc_advice_text_opportunities(summary, out);
     if (report->sampling)
         text_thread_table(summary, out);
     text_regions(summary, out);
@@ -411,6 +412,7 @@ void ompc_report_text(const struct summary *summary, FILE *out)
         text_waits(summary, out);
     ompc_tasks_text(process, &summary->locations, out);
     text_events(summary, out);
+    ompc_advice_text_efficiency(summary, out);
     if (report->sampling)
         text_totals(summary, out);
 }

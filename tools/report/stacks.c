@@ -2,11 +2,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "demangle.h"
 #include "jsonw.h"
 #include "names.h"
 #include "sort.h"
 #include "stacks.h"
 #include "symbolize.h"
+#include "unwind.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,6 +17,10 @@
 
 /* Continuations followed per stack; a longer chain (or a loop) ends with a marker. */
 #define MAX_LINKS 64
+/* Frames a stack copy's unwinding may give; a deeper stack keeps its innermost and outermost, as the agent's walk does. */
+#define MAX_UNWIND 4096
+#define HEAD (OMPC_STACK_DEPTH / 2)
+#define TAIL (OMPC_STACK_DEPTH - HEAD)
 /* Tree rows the text report shows per state, and the share of a state's samples a row needs. */
 #define TEXT_ROWS 30
 #define TEXT_MIN_SHARE 0.01
@@ -25,7 +31,9 @@ struct entry {
     uint64_t count;
     int state, flags, frames;
     uint64_t continuation, elided;
-    const uint64_t *pcs;    /* into the model's copy of the table */
+    const uint64_t *pcs;    /* into the model's copy of the table, or the loaded unwound frames */
+    int by_cfi;             /* the frames come from a stack copy's CFI unwinding */
+    enum ompc_unwind_end end; /* why that unwinding stopped */
 };
 
 /* Everything parsed, before it becomes paths. */
@@ -33,6 +41,10 @@ struct loaded {
     struct entry *samples, *forks;
     size_t sample_count, fork_count;
     size_t sample_capacity, fork_capacity;
+    struct entry *copies;   /* the stack copies, unwound, until they join the samples */
+    size_t copy_count, copy_capacity;
+    uint64_t *unwound;      /* their frames, OMPC_STACK_DEPTH per copy */
+    size_t unwound_capacity;
 };
 
 /* A symbolized address: the name the paths use, and whether the frame is the runtime's or the collector's. */
@@ -40,6 +52,9 @@ struct symbol {
     uint64_t key;           /* address << 1 | is_return */
     char *name;
     int drop;
+    int collector;          /* the shim's or the agent's: what it called is not the user's either */
+    int runtime;            /* the runtime's, the shim's or the agent's */
+    int system;             /* the C library's or the loader's: the user's when the user called it */
 };
 
 /* Open-addressing cache of symbols. */
@@ -76,7 +91,7 @@ static int parse_pool(const struct ompc_model_stack_pool *pool, int forks, struc
             break;
         struct entry item = {pool->at + at * sizeof(uint64_t), words[at], (int)(key & 0xff),
                              (int)((key >> 16) & 0xffff), frames, words[at + 2], words[at + 3],
-                             &words[at + OMPC_STACK_ENTRY_WORDS]};
+                             &words[at + OMPC_STACK_ENTRY_WORDS], 0, OMPC_UNWIND_WHOLE};
         struct entry **list = forks ? &loaded->forks : &loaded->samples;
         size_t *count = forks ? &loaded->fork_count : &loaded->sample_count;
         size_t *capacity = forks ? &loaded->fork_capacity : &loaded->sample_capacity;
@@ -99,6 +114,26 @@ static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
     return slash != NULL ? slash + 1 : path;
+}
+
+/* Whether a module is the collector's own (the shim or the agent). */
+static int collector_module(const char *path)
+{
+    if (path == NULL)
+        return 0;
+    const char *base = base_name(path);
+    return strncmp(base, "libompcollector.so", 18) == 0 || strncmp(base, "libompcollect-agent.so", 22) == 0;
+}
+
+/* Whether a module is the C library or the loader, which the runtime calls too (sched_yield, futex waits). */
+static int system_module(const char *path)
+{
+    static const char *const prefixes[] = {"libc.so", "libpthread.so", "ld-linux"};
+    const char *base = path != NULL ? base_name(path) : "";
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
 }
 
 /* Whether a module is the OpenMP runtime, the shim or the agent: its frames are not the user's. */
@@ -138,6 +173,35 @@ static char *frame_name(const char *text)
     return name;
 }
 
+/* One function's frame name: demangled without parameters (as perf's folded stacks have them), no ';' or line break. */
+static void put_frame(const char *function, char *text, size_t size, size_t *used)
+{
+    char name[512];
+    ompc_short_name(function != NULL ? function : "?", OMPC_SHORT_PARAMETERS, name, sizeof name);
+    for (char *c = name; *c; c++)
+        if (*c == ';' || *c == '\n' || *c == '\r')
+            *c = *c == ';' ? ':' : ' ';
+    int wrote = snprintf(text + *used, size - *used, "%s%s", *used ? ";" : "", name);
+    if (wrote > 0)
+        *used = *used + (size_t)wrote < size ? *used + (size_t)wrote : size - 1;
+}
+
+/* The frames of one address, outermost first and joined by ';': the functions inlined code was inlined into become frames. */
+static void inline_frames(const struct ompc_location *where, char *text, size_t size)
+{
+    size_t used = 0;
+    text[0] = '\0';
+    for (int i = where->caller_count; i-- > 0;)
+        put_frame(where->callers[i].function, text, size, &used);
+    put_frame(where->function, text, size, &used);
+}
+
+/* Whether a frame name (several when inlined, outermost first) starts in main. */
+static int in_main(const char *name)
+{
+    return strncmp(name, "main", 4) == 0 && (name[4] == '\0' || name[4] == ';');
+}
+
 /* The cached symbol of an address, looked up on first use; NULL when memory runs out. */
 static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address, int is_return)
 {
@@ -169,10 +233,10 @@ static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address,
     memset(&where, 0, sizeof where);
     if (symbols->symbolizer != NULL)
         ompc_symbolize(symbols->symbolizer, address, is_return, &where);
-    char text[512];
+    char text[2048];
     int drop = runtime_module(where.module, symbols->runtime);
     if (where.kind >= OMPC_LOC_SYMBOL) {
-        snprintf(text, sizeof text, "%s", where.function);
+        inline_frames(&where, text, sizeof text);
         drop |= plumbing(where.function);
     } else if (where.kind == OMPC_LOC_MODULE) {
         snprintf(text, sizeof text, "[%s]", base_name(where.module));
@@ -185,8 +249,11 @@ static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address,
     }
     struct symbol *slot = &symbols->slots[at];
     slot->key = key;
-    slot->name = frame_name(text);
+    slot->name = where.kind >= OMPC_LOC_SYMBOL ? strdup(text) : frame_name(text);
     slot->drop = drop;
+    slot->collector = collector_module(where.module);
+    slot->runtime = runtime_module(where.module, symbols->runtime);
+    slot->system = system_module(where.module);
     if (slot->name == NULL)
         return NULL;
     symbols->used++;
@@ -221,8 +288,50 @@ static int append(struct text *text, const char *bytes, size_t count)
 /* One frame of a logical stack while it is assembled (leaf first). */
 struct frame {
     const char *name;
-    int drop;
+    int drop, collector, runtime, system;
 };
+
+/*
+ * A sample taken while the collector ran in the program's thread (an
+ * interposed call, a callback): its frames and whatever it called (the C
+ * library's pthread_sigmask...) are not the user's, so the sample's own
+ * frames up to the innermost collector frame are dropped.  So are C
+ * library frames at the leaf that the runtime called (sched_yield in a
+ * barrier): the user did not call them.
+ */
+static void drop_collector_leaf(struct frame *frames, size_t count, int flags)
+{
+    size_t leaf = 0;
+    while (leaf < count && frames[leaf].system)
+        leaf++;
+    /* Delivered as the block of the signal was lifted: the mask call at the leaf is the agent's doing. */
+    if ((leaf < count && frames[leaf].runtime) || (flags & OMPC_STACK_AT_UNBLOCK))
+        for (size_t j = 0; j < leaf; j++)
+            frames[j].drop = 1;
+    for (size_t i = 0; i < count; i++)
+        if (frames[i].collector) {
+            for (size_t j = 0; j <= i; j++)
+                frames[j].drop = 1;
+            return;
+        }
+}
+
+/* The marker at the root of a stack that does not reach main, from its flags and how it was unwound. */
+static const char *root_marker(int flags, const struct entry *sample)
+{
+    static const char *const cut[OMPC_UNWIND_ENDS] = {
+        "[incomplete stack]", "[incomplete stack: stack copy too small]", "[incomplete stack: no CFI]",
+        "[incomplete stack: CFI unwinding failed]", "[incomplete stack: too deep]", "[incomplete stack]"};
+    if (flags & OMPC_STACK_NO_BOUNDS)
+        return "[stack not walked]";
+    if (flags & OMPC_STACK_NO_CALLER)
+        return "[forking thread's stack unknown]";
+    if (sample->by_cfi && sample->end != OMPC_UNWIND_WHOLE && sample->end < OMPC_UNWIND_ENDS)
+        return cut[sample->end];
+    if (flags & OMPC_STACK_BROKEN)
+        return "[incomplete stack]";
+    return NULL;
+}
 
 /*
  * The path of one sampled entry, outermost first, joined by ';': its own
@@ -235,7 +344,7 @@ static char *path_of(const struct entry *sample, const struct loaded *loaded, st
                      int *no_caller)
 {
     struct frame frames[MAX_LINKS * (OMPC_STACK_DEPTH + 1) + 1];
-    size_t count = 0;
+    size_t count = 0, own = 0;
     const struct entry *piece = sample;
     int flags = 0;
     char elided_text[MAX_LINKS][48];
@@ -244,14 +353,17 @@ static char *path_of(const struct entry *sample, const struct loaded *loaded, st
         for (int i = 0; i < piece->frames; i++) {
             if (piece->elided != 0 && i == OMPC_STACK_DEPTH / 2) {
                 snprintf(elided_text[link], sizeof elided_text[link], "[%" PRIu64 " frames elided]", piece->elided);
-                frames[count++] = (struct frame){elided_text[link], 0};
+                frames[count++] = (struct frame){elided_text[link], 0, 0, 0, 0};
             }
             int is_return = !(piece == sample && i == 0 && (piece->flags & OMPC_STACK_LEAF_EXACT));
             const struct symbol *symbol = symbol_of(symbols, piece->pcs[i], is_return);
             if (symbol == NULL)
                 return NULL;
-            frames[count++] = (struct frame){symbol->name, symbol->drop};
+            frames[count++] = (struct frame){symbol->name, symbol->drop, symbol->collector, symbol->runtime,
+                                             symbol->system};
         }
+        if (piece == sample)
+            own = count;
         if (piece->continuation == 0)
             break;
         if (link + 1 == MAX_LINKS) {
@@ -263,26 +375,20 @@ static char *path_of(const struct entry *sample, const struct loaded *loaded, st
         if (piece == NULL)
             flags |= OMPC_STACK_NO_CALLER;
     }
+    drop_collector_leaf(frames, own, sample->flags);
     /* Outermost first from here; nothing outside main belongs to the user's model. */
     size_t root = count;
     int whole = 0;
     for (size_t i = count; i-- > 0;)
-        if (!frames[i].drop && strcmp(frames[i].name, "main") == 0) {
+        if (!frames[i].drop && in_main(frames[i].name)) {
             root = i + 1;
             whole = 1;
             break;
         }
     struct text text = {NULL, 0, 0};
-    const char *marker = NULL;
-    if (!whole) {
-        if (flags & OMPC_STACK_NO_BOUNDS)
-            marker = "[stack not walked]";
-        else if (flags & OMPC_STACK_NO_CALLER)
-            marker = "[forking thread's stack unknown]";
-        else if (flags & OMPC_STACK_BROKEN)
-            marker = "[incomplete stack]";
-    }
-    *incomplete = (flags & (OMPC_STACK_BROKEN | OMPC_STACK_NO_BOUNDS)) != 0 && !whole;
+    const char *marker = whole ? NULL : root_marker(flags, sample);
+    int cut = sample->by_cfi && sample->end != OMPC_UNWIND_WHOLE;
+    *incomplete = ((flags & (OMPC_STACK_BROKEN | OMPC_STACK_NO_BOUNDS)) != 0 || cut) && !whole;
     *no_caller = (flags & OMPC_STACK_NO_CALLER) != 0 && !whole;
     if (marker != NULL && append(&text, marker, strlen(marker)) != 0)
         return NULL;
@@ -403,6 +509,12 @@ static int build(struct ompc_stacks *stacks, const struct ompc_model_process *pr
         failed = add_path(stacks, &capacity, text, state, sample->count) != 0;
         stacks->samples += sample->count;
         stacks->incomplete += incomplete ? sample->count : 0;
+        if (sample->by_cfi)
+            stacks->by_cfi += sample->count;
+        else
+            stacks->by_frame_pointers += sample->count;
+        if (incomplete && sample->by_cfi && sample->end != OMPC_UNWIND_WHOLE && sample->end < OMPC_UNWIND_ENDS)
+            stacks->cut[sample->end] += sample->count;
         stacks->no_caller += no_caller ? sample->count : 0;
     }
     int threads = process->thread_count;
@@ -442,6 +554,96 @@ static int build(struct ompc_stacks *stacks, const struct ompc_model_process *pr
     return 0;
 }
 
+/*
+ * Keeps the innermost HEAD and outermost TAIL of `count` unwound frames in
+ * `kept` (OMPC_STACK_DEPTH words); returns how many, with the frames left
+ * out in *elided.
+ */
+static int keep_ends(const uint64_t *pcs, int count, uint64_t *kept, uint64_t *elided)
+{
+    *elided = 0;
+    if (count <= OMPC_STACK_DEPTH) {
+        memcpy(kept, pcs, (size_t)count * sizeof *pcs);
+        return count;
+    }
+    memcpy(kept, pcs, HEAD * sizeof *pcs);
+    memcpy(kept + HEAD, pcs + count - TAIL, TAIL * sizeof *pcs);
+    *elided = (uint64_t)(count - OMPC_STACK_DEPTH);
+    return OMPC_STACK_DEPTH;
+}
+
+/*
+ * One stack copy of a thread as a sample entry unwound by CFI: its state
+ * and samples are the copy's, and where it continues (a worker's forking
+ * thread) and its flags are those of the frame-pointer entry the agent made
+ * of the same sample, whose count loses the copy's.  Returns -1 when memory
+ * runs out.
+ */
+static int add_copy(struct loaded *loaded, struct ompc_unwinder *unwinder, const struct ompc_stack_copy *copy,
+                    const unsigned char *bytes, uint64_t *pcs)
+{
+    struct entry key = {.offset = copy->entry};
+    struct entry *walked = ompc_bsearch(&key, loaded->samples, loaded->sample_count, sizeof key, compare_offsets);
+    struct entry item = {0, atomic_load(&copy->count), (int)copy->state, OMPC_STACK_LEAF_EXACT, 0, 0, 0, NULL, 1,
+                         OMPC_UNWIND_NONE};
+    /* A copy stands for samples its entry counted: one of no entry, or of more samples than it, is not believed. */
+    if (walked == NULL)
+        return 0;
+    item.count = walked->count < item.count ? walked->count : item.count;
+    walked->count -= item.count;
+    item.flags |= walked->flags & (OMPC_STACK_NO_CALLER | OMPC_STACK_NO_BOUNDS | OMPC_STACK_AT_UNBLOCK);
+    item.continuation = walked->continuation;
+    int count = unwinder != NULL ? ompc_unwind(unwinder, copy, bytes, pcs, MAX_UNWIND, &item.end) : 0;
+    /* A stack that goes on in another thread's was copied only up to where it leaves this one. */
+    if (item.continuation != 0 && item.end == OMPC_UNWIND_SLICE)
+        item.end = OMPC_UNWIND_WHOLE;
+    size_t words = (loaded->copy_count + 1) * OMPC_STACK_DEPTH;
+    if (grow((void **)&loaded->unwound, &loaded->unwound_capacity, words - 1, sizeof *loaded->unwound) != 0
+        || grow((void **)&loaded->copies, &loaded->copy_capacity, loaded->copy_count, sizeof item) != 0)
+        return -1;
+    item.frames = keep_ends(pcs, count, loaded->unwound + words - OMPC_STACK_DEPTH, &item.elided);
+    loaded->copies[loaded->copy_count++] = item;
+    return 0;
+}
+
+/* Every thread's stack copies (--stacks-unwind=dwarf) as entries of their own; -1 when memory runs out. */
+static int add_copies(const struct ompc_model_process *process, struct loaded *loaded, struct ompc_stacks *stacks)
+{
+    ompc_qsort(loaded->samples, loaded->sample_count, sizeof *loaded->samples, compare_offsets);
+    struct ompc_unwinder *unwinder = NULL;
+    uint64_t *pcs = NULL;
+    int failed = 0;
+    for (int t = 0; t < process->thread_count && !failed; t++) {
+        const struct ompc_model_thread *thread = &process->threads[t];
+        stacks->copies_dropped += thread->copies_dropped;
+        for (uint64_t at = 0; at < thread->copy_bytes && !failed;) {
+            if (pcs == NULL && ((pcs = malloc(MAX_UNWIND * sizeof *pcs)) == NULL)) {
+                failed = 1;
+                break;
+            }
+            if (unwinder == NULL)
+                unwinder = ompc_unwinder_new(process);
+            struct ompc_stack_copy copy;
+            memcpy(&copy, thread->copies + at, sizeof copy);
+            failed = add_copy(loaded, unwinder, &copy, thread->copies + at + sizeof copy, pcs) != 0;
+            at += sizeof copy + copy.bytes;
+            stacks->copies++;
+            stacks->copy_bytes += sizeof copy + copy.bytes;
+        }
+    }
+    /* The copies join the samples once their frames' array no longer moves. */
+    for (size_t i = 0; i < loaded->copy_count && !failed; i++) {
+        loaded->copies[i].pcs = loaded->unwound + i * OMPC_STACK_DEPTH;
+        failed = grow((void **)&loaded->samples, &loaded->sample_capacity, loaded->sample_count,
+                      sizeof *loaded->samples) != 0;
+        if (!failed)
+            loaded->samples[loaded->sample_count++] = loaded->copies[i];
+    }
+    free(pcs);
+    ompc_unwinder_free(unwinder);
+    return failed ? -1 : 0;
+}
+
 struct ompc_stacks *ompc_stacks_build(const struct ompc_model_process *process)
 {
     struct ompc_stacks *stacks = calloc(1, sizeof *stacks);
@@ -456,9 +658,13 @@ struct ompc_stacks *ompc_stacks_build(const struct ompc_model_process *process)
         failed = parse_pool(&thread->stacks, 0, &loaded) != 0 || parse_pool(&thread->fork_stacks, 1, &loaded) != 0;
     }
     if (!failed)
+        failed = add_copies(process, &loaded, stacks) != 0;
+    if (!failed)
         failed = build(stacks, process, &loaded) != 0;
     free(loaded.samples);
     free(loaded.forks);
+    free(loaded.copies);
+    free(loaded.unwound);
     if (failed) {
         ompc_stacks_free(stacks);
         return NULL;
@@ -511,6 +717,25 @@ static void text_tree(const struct ompc_stack_node *node, int depth, uint64_t st
     }
 }
 
+/* How the stacks were unwound, and why CFI-unwound ones ended before main (--stacks-unwind=dwarf). */
+static void text_methods(const struct ompc_stacks *stacks, FILE *out)
+{
+    static const char *const why[OMPC_UNWIND_ENDS] = {"", "the stack copy was too small (--stacks-unwind=dwarf,SIZE)",
+                                                      "code without CFI", "CFI that led nowhere", "too many frames",
+                                                      "no unwinder in this build"};
+    if (stacks->by_cfi == 0 && stacks->copies_dropped == 0)
+        return;
+    fprintf(out, "  stacks unwound: %" PRIu64 " samples by CFI over a stack copy, %" PRIu64 " by frame pointers "
+                 "(%" PRIu64 " copies, %.1f KiB of record)\n",
+            stacks->by_cfi, stacks->by_frame_pointers, stacks->copies, stacks->copy_bytes / 1024.0);
+    if (stacks->copies_dropped != 0)
+        fprintf(out, "  %" PRIu64 " samples found their thread's stack-copy buffer full: frame pointers instead\n",
+                stacks->copies_dropped);
+    for (int end = 1; end < OMPC_UNWIND_ENDS; end++)
+        if (stacks->cut[end] != 0)
+            fprintf(out, "  %" PRIu64 " CFI-unwound samples end before main: %s\n", stacks->cut[end], why[end]);
+}
+
 void ompc_stacks_text(const struct ompc_stacks *stacks, uint64_t total, FILE *out)
 {
     fputs("\nCall paths by state (--stacks: the user's call stacks, runtime frames spliced out, workers' "
@@ -554,6 +779,7 @@ void ompc_stacks_text(const struct ompc_stacks *stacks, uint64_t total, FILE *ou
                      "[incomplete stack]\n", stacks->incomplete);
     if (stacks->no_caller != 0)
         fprintf(out, "  %" PRIu64 " worker samples did not find their forking thread's stack\n", stacks->no_caller);
+    text_methods(stacks, out);
 }
 
 /* A tree node's children as a JSON array, each {"name", "samples", "children"}; NULL when memory runs out. */
@@ -606,6 +832,21 @@ static json_t *json_folded(const struct ompc_stacks *stacks)
     return ompc_json_built(folded, failed);
 }
 
+/* "unwinding": samples per method, copies that did not fit, and why CFI-unwound stacks ended before main. */
+static json_t *json_unwinding(const struct ompc_stacks *stacks)
+{
+    json_t *object = json_object(), *cut = json_object();
+    int failed = ompc_json_set(object, "frame_pointers", ompc_json_u64(stacks->by_frame_pointers));
+    failed |= ompc_json_set(object, "cfi", ompc_json_u64(stacks->by_cfi));
+    failed |= ompc_json_set(object, "copies_dropped", ompc_json_u64(stacks->copies_dropped));
+    failed |= ompc_json_set(object, "copies", ompc_json_u64(stacks->copies));
+    failed |= ompc_json_set(object, "copy_bytes", ompc_json_u64(stacks->copy_bytes));
+    for (int end = 1; end < OMPC_UNWIND_ENDS; end++)
+        failed |= ompc_json_set(cut, ompc_unwind_end_name((enum ompc_unwind_end)end), ompc_json_u64(stacks->cut[end]));
+    failed |= ompc_json_set(object, "cut_short", ompc_json_built(cut, 0));
+    return ompc_json_built(object, failed);
+}
+
 int ompc_stacks_json(const struct ompc_stacks *stacks, json_t *report)
 {
     if (stacks == NULL)
@@ -616,6 +857,7 @@ int ompc_stacks_json(const struct ompc_stacks *stacks, json_t *report)
     failed |= ompc_json_set(object, "incomplete", ompc_json_u64(stacks->incomplete));
     failed |= ompc_json_set(object, "no_caller", ompc_json_u64(stacks->no_caller));
     failed |= ompc_json_set(object, "symbolized", json_boolean(stacks->symbolized));
+    failed |= ompc_json_set(object, "unwinding", json_unwinding(stacks));
     failed |= ompc_json_set(object, "trees", json_trees(stacks));
     failed |= ompc_json_set(object, "folded", json_folded(stacks));
     failed |= ompc_json_set(report, "stacks", object);

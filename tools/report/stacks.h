@@ -9,6 +9,7 @@
 
 #include "model.h"
 #include "record.h"
+#include "unwind.h"
 
 /* One distinct user-model stack in one state: a line of the folded output. */
 struct ompc_stack_path {
@@ -35,6 +36,11 @@ struct ompc_stacks {
     uint64_t incomplete;           /* samples whose walk stopped before the outermost frame */
     uint64_t no_caller;            /* worker samples whose forking thread's stack was not found */
     uint64_t table_full;           /* insertions the tables refused */
+    /* How the samples' own frames were unwound: frame pointers in the program, or CFI over a stack copy (--stacks-unwind=dwarf). */
+    uint64_t by_frame_pointers, by_cfi;
+    uint64_t copies_dropped;       /* --stacks-unwind=dwarf samples whose copy did not fit: frame pointers instead */
+    uint64_t copies, copy_bytes;   /* stack copies kept, and the record bytes they take (headers included) */
+    uint64_t cut[OMPC_UNWIND_ENDS]; /* CFI-unwound samples that end before main, by why the unwinding stopped */
     int symbolized;                /* a symbolizer was available */
     struct ompc_stack_node trees[OMPC_NSTATES]; /* per state; the root's name is unused */
 };

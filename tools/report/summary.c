@@ -123,7 +123,9 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
     summary->waits = all;
     summary->wait_count = (int)merged;
     summary->limit_count = ompc_limits_reached(process, report->event_log_bytes, summary->limits);
-    return ompc_locations_build(process, &summary->locations);
+    if (ompc_locations_build(process, &summary->locations) != 0)
+        return -1;
+    return ompc_advice_build(summary, &summary->advice);
 }
 
 /* Frees what summarise allocated; safe on a half-built summary. */
@@ -132,6 +134,7 @@ void ompc_summary_release(struct summary *summary)
     free(summary->regions);
     free(summary->waits);
     ompc_locations_free(&summary->locations);
+    ompc_advice_free(&summary->advice);
 }
 
 /* Name of what became of sampling. */

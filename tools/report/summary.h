@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "advice.h"
 #include "bounds.h"
 #include "locations.h"
 #include "model.h"
@@ -39,6 +40,7 @@ struct summary {
     struct ompc_locations locations; /* constructs and waits by code address, symbolized */
     struct ompc_limit limits[OMPC_LIMIT_KINDS]; /* the record's bounds the run reached */
     int limit_count;
+    struct ompc_advice advice; /* efficiency metrics, potential gains and opportunities (advice.h) */
 };
 
 /* Samples over all states (and invalid answers) of a thread's or region's counters. */

@@ -5,15 +5,38 @@
 
 #include "symbolize.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #ifdef HAVE_LIBDW
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
+
+#include "demangle.h"
+
+/* A located address, kept so that asking again costs a lookup. */
+struct cached {
+    uint64_t key;                     /* address << 1 | is_return; 0: free */
+    struct ompc_location where;
+    struct ompc_inline_caller *callers; /* owned */
+};
+
+/* A symbol's demangled name, found once. */
+struct demangled {
+    const char *mangled;              /* libdw's string; NULL: free */
+    char *name;                       /* NULL: not mangled */
+};
 
 struct ompc_symbolizer {
     Dwfl *dwfl;
+    struct cached *cache;
+    size_t cache_capacity, cache_used;
+    struct demangled *names;
+    size_t name_capacity, name_used;
+    char **owned;                     /* names built here */
+    size_t owned_count, owned_capacity;
 };
 
 /* Files are read from disk by path; separate debug files are found the standard ways (build id, .debug). */
@@ -57,18 +80,257 @@ int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *p
     return module != NULL ? 0 : -1;
 }
 
-/* DWARF line first, then the ELF symbol, then module + offset. */
-void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
-                    struct ompc_location *out)
+static size_t string_hash(const char *text)
+{
+    size_t hash = 5381;
+    for (; *text; text++)
+        hash = hash * 33 + (unsigned char)*text;
+    return hash;
+}
+
+/* Doubles the demangled-name table; -1 when memory runs out. */
+static int names_grow(struct ompc_symbolizer *symbolizer)
+{
+    size_t capacity = symbolizer->name_capacity ? 2 * symbolizer->name_capacity : 256;
+    struct demangled *names = calloc(capacity, sizeof *names);
+    if (names == NULL)
+        return -1;
+    for (size_t i = 0; i < symbolizer->name_capacity; i++) {
+        if (symbolizer->names[i].mangled == NULL)
+            continue;
+        size_t at = string_hash(symbolizer->names[i].mangled) & (capacity - 1);
+        while (names[at].mangled != NULL)
+            at = (at + 1) & (capacity - 1);
+        names[at] = symbolizer->names[i];
+    }
+    free(symbolizer->names);
+    symbolizer->names = names;
+    symbolizer->name_capacity = capacity;
+    return 0;
+}
+
+/* `name` as its programmer wrote it; `*mangled` is `name` when it was demangled, else NULL.  Mangled when memory runs out. */
+static const char *demangled_name(struct ompc_symbolizer *symbolizer, const char *name, const char **mangled)
+{
+    *mangled = NULL;
+    if (name == NULL || strncmp(name, "_Z", 2) != 0)
+        return name;
+    if (symbolizer->name_used * 2 >= symbolizer->name_capacity && names_grow(symbolizer) != 0)
+        return name;
+    size_t at = string_hash(name) & (symbolizer->name_capacity - 1);
+    while (symbolizer->names[at].mangled != NULL && strcmp(symbolizer->names[at].mangled, name) != 0)
+        at = (at + 1) & (symbolizer->name_capacity - 1);
+    struct demangled *slot = &symbolizer->names[at];
+    if (slot->mangled == NULL) {
+        slot->mangled = name;
+        slot->name = ompc_demangle(name);
+        symbolizer->name_used++;
+    }
+    if (slot->name == NULL)
+        return name;
+    *mangled = name;
+    return slot->name;
+}
+
+/* The CU holding `lookup`, and its bias; clang emits no .debug_aranges and older libdw finds no CU without them. */
+static Dwarf_Die *cu_of(Dwfl_Module *module, GElf_Addr lookup, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = dwfl_module_addrdie(module, lookup, bias);
+    if (cu != NULL)
+        return cu;
+    while ((cu = dwfl_module_nextcu(module, cu, bias)) != NULL)
+        if (dwarf_haspc(cu, lookup - *bias) > 0)
+            return cu;
+    return NULL;
+}
+
+/* The file and line from the line table, when there is one for `lookup`. */
+static void line_of(Dwfl_Module *module, GElf_Addr lookup, struct ompc_location *out)
+{
+    Dwfl_Line *line = dwfl_module_getsrc(module, lookup);
+    int line_number = 0;
+    const char *file = NULL;
+    if (line != NULL) {
+        file = dwfl_lineinfo(line, NULL, &line_number, NULL, NULL, NULL);
+    } else {
+        Dwarf_Addr cu_bias = 0;
+        Dwarf_Die *cu = cu_of(module, lookup, &cu_bias);
+        Dwarf_Line *found = cu != NULL ? dwarf_getsrc_die(cu, lookup - cu_bias) : NULL;
+        if (found != NULL && dwarf_lineno(found, &line_number) == 0)
+            file = dwarf_linesrc(found, NULL, NULL);
+    }
+    if (file == NULL || line_number <= 0)
+        return;
+    out->kind = OMPC_LOC_LINE;
+    out->file = file;
+    out->line = line_number;
+}
+
+/* The DIE a function's attributes come from: its abstract origin's declaration (inside its class, for a member). */
+static Dwarf_Die *declaration_of(Dwarf_Die *die, Dwarf_Die *memory)
+{
+    Dwarf_Attribute attribute;
+    for (int hops = 0; hops < 4; hops++) {
+        if (dwarf_formref_die(dwarf_attr(die, DW_AT_abstract_origin, &attribute), memory) == NULL
+            && dwarf_formref_die(dwarf_attr(die, DW_AT_specification, &attribute), memory) == NULL)
+            break;
+        die = memory;
+    }
+    return die;
+}
+
+/* Appends `text` to the name being built; -1 when it does not fit. */
+static int name_append(char *name, size_t size, size_t *used, const char *text)
+{
+    size_t length = strlen(text);
+    if (*used + length + 1 > size)
+        return -1;
+    memcpy(name + *used, text, length + 1);
+    *used += length;
+    return 0;
+}
+
+/*
+ * A function with no linkage name (g++'s lambdas, C) qualified by what
+ * encloses its declaration: "main::{lambda}::operator()".  A string the
+ * symbolizer keeps, or `plain` when nothing encloses it or memory runs out.
+ */
+static const char *qualified_name(struct ompc_symbolizer *symbolizer, Dwarf_Die *die, const char *plain)
+{
+    Dwarf_Die memory, *declaration = declaration_of(die, &memory), *scopes = NULL;
+    int count = dwarf_getscopes_die(declaration, &scopes);
+    char name[1024];
+    size_t used = 0;
+    int failed = 0;
+    name[0] = '\0';
+    for (int i = count - 1; i >= 1 && !failed; i--) {
+        int tag = dwarf_tag(&scopes[i]);
+        const char *part = dwarf_diename(&scopes[i]);
+        if (tag == DW_TAG_namespace)
+            part = part != NULL ? part : "(anonymous namespace)";
+        else if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
+            part = part != NULL ? part : "{lambda}";
+        else if (tag != DW_TAG_subprogram)
+            continue;
+        if (part != NULL)
+            failed = name_append(name, sizeof name, &used, part) || name_append(name, sizeof name, &used, "::");
+    }
+    free(scopes);
+    if (failed || used == 0 || name_append(name, sizeof name, &used, plain) != 0)
+        return plain;
+    if (symbolizer->owned_count == symbolizer->owned_capacity) {
+        size_t capacity = symbolizer->owned_capacity ? 2 * symbolizer->owned_capacity : 64;
+        char **grown = realloc(symbolizer->owned, capacity * sizeof *grown);
+        if (grown == NULL)
+            return plain;
+        symbolizer->owned = grown;
+        symbolizer->owned_capacity = capacity;
+    }
+    char *kept = strdup(name);
+    if (kept == NULL)
+        return plain;
+    symbolizer->owned[symbolizer->owned_count++] = kept;
+    return kept;
+}
+
+/* A function DIE's name, demangled: from its linkage name when it has one (C++'s qualified, mangled name), else its plain name, qualified. */
+static const char *die_name(struct ompc_symbolizer *symbolizer, Dwarf_Die *die, const char **mangled)
+{
+    Dwarf_Attribute attribute;
+    const char *name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &attribute));
+    if (name == NULL)
+        name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attribute));
+    if (name != NULL)
+        return demangled_name(symbolizer, name, mangled);
+    *mangled = NULL;
+    name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attribute));
+    return name != NULL ? qualified_name(symbolizer, die, name) : "?";
+}
+
+/* Where an inlined call is: DW_AT_call_file (an index into the CU's file table) and DW_AT_call_line. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *inlined, struct ompc_inline_caller *caller)
+{
+    Dwarf_Attribute attribute;
+    Dwarf_Word value = 0;
+    Dwarf_Files *files = NULL;
+    size_t file_count = 0;
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_file, &attribute), &value) == 0
+        && dwarf_getsrcfiles(cu, &files, &file_count) == 0 && value < file_count)
+        caller->file = dwarf_filesrc(files, value, NULL, NULL);
+    if (dwarf_formudata(dwarf_attr(inlined, DW_AT_call_line, &attribute), &value) == 0 && value <= INT32_MAX)
+        caller->line = (int)value;
+}
+
+/*
+ * When `lookup` lies in inlined code, names the inlined function in `out`
+ * and lists what it was inlined into (what `addr2line -i` prints); the
+ * outermost keeps the ELF symbol's name that `out` came with.  Returns
+ * the callers in memory the caller frees, NULL when none (or no memory).
+ */
+static struct ompc_inline_caller *inlined_frames(struct ompc_symbolizer *symbolizer, Dwfl_Module *module,
+                                                 GElf_Addr lookup, struct ompc_location *out)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = cu_of(module, lookup, &bias), *innermost = NULL, *scopes = NULL;
+    int count = cu != NULL ? dwarf_getscopes(cu, lookup - bias, &innermost) : -1;
+    /*
+     * dwarf_getscopes continues an inlined instance's scopes in its
+     * abstract definition; the concrete ones it sits in (more inlined
+     * calls, then the emitted function) come from dwarf_getscopes_die.
+     */
+    int first = 0;
+    while (first < count && dwarf_tag(&innermost[first]) != DW_TAG_inlined_subroutine
+           && dwarf_tag(&innermost[first]) != DW_TAG_subprogram)
+        first++;
+    int scope_count = first < count && dwarf_tag(&innermost[first]) == DW_TAG_inlined_subroutine
+                          ? dwarf_getscopes_die(&innermost[first], &scopes)
+                          : -1;
+    free(innermost);
+    int frames[64], frame_count = 0;
+    for (int i = 0; i < scope_count && frame_count < 64; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_subprogram)
+            break;
+        if (tag == DW_TAG_inlined_subroutine)
+            frames[frame_count++] = i;
+    }
+    struct ompc_inline_caller *callers = frame_count > 0 ? calloc((size_t)frame_count, sizeof *callers) : NULL;
+    if (callers == NULL) {
+        free(scopes);
+        return NULL;
+    }
+    const char *outer = out->function, *outer_mangled = out->mangled;
+    for (int j = 0; j < frame_count; j++) {
+        Dwarf_Die *die = &scopes[frames[j]];
+        const char *mangled;
+        const char *name = die_name(symbolizer, die, &mangled);
+        if (j == 0) {
+            out->function = name;
+            out->mangled = mangled;
+        } else {
+            callers[j - 1].function = name;
+            callers[j - 1].mangled = mangled;
+        }
+        call_site(cu, die, &callers[j]);
+    }
+    callers[frame_count - 1].function = outer;
+    callers[frame_count - 1].mangled = outer_mangled;
+    out->callers = callers;
+    out->caller_count = frame_count;
+    free(scopes);
+    return callers;
+}
+
+/* DWARF line first, then the ELF symbol, then module + offset; the callers when inlined (owned by the caller). */
+static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
+                                         struct ompc_location *out)
 {
     memset(out, 0, sizeof *out);
-    if (symbolizer == NULL || address == 0)
-        return;
     /* The call instruction, not the one after it, says where the call is. */
     GElf_Addr lookup = is_return_address ? address - 1 : address;
     Dwfl_Module *module = dwfl_addrmodule(symbolizer->dwfl, lookup);
     if (module == NULL)
-        return;
+        return NULL;
     const char *name = dwfl_module_info(module, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     Dwarf_Addr bias = 0;
     if (dwfl_module_getelf(module, &bias) == NULL)
@@ -81,33 +343,59 @@ void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is
     const char *function =
         dwfl_module_addrinfo(module, lookup, &symbol_offset, &symbol, NULL, NULL, NULL);
     if (function == NULL)
-        return;
+        return NULL;
     out->kind = OMPC_LOC_SYMBOL;
-    out->function = function;
+    out->function = demangled_name(symbolizer, function, &out->mangled);
     out->function_offset = symbol_offset + (address - lookup);
-    Dwfl_Line *line = dwfl_module_getsrc(module, lookup);
-    int line_number = 0;
-    const char *file = NULL;
-    if (line != NULL) {
-        file = dwfl_lineinfo(line, NULL, &line_number, NULL, NULL, NULL);
-    } else {
-        /* clang emits no .debug_aranges and older libdw finds no CU without them: search the CUs' ranges. */
-        Dwarf_Addr cu_bias = 0;
-        Dwarf_Die *cu = NULL;
-        while ((cu = dwfl_module_nextcu(module, cu, &cu_bias)) != NULL) {
-            if (dwarf_haspc(cu, lookup - cu_bias) <= 0)
-                continue;
-            Dwarf_Line *found = dwarf_getsrc_die(cu, lookup - cu_bias);
-            if (found != NULL && dwarf_lineno(found, &line_number) == 0)
-                file = dwarf_linesrc(found, NULL, NULL);
-            break;
-        }
+    line_of(module, lookup, out);
+    return out->kind == OMPC_LOC_LINE ? inlined_frames(symbolizer, module, lookup, out) : NULL;
+}
+
+/* Doubles the cache; -1 when memory runs out. */
+static int cache_grow(struct ompc_symbolizer *symbolizer)
+{
+    size_t capacity = symbolizer->cache_capacity ? 2 * symbolizer->cache_capacity : 256;
+    struct cached *cache = calloc(capacity, sizeof *cache);
+    if (cache == NULL)
+        return -1;
+    for (size_t i = 0; i < symbolizer->cache_capacity; i++) {
+        if (symbolizer->cache[i].key == 0)
+            continue;
+        size_t at = (size_t)(symbolizer->cache[i].key * UINT64_C(0x9E3779B97F4A7C15) >> 24) & (capacity - 1);
+        while (cache[at].key != 0)
+            at = (at + 1) & (capacity - 1);
+        cache[at] = symbolizer->cache[i];
     }
-    if (file == NULL || line_number <= 0)
+    free(symbolizer->cache);
+    symbolizer->cache = cache;
+    symbolizer->cache_capacity = capacity;
+    return 0;
+}
+
+void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
+                    struct ompc_location *out)
+{
+    memset(out, 0, sizeof *out);
+    if (symbolizer == NULL || address == 0)
         return;
-    out->kind = OMPC_LOC_LINE;
-    out->file = file;
-    out->line = line_number;
+    uint64_t key = address << 1 | (uint64_t)(is_return_address != 0);
+    if (key == 0 || (symbolizer->cache_used * 2 >= symbolizer->cache_capacity && cache_grow(symbolizer) != 0)) {
+        /* Nowhere to keep the callers: the location without them. */
+        free(locate(symbolizer, address, is_return_address, out));
+        out->callers = NULL;
+        out->caller_count = 0;
+        return;
+    }
+    size_t at = (size_t)(key * UINT64_C(0x9E3779B97F4A7C15) >> 24) & (symbolizer->cache_capacity - 1);
+    while (symbolizer->cache[at].key != 0 && symbolizer->cache[at].key != key)
+        at = (at + 1) & (symbolizer->cache_capacity - 1);
+    struct cached *slot = &symbolizer->cache[at];
+    if (slot->key == 0) {
+        slot->callers = locate(symbolizer, address, is_return_address, &slot->where);
+        slot->key = key;
+        symbolizer->cache_used++;
+    }
+    *out = slot->where;
 }
 
 /* Ends the libdwfl session, which owns every string handed out. */
@@ -116,6 +404,15 @@ void ompc_symbolizer_free(struct ompc_symbolizer *symbolizer)
     if (symbolizer == NULL)
         return;
     dwfl_end(symbolizer->dwfl);
+    for (size_t i = 0; i < symbolizer->cache_capacity; i++)
+        free(symbolizer->cache[i].callers);
+    free(symbolizer->cache);
+    for (size_t i = 0; i < symbolizer->name_capacity; i++)
+        free(symbolizer->names[i].name);
+    free(symbolizer->names);
+    for (size_t i = 0; i < symbolizer->owned_count; i++)
+        free(symbolizer->owned[i]);
+    free(symbolizer->owned);
     free(symbolizer);
 }
 

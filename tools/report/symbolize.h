@@ -13,6 +13,14 @@ enum ompc_location_kind {
     OMPC_LOC_LINE    /* function, file and line from DWARF */
 };
 
+/* A function that located code was inlined into, and the line in it that the inlined call is on. */
+struct ompc_inline_caller {
+    const char *function;    /* demangled, as `function` below */
+    const char *mangled;     /* NULL when the name was not mangled */
+    const char *file;        /* the call's file, NULL when DWARF does not say */
+    int line;                /* 0 when DWARF does not say */
+};
+
 /* Where an address is.  The strings belong to the symbolizer and live as long as it does. */
 struct ompc_location {
     enum ompc_location_kind kind;
@@ -22,6 +30,15 @@ struct ompc_location {
     uint64_t function_offset;
     const char *file;        /* NULL below OMPC_LOC_LINE */
     int line;
+    const char *mangled;     /* the linkage name `function` was demangled from; NULL when it was not mangled */
+    /*
+     * When the address lies in code the compiler inlined, `function` is the
+     * inlined function (DWARF's inline records) and these are the functions
+     * it was inlined into, innermost first, each with the call's line; the
+     * last one is the function the compiler emitted (the ELF symbol).
+     */
+    const struct ompc_inline_caller *callers;
+    int caller_count;
 };
 
 struct ompc_symbolizer;
@@ -42,7 +59,10 @@ int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *p
 /*
  * Locates `address`.  A return address points after its call, so
  * `is_return_address` makes the line lookup use the byte before it: the
- * call's own line.  Always fills `out` (kind NONE at worst).
+ * call's own line.  Always fills `out` (kind NONE at worst).  C++ and Rust
+ * names come demangled (the mangled one in `mangled`), and code inlined
+ * into another function is named by the inlined function (`callers`).
+ * Results are cached: asking again for an address costs a lookup.
  */
 void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
                     struct ompc_location *out);

@@ -1,0 +1,85 @@
+#!/bin/sh
+# ompcollect-advice.sh - the efficiency metrics, potential gains and opportunities on programs whose answers are known by construction (t/ompcollect-advice.c): an imbalanced loop beside its balanced variant, a hot critical, a run serial and imbalanced for known times.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+prog=$top_builddir/t/ompcollect-advice
+source=$top_srcdir/t/ompcollect-advice.c
+
+echo "1..9"
+n=0
+
+# collect NAME ARGUMENT...: the program under ompcollect at 1 ms, saved; its JSON report in $tmp/NAME.json, its text in $tmp/NAME.txt.
+collect() {
+    name=$1
+    shift
+    "$oc" --runtime "$LIBOMP" --interval=1ms --save="$tmp/$name.ses" -o "$tmp/$name.txt" "$prog" "$@" \
+        >"$tmp/$name.out" 2>"$tmp/$name.err"
+    echo $? >"$tmp/$name.status"
+    "$oc" report -f json -o "$tmp/$name.json" "$tmp/$name.ses" 2>>"$tmp/$name.err"
+}
+
+# py NAME EXPRESSION: a Python expression over report NAME (r), its "efficiency" (e) and "opportunities" (o).
+py() {
+    python3 - "$tmp/$1.json" "$2" <<'EOF' 2>&1
+import json, sys
+r = json.load(open(sys.argv[1]))
+e, o = r.get("efficiency") or {}, r.get("opportunities") or []
+def construct(line):
+    """The construct (and its efficiency row) at a source line."""
+    for c, a in zip(r["constructs"], e.get("constructs", [])):
+        if c["location"]["line"] == line:
+            return c, a
+    return None, None
+print(eval(sys.argv[2]))
+EOF
+}
+
+# The imbalanced loop (thread k gets k+1 units) and its balanced variant run
+# side by side in one process, so the time balancing saves is measured under
+# the load the imbalanced loop was profiled in.
+imbalanced=$(line_of imbalanced)
+balanced=$(line_of balanced)
+rounds=10
+collect imbalance imbalance $rounds 0.05
+ok "$(py imbalance "$(cat "$tmp/imbalance.status") == 0 and construct($imbalanced)[0] is not None and construct($balanced)[0] is not None")" \
+    "imbalance: both loops are constructs, named at lines $imbalanced and $balanced" "$tmp/imbalance.err"
+# The program times every instance: the medians (in units) are what the
+# loops typically took, 2 and 1.5 when the threads ran when asked.
+medians=$(sed -n 's/^medians \(.*\) units$/\1/p' "$tmp/imbalance.out")
+if [ -n "$medians" ] && echo "$medians" | awk '{ exit !($1 < 2.2 && $2 < 1.65 && $1 > $2) }'; then
+    saved=$(echo "$medians" | awk -v rounds=$rounds -v unit=0.05 '{ print ($1 - $2) * unit * rounds }')
+    gain=$(py imbalance "construct($imbalanced)[1]['balance_gain']['seconds']")
+    ok "$(py imbalance "abs($gain - $saved) <= 0.2 * $saved")" \
+        "imbalance: the loop's potential gain $gain s is within 20% of the $saved s its balanced variant saved" "$tmp/imbalance.txt"
+else
+    skip "the threads did not run when asked (a loaded machine): the loops typically took ${medians:-?} units for 2 1.5" 1 \
+        "imbalance: the potential gain matches the time balancing saved"
+fi
+ok "$(py imbalance "len(o) >= 1 and o[0]['kind'] == 'imbalance' and o[0]['location']['line'] == $imbalanced")" \
+    "imbalance: the first opportunity is the imbalanced loop at line $imbalanced" "$tmp/imbalance.txt"
+ok "$(sed -n '/^Opportunities/{n;p;}' "$tmp/imbalance.txt" | grep -q "^  1\. load imbalance at .*ompcollect-advice\.c:$imbalanced " && echo True)" \
+    "imbalance: the text report opens with the opportunity, at ompcollect-advice.c:$imbalanced" "$tmp/imbalance.txt"
+
+critical=$(line_of critical)
+collect critical critical 100 0.004
+ok "$(py critical "$(cat "$tmp/critical.status") == 0 and len(o) >= 1 and o[0]['kind'] == 'critical' and o[0]['location']['line'] == $critical and 'reduction' in o[0]['hint']")" \
+    "critical: the first opportunity is the critical at line $critical, with a reduction or atomics as the hint" "$tmp/critical.txt"
+ok "$(py critical "0 < e['synchronisation_efficiency'] < 0.8 and e['synchronisation_efficiency'] < e['load_balance']")" \
+    "critical: synchronisation, not load balance, is what limits its efficiency" "$tmp/critical.txt"
+
+# Of 32 thread-steps: 24 useful, 4 idle in the serial part, 4 of barrier
+# waiting that balance removes (t/ompcollect-advice.c, synthetic).  The
+# figures are known when the phases took what they were built to take.
+collect synthetic synthetic 0.1
+phases=$(sed -n 's/^phases \(.*\) steps$/\1/p' "$tmp/synthetic.out")
+if [ -n "$phases" ] && echo "$phases" | awk '{ exit !($1 < 6.3 && $2 < 4.2 && $3 < 6.3) }'; then
+    ok "$(py synthetic "abs(e['parallel_efficiency'] - 0.75) <= 0.05 and abs(e['serialisation_efficiency'] - 0.875) <= 0.05")" \
+        "synthetic: parallel efficiency 0.75 and serialisation 0.875, within 0.05" "$tmp/synthetic.txt"
+    ok "$(py synthetic "abs(e['load_balance'] - 0.875) <= 0.05 and e['synchronisation_efficiency'] >= 0.95 and e['scheduling_efficiency'] >= 0.95")" \
+        "synthetic: load balance 0.875, synchronisation and scheduling 1, within 0.05" "$tmp/synthetic.txt"
+    ok "$(py synthetic "abs(e['serial_fraction'] - 0.25) <= 0.05 and abs(e['amdahl_speedup'] - 1.6) <= 0.1")" \
+        "synthetic: serial fraction 0.25 of the initial thread, Amdahl's bound 1.6x on 2 threads" "$tmp/synthetic.txt"
+else
+    skip "the threads did not run when asked (a loaded machine): phases took ${phases:-?} steps for 6 4 6" 3 \
+        "synthetic: POP metrics match their values by construction"
+fi

@@ -1,0 +1,105 @@
+/* ompcollect-dwarf.c - a program for --stacks-unwind=dwarf, built optimized without frame pointers: a task tree (fib) and a function calling libm in a loop; t/ompcollect-dwarf.sh checks its stacks reach main, bench/run.py times its fixed-work mode. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <math.h>
+#include <signal.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+#define KEEP __attribute__((noinline))
+
+/* Kept from being optimized away. */
+volatile double sink;
+
+/* Work at the leaves of the task tree, so samples land in fib's own code. */
+KEEP static double leaf_work(int n)
+{
+    double x = n;
+    for (int i = 0; i < 2000; i++)
+        x = x * 1.0000001 + 0.5;
+    return x;
+}
+
+/* fib by tasks: a deep recursion without frame pointers. */
+KEEP long fib(int n)
+{
+    if (n < 2) {
+        sink = leaf_work(n);
+        return n;
+    }
+    long a, b;
+#pragma omp task shared(a)
+    a = fib(n - 1);
+#pragma omp task shared(b)
+    b = fib(n - 2);
+#pragma omp taskwait
+    return a + b;
+}
+
+/* A team runs one task tree after another until the time is up. */
+KEEP void task_tree(double seconds)
+{
+    double end = omp_get_wtime() + seconds;
+#pragma omp parallel
+#pragma omp single
+    while (omp_get_wtime() < end)
+        sink = (double)fib(16);
+}
+
+/* libm in a loop: its frames have no frame pointers, but the caller must stay. */
+KEEP void init_data(double seconds)
+{
+    double end = omp_get_wtime() + seconds;
+    double sum = 0;
+    while (omp_get_wtime() < end)
+        for (int i = 0; i < 100000; i++)
+            sum += cos(sum + i) * sin(sum - i);
+    sink = sum;
+}
+
+/*
+ * Blocks every signal around a little work, again and again: the samples
+ * the blocked timer held back arrive as the mask is lifted, inside the
+ * agent's interposed pthread_sigmask, whose frames are not the user's.
+ * A fixed number of rounds: the samples it gets follow the CPU it used,
+ * however loaded the machine.
+ */
+KEEP void mask_loop(long rounds)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    for (long i = 0; i < rounds; i++) {
+        pthread_sigmask(SIG_BLOCK, &all, &old);
+        sink = leaf_work(3);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+}
+
+/* Fixed work for the bench: ROUNDS task trees, then the CPU seconds the process spent (sampling handlers included). */
+static void fixed_work(int rounds)
+{
+#pragma omp parallel
+#pragma omp single
+    for (int i = 0; i < rounds; i++)
+        sink = (double)fib(16);
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    printf("cpu %.6f\n", (double)usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + (double)usage.ru_stime.tv_sec
+                              + usage.ru_stime.tv_usec / 1e6);
+}
+
+/* SECONDS (0.5) of libm calls then task trees; with ROUNDS, fixed work instead. */
+int main(int argc, char **argv)
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 0.5;
+    if (argc > 2) {
+        fixed_work(atoi(argv[2]));
+        return 0;
+    }
+    init_data(seconds / 2);
+    mask_loop((long)(seconds * 15000));
+    task_tree(seconds);
+    printf("%g\n", sink);
+    return 0;
+}

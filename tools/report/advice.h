@@ -1,0 +1,93 @@
+/* advice.h - what limits a process's parallel efficiency: POP-style efficiency metrics, the potential gain of each construct and wait location, and the ranked opportunities, derived from the summary. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_ADVICE_H
+#define OMPCOLLECT_ADVICE_H 1
+
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct summary;
+struct ompc_csv_tables;
+
+/*
+ * The OpenMP threads' samples split the POP way (ompcollect(1), EFFICIENCY
+ * METRICS): useful work, and four kinds of lost time that add up to the
+ * rest.  Each efficiency is 1 - lost / samples, so parallel efficiency is
+ * 1 minus the four losses together (the additive form of the POP model).
+ */
+struct ompc_efficiency {
+    uint64_t samples;     /* every state but the invalid one */
+    uint64_t useful;      /* WORK + SERIAL */
+    uint64_t imbalance;   /* barrier waiting that perfectly balanced work would remove */
+    uint64_t sync;        /* lock, critical, ordered and atomic waits, and barrier waiting beyond the imbalance */
+    uint64_t sched;       /* OVHD + REDUC: the runtime's own work (fork, join, handing out chunks, reducing) */
+    uint64_t serial;      /* IDLE: threads waiting outside parallel regions for the serial code */
+    double parallel, load_balance, synchronisation, scheduling, serialisation; /* NaN: no samples */
+};
+
+/* One parallel construct's metrics and gains (a row of summary->locations.constructs, same index). */
+struct ompc_construct_advice {
+    struct ompc_efficiency efficiency; /* over the samples in the construct; serial is 0 */
+    int team;                          /* threads counted in its load balance */
+    double balance_gain_s;             /* elapsed time perfect balance would save: max - mean WORK, at most the barrier waiting */
+    double overhead_gain_s;            /* the runtime's OVHD + REDUC per team thread */
+};
+
+/* What kind of finding an opportunity is. */
+enum ompc_finding_kind {
+    OMPC_FINDING_IMBALANCE, /* a construct's uneven work: `index` into the constructs */
+    OMPC_FINDING_OVERHEAD,  /* a construct's runtime overhead: `index` into the constructs */
+    OMPC_FINDING_WAIT,      /* a lock, critical, ordered or atomic wait: `index` into the wait locations */
+    OMPC_FINDING_SERIAL,    /* the serial code other threads wait for (no location) */
+};
+
+/* One opportunity: what, where (an index into the locations) and what it may gain. */
+struct ompc_finding {
+    int kind;  /* enum ompc_finding_kind */
+    int index; /* -1 for OMPC_FINDING_SERIAL */
+    double gain_s;
+};
+
+/* The most opportunities the report lists, the smallest gain worth one (a share of the run) and the fewest samples it may rest on. */
+#define OMPC_MAX_FINDINGS 5
+#define OMPC_FINDING_MIN_SHARE 0.01
+#define OMPC_FINDING_MIN_SAMPLES 10
+
+/* Everything derived, computed once with the summary; `known` 0 when there are no samples to derive it from. */
+struct ompc_advice {
+    int known;
+    int threads;                 /* the OpenMP threads the process-wide figures are over */
+    double interval_s;           /* one sample's time */
+    double run_s;                /* the run's wall time, which gains are a share of */
+    struct ompc_efficiency process;
+    double serial_fraction;      /* the initial thread's SERIAL share of its samples */
+    double amdahl_speedup;       /* 1 / (f + (1 - f) / threads): the bound with these threads */
+    double amdahl_limit;         /* 1 / f: the bound with any number (0: no serial part) */
+    double serial_gain_s;        /* IDLE over the threads: the serial code run in parallel */
+    struct ompc_construct_advice *constructs; /* summary->locations.construct_count rows */
+    double *wait_gain_s;         /* per wait location: its waiting averaged over the threads */
+    struct ompc_finding findings[OMPC_MAX_FINDINGS];
+    int finding_count;
+};
+
+/* Derives the advice from a summary whose counts and locations are built; 0, or -1 when memory runs out. */
+int ompc_advice_build(const struct summary *summary, struct ompc_advice *advice);
+
+/* Frees what build allocated; safe on a zeroed or half-built one. */
+void ompc_advice_free(struct ompc_advice *advice);
+
+/* The one sentence on what typically fixes a finding, worded as a hypothesis. */
+const char *ompc_finding_hint(const struct summary *summary, const struct ompc_finding *finding);
+
+/* The text report's "Opportunities" section (at its top) and "Efficiency" section (before its totals). */
+void ompc_advice_text_opportunities(const struct summary *summary, FILE *out);
+void ompc_advice_text_efficiency(const struct summary *summary, FILE *out);
+
+/* The CSV tables "efficiency", "construct_efficiency", "wait_gain" and "opportunity"; -1 when memory ran out. */
+int ompc_advice_csv(const struct summary *summary, struct ompc_csv_tables *tables);
+
+/* The JSON members "efficiency" and "opportunities" of the report `root`; 0, or -1 when memory runs out. */
+int ompc_advice_json(const struct summary *summary, json_t *root);
+
+#endif /* OMPCOLLECT_ADVICE_H */
