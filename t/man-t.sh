@@ -60,7 +60,8 @@ done
 
 # ompcollect(1) describes every option --help lists.
 if [ -x "$oc" ]; then
-    "$oc" --help 2>/dev/null | grep -o -e '--[a-z][a-z-]*' | LC_ALL=C sort -u >"$tmp/options"
+    { "$oc" --help; "$oc" merge --help; "$oc" diff --help; } 2>/dev/null | grep -o -e '--[a-z][a-z-]*' \
+        | LC_ALL=C sort -u >"$tmp/options"
     : >"$tmp/missing"
     # In the source a '-' is written '\-'.
     while read -r option; do
@@ -68,7 +69,20 @@ if [ -x "$oc" ]; then
         grep -q -e "$escaped" "$top_srcdir/doc/ompcollect.1" || echo "$option" >>"$tmp/missing"
     done <"$tmp/options"
     [ -s "$tmp/options" ] && [ ! -s "$tmp/missing" ]
-    result $? "ompcollect.1 describes every option of ompcollect --help ($(wc -l <"$tmp/options") options)" "$tmp/missing"
+    result $? "ompcollect.1 describes every option of ompcollect --help, merge --help and diff --help ($(wc -l <"$tmp/options") options)" "$tmp/missing"
+else
+    skip "$oc is not built: cannot compare ompcollect.1 with --help"
+fi
+
+# ompcollect(1) has a synopsis line for every command --help lists (report, merge, diff).
+if [ -x "$oc" ]; then
+    "$oc" --help 2>/dev/null | sed -n '1,/^[^ U]/s/^ *\(Usage: \)\{0,1\}ompcollect \([a-z][a-z]*\) .*/\2/p' | LC_ALL=C sort -u >"$tmp/commands"
+    : >"$tmp/missing"
+    while read -r command; do
+        grep -A1 -x '\.SY ompcollect' "$top_srcdir/doc/ompcollect.1" | grep -q -x "\.B $command" || echo "$command" >>"$tmp/missing"
+    done <"$tmp/commands"
+    [ "$(wc -l <"$tmp/commands")" -ge 3 ] && [ ! -s "$tmp/missing" ]
+    result $? "ompcollect.1 has a synopsis of every command of ompcollect --help ($(tr '\n' ' ' <"$tmp/commands"))" "$tmp/missing"
 else
     skip "$oc is not built: cannot compare ompcollect.1 with --help"
 fi

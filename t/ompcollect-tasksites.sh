@@ -14,6 +14,7 @@ line_of() {
     grep -n "$1" "$source" | head -n 1 | cut -d: -f1
 }
 line_x=$(line_of 'TASK_X') line_y=$(line_of 'TASK_Y') line_untied=$(line_of '/\* UNTIED')
+line_parallel=$(line_of 'pragma omp parallel num_threads(2)')
 waits="$(line_of 'TASKWAIT_FIB'), $(line_of 'TASKWAIT_LONG'), $(line_of 'omp taskwait$')"
 # Tasks each fib construct makes: one per call at or above the cut-off.
 expected=$(python3 -c "
@@ -44,11 +45,18 @@ for cc in clang gcc; do
         "$cc: the program ran under ompcollect and made $expected + $expected fib tasks, $loop_tasks taskloop and $untied_tasks untied tasks" \
         "$tmp/$cc.err"
     c="r['tasks']['constructs']"
+    # A known libomp 14 defect with gcc code: GOMP_parallel's return address,
+    # left on the master, now and then names the first task gcc creates there
+    # (about 1 run in 10).  Exactly that, and nothing else, is allowed for:
+    # fib's first construct may lack one task, then found as one task at the
+    # parallel's line.
+    stale=0
+    [ $cc = gcc ] && stale="len([x for x in $c if x['location']['line'] == $line_parallel and x['created'] == 1])"
     # One row of the construct at line $1 (None unless exactly one).
     at="(lambda line: ([x for x in $c if x['location']['line'] == line] + [None])[0] if len([x for x in $c if x['location']['line'] == line]) == 1 else None)"
     cat >"$tmp/$cc.tests" <<TESTS
 counted once, constructs known	r['tasks']['counted_once'] is True and $c is not None and len($c) >= 5
-TASK_X	$at($line_x) is not None and 'fib' in $at($line_x)['location']['function'] and $at($line_x)['created'] == $expected and $at($line_x)['executed'] == $expected and $at($line_x)['deferred'] == $expected
+TASK_X	$at($line_x) is not None and 'fib' in $at($line_x)['location']['function'] and $stale <= 1 and $at($line_x)['created'] == $expected - $stale and $at($line_x)['executed'] == $expected - $stale and $at($line_x)['deferred'] == $expected - $stale
 TASK_Y	$at($line_y) is not None and 'fib' in $at($line_y)['location']['function'] and $at($line_y)['created'] == $expected and $at($line_y)['executed'] == $expected
 taskloop	len([x for x in $c if x['created'] == $loop_tasks]) == 1 and [x for x in $c if x['created'] == $loop_tasks][0]['executed'] == $loop_tasks
 untied	$at($line_untied) is not None and $at($line_untied)['created'] == $untied_tasks and $at($line_untied)['executed'] == $untied_tasks and $at($line_untied)['runs'] >= $untied_tasks
@@ -71,13 +79,17 @@ TESTS
         ok "$value" "$cc: $text" "$json"
         : "$expression"
     done <"$tmp/$cc.tests"
+    # One saved run gives both: the CSV and the text must say the same.
     # shellcheck disable=SC2086
-    "$oc" --runtime "$LIBOMP" -f csv -o "$tmp/$cc.csv" "$tmp/tasksites-$cc" $args >/dev/null 2>&1
-    # shellcheck disable=SC2086
-    "$oc" --runtime "$LIBOMP" -o "$tmp/$cc.txt" "$tmp/tasksites-$cc" $args >/dev/null 2>&1
+    "$oc" --runtime "$LIBOMP" --save="$tmp/$cc.ses" -f csv -o "$tmp/$cc.csv" "$tmp/tasksites-$cc" $args >/dev/null 2>&1
+    "$oc" report -o "$tmp/$cc.txt" "$tmp/$cc.ses" >/dev/null 2>&1
+    # fib's first construct lacks the task the libomp 14 defect (above) put at the parallel's line, if any.
+    made=$expected
+    [ $cc = gcc ] && grep -Eq "^task_construct,0x[0-9a-f]+,[^,]*,[^,]*ompcollect-tasksites.c,$line_parallel,[^,]*,0x[0-9a-f]+,1,0,1,1," \
+        "$tmp/$cc.csv" && made=$((expected - 1))
     ok "$(grep -q '^section,codeptr,function,file,line,module,module_offset,created,undeferred,deferred,executed,runs,stolen,create_ns,exec_ns,mean_ns,max_ns,suspend_ns,suspensions,threads,thread_mask$' "$tmp/$cc.csv" &&
-        grep -Eq "^task_construct,0x[0-9a-f]+,[^,]*fib[^,]*,[^,]*ompcollect-tasksites.c,$line_x,[^,]*,0x[0-9a-f]+,$expected,0,$expected,$expected," "$tmp/$cc.csv" &&
+        grep -Eq "^task_construct,0x[0-9a-f]+,[^,]*fib[^,]*,[^,]*ompcollect-tasksites.c,$line_x,[^,]*,0x[0-9a-f]+,$made,0,$made,$made," "$tmp/$cc.csv" &&
         grep -q '^Tasks by construct' "$tmp/$cc.txt" &&
-        grep -Eq "^  [^ ]*fib[^ ]* ompcollect-tasksites.c:$line_x +$expected +0 +$expected " "$tmp/$cc.txt" && echo True)" \
+        grep -Eq "^  [^ ]*fib[^ ]* ompcollect-tasksites.c:$line_x +$made +0 +$made " "$tmp/$cc.txt" && echo True)" \
         "$cc: CSV's task_construct section and the text's Tasks by construct table have fib's row with the same counts" "$tmp/$cc.txt"
 done

@@ -1,4 +1,4 @@
-/* merge-fuzz.c - libFuzzer target for ompcollect merge's reader of one report, with an oracle for what it keeps and for the summary it writes. */
+/* merge-fuzz.c - libFuzzer target for ompcollect merge's reader of one report, with an oracle for what it keeps, for the summary it writes, and for diff of the report with itself. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The input is the bytes of one report file.  ompc_merge_parse reads it
@@ -10,10 +10,14 @@
  * summarised as JSON and as text: the JSON is refused only for a sum that
  * would overflow, and otherwise reads back by jansson (\u0000 is JSON too)
  * as an object whose totals are twice the report's, in well-formed UTF-8.
+ * And ompcollect diff of the report with itself: refused only for samples
+ * that cannot be turned into time within 64 bits, and otherwise JSON that
+ * reads back, in well-formed UTF-8, with every change 0.
  */
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "diff.h"
 #include "merge.h"
 #include "utf8.h"
 
@@ -105,6 +109,55 @@ static void check_summary(const struct ompc_merge_input *input)
     free(summary(again, OMPC_FORMAT_TEXT, &length, error, sizeof error));
 }
 
+/* Whether every row of the diff's array `key` has a change_ns of 0. */
+static int no_change(const json_t *root, const char *key)
+{
+    const json_t *rows = json_object_get(root, key), *row;
+    size_t i;
+    if (!json_is_array(rows))
+        return 0;
+    json_array_foreach(rows, i, row) {
+        const json_t *change = json_object_get(row, "change_ns");
+        if (!json_is_integer(change) || json_integer_value(change) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* The report against itself: JSON, UTF-8, and nothing changed; then the text. */
+static void check_diff(const struct ompc_merge_input *input)
+{
+    char *text = NULL, error[1024];
+    size_t length = 0;
+    FILE *out = open_memstream(&text, &length);
+    if (out == NULL)
+        broken("open_memstream failed", NULL);
+    int status = ompc_diff_write(out, OMPC_FORMAT_JSON, input, input, error, sizeof error);
+    fclose(out);
+    if (status != 0) {
+        if (strstr(error, "interval_ns") == NULL && strstr(error, "more than") == NULL)
+            broken("the diff was refused other than for samples beyond time", error);
+        free(text);
+        return;
+    }
+    json_error_t parsed;
+    json_t *root = json_loadb(text, length, JSON_ALLOW_NUL, &parsed);
+    if (root == NULL)
+        broken("the JSON diff does not parse", parsed.text);
+    if (!ompc_utf8_valid(text, length))
+        broken("the JSON diff is not UTF-8", NULL);
+    if (!no_change(root, "states") || !no_change(root, "constructs") || !no_change(root, "wait_locations"))
+        broken("a report against itself shows a change", NULL);
+    json_decref(root);
+    free(text);
+    text = NULL;
+    out = open_memstream(&text, &length);
+    if (out == NULL || ompc_diff_write(out, OMPC_FORMAT_TEXT, input, input, error, sizeof error) != 0)
+        broken("the text diff failed where the JSON one did not", error);
+    fclose(out);
+    free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct ompc_merge_input input = {.file = "fuzz.json"};
@@ -115,6 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         check_input(&input);
         check_summary(&input);
+        check_diff(&input);
     }
     ompc_merge_input_release(&input);
     return 0;

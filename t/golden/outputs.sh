@@ -5,7 +5,9 @@
 # Usage: outputs.sh OMPCOLLECT SAVED-RUN OUTDIR KIND... [-- REPORT-OPTION...]
 # KIND: text list csv json csvdir svg tracejson otf2 folded merge (otf2: otf2-print's
 # first 300 lines and a count of each record kind, and the definitions; merge:
-# `ompcollect merge` of the JSON reports json wrote, as text and JSON).  Options after
+# `ompcollect merge` of the JSON reports json wrote, as text and JSON; diff:OTHER:
+# `ompcollect diff` of run OTHER's report.json (written before, in ../OTHER) as A and
+# this run's as B, as text and JSON).  Options after
 # -- go to every report (the golden tests give --symfs=/nonexistent so no
 # name depends on the machine's binaries).  Exits non-zero when a report
 # fails; the directory then holds what was written.
@@ -41,6 +43,12 @@ for kind in $kinds; do
         # Relative names, so the summary names the reports the same wherever it runs.
         case $ompcollect in /*) merger=$ompcollect ;; *) merger=$PWD/$ompcollect ;; esac
         (cd "$out" && "$merger" merge -o merge.txt report*.json && "$merger" merge -f json -o merge.json report*.json)
+        ;;
+    diff:*)
+        # Relative names, as for merge; the other run's outputs sit next to this one's.
+        case $ompcollect in /*) differ=$ompcollect ;; *) differ=$PWD/$ompcollect ;; esac
+        (cd "$out" && "$differ" diff -o diff.txt "../${kind#diff:}/report.json" report.json \
+            && "$differ" diff -f json -o diff.json "../${kind#diff:}/report.json" report.json)
         ;;
     *) echo "outputs.sh: unknown kind $kind" >&2; false ;;
     esac || { echo "outputs.sh: $kind of $saved failed" >&2; status=1; }

@@ -1,4 +1,4 @@
-/* ompcollect.c - the launcher's main: runs a program with the shim and the ompcollect agent preloaded (cli.c, preflight.c, supervise.c), then writes every report of it (reports.c, dispatch.c); `ompcollect report` and `ompcollect merge` start here too. */
+/* ompcollect.c - the launcher's main: runs a program with the shim and the ompcollect agent preloaded (cli.c, preflight.c, supervise.c), then writes every report of it (reports.c, dispatch.c); `ompcollect report`, `ompcollect merge` and `ompcollect diff` start here too. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 int ompc_merge_main(int argc, char **argv);
+int ompc_diff_main(int argc, char **argv);
 
 /* Prints a message prefixed with our name and exits with `status`. */
 void die(int status, const char *fmt, ...)
@@ -93,6 +94,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
         return ompc_merge_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return ompc_diff_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return report_main(argc - 1, argv + 1);
     struct run run;

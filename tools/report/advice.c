@@ -107,14 +107,23 @@ static void consider(struct ompc_advice *advice, int kind, int index, double gai
         advice->finding_count++;
 }
 
-/* The wait locations' gains and findings: a barrier's belongs to its construct's balance, the others are their own. */
+/* A task wait (taskwait, taskgroup): no construct's balance explains it, so it is a finding of its own. */
+static int is_task_wait(const struct ompc_wait_row *row)
+{
+    return row->kind == OMPCOLLECTOR_WAIT_TASKWAIT || row->kind == OMPCOLLECTOR_WAIT_TASKGROUP;
+}
+
+/*
+ * The wait locations' gains and findings: a barrier's belongs to its
+ * construct's balance, the others (task waits among them) are their own.
+ */
 static void advise_waits(const struct summary *summary, struct ompc_advice *advice)
 {
     const struct ompc_locations *locations = &summary->locations;
     for (int i = 0; i < locations->wait_count; i++) {
         const struct ompc_wait_row *row = &locations->waits[i];
         advice->wait_gain_s[i] = (double)row->ticks * advice->interval_s / advice->threads;
-        if (row->state != THR_IBAR_STATE && row->state != THR_EBAR_STATE)
+        if ((row->state != THR_IBAR_STATE && row->state != THR_EBAR_STATE) || is_task_wait(row))
             consider(advice, OMPC_FINDING_WAIT, i, advice->wait_gain_s[i], row->ticks);
     }
 }
@@ -193,6 +202,10 @@ const char *ompc_finding_hint(const struct summary *summary, const struct ompc_f
                "chunks or fewer worksharing constructs may reduce it";
     }
     case OMPC_FINDING_WAIT:
+        if (is_task_wait(&locations->waits[finding->index]))
+            return "threads wait here for child tasks while too few tasks are ready to run; tasks too small for "
+                   "their overhead (a coarser cut-off) or too few of them (more independent tasks, a smaller "
+                   "taskloop grainsize) are typical causes";
         return wait_hint(locations->waits[finding->index].state);
     default:
         return "the other threads idle while serial code runs; parallelising that code, or overlapping it with "
@@ -219,7 +232,7 @@ static const char *finding_kind_name(const struct summary *summary, const struct
         case THR_ATWT_STATE:
             return "atomic";
         default:
-            return "wait";
+            return is_task_wait(&summary->locations.waits[finding->index]) ? "taskwait" : "wait";
         }
     default:
         return "serial";

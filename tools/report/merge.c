@@ -81,24 +81,38 @@ struct file_identity {
     ino_t inode;
 };
 
-/* Prints a message prefixed "ompcollect: merge:", on one line whatever a file name holds. */
-void ompc_merge_complain(const char *fmt, ...)
+/* Prints a message prefixed "ompcollect: COMMAND:", on one line whatever a file name holds. */
+static void complain(const char *command, const char *fmt, va_list args) __attribute__((format(printf, 2, 0)));
+static void complain(const char *command, const char *fmt, va_list args)
 {
     char message[1280];
-    va_list args;
-    va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);
-    va_end(args);
     for (char *c = message; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
-    fprintf(stderr, "ompcollect: merge: %s\n", message);
+    fprintf(stderr, "ompcollect: %s: %s\n", command, message);
+}
+
+void ompc_merge_complain(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    complain("merge", fmt, args);
+    va_end(args);
+}
+
+void ompc_reports_complain(const char *command, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    complain(command, fmt, args);
+    va_end(args);
 }
 
 /* Says why the report at `path` cannot be used; returns -1. */
-static int refuse(const char *path, const char *reason)
+static int refuse(const char *command, const char *path, const char *reason)
 {
-    ompc_merge_complain("%s: %s", path, reason);
+    ompc_reports_complain(command, "%s: %s", path, reason);
     return -1;
 }
 
@@ -107,12 +121,12 @@ static int refuse(const char *path, const char *reason)
  * read (a file's size from fstat, a pipe's by reading one byte past the cap);
  * NULL with a message.
  */
-static char *read_report(const char *path, size_t *length, struct file_identity *identity)
+static char *read_report(const char *command, const char *path, size_t *length, struct file_identity *identity)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat status;
     if (fd < 0 || fstat(fd, &status) != 0) {
-        ompc_merge_complain("cannot read %s: %s", path, strerror(errno));
+        ompc_reports_complain(command, "cannot read %s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return NULL;
@@ -125,10 +139,10 @@ static char *read_report(const char *path, size_t *length, struct file_identity 
         if (S_ISDIR(status.st_mode))
             snprintf(reason, sizeof reason, "is a directory, not a JSON report");
         else
-            snprintf(reason, sizeof reason, "is %jd bytes, more than the %zu MiB merge reads of one report",
-                     (intmax_t)status.st_size, OMPC_MERGE_MAX_INPUT >> 20);
+            snprintf(reason, sizeof reason, "is %jd bytes, more than the %zu MiB %s reads of one report",
+                     (intmax_t)status.st_size, OMPC_MERGE_MAX_INPUT >> 20, command);
         close(fd);
-        refuse(path, reason);
+        refuse(command, path, reason);
         return NULL;
     }
     size_t capacity = S_ISREG(status.st_mode) ? (size_t)status.st_size + 1 : 65536, used = 0;
@@ -145,7 +159,7 @@ static char *read_report(const char *path, size_t *length, struct file_identity 
         }
         got = read(fd, text + used, capacity - used);
         if (got < 0 && errno != EINTR) {
-            ompc_merge_complain("cannot read %s: %s", path, strerror(errno));
+            ompc_reports_complain(command, "cannot read %s: %s", path, strerror(errno));
             free(text);
             close(fd);
             return NULL;
@@ -154,11 +168,11 @@ static char *read_report(const char *path, size_t *length, struct file_identity 
     }
     close(fd);
     if (text == NULL)
-        ompc_merge_complain("%s: out of memory", path);
+        ompc_reports_complain(command, "%s: out of memory", path);
     else if (used > OMPC_MERGE_MAX_INPUT) {
-        snprintf(reason, sizeof reason, "is more than the %zu MiB merge reads of one report",
-                 OMPC_MERGE_MAX_INPUT >> 20);
-        refuse(path, reason);
+        snprintf(reason, sizeof reason, "is more than the %zu MiB %s reads of one report",
+                 OMPC_MERGE_MAX_INPUT >> 20, command);
+        refuse(command, path, reason);
         free(text);
         return NULL;
     }
@@ -346,7 +360,7 @@ static int order_u64(uint64_t x, uint64_t y)
  * binary: module path and offset.  A location in no module has only its
  * address, which matches across processes only without ASLR.
  */
-static int compare_places(const struct ompc_merge_location *x, const struct ompc_merge_location *y)
+int ompc_merge_compare_places(const struct ompc_merge_location *x, const struct ompc_merge_location *y)
 {
     int x_located = x->kind > 0 && x->module.text != NULL, y_located = y->kind > 0 && y->module.text != NULL;
     if (x_located != y_located)
@@ -363,41 +377,44 @@ static int compare_objects(const struct ompc_merge_location *x, const struct omp
     int x_located = x->kind > 0 && x->module.text != NULL, y_located = y->kind > 0 && y->module.text != NULL;
     if (x_located != y_located || !x_located)
         return x_located - y_located;
-    return compare_places(x, y);
+    return ompc_merge_compare_places(x, y);
 }
 
 /* qsort order for construct rows: by code location, then report. */
 static int compare_construct_rows(const void *a, const void *b)
 {
     const struct place_row *x = a, *y = b;
-    int place = compare_places(&x->construct->where, &y->construct->where);
+    int place = ompc_merge_compare_places(&x->construct->where, &y->construct->where);
     return place != 0 ? place : x->input - y->input;
+}
+
+int ompc_merge_compare_waits(const struct ompc_merge_wait *x, const struct ompc_merge_wait *y)
+{
+    if (x->state != y->state)
+        return x->state - y->state;
+    int place = ompc_merge_compare_places(&x->where, &y->where);
+    return place != 0 ? place : compare_objects(&x->object, &y->object);
 }
 
 /* qsort order for wait rows: by state, code location and object, then report. */
 static int compare_wait_rows(const void *a, const void *b)
 {
     const struct place_row *x = a, *y = b;
-    if (x->wait->state != y->wait->state)
-        return x->wait->state - y->wait->state;
-    int place = compare_places(&x->wait->where, &y->wait->where);
-    if (place == 0)
-        place = compare_objects(&x->wait->object, &y->wait->object);
+    int place = ompc_merge_compare_waits(x->wait, y->wait);
     return place != 0 ? place : x->input - y->input;
 }
 
 /* Whether two waits are of one state, code location and object. */
 static int same_wait_place(const struct ompc_merge_wait *x, const struct ompc_merge_wait *y)
 {
-    return x->state == y->state && compare_places(&x->where, &y->where) == 0
-           && compare_objects(&x->object, &y->object) == 0;
+    return ompc_merge_compare_waits(x, y) == 0;
 }
 
 /* qsort order for merged constructs: most time first, then by location. */
 static int compare_merged_constructs(const void *a, const void *b)
 {
     const struct merged_construct *x = a, *y = b;
-    return x->total_ns != y->total_ns ? order(y->total_ns, x->total_ns) : compare_places(x->where, y->where);
+    return x->total_ns != y->total_ns ? order(y->total_ns, x->total_ns) : ompc_merge_compare_places(x->where, y->where);
 }
 
 /* qsort order for merged waits: most samples first, then by state and location. */
@@ -408,7 +425,7 @@ static int compare_merged_waits(const void *a, const void *b)
         return order(y->samples, x->samples);
     if (x->first->state != y->first->state)
         return x->first->state - y->first->state;
-    return compare_places(&x->first->where, &y->first->where);
+    return ompc_merge_compare_places(&x->first->where, &y->first->where);
 }
 
 /* Every report's rows of one kind (constructs, or waits when `waits`), sorted for folding; NULL when memory runs out. */
@@ -464,7 +481,7 @@ static long merge_constructs(const struct ompc_merge_input *inputs, int count, s
     }
     for (size_t i = 0; i < used; i++) {
         const struct place_row *row = &rows[i];
-        if (i == 0 || compare_places(&rows[i - 1].construct->where, &row->construct->where) != 0)
+        if (i == 0 || ompc_merge_compare_places(&rows[i - 1].construct->where, &row->construct->where) != 0)
             merged[made++].where = &row->construct->where;
         struct merged_construct *into = &merged[made - 1];
         if (fold_construct(into, row->construct, &report_ns) != 0) {
@@ -629,7 +646,7 @@ static void text_processes(FILE *out, const struct ompc_merge_input *inputs, int
 }
 
 /* A report's text on one line: control characters (a hostile report's line breaks) become spaces. */
-static void one_line(FILE *out, const struct ompc_merge_text *text)
+void ompc_merge_one_line(FILE *out, const struct ompc_merge_text *text)
 {
     for (size_t i = 0; i < text->length; i++)
         fputc((unsigned char)text->text[i] < 0x20 || text->text[i] == 0x7f ? ' ' : text->text[i], out);
@@ -648,7 +665,7 @@ static void text_limits(FILE *out, const struct ompc_merge_input *inputs, int co
                 fprintf(out, "record damaged (%" PRId64 " finding%s): ", limit->count, limit->count == 1 ? "" : "s");
             else
                 fputs("limit reached: ", out);
-            one_line(out, &limit->text);
+            ompc_merge_one_line(out, &limit->text);
             fputc('\n', out);
         }
 }
@@ -685,7 +702,7 @@ static const char *base_name(const char *path)
 }
 
 /* A code location as each report's tables name it ("solve solver.c:17"), on one line whatever it holds. */
-static const char *place_name(const struct ompc_merge_location *where, char *buffer, size_t size)
+const char *ompc_merge_place_name(const struct ompc_merge_location *where, char *buffer, size_t size)
 {
     /* Shortened as the reports' own tables show it; "function" in the JSON keeps it whole. */
     char function[256];
@@ -744,7 +761,7 @@ static void text_constructs(FILE *out, const struct merged_places *places, int c
         fprintf(out, "  %11.3f %10.3f %10.3f %10.3f %5.1f%% %5d %9" PRId64 " %8" PRId64 "  %s (",
                 (double)row->total_ns / 1e6, (double)row->min_ns / 1e6, (double)row->total_ns / 1e6 / count,
                 (double)row->max_ns / 1e6, 100.0 * spread_of(row->max_ns, row->total_ns, count), row->reports,
-                row->instances, row->samples, place_name(row->where, name, sizeof name));
+                row->instances, row->samples, ompc_merge_place_name(row->where, name, sizeof name));
         main_states(out, row->states, row->samples);
         fputs(")\n", out);
     }
@@ -769,7 +786,7 @@ static void text_waits(FILE *out, const struct merged_places *places, int count)
         char what[256], name[512];
         fprintf(out, "  %8" PRId64 " %7" PRId64 " %7" PRId64 " %5d %7" PRId64 "  %-28s %s\n", row->samples,
                 row->min_samples, row->max_samples, row->reports, row->threads, wait_name(row, what, sizeof what),
-                place_name(&row->first->where, name, sizeof name));
+                ompc_merge_place_name(&row->first->where, name, sizeof name));
     }
     if (places->wait_count > TOP_REGIONS)
         fprintf(out, "  ... %ld more waits\n", places->wait_count - TOP_REGIONS);
@@ -819,7 +836,7 @@ static json_t *json_rank(int64_t rank)
 }
 
 /* A report's "limits" as it gave them, its record damage among them ("what": "record_damage", "count": findings). */
-static json_t *json_limits(const struct ompc_merge_input *input)
+json_t *ompc_merge_json_limits(const struct ompc_merge_input *input)
 {
     json_t *limits = json_array();
     int failed = 0;
@@ -843,7 +860,7 @@ static json_t *json_report(const struct ompc_merge_input *input)
                      "rank", json_rank(input->rank), "host", ompc_json_text(input->host.text, input->host.length),
                      "complete", input->complete, "wall_ns", (json_int_t)input->wall_ns, "threads",
                      (json_int_t)input->threads, "samples", (json_int_t)input->samples, "states",
-                     json_states(input->states), "limits", json_limits(input));
+                     json_states(input->states), "limits", ompc_merge_json_limits(input));
 }
 
 /* A ratio to the 6 decimals merge always wrote. */
@@ -869,12 +886,12 @@ static json_t *json_text_or_null(const struct ompc_merge_text *text)
 }
 
 /* A code location without its address (which differs by process): what matches rows across reports, and its name. */
-static json_t *json_place(const struct ompc_merge_location *where)
+json_t *ompc_merge_json_place(const struct ompc_merge_location *where)
 {
     static const char *const kinds[] = {"none", "module", "symbol", "line"};
     char name[512];
     json_t *object = json_object();
-    int failed = ompc_json_set(object, "name", ompc_json_string(place_name(where, name, sizeof name)));
+    int failed = ompc_json_set(object, "name", ompc_json_string(ompc_merge_place_name(where, name, sizeof name)));
     failed |= ompc_json_set(object, "kind", json_string(kinds[where->kind]));
     failed |= ompc_json_set(object, "function", json_text_or_null(&where->function));
     failed |= ompc_json_set(object, "mangled", json_text_or_null(&where->mangled));
@@ -889,7 +906,7 @@ static json_t *json_place(const struct ompc_merge_location *where)
 static json_t *json_construct(const struct merged_construct *row, int count)
 {
     json_t *object = json_object();
-    int failed = ompc_json_set(object, "location", json_place(row->where));
+    int failed = ompc_json_set(object, "location", ompc_merge_json_place(row->where));
     failed |= ompc_json_set(object, "processes", json_integer(row->reports));
     failed |= ompc_json_set(object, "instances", json_integer(row->instances));
     failed |= ompc_json_set(object, "time_ns", json_integer(row->total_ns));
@@ -912,9 +929,9 @@ static json_t *json_wait(const struct merged_wait *row)
     int failed = ompc_json_set(object, "state", json_string(ompc_state_name(row->first->state)));
     failed |= ompc_json_set(object, "what", row->what_differs ? ompc_json_string(wait_name(row, what, sizeof what))
                                                               : json_text_or_null(&row->first->what));
-    failed |= ompc_json_set(object, "location", json_place(&row->first->where));
+    failed |= ompc_json_set(object, "location", ompc_merge_json_place(&row->first->where));
     failed |= ompc_json_set(object, "object", object_where->kind > 0 && object_where->module.text != NULL
-                                                  ? json_place(object_where) : json_null());
+                                                  ? ompc_merge_json_place(object_where) : json_null());
     failed |= ompc_json_set(object, "processes", json_integer(row->reports));
     failed |= ompc_json_set(object, "samples", json_integer(row->samples));
     failed |= ompc_json_set(object, "min_samples", json_integer(row->min_samples));
@@ -1040,22 +1057,37 @@ static int check_files(struct file_identity *files, int count)
     return 0;
 }
 
+/* Reads and checks the report at `path` into `input`; 0, or -1 after a message. */
+static int load_one(const char *command, const char *path, struct ompc_merge_input *input,
+                    struct file_identity *identity)
+{
+    size_t length;
+    char *text = read_report(command, path, &length, identity);
+    char reason[512];
+    int status = 0;
+    input->file = path;
+    if (text == NULL)
+        status = -1;
+    else if (ompc_merge_parse(text, length, OMPC_MERGE_MAX_MEMORY, input, reason, sizeof reason) != 0)
+        status = refuse(command, path, reason);
+    free(text);
+    return status;
+}
+
+int ompc_merge_load(const char *command, const char *path, struct ompc_merge_input *input)
+{
+    struct file_identity identity;
+    return load_one(command, path, input, &identity);
+}
+
 /* Reads and checks every report; 0, or -1 after a message for each it cannot use. */
 static int load_all(char **paths, int count, struct ompc_merge_input *inputs)
 {
     struct file_identity *files = calloc((size_t)count, sizeof *files);
     int status = files != NULL ? 0 : -1;
-    for (int i = 0; i < count && files != NULL; i++) {
-        size_t length;
-        char *text = read_report(paths[i], &length, &files[i]);
-        char reason[512];
-        inputs[i].file = paths[i];
-        if (text == NULL)
+    for (int i = 0; i < count && files != NULL; i++)
+        if (load_one("merge", paths[i], &inputs[i], &files[i]) != 0)
             status = -1;
-        else if (ompc_merge_parse(text, length, OMPC_MERGE_MAX_MEMORY, &inputs[i], reason, sizeof reason) != 0)
-            status = refuse(paths[i], reason);
-        free(text);
-    }
     if (files == NULL)
         ompc_merge_complain("out of memory");
     else if (status == 0)
@@ -1131,17 +1163,17 @@ static int parse_options(int argc, char **argv, struct merge_options *chosen)
     return format;
 }
 
-/* The summary to -o's file or stdout; 0, or 1 after a message. */
-static int write_output(const char *output, const char *text, size_t length)
+int ompc_reports_write_output(const char *command, const char *output, const char *text, size_t length)
 {
     FILE *out = output != NULL ? fopen(output, "w") : stdout;
     if (out == NULL) {
-        ompc_merge_complain("cannot write %s: %s", output, strerror(errno));
+        ompc_reports_complain(command, "cannot write %s: %s", output, strerror(errno));
         return 1;
     }
     int failed = fwrite(text, 1, length, out) != length;
     if ((out != stdout ? fclose(out) : fflush(out)) != 0 || failed) {
-        ompc_merge_complain("writing the summary failed: %s", strerror(errno));
+        ompc_reports_complain(command, "writing the %s failed: %s",
+                              strcmp(command, "merge") == 0 ? "summary" : "comparison", strerror(errno));
         return 1;
     }
     return 0;
@@ -1208,7 +1240,7 @@ int ompc_merge_main(int argc, char **argv)
             status = 1;
         }
         if (status == 0)
-            status = write_output(output, text, length);
+            status = ompc_reports_write_output("merge", output, text, length);
         free(text);
     }
     for (int i = 0; i < count; i++)

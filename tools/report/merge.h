@@ -5,6 +5,8 @@
 
 #include "names.h"
 
+#include <jansson.h>
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -109,5 +111,42 @@ int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int
 
 /* Prints a message prefixed "ompcollect: merge:" on stderr, on one line whatever a file name in it holds. */
 void ompc_merge_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * What `ompcollect diff` (diff.c) shares with merge, so that both read,
+ * match and name a report's rows alike.
+ */
+
+/* Prints a message prefixed "ompcollect: COMMAND:" on stderr, on one line whatever a file name in it holds. */
+void ompc_reports_complain(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Reads the report at `path` within merge's caps (OMPC_MERGE_MAX_INPUT and
+ * _MEMORY) and parses it into `input` (its file set to `path`); 0, or -1
+ * after one line on stderr, prefixed with COMMAND, naming the file.
+ * Release `input` either way.
+ */
+int ompc_merge_load(const char *command, const char *path, struct ompc_merge_input *input);
+
+/* Writes `length` bytes of `text` to the file `output` (NULL: stdout); 0, or 1 after a message. */
+int ompc_reports_write_output(const char *command, const char *output, const char *text, size_t length);
+
+/* Orders code locations by what is the same in every process of one binary (module and offset; else the address). */
+int ompc_merge_compare_places(const struct ompc_merge_location *x, const struct ompc_merge_location *y);
+
+/* Orders waits by state, code location and object (a heap object matches any other heap object). */
+int ompc_merge_compare_waits(const struct ompc_merge_wait *x, const struct ompc_merge_wait *y);
+
+/* A code location as the reports' tables name it ("solve solver.c:17"), on one line, in `buffer`. */
+const char *ompc_merge_place_name(const struct ompc_merge_location *where, char *buffer, size_t size);
+
+/* A report's text on one line: control characters become spaces. */
+void ompc_merge_one_line(FILE *out, const struct ompc_merge_text *text);
+
+/* A code location as JSON without its address (which differs by process); NULL when memory runs out. */
+json_t *ompc_merge_json_place(const struct ompc_merge_location *where);
+
+/* A report's "limits" as it gave them, its record damage among them; NULL when memory runs out. */
+json_t *ompc_merge_json_limits(const struct ompc_merge_input *input);
 
 #endif /* OMPCOLLECT_MERGE_H */

@@ -13,6 +13,7 @@ struct ompc_merge_input;
 enum ompc_view_kind {
     OMPC_VIEW_PROCESS, /* one recorded process: its model and what the launcher knows of it */
     OMPC_VIEW_MERGE,   /* the JSON reports of several processes, as `ompcollect merge` read them */
+    OMPC_VIEW_DIFF,    /* two JSON reports of one program, before and after a change, as `ompcollect diff` read them */
 };
 
 /*
@@ -28,6 +29,9 @@ struct ompc_view {
             struct ompc_merge_input *inputs; /* sorted in place by the writer */
             int count;
         } merge;                             /* MERGE */
+        struct {
+            const struct ompc_merge_input *a, *b; /* before, after */
+        } diff;                              /* DIFF */
     };
 };
 
@@ -65,7 +69,7 @@ struct ompc_sink {
     char error[1024];
 };
 
-/* One output format: text, CSV, JSON, folded stacks, SVG, Chrome JSON, OTF2, the CSV directory, merge's two. */
+/* One output format: text, CSV, JSON, folded stacks, SVG, Chrome JSON, OTF2, the CSV directory, merge's two, diff's two. */
 struct ompc_writer {
     const char *name;            /* unique among the writers of its view */
     enum ompc_view_kind view;    /* the views it takes */

@@ -1,7 +1,8 @@
-/* writers.c - the table of every ompcollect writer (each output is one entry), and the adapters that give the timeline, the traces and merge's summary the writer interface. */
+/* writers.c - the table of every ompcollect writer (each output is one entry), and the adapters that give the timeline, the traces, merge's summary and diff's comparison the writer interface. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "diff.h"
 #include "merge.h"
 #include "names.h"
 #include "report.h"
@@ -42,7 +43,17 @@ static int merge_json_writer(const struct ompc_view *view, struct ompc_sink *sin
                             sizeof sink->error);
 }
 
-/* The launcher, `ompcollect report` and `ompcollect merge` find their writers here by view and name. */
+static int diff_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return ompc_diff_write(sink->out, OMPC_FORMAT_TEXT, view->diff.a, view->diff.b, sink->error, sizeof sink->error);
+}
+
+static int diff_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return ompc_diff_write(sink->out, OMPC_FORMAT_JSON, view->diff.a, view->diff.b, sink->error, sizeof sink->error);
+}
+
+/* The launcher, `ompcollect report`, `ompcollect merge` and `ompcollect diff` find their writers here by view and name. */
 const struct ompc_writer ompc_writers[] = {
     {"text", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_report_text_writer},
     {"csv", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_report_csv_writer},
@@ -56,6 +67,8 @@ const struct ompc_writer ompc_writers[] = {
 #endif
     {"text", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_text_writer},
     {"json", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_json_writer},
+    {"text", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_text_writer},
+    {"json", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_json_writer},
     {NULL, OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, NULL},
 };
 

@@ -1,0 +1,464 @@
+/* diff.c - ompcollect diff: compares two JSON reports of one program (read by merge's parser) per state, parallel construct and wait location, matched by code as merge matches them, and finds what most of the change is. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include "diff.h"
+#include "writer.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One report's row of a construct or wait table, before the rows of one code location are folded. */
+struct row_ref {
+    int side; /* 0: A, 1: B */
+    const struct ompc_merge_construct *construct;
+    const struct ompc_merge_wait *wait;
+};
+
+/* *sum += value for values from 0 to INT64_MAX; -1 when the sum would pass INT64_MAX. */
+static int add_count(int64_t *sum, int64_t value)
+{
+    if (value > INT64_MAX - *sum)
+        return -1;
+    *sum += value;
+    return 0;
+}
+
+/* count x interval as nanoseconds; -1 when it would pass INT64_MAX. */
+static int to_ns(int64_t count, int64_t interval_ns, int64_t *ns)
+{
+    if (interval_ns > 0 && count > INT64_MAX / interval_ns)
+        return -1;
+    *ns = count * interval_ns;
+    return 0;
+}
+
+/* part / whole, 0 when there is no whole. */
+static double ratio(int64_t part, int64_t whole)
+{
+    return whole > 0 ? (double)part / (double)whole : 0;
+}
+
+/* Every sample of a report: its states', constructs' and waits' sums; -1 when one passes INT64_MAX. */
+static int sample_sums(const struct ompc_merge_input *input, int64_t sums[3])
+{
+    int failed = 0;
+    sums[0] = sums[1] = sums[2] = 0;
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        failed |= add_count(&sums[0], input->states[state]);
+    for (size_t i = 0; i < input->construct_count; i++)
+        failed |= add_count(&sums[1], input->constructs[i].samples);
+    for (size_t i = 0; i < input->wait_count; i++)
+        failed |= add_count(&sums[2], input->waits[i].samples);
+    return failed ? -1 : 0;
+}
+
+/*
+ * What diff needs of a report beyond what merge's parser checked: its
+ * samples turn into times (a sampling interval when there are samples), and
+ * every sum of them, and of its constructs' times, stays within 64 bits, so
+ * no change or share computed from them can overflow.
+ */
+static int check_input(const struct ompc_merge_input *input, int64_t *thread_ns, char *error, size_t error_size)
+{
+    static const char *const kinds[] = {"totals.states", "constructs[].states", "wait_locations[].samples"};
+    int64_t sums[3], ns, total_ns = 0, instances = 0;
+    if (sample_sums(input, sums) != 0)
+        return snprintf(error, error_size, "%s: its samples sum to more than %" PRId64, input->file, INT64_MAX), -1;
+    for (int k = 0; k < 3; k++) {
+        if (sums[k] > 0 && input->interval_ns == 0)
+            return snprintf(error, error_size, "%s: it has samples (%s) but an \"interval_ns\" of 0, so they cannot "
+                            "be turned into time", input->file, kinds[k]), -1;
+        if (to_ns(sums[k], input->interval_ns, &ns) != 0)
+            return snprintf(error, error_size, "%s: its %s samples times \"interval_ns\" pass %" PRId64 " ns",
+                            input->file, kinds[k], INT64_MAX), -1;
+        if (k == 0)
+            *thread_ns = ns;
+    }
+    for (size_t i = 0; i < input->construct_count; i++)
+        if (add_count(&total_ns, input->constructs[i].total_ns) | add_count(&instances, input->constructs[i].instances))
+            return snprintf(error, error_size, "%s: its constructs' total_ns or instances sum to more than %" PRId64,
+                            input->file, INT64_MAX), -1;
+    return 0;
+}
+
+/* The states of both reports as time and share. */
+static void diff_states(struct ompc_diff *diff)
+{
+    int64_t a_sums[3], b_sums[3];
+    sample_sums(diff->a, a_sums);
+    sample_sums(diff->b, b_sums);
+    for (int state = 1; state < OMPC_NSTATES; state++) {
+        struct ompc_diff_state *row = &diff->states[state - 1];
+        row->state = state;
+        row->a.count = diff->a->states[state];
+        row->b.count = diff->b->states[state];
+        row->a.ns = row->a.count * diff->a->interval_ns; /* within the checked sum */
+        row->b.ns = row->b.count * diff->b->interval_ns;
+        row->a.share = ratio(row->a.count, a_sums[0]);
+        row->b.share = ratio(row->b.count, b_sums[0]);
+        row->change_ns = row->b.ns - row->a.ns;
+    }
+}
+
+/* Orders two int64 values. */
+static int order(int64_t x, int64_t y)
+{
+    return (x > y) - (x < y);
+}
+
+/* qsort order for construct rows: by code location, then side. */
+static int compare_construct_refs(const void *x, const void *y)
+{
+    const struct row_ref *a = x, *b = y;
+    int place = ompc_merge_compare_places(&a->construct->where, &b->construct->where);
+    return place != 0 ? place : a->side - b->side;
+}
+
+/* qsort order for wait rows: by state, code location and object, then side. */
+static int compare_wait_refs(const void *x, const void *y)
+{
+    const struct row_ref *a = x, *b = y;
+    int place = ompc_merge_compare_waits(a->wait, b->wait);
+    return place != 0 ? place : a->side - b->side;
+}
+
+/* Both reports' rows of one table (constructs, or waits when `waits`), sorted so one place's rows are adjacent; NULL without memory. */
+static struct row_ref *row_refs(const struct ompc_diff *diff, int waits, size_t *used)
+{
+    const struct ompc_merge_input *inputs[2] = {diff->a, diff->b};
+    size_t total = waits ? diff->a->wait_count + diff->b->wait_count
+                         : diff->a->construct_count + diff->b->construct_count;
+    struct row_ref *refs = calloc(total ? total : 1, sizeof *refs);
+    *used = 0;
+    for (int side = 0; side < 2 && refs != NULL; side++) {
+        size_t count = waits ? inputs[side]->wait_count : inputs[side]->construct_count;
+        for (size_t k = 0; k < count; k++)
+            refs[(*used)++] = (struct row_ref){side, waits ? NULL : &inputs[side]->constructs[k],
+                                               waits ? &inputs[side]->waits[k] : NULL};
+    }
+    if (refs != NULL)
+        qsort(refs, *used, sizeof *refs, waits ? compare_wait_refs : compare_construct_refs);
+    return refs;
+}
+
+/* Whether each side has a row among a group's, as the row's status. */
+static enum ompc_diff_status status_of(int in_a, int in_b)
+{
+    return in_a && in_b ? OMPC_DIFF_MATCHED : in_b ? OMPC_DIFF_APPEARED : OMPC_DIFF_DISAPPEARED;
+}
+
+/* Adds one report's construct row into its side of a diff row (sums within the checked totals). */
+static void fold_construct(struct ompc_diff_construct *into, const struct row_ref *ref, int64_t interval_ns)
+{
+    struct ompc_diff_side *side = ref->side ? &into->b : &into->a;
+    int64_t *states = ref->side ? into->b_states_ns : into->a_states_ns;
+    side->count += ref->construct->instances;
+    side->ns += ref->construct->total_ns;
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        states[state] += ref->construct->states[state] * interval_ns;
+}
+
+/* The constructs of both reports matched by code location; -1 when memory runs out. */
+static int diff_constructs(struct ompc_diff *diff)
+{
+    size_t used;
+    struct row_ref *refs = row_refs(diff, 0, &used);
+    diff->constructs = calloc(used ? used : 1, sizeof *diff->constructs);
+    if (refs == NULL || diff->constructs == NULL) {
+        free(refs);
+        return -1;
+    }
+    int in[2] = {0, 0};
+    for (size_t i = 0; i < used; i++) {
+        if (i == 0 || ompc_merge_compare_places(&refs[i - 1].construct->where, &refs[i].construct->where) != 0) {
+            diff->constructs[diff->construct_count++].where = &refs[i].construct->where;
+            in[0] = in[1] = 0;
+        }
+        struct ompc_diff_construct *row = &diff->constructs[diff->construct_count - 1];
+        in[refs[i].side] = 1;
+        row->status = status_of(in[0], in[1]);
+        fold_construct(row, &refs[i], refs[i].side ? diff->b->interval_ns : diff->a->interval_ns);
+    }
+    for (size_t i = 0; i < diff->construct_count; i++) {
+        struct ompc_diff_construct *row = &diff->constructs[i];
+        row->a.share = ratio(row->a.ns, diff->a->wall_ns);
+        row->b.share = ratio(row->b.ns, diff->b->wall_ns);
+        row->change_ns = row->b.ns - row->a.ns;
+    }
+    free(refs);
+    return 0;
+}
+
+/* The waits of both reports matched by state, code location and object; -1 when memory runs out. */
+static int diff_waits(struct ompc_diff *diff)
+{
+    size_t used;
+    struct row_ref *refs = row_refs(diff, 1, &used);
+    diff->waits = calloc(used ? used : 1, sizeof *diff->waits);
+    if (refs == NULL || diff->waits == NULL) {
+        free(refs);
+        return -1;
+    }
+    int in[2] = {0, 0};
+    for (size_t i = 0; i < used; i++) {
+        if (i == 0 || ompc_merge_compare_waits(refs[i - 1].wait, refs[i].wait) != 0) {
+            diff->waits[diff->wait_count++].first = refs[i].wait;
+            in[0] = in[1] = 0;
+        }
+        struct ompc_diff_wait *row = &diff->waits[diff->wait_count - 1];
+        in[refs[i].side] = 1;
+        row->status = status_of(in[0], in[1]);
+        (refs[i].side ? &row->b : &row->a)->count += refs[i].wait->samples;
+    }
+    int64_t a_sums[3], b_sums[3];
+    sample_sums(diff->a, a_sums);
+    sample_sums(diff->b, b_sums);
+    for (size_t i = 0; i < diff->wait_count; i++) {
+        struct ompc_diff_wait *row = &diff->waits[i];
+        row->a.ns = row->a.count * diff->a->interval_ns;
+        row->b.ns = row->b.count * diff->b->interval_ns;
+        row->a.share = ratio(row->a.count, a_sums[0]);
+        row->b.share = ratio(row->b.count, b_sums[0]);
+        row->change_ns = row->b.ns - row->a.ns;
+    }
+    free(refs);
+    return 0;
+}
+
+/* Adds one part of the change in thread time to the parts in the chosen direction, keeping the largest. */
+static void take_part(struct ompc_diff_largest *largest, double *sum, int state,
+                      const struct ompc_merge_location *where, int64_t change)
+{
+    if (change == 0 || (change < 0 ? -1 : 1) != largest->direction)
+        return;
+    *sum += (double)change;
+    if (largest->state != 0 && (change < 0 ? change >= largest->change_ns : change <= largest->change_ns))
+        return;
+    largest->state = state;
+    largest->where = where;
+    largest->change_ns = change;
+}
+
+/*
+ * What most of the gain (or loss) is.  The thread time of each run is split
+ * by state and by construct (and outside every construct); the parts that
+ * fell when B is faster (rose when it is slower; when the wall times are
+ * alike, those in the direction of the whole change) are the gain, and
+ * the largest of them is named with its share of their sum, so the share
+ * stays within 100% however much other parts moved the other way.
+ */
+static void find_largest(struct ompc_diff *diff)
+{
+    int64_t net = diff->b_thread_ns - diff->a_thread_ns;
+    double sum = 0;
+    struct ompc_diff_largest *largest = &diff->largest;
+    memset(largest, 0, sizeof *largest);
+    largest->direction = diff->speedup >= OMPC_DIFF_SAME ? -1
+                         : diff->speedup > 0 && 1 / diff->speedup >= OMPC_DIFF_SAME ? 1
+                         : (net > 0) - (net < 0);
+    for (int state = 1; state < OMPC_NSTATES && largest->direction != 0; state++) {
+        int64_t inside[2] = {0, 0}, outside[2], change;
+        for (size_t i = 0; i < diff->construct_count; i++) {
+            const struct ompc_diff_construct *row = &diff->constructs[i];
+            take_part(largest, &sum, state, row->where, row->b_states_ns[state] - row->a_states_ns[state]);
+            inside[0] += row->a_states_ns[state]; /* within the checked sum of constructs' samples */
+            inside[1] += row->b_states_ns[state];
+        }
+        outside[0] = diff->states[state - 1].a.ns - inside[0];
+        outside[1] = diff->states[state - 1].b.ns - inside[1];
+        /* Only a report whose constructs hold far more samples than its totals overflows here. */
+        if (!__builtin_sub_overflow(outside[1], outside[0], &change))
+            take_part(largest, &sum, state, NULL, change);
+    }
+    largest->share = largest->state != 0 ? (double)largest->change_ns / sum : 0;
+}
+
+/* |x|, for x > INT64_MIN (every change is). */
+static int64_t magnitude(int64_t x)
+{
+    return x < 0 ? -x : x;
+}
+
+/* qsort order for states: largest change first, then by state. */
+static int compare_states(const void *x, const void *y)
+{
+    const struct ompc_diff_state *a = x, *b = y;
+    int size = order(magnitude(b->change_ns), magnitude(a->change_ns));
+    return size != 0 ? size : a->state - b->state;
+}
+
+/* qsort order for constructs: largest change first, then the longer, then by location. */
+static int compare_constructs(const void *x, const void *y)
+{
+    const struct ompc_diff_construct *a = x, *b = y;
+    int size = order(magnitude(b->change_ns), magnitude(a->change_ns));
+    if (size == 0)
+        size = order(b->a.ns > b->b.ns ? b->a.ns : b->b.ns, a->a.ns > a->b.ns ? a->a.ns : a->b.ns);
+    return size != 0 ? size : ompc_merge_compare_places(a->where, b->where);
+}
+
+/* qsort order for waits: largest change first, then the longer, then by state, location and object. */
+static int compare_waits(const void *x, const void *y)
+{
+    const struct ompc_diff_wait *a = x, *b = y;
+    int size = order(magnitude(b->change_ns), magnitude(a->change_ns));
+    if (size == 0)
+        size = order(b->a.ns > b->b.ns ? b->a.ns : b->b.ns, a->a.ns > a->b.ns ? a->a.ns : a->b.ns);
+    return size != 0 ? size : ompc_merge_compare_waits(a->first, b->first);
+}
+
+int ompc_diff_build(const struct ompc_merge_input *a, const struct ompc_merge_input *b, struct ompc_diff *diff,
+                    char *error, size_t error_size)
+{
+    memset(diff, 0, sizeof *diff);
+    diff->a = a;
+    diff->b = b;
+    if (check_input(a, &diff->a_thread_ns, error, error_size) != 0
+        || check_input(b, &diff->b_thread_ns, error, error_size) != 0)
+        return -1;
+    diff->same_program = a->program.length == b->program.length
+                         && memcmp(a->program.text, b->program.text, a->program.length) == 0;
+    diff->speedup = a->wall_ns > 0 && b->wall_ns > 0 ? (double)a->wall_ns / (double)b->wall_ns : 0;
+    diff_states(diff);
+    if (diff_constructs(diff) != 0 || diff_waits(diff) != 0)
+        return snprintf(error, error_size, "out of memory"), -1;
+    find_largest(diff);
+    qsort(diff->states, OMPC_NSTATES - 1, sizeof diff->states[0], compare_states);
+    qsort(diff->constructs, diff->construct_count, sizeof *diff->constructs, compare_constructs);
+    qsort(diff->waits, diff->wait_count, sizeof *diff->waits, compare_waits);
+    return 0;
+}
+
+void ompc_diff_free(struct ompc_diff *diff)
+{
+    free(diff->constructs);
+    free(diff->waits);
+    diff->constructs = NULL;
+    diff->waits = NULL;
+    diff->construct_count = diff->wait_count = 0;
+}
+
+int ompc_diff_write(FILE *out, int format, const struct ompc_merge_input *a, const struct ompc_merge_input *b,
+                    char *error, size_t error_size)
+{
+    struct ompc_diff diff;
+    int status = ompc_diff_build(a, b, &diff, error, error_size);
+    if (status == 0 && format == OMPC_FORMAT_JSON) {
+        status = ompc_diff_write_json(out, &diff);
+        if (status != 0)
+            snprintf(error, error_size, "out of memory or the output failed");
+    } else if (status == 0) {
+        ompc_diff_write_text(out, &diff);
+    }
+    ompc_diff_free(&diff);
+    return status;
+}
+
+/* What the options chose. */
+struct diff_options {
+    int format;
+    const char *output; /* -o */
+    int done;           /* --help answered */
+};
+
+/* Reads the options; 0, or -1 after a message. */
+static int parse_options(int argc, char **argv, struct diff_options *chosen)
+{
+    static const struct option options[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int option;
+    opterr = 0;
+    optind = 1;
+    while ((option = getopt_long(argc, argv, ":f:o:h", options, NULL)) != -1) {
+        switch (option) {
+        case 'f':
+            chosen->format = ompc_parse_format(optarg);
+            if (chosen->format != OMPC_FORMAT_TEXT && chosen->format != OMPC_FORMAT_JSON) {
+                ompc_reports_complain("diff", "--format must be text or json, not '%s'", optarg);
+                return -1;
+            }
+            break;
+        case 'o':
+            chosen->output = optarg;
+            break;
+        case 'h':
+            printf("Usage: ompcollect diff [-f text|json] [-o FILE] A.json B.json\n"
+                   "Compare two JSON reports of one program (ompcollect -f json), A before a\n"
+                   "change and B after it: the wall time, and per thread state, parallel\n"
+                   "construct and wait location (matched by code location, as merge matches\n"
+                   "them) the change in time and in share of the run, largest first, with what\n"
+                   "most of the change in thread time is.  Each report may be at most %zu MiB\n"
+                   "and take at most %zu MiB once parsed.\n",
+                   OMPC_MERGE_MAX_INPUT >> 20, OMPC_MERGE_MAX_MEMORY >> 20);
+            chosen->done = 1;
+            return 0;
+        case ':':
+            ompc_reports_complain("diff", "option '%s' needs a value", argv[optind - 1]);
+            return -1;
+        default:
+            ompc_reports_complain("diff", "unknown option '%s'", argv[optind - 1]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The comparison through the writer table into memory, so a refusal found while writing leaves no partial -o file; 0, or 1 after a message. */
+static int compare(const struct diff_options *chosen, const struct ompc_merge_input *a,
+                   const struct ompc_merge_input *b)
+{
+    char *text = NULL;
+    size_t length = 0;
+    int status = 0;
+    FILE *memory = open_memstream(&text, &length);
+    struct ompc_sink sink = {.kind = OMPC_SINK_STREAM, .out = memory};
+    struct ompc_view view = {.kind = OMPC_VIEW_DIFF, .diff = {a, b}};
+    const struct ompc_writer *writer =
+        ompc_writer_find(OMPC_VIEW_DIFF, chosen->format == OMPC_FORMAT_JSON ? "json" : "text");
+    if (memory == NULL || ompc_writer_write(writer, &view, &sink) != 0) {
+        ompc_reports_complain("diff", "%s", memory == NULL ? "out of memory" : sink.error);
+        status = 1;
+    }
+    if (memory != NULL && fclose(memory) != 0 && status == 0) {
+        ompc_reports_complain("diff", "out of memory");
+        status = 1;
+    }
+    if (status == 0)
+        status = ompc_reports_write_output("diff", chosen->output, text, length);
+    free(text);
+    return status;
+}
+
+int ompc_diff_main(int argc, char **argv)
+{
+    struct diff_options chosen = {OMPC_FORMAT_TEXT, NULL, 0};
+    if (parse_options(argc, argv, &chosen) != 0)
+        return 2;
+    if (chosen.done)
+        return 0;
+    if (argc - optind != 2) {
+        ompc_reports_complain("diff", "give two JSON reports written with --format=json: A (before) and B (after), "
+                              "not %d", argc - optind);
+        return 2;
+    }
+    struct ompc_merge_input inputs[2];
+    memset(inputs, 0, sizeof inputs);
+    int status = 0;
+    for (int i = 0; i < 2; i++)
+        if (ompc_merge_load("diff", argv[optind + i], &inputs[i]) != 0)
+            status = 1;
+    if (status == 0)
+        status = compare(&chosen, &inputs[0], &inputs[1]);
+    ompc_merge_input_release(&inputs[0]);
+    ompc_merge_input_release(&inputs[1]);
+    return status;
+}
