@@ -10,7 +10,9 @@ the shim with a START-only client and with all 22 events registered
 (bench/client.c); ompcollect by default (its
 interval is the kernel's tick plus 97 us, off the tick: see
 doc/sampling-bias.md), with --interval=tick (sampled on the tick, the
-cheapest), with --interval=1ms and with --no-sample.  Figures:
+cheapest), with --interval=1ms, with --no-sample, and tracing (--trace-json
+with a buffer no run of the bench fills: every event, each task's three
+entries, logged).  Figures:
 
 * instructions per region from valgrind's callgrind (1 thread, the fixed mix
   of bench/syncbench.c, (2R - R regions) / R so start-up and exit cancel
@@ -67,6 +69,7 @@ CONFIGS = [
     ("oc-tick", "ompc -i tick", "ompcollect"),
     ("oc-1ms", "ompc -i 1ms", "ompcollect"),
     ("oc-nosample", "ompc --no-sample", "ompcollect"),
+    ("oc-trace", "ompc --trace-json", "ompcollect"),
 ]
 CONSTRUCTS = ["parallel", "for", "barrier", "single", "critical", "lock", "ordered", "atomic",
               "reduction", "tasks"]
@@ -181,6 +184,9 @@ def command_for(config, args, paths, threads, workload_args, wrapper=()):
         argv += [args.ompcollect, "--runtime=" + args.libomp, "-o", os.devnull]
         if config == "oc-nosample":
             argv.append("--no-sample")
+        if config == "oc-trace":
+            # Every event logged (the task events too), none dropped: what tracing adds per construct and task.
+            argv += ["--trace-json=" + os.devnull, "--trace-buffer=64M"]
         if config == "oc-1ms":
             argv.append("--interval=1ms")
         if config == "oc-tick":

@@ -327,6 +327,21 @@ typedef enum {
  *       OMP_ERRCODE_MEM_TOO_SMALL, rsz 24, nothing written.
  *       Async-signal-safe; any thread.
  *
+ *   OMPCOLLECTOR_REQ_TASK  the task TASK_ID names (inside END_CREATE_TASK
+ *       delivery the one just created), with what a tracer logs of it in
+ *       one request: an ompcollector_task_t (40 bytes, rsz 40).  id and
+ *       parent_id are what TASK_ID and TASK_PID answer (0, not -1, for
+ *       none); codeptr is the return address of the task construct that
+ *       made an explicit task (task_create's codeptr_ra: the line of the
+ *       pragma once symbolized; 0 for implicit tasks or when the runtime
+ *       did not say); region_id is the region the calling thread is in,
+ *       as CURRENT_PRID names it while the thread works (0 outside any);
+ *       flags are the OMPT task flags the task was created with
+ *       (ompt_task_explicit, ompt_task_undeferred, ompt_task_untied, ...;
+ *       ompt_task_implicit for an implicit task).  No task: OK with id 0.
+ *       mem smaller than 40 bytes: OMP_ERRCODE_MEM_TOO_SMALL, rsz 40,
+ *       nothing written.  Async-signal-safe; any thread.
+ *
  *   wait_kind of OMPCOLLECTOR_REQ_SAMPLE (mem+4) tells the waits that one
  *   state stands for apart: OMPCOLLECTOR_WAIT_BARRIER for a barrier,
  *   OMPCOLLECTOR_WAIT_TASKWAIT and _TASKGROUP for a task's wait for its
@@ -337,7 +352,8 @@ typedef enum {
 #define OMPCOLLECTOR_REQ_SAMPLE (OMPCOLLECTOR_REQ_BASE + 1)
 #define OMPCOLLECTOR_REQ_TASK_FRAMES (OMPCOLLECTOR_REQ_BASE + 2)
 #define OMPCOLLECTOR_REQ_TASK_INFO (OMPCOLLECTOR_REQ_BASE + 3)
-#define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 4) /* one past the last */
+#define OMPCOLLECTOR_REQ_TASK (OMPCOLLECTOR_REQ_BASE + 4)
+#define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 5) /* one past the last */
 
 /* What a sample's wait is (ompcollector_sample_t.wait_kind). */
 #define OMPCOLLECTOR_WAIT_NONE 0
@@ -388,6 +404,16 @@ typedef struct ompcollector_task_info {
 #define OMPCOLLECTOR_TASK_UNTIED 0x4
 #define OMPCOLLECTOR_TASK_COMPLETING 0x8 /* in its last FINISH: the task completes, not just a part */
 #define OMPCOLLECTOR_TASK_MERGED 0x10    /* merged into its creator: never runs on its own */
+
+/* What OMPCOLLECTOR_REQ_TASK writes at mem+0. */
+typedef struct ompcollector_task {
+    unsigned long long id;        /* mem+0: TASK_ID's task, 0 for none */
+    unsigned long long parent_id; /* mem+8: TASK_PID's, 0 for none */
+    unsigned long long codeptr;   /* mem+16: the task construct's return address, 0 unknown */
+    unsigned long long region_id; /* mem+24: the calling thread's region, 0 outside any */
+    int flags;                    /* mem+32: OMPT task flags */
+    int reserved;                 /* mem+36: 0 */
+} ompcollector_task_t;
 
 /* The entry point itself, for collectors that link against ompcollector. */
 int __omp_collector_api(void *arg);

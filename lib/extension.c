@@ -198,6 +198,31 @@ static int task_info(unsigned char *mem, int32_t mem_size, int32_t *rsz)
 }
 
 /*
+ * OMPCOLLECTOR_REQ_TASK: the task TASK_ID names, with its parent, the task
+ * construct it came from and its flags, and the thread's region, for a
+ * tracer's one request per task event.
+ * Async-signal-safe: yes; reads only this thread's chain; any thread.
+ */
+static int task_event(unsigned char *mem, int32_t mem_size, int32_t *rsz)
+{
+    ompcollector_task_t out;
+    *rsz = (int32_t)sizeof out;
+    if (mem_size < (int32_t)sizeof out)
+        return OMP_ERRCODE_MEM_TOO_SMALL;
+    memset(&out, 0, sizeof out);
+    const struct oc_task *task = oc_current_task();
+    if (task != NULL) {
+        out.id = task->id;
+        out.parent_id = task->parent_id;
+        out.codeptr = task->codeptr;
+        out.flags = task->flags;
+    }
+    out.region_id = oc_current_region_id(THR_WORK_STATE);
+    memcpy(mem, &out, sizeof out);
+    return OMP_ERRCODE_OK;
+}
+
+/*
  * Answers one of our requests; returns the ec and sets *rsz.  Writes only
  * inside mem[0, mem_size).
  * Async-signal-safe: yes; any thread.
@@ -212,6 +237,8 @@ int oc_extension_request(int32_t request, unsigned char *mem, int32_t mem_size, 
         return task_frames(mem, mem_size, rsz);
     case OMPCOLLECTOR_REQ_TASK_INFO:
         return task_info(mem, mem_size, rsz);
+    case OMPCOLLECTOR_REQ_TASK:
+        return task_event(mem, mem_size, rsz);
     default:
         return OMP_ERRCODE_UNKNOWN;
     }

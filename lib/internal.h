@@ -58,6 +58,7 @@ struct oc_task {
     uint8_t completing;     /* its last run is ending: the FINISH being delivered is its completion */
     uint8_t in_task_wait;   /* inside a task wait: OMPCOLLECTOR_WAIT_TASKWAIT or _TASKGROUP, 0 none */
     uint8_t in_reduction;   /* inside a reduction's bracket */
+    int32_t flags;          /* the OMPT task flags it was created with (OMPCOLLECTOR_REQ_TASK) */
 };
 
 /*

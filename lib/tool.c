@@ -435,6 +435,7 @@ static void begin_implicit_task(uint64_t region_id, unsigned int index, ompt_dat
     if (task == NULL)
         return;
     task->implicit = 1;
+    task->flags = OC_TASK_FLAG_IMPLICIT;
     task->region_id = region_id;
     if (task_data != NULL)
         task_publish(task_data, task);
@@ -800,6 +801,9 @@ static void on_ompt_callback_masked(ompt_scope_endpoint_t endpoint, ompt_data_t 
     masked_body(endpoint);
 }
 
+/* What END_CREATE_TASK delivery names for a task the shim does not follow: no id, no parent; never written. */
+static struct oc_task unfollowed_task;
+
 /*
  * A task is created, on the thread that meets the task construct.  The
  * shim follows it from here: its id, its parent (the task running here)
@@ -822,6 +826,7 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
         if (task != NULL) {
             task->creator = thread_tag();
             task->undeferred = (uint8_t)undeferred;
+            task->flags = flags;
             task->untied = (flags & OC_TASK_FLAG_UNTIED) != 0;
             task->codeptr = (uint64_t)(uintptr_t)codeptr_ra;
             task_publish(new_task_data, task);
@@ -833,7 +838,8 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
     /* For OMPCOLLECTOR_REQ_TASK_INFO in END's delivery, merged tasks too; nonzero flags (EXPLICIT set) mark it. */
     oc_self.creating_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
     oc_self.creating_flags = flags | OC_TASK_FLAG_EXPLICIT;
-    oc_self.creating = task;
+    /* A task the shim does not follow (merged, or no memory) has no id: TASK_ID must not name its creator then. */
+    oc_self.creating = task != NULL ? task : &unfollowed_task;
     atomic_signal_fence(memory_order_seq_cst);
     oc_end_pair(source);
     atomic_signal_fence(memory_order_seq_cst);

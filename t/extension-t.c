@@ -1,4 +1,4 @@
-/* extension-t.c - ompcollector's own requests (SAMPLE, TASK_FRAMES, TASK_INFO) through the fake runtime: layouts, code addresses, task chains, short mem. */
+/* extension-t.c - ompcollector's own requests (SAMPLE, TASK_FRAMES, TASK_INFO, TASK) through the fake runtime: layouts, code addresses, task chains, short mem. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <pthread.h>
 #include <stdint.h>
@@ -514,6 +514,53 @@ static int taskgroup_sample_says_taskgroup(void)
     return task_wait_sample_kind(OC_SYNC_TASKGROUP, OMPCOLLECTOR_WAIT_TASKGROUP);
 }
 
+static ompcollector_task_t at_create;
+static int at_create_ec = -1;
+
+static void task_at_create(OMP_COLLECTORAPI_EVENT event)
+{
+    (void)event;
+    struct probe probe;
+    at_create_ec = send_probe(&probe, OMPCOLLECTOR_REQ_TASK, 40);
+    if (at_create_ec == OMP_ERRCODE_OK && probe.words[3] == 40 && guards_intact(&probe, 40))
+        memcpy(&at_create, &probe.words[4], sizeof at_create);
+}
+
+static int task_names_the_new_task_and_its_construct(void)
+{
+    if (!start_session() || !register_event(OMP_EVENT_THR_END_CREATE_TASK_DEL, task_at_create))
+        return 0;
+    enter_region((void *)0x1111);
+    struct probe probe;
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK, 40) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_task_t implicit;
+    memcpy(&implicit, &probe.words[4], sizeof implicit);
+    static ompt_data_t task;
+    fake_ompt_set_codeptr((void *)0x4444);
+    fake_task_create(&task, 0x4);
+    fake_ompt_set_codeptr(NULL);
+    return at_create_ec == OMP_ERRCODE_OK && implicit.id != 0 && (implicit.flags & 0x2) && implicit.codeptr == 0
+           && at_create.id != 0 && at_create.id != implicit.id && at_create.parent_id == implicit.id
+           && at_create.codeptr == 0x4444 && at_create.flags == 0x4 && at_create.region_id == team.value
+           && team.value != 0 && at_create.reserved == 0;
+}
+
+static int task_short_mem_or_no_task(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK, 36) != OMP_ERRCODE_MEM_TOO_SMALL || probe.words[3] != 40
+        || !guards_intact(&probe, 36) || probe.words[4] != GUARD)
+        return 0;
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK, 40) != OMP_ERRCODE_OK || !guards_intact(&probe, 40))
+        return 0;
+    ompcollector_task_t none;
+    memcpy(&none, &probe.words[4], sizeof none);
+    return none.id == 0 && none.parent_id == 0 && none.codeptr == 0 && none.region_id == 0;
+}
+
 static const struct {
     const char *name;
     int (*check)(void);
@@ -540,6 +587,8 @@ static const struct {
     {"SAMPLE in a taskwait: EBAR (Oracle's numbering), its call site, wait_kind TASKWAIT", taskwait_sample_says_taskwait},
     {"SAMPLE in a taskgroup's wait: wait_kind TASKGROUP", taskgroup_sample_says_taskgroup},
     {"SAMPLE in a barrier after a task run in its wait did a taskwait: the barrier's call site and kind", barrier_keeps_its_site_past_a_task_wait},
+    {"TASK inside END_CREATE_TASK_DEL: the new task, its parent (the implicit task), the construct, flags, region", task_names_the_new_task_and_its_construct},
+    {"TASK with 36 bytes: MEM_TOO_SMALL, rsz 40, nothing written; in serial code: OK, no task", task_short_mem_or_no_task},
 };
 
 /* Runs `check` in a child so each starts from a fresh shim. */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
+# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold, forged task events) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_builddir:?}" "${top_srcdir:?}"
 . "$top_srcdir/t/tap.sh"
@@ -7,30 +7,35 @@ oc=$top_builddir/tools/ompcollect
 damage=$top_builddir/t/record-damage
 # Built when configure found libotf2; the sanitizer runtimes a preload names would clash with its own.
 reader=$top_builddir/t/otf2-read
-cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables task-sites stack-copies"
-echo "1..$((7 * 11 + 3 + 3))"
+cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies"
+echo "1..$((7 * 12 + 3 + 3 + 3))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 11 + 3 + 3))
+    skip "python3 is needed to read the reports" $((7 * 12 + 3 + 3 + 3))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 gunzip -c "$top_srcdir/t/golden/solver.ses.gz" >"$tmp/solver.ses"
+# Task events are damaged in a run that traced tasks.
+gunzip -c "$top_srcdir/t/golden/tasktrace.ses.gz" >"$tmp/tasktrace.ses"
 
 # The reports run with at most 2 GiB of address space and 60 s.
 report() {
     (ulimit -v 2097152 2>/dev/null; exec timeout 60 "$oc" report "$@")
 }
 for case in $cases; do
-    "$damage" "$tmp/solver.ses" "$tmp/$case.ses" "$case" >"$tmp/$case.log" 2>&1
+    source=$tmp/solver.ses stacks=--stacks-file="$tmp/$case.folded"
+    [ "$case" = tasks ] && source=$tmp/tasktrace.ses stacks= # a run without --stacks
+    "$damage" "$source" "$tmp/$case.ses" "$case" >"$tmp/$case.log" 2>&1
     result $? "$case: the damaged copy is written" "$tmp/$case.log"
     # One report writes every output, the OTF2 archive too when OTF2 is built (each output is its
     # own view of the one model the loader builds, so a report per output would load it again).
     otf2=
     [ -x "$reader" ] && otf2=--trace="$tmp/$case.otf2"
+    # shellcheck disable=SC2086 # $stacks and $otf2 are one word or none
     report -f json -o "$tmp/$case.json" --timeline="$tmp/$case.svg" --trace-json="$tmp/$case.trace.json" \
-        --stacks-file="$tmp/$case.folded" $otf2 "$tmp/$case.ses" >"$tmp/$case.err" 2>&1
+        $stacks $otf2 "$tmp/$case.ses" >"$tmp/$case.err" 2>&1
     status=$?
     [ $status -eq 0 ]
     result $? "$case: every output is written (exit $status, within 60 s and 2 GiB)" "$tmp/$case.err"
@@ -60,6 +65,38 @@ PY
     result $? "$case: the OTF2 archive is written, its regions, teams and lock orders balanced" \
         "$tmp/$case.err" "$tmp/$case.otf2.read"
 done
+
+# Thread 1's last entry, a run's end saying it ends neither a part nor its task, is where its log stops.
+grep -q "thread 1's event log: 1 of [0-9]* events ignored" "$tmp/tasks.check"
+result $? "tasks: a run's end that ends neither a part nor the task is ignored with what follows, and said" \
+    "$tmp/tasks.check"
+
+# Not damage: thread 0's task runs marked as ending parts, not their tasks (the COMPLETING flag is
+# logged at a run's end): each is a part in the Chrome JSON and completes no task in OTF2.
+parts=$("$damage" "$tmp/tasktrace.ses" "$tmp/parts.ses" task-parts 2>"$tmp/parts.log")
+otf2=
+[ -x "$reader" ] && otf2=--trace="$tmp/parts.otf2"
+# shellcheck disable=SC2086 # $otf2 is one word or none
+report -o /dev/null --trace-json="$tmp/parts.trace.json" $otf2 "$tmp/parts.ses" >>"$tmp/parts.log" 2>&1 &&
+    python3 - "$tmp/parts.trace.json" "$parts" >>"$tmp/parts.log" 2>&1 <<'PY'
+import json, sys
+trace = json.load(open(sys.argv[1], encoding="utf-8"))
+assert "record damaged" not in json.dumps(trace["otherData"]), trace["otherData"]
+runs = [e for e in trace["traceEvents"] if e.get("cat") == "task"]
+parts = [e for e in runs if e["args"].get("part")]
+assert len(parts) == int(sys.argv[2]) and len(parts) < len(runs), (len(parts), sys.argv[2], len(runs))
+print("ok:", len(parts), "of", len(runs), "runs are parts")
+PY
+result $? "task-parts: runs logged as ending a part are parts in the Chrome JSON, not completions" "$tmp/parts.log"
+if [ -x "$reader" ] && command -v otf2-print >/dev/null 2>&1; then
+    done_tasks=$(otf2-print "$tmp/parts.otf2/traces.otf2" 2>/dev/null | grep -c '^THREAD_TASK_COMPLETE ')
+    made=$(otf2-print "$tmp/parts.otf2/traces.otf2" 2>/dev/null | grep -c '^THREAD_TASK_CREATE ')
+    [ "$made" -gt 0 ] && [ $((done_tasks + parts)) -eq "$made" ]
+    result $? "task-parts: OTF2 completes only the tasks no part-run ended ($done_tasks of $made, $parts parts)" \
+        "$tmp/parts.log"
+else
+    skip "task-parts: no OTF2 (t/otf2-read or otf2-print missing)"
+fi
 
 # The forged task construct rows: held to what they can be, the impossible row kept out of nothing, the 12
 # creations past the table said in every format.

@@ -181,6 +181,86 @@ static void tables(struct ompc_record_header *header, struct ompc_process *proce
     }
 }
 
+/* A thread's event log, with its length (NULL: none in the record). */
+static struct ompc_event_entry *event_log(struct ompc_record_header *header, struct ompc_thread *thread,
+                                          uint32_t *length)
+{
+    uint64_t offset = atomic_load(&thread->event_log);
+    *length = atomic_load(&thread->event_log_length);
+    if (offset == 0 || *length == 0 || *length > thread->event_log_capacity
+        || !ompc_record_in_arena(header, offset, (uint64_t)*length * sizeof(struct ompc_event_entry)))
+        return NULL;
+    return (struct ompc_event_entry *)((char *)header + offset);
+}
+
+/*
+ * Task events (a saved run with tasks traced) as a program could forge
+ * them: a task created twice, a run ended that never began, runs begun
+ * and never ended, nested deeper than any program, an entry that names
+ * no task, and (thread 1's last) a run's end that says it ends neither a
+ * part nor the task.
+ */
+static void tasks(struct ompc_record_header *header, struct ompc_process *process)
+{
+    int count = atomic_load(&process->thread_count), damaged = 0;
+    for (int i = 0; i < count && i < OMPC_MAX_THREADS; i++) {
+        uint32_t length;
+        struct ompc_event_entry *log = event_log(header, &process->threads[i], &length);
+        struct ompc_event_entry *first_create = NULL;
+        for (uint32_t k = 0; log != NULL && k < length; k++) {
+            int code = OMPC_EVENT_CODE(&log[k]);
+            if ((code == 24 || code == 25) && first_create == NULL) {
+                first_create = &log[k];
+            } else if ((code == 24 || code == 25) && first_create->task != log[k].task) {
+                log[k].task = first_create->task;
+                damaged |= 1;
+            } else if (code == 34 && !(damaged & 2)) {
+                log[k].task = UINT64_C(0xdeadbeef);
+                damaged |= 2;
+            } else if (k > length / 2 && k + 1 < length) {
+                log[k].when = (log[k].when & ~UINT64_C(0xff)) | 33;
+                log[k].task = UINT64_C(1) << 40 | k;
+                damaged |= 4;
+            } else if (k + 1 == length && i == 1) {
+                log[k].when = (log[k].when & ~UINT64_C(0xff)) | 34;
+                log[k].task = 0;
+                log[k].ends = 0x99;
+                damaged |= 16;
+            } else if (k + 1 == length) {
+                log[k].when = (log[k].when & ~UINT64_C(0xff)) | 33;
+                log[k].task = 0;
+                damaged |= 8;
+            }
+        }
+    }
+    if (damaged != 31) {
+        fprintf(stderr, "record-damage: the saved run has no task events to damage (%d)\n", damaged);
+        exit(2);
+    }
+}
+
+/*
+ * Not damage: thread 0's task runs all end as parts (an untied task's,
+ * whose completing part the log lost), as the COMPLETING flag would log
+ * them.  Prints how many runs it marked so.
+ */
+static void task_parts(struct ompc_record_header *header, struct ompc_process *process)
+{
+    uint32_t length;
+    struct ompc_event_entry *log = event_log(header, &process->threads[0], &length);
+    unsigned marked = 0;
+    for (uint32_t k = 0; log != NULL && k < length; k++)
+        if (OMPC_EVENT_CODE(&log[k]) == 34) {
+            log[k].ends = OMPC_TASK_END_PART;
+            marked++;
+        }
+    if (marked == 0) {
+        fprintf(stderr, "record-damage: thread 0 of the saved run ends no task run\n");
+        exit(2);
+    }
+    printf("%u\n", marked);
+}
+
 /*
  * Task construct rows with counts that cannot be (more undeferred than
  * created, more timed runs than runs, a run longer than their sum and the
@@ -212,7 +292,7 @@ static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
     {"logs", logs},           {"waits", waits},                       {"tables", tables},
-    {"task-sites", task_sites},
+    {"tasks", tasks},         {"task-sites", task_sites},            {"task-parts", task_parts},
     {"stack-copies", stack_copies},
 };
 

@@ -257,15 +257,17 @@ static void check_entry(int index, const unsigned char *before, const unsigned c
     size_t may_write = 0; /* bytes of mem that may change */
 
     if (request == OMPCOLLECTOR_REQ_SAMPLE || request == OMPCOLLECTOR_REQ_TASK_FRAMES
-        || request == OMPCOLLECTOR_REQ_TASK_INFO) {
+        || request == OMPCOLLECTOR_REQ_TASK_INFO || request == OMPCOLLECTOR_REQ_TASK) {
         /* Our extension requests (their own section of the header): the sizes they document. */
         const int32_t level_size = (int32_t)sizeof(ompcollector_task_frame_t);
         const int32_t head_size = (int32_t)sizeof(ompcollector_task_frames_t);
         if (!session_active) {
             expected_ec = OMP_ERRCODE_SEQUENCE_ERR;
-        } else if (request == OMPCOLLECTOR_REQ_SAMPLE || request == OMPCOLLECTOR_REQ_TASK_INFO) {
-            expected_rsz = (int32_t)(request == OMPCOLLECTOR_REQ_SAMPLE ? sizeof(ompcollector_sample_t)
-                                                                       : sizeof(ompcollector_task_info_t));
+        } else if (request == OMPCOLLECTOR_REQ_SAMPLE || request == OMPCOLLECTOR_REQ_TASK_INFO
+                   || request == OMPCOLLECTOR_REQ_TASK) {
+            expected_rsz = (int32_t)(request == OMPCOLLECTOR_REQ_SAMPLE      ? sizeof(ompcollector_sample_t)
+                                     : request == OMPCOLLECTOR_REQ_TASK_INFO ? sizeof(ompcollector_task_info_t)
+                                                                             : sizeof(ompcollector_task_t));
             expected_ec = mem_size < expected_rsz ? OMP_ERRCODE_MEM_TOO_SMALL : OMP_ERRCODE_OK;
             may_write = mem_size < expected_rsz ? 0 : (size_t)expected_rsz;
         } else if (mem_size < head_size) {

@@ -15,6 +15,7 @@ if [ "${2:-}" = --record ]; then
     run solver -i 1ms --stacks --trace="$work/otf2" --trace-json=/dev/null "$build/examples/solver"
     run imbalance "$build/examples/imbalance"
     run tasks -i 1ms --timeline=/dev/null ./tasks
+    run tasktrace -i 1ms --trace="$work/otf2-tasks" --trace-json=/dev/null ./tasks 20 14 6 1
     run nested -i 1ms -e all --trace-json=/dev/null "$build/examples/nested"
     run fork2 -i 1ms "$build/t/ompcollect-jobs" fork2
     run segv -i 1ms --timeline=/dev/null "$build/t/ompcollect-jobs" segv

@@ -69,6 +69,7 @@ static struct ompc_event_request requests[OMPC_NEVENTS];
 static int request_count;
 static struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
 static int task_request_count;
+static int has_task_request; /* the runtime answered OMPCOLLECTOR_REQ_TASK at START */
 static int has_task_info; /* the runtime answered OMPCOLLECTOR_REQ_TASK_INFO at START and the task events were asked for */
 /* dlpi_adds and dlpi_subs when the module map was last brought up to date. */
 static unsigned long long modules_adds, modules_subs;
@@ -568,6 +569,16 @@ static int simple_request(int request)
     return ompc_request_ec(&batch, entry);
 }
 
+/* Whether the runtime answers OMPCOLLECTOR_REQ_TASK (others answer UNKNOWN). */
+static int probe_task_request(void)
+{
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof(ompcollector_task_t)))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK, sizeof(ompcollector_task_t));
+    return ompc_request_send(&batch, api) == 0 && ompc_request_ec(&batch, entry) == OMP_ERRCODE_OK;
+}
+
 /*
  * The shim is preloaded, so the lookup normally succeeds at once.  If it was
  * loaded by the runtime instead (OMP_TOOL_LIBRARIES), it only becomes
@@ -714,6 +725,18 @@ static int retract_short_wait(struct ompc_thread *slot, int event, uint64_t now)
     return 1;
 }
 
+/* Whether the calling thread's log (--trace) has room for one more event; a full one counts what it drops. */
+static int log_room(struct ompc_process *owner, struct ompc_thread *slot, uint64_t now)
+{
+    if (slot == &owner->untracked || slot->event_log_capacity == 0
+        || atomic_load_explicit(&slot->event_log_length, memory_order_relaxed) >= slot->event_log_capacity) {
+        if (atomic_fetch_add_explicit(&slot->event_log_dropped, 1, memory_order_relaxed) == 0)
+            atomic_store_explicit(&slot->event_log_dropped_ns, now != 0 ? now : 1, memory_order_relaxed);
+        return 0;
+    }
+    return 1;
+}
+
 /*
  * Appends one event to the calling thread's log (--trace), with the
  * region it happened in and, for the BEGIN of a wait, the wait id and
@@ -724,13 +747,9 @@ static void log_event(struct ompc_process *owner, struct ompc_thread *slot, int 
 {
     if (slot != &owner->untracked && slot->event_log_capacity != 0 && retract_short_wait(slot, event, now))
         return;
-    if (slot == &owner->untracked || slot->event_log_capacity == 0
-        || atomic_load_explicit(&slot->event_log_length, memory_order_relaxed) >= slot->event_log_capacity) {
-        if (atomic_fetch_add_explicit(&slot->event_log_dropped, 1, memory_order_relaxed) == 0)
-            atomic_store_explicit(&slot->event_log_dropped_ns, now != 0 ? now : 1, memory_order_relaxed);
+    if (!log_room(owner, slot, now))
         return;
-    }
-    struct ompc_event_entry entry = {(now << 8) | (uint64_t)event, 0, 0, 0};
+    struct ompc_event_entry entry = {.when = (now << 8) | (uint64_t)event};
     int pair = ompc_event_pair(event);
     /* IDLE, IBAR, EBAR, LKWT, CTWT, ODWT and ATWT: the pairs that are waits (numbered in names.c). */
     int wait_begin = event % 2 == 1 && pair >= 0 && (pair <= 5 || pair == 9);
@@ -780,11 +799,84 @@ static void fork_stack(struct ompc_process *owner, struct ompc_thread *slot)
 
 static void begin_recording(int parent);
 
+/*
+ * The task an event names (OMPCOLLECTOR_REQ_TASK), or, from a runtime
+ * without it, what TASK_ID, TASK_PID and CURRENT_PRID say in one batch
+ * (no construct address).  0 when no request answered.
+ */
+static int task_request(ompcollector_task_t *out)
+{
+    *out = (ompcollector_task_t){0};
+    if (has_task_request) {
+        int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof *out))];
+        struct ompc_request batch;
+        ompc_request_init(&batch, storage, sizeof storage);
+        int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK, sizeof *out);
+        if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
+            return 0;
+        memcpy(out, ompc_request_mem(&batch, entry), sizeof *out);
+        return 1;
+    }
+    int32_t storage[OMPC_REQUEST_WORDS(3 * OMPC_REQUEST_SIZE(8))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int id = ompc_request_add(&batch, OMP_REQ_TASK_ID, 8);
+    int parent = ompc_request_add(&batch, OMP_REQ_TASK_PID, 8);
+    int region = ompc_request_add(&batch, OMP_REQ_CURRENT_PRID, OMPC_REQUEST_PRID_MEM);
+    if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, id) != OMP_ERRCODE_OK
+        || ompc_request_rsz(&batch, id) != 8)
+        return 0;
+    int64_t task = (int64_t)ompc_request_u64(&batch, id, 0);
+    out->id = task > 0 ? (uint64_t)task : 0;
+    if (ompc_request_ec(&batch, parent) == OMP_ERRCODE_OK && ompc_request_rsz(&batch, parent) == 8) {
+        int64_t up = (int64_t)ompc_request_u64(&batch, parent, 0);
+        out->parent_id = up > 0 ? (uint64_t)up : 0;
+    }
+    if (ompc_request_ec(&batch, region) == OMP_ERRCODE_OK)
+        out->region_id = ompc_request_u64(&batch, region, 0);
+    return 1;
+}
+
+/*
+ * --trace: a task's creation (END_CREATE_TASK_IMM, _DEL), or one of its
+ * runs beginning (BEGIN_EXEC_TASK) or ending (BEGIN_FINISH_TASK, `ends`
+ * what it ends), into the thread's log (record.h says what each entry
+ * holds).  One entry, and one request but at a run's end; an event whose
+ * task the runtime does not name is not logged.
+ */
+static void log_task_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now, int ends)
+{
+    if (!log_room(owner, slot, now))
+        return;
+    struct ompc_event_entry entry = {.when = (now << 8) | (uint64_t)event};
+    ompcollector_task_t task;
+    /* A run's end needs no request: it ends the innermost run open on this thread (record.h). */
+    if (event != OMP_EVENT_THR_BEGIN_FINISH_TASK && (!task_request(&task) || task.id == 0))
+        return;
+    if (event == OMP_EVENT_THR_BEGIN_FINISH_TASK) {
+        entry.ends = (uint64_t)ends;
+    } else if (event == OMP_EVENT_THR_END_CREATE_TASK_IMM || event == OMP_EVENT_THR_END_CREATE_TASK_DEL) {
+        entry.task = task.id;
+        entry.parent = task.parent_id;
+        entry.codeptr = task.codeptr;
+    } else {
+        entry.task = task.id;
+        entry.region = task.region_id;
+    }
+    uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
+    struct ompc_event_entry *log
+        = (struct ompc_event_entry *)((char *)record + atomic_load_explicit(&slot->event_log, memory_order_relaxed));
+    log[length] = entry;
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&slot->event_log_length, length + 1, memory_order_release);
+}
+
 /* Closes one of a thread's task timers when its depth falls back to 0; a stray END is ignored. */
-static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *total)
+static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *total, uint64_t now)
 {
     if (*depth > 0 && --*depth == 0) {
-        uint64_t now = now_ns();
+        if (now == 0)
+            now = now_ns();
         if (now > since)
             atomic_fetch_add_explicit(total, now - since, memory_order_relaxed);
     }
@@ -802,8 +894,13 @@ static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *tot
 static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
 {
     atomic_fetch_add_explicit(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1, memory_order_relaxed);
-    if (has_task_info)
-        ompc_task_site_event(owner, slot, event);
+    /* The task construct table's request comes first: a run's end logs what it ends from its answer. */
+    int ends = has_task_info ? ompc_task_site_event(owner, slot, event) : OMPC_TASK_END_UNKNOWN;
+    uint64_t now = 0;
+    if (record->event_log_bytes != 0 && OMPC_EVENT_IS_TASK(event)) {
+        now = now_ns();
+        log_task_event(owner, slot, event, now, ends);
+    }
     if (slot == &owner->untracked)
         return;
     switch (event) {
@@ -813,14 +910,14 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
         break;
     case OMP_EVENT_THR_END_CREATE_TASK_IMM:
     case OMP_EVENT_THR_END_CREATE_TASK_DEL:
-        task_timer_end(&slot->task_create_depth, slot->task_create_since, &slot->task_create_ns);
+        task_timer_end(&slot->task_create_depth, slot->task_create_since, &slot->task_create_ns, now);
         break;
     case OMP_EVENT_THR_BEGIN_EXEC_TASK:
         if (slot->task_exec_depth++ == 0)
-            slot->task_exec_since = now_ns();
+            slot->task_exec_since = now != 0 ? now : now_ns();
         break;
     case OMP_EVENT_THR_BEGIN_FINISH_TASK:
-        task_timer_end(&slot->task_exec_depth, slot->task_exec_since, &slot->task_exec_ns);
+        task_timer_end(&slot->task_exec_depth, slot->task_exec_since, &slot->task_exec_ns, now);
         break;
     case OMP_EVENT_THR_BEGIN_SUSPEND_TASK:
         if (slot->task_exec_depth > 0) {
@@ -831,7 +928,7 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
         break;
     case OMP_EVENT_THR_END_SUSPEND_TASK:
         if (slot->task_exec_depth > 0)
-            task_timer_end(&slot->task_suspend_depth, slot->task_suspend_since, &slot->task_suspend_ns);
+            task_timer_end(&slot->task_suspend_depth, slot->task_suspend_since, &slot->task_suspend_ns, 0);
         break;
     default:
         break;
@@ -863,7 +960,7 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
         errno = saved_errno;
         return;
     }
-    /* Task events read the clock only where a timer starts or stops (task_event): most time nothing. */
+    /* Task events read the clock only where a timer starts or stops or --trace logs them (task_event). */
     if (event >= OMPC_NEVENTS) {
         task_event(owner, slot, event);
         errno = saved_errno;
@@ -1560,6 +1657,7 @@ __attribute__((constructor)) static void agent_start(void)
     }
     ompcollector_sample_t probe;
     has_sample = ompc_sample_request(&probe) == OMP_ERRCODE_OK;
+    has_task_request = probe_task_request();
     register_events(record->event_mask);
     if (record->flags & OMPC_OPT_TASKS) {
         register_task_events();

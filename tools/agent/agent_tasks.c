@@ -165,23 +165,23 @@ static void run_ends(struct ompc_process *owner, struct ompc_thread *slot, const
     store_max(&row->max_ns, run->exec_ns);
 }
 
-void ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
+int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
 {
     if (event == OMP_EVENT_THR_BEGIN_CREATE_TASK) {
         scratch.create_since = now_ns();
-        return;
+        return OMPC_TASK_END_UNKNOWN;
     }
     if (event != OMP_EVENT_THR_END_CREATE_TASK_IMM && event != OMP_EVENT_THR_END_CREATE_TASK_DEL
         && event != OMP_EVENT_THR_BEGIN_STEAL_TASK && event != OMP_EVENT_THR_BEGIN_EXEC_TASK
         && event != OMP_EVENT_THR_BEGIN_FINISH_TASK && event != OMP_EVENT_THR_BEGIN_SUSPEND_TASK
         && event != OMP_EVENT_THR_END_SUSPEND_TASK)
-        return;
+        return OMPC_TASK_END_UNKNOWN;
     /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
     if ((event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK || event == OMP_EVENT_THR_END_SUSPEND_TASK) && scratch.depth <= 0)
-        return;
+        return OMPC_TASK_END_UNKNOWN;
     ompcollector_task_info_t info;
     if (task_info(&info) != 0)
-        return;
+        return OMPC_TASK_END_UNKNOWN;
     uint64_t now = now_ns();
     switch (event) {
     case OMP_EVENT_THR_END_CREATE_TASK_IMM:
@@ -203,9 +203,10 @@ void ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, 
         break;
     case OMP_EVENT_THR_BEGIN_FINISH_TASK:
         run_ends(owner, slot, &info, now);
-        break;
+        return info.flags & OMPCOLLECTOR_TASK_COMPLETING ? OMPC_TASK_END_COMPLETES : OMPC_TASK_END_PART;
     default:
         suspension(owner, &info, event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK, now);
         break;
     }
+    return OMPC_TASK_END_UNKNOWN;
 }

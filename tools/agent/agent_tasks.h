@@ -13,8 +13,10 @@ int ompc_task_info_probe(void);
  * construct table of `owner` and the thread's task counters in `slot`
  * (the shared slot of threads past the limit included).  Only a process
  * whose has_task_info is set gets here.  Allocates, locks and formats
- * nothing.
+ * nothing.  Returns what a BEGIN_FINISH_TASK ends, for the event log
+ * (OMPC_TASK_END_PART or _COMPLETES; OMPC_TASK_END_UNKNOWN for the other
+ * events, or when the shim did not answer).
  */
-void ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event);
+int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event);
 
 #endif /* OMPCOLLECT_AGENT_TASKS_H */

@@ -210,13 +210,42 @@ struct ompc_record_header {
  * has one (BEGIN of a wait), and a code address: the parallel construct's
  * at FORK, the construct or lock call waited in at the BEGIN of a wait
  * (OMPCOLLECTOR_REQ_SAMPLE; 0 without it).
+ *
+ * Task events (OMPC_OPT_TASKS, from OMPCOLLECTOR_REQ_TASK) are logged as
+ * three of the extension's events, each naming its task in `task`:
+ * END_CREATE_TASK_IMM or _DEL (24, 25) on the creating thread, with the
+ * parent task's id in `parent` (not a region: 0 unknown) and the task
+ * construct's return address in `codeptr` (0 unknown); BEGIN_EXEC_TASK
+ * (33) where a run of the task begins, with `region` as above and no code
+ * address; BEGIN_FINISH_TASK (34) where it ends (completed, or one part of
+ * an untied task), naming no task (0), with `ends` saying which
+ * (OMPC_TASK_END_*, from OMPCOLLECTOR_REQ_TASK_INFO's COMPLETING flag;
+ * UNKNOWN from a runtime without it, and the reader takes a task's last
+ * logged end for its completion) and no code address: per thread the
+ * runs nest (a task run inside another's wait ends before it), so it ends
+ * the innermost run open on the thread, and the reader names it (a
+ * nonzero `task` there must be that run's).  The suspension of a task is
+ * the run of another inside it.  Task ids are nonzero; the others of
+ * events 23..35 are counted, not logged.
  */
 struct ompc_event_entry {
     uint64_t when;
-    uint64_t region;
-    uint64_t wait_id;
+    union {
+        uint64_t region;
+        uint64_t parent; /* END_CREATE_TASK_IMM, _DEL */
+        uint64_t ends;   /* BEGIN_FINISH_TASK: OMPC_TASK_END_* */
+    };
+    union {
+        uint64_t wait_id;
+        uint64_t task;   /* task events */
+    };
     uint64_t codeptr;
 };
+/* What a logged task run's end (BEGIN_FINISH_TASK) ends. */
+enum { OMPC_TASK_END_UNKNOWN = 0, OMPC_TASK_END_PART = 1, OMPC_TASK_END_COMPLETES = 2 };
+/* Whether a logged event is one of the task events above. */
+#define OMPC_EVENT_IS_TASK(code) \
+    ((code) == 24 || (code) == 25 || (code) == 33 || (code) == 34)
 #define OMPC_EVENT_WHEN(entry) ((entry)->when >> 8)
 #define OMPC_EVENT_CODE(entry) ((int)((entry)->when & 0xff))
 

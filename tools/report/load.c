@@ -269,6 +269,53 @@ static void take_timeline(int fd, struct ompc_model_thread *to, const struct omp
     }
 }
 
+/* The task runs open at a point of a thread's event log, innermost last. */
+struct open_runs {
+    uint64_t *ids;
+    size_t depth, capacity;
+};
+
+/*
+ * A task entry of a thread's log, checked, with the task a run's end
+ * names filled in: the innermost run open (record.h), or the one it names
+ * with the runs inside it, whose ends the log lost.  A run's end with no
+ * run open names none (0: it ends nothing).  -1 for an entry that does
+ * not hold (a creation or a run's begin without a task, a run's end
+ * saying it ends something else than a part or the task), or no memory.
+ */
+static int name_task_run(struct open_runs *runs, struct ompc_event_entry *entry)
+{
+    int code = OMPC_EVENT_CODE(entry);
+    if (code != OMP_EVENT_THR_BEGIN_FINISH_TASK) {
+        if (entry->task == 0)
+            return -1;
+        if (code != OMP_EVENT_THR_BEGIN_EXEC_TASK)
+            return 0;
+        if (runs->depth == runs->capacity) {
+            size_t capacity = runs->capacity ? 2 * runs->capacity : 64;
+            uint64_t *grown = realloc(runs->ids, capacity * sizeof *grown);
+            if (grown == NULL)
+                return -1;
+            runs->ids = grown;
+            runs->capacity = capacity;
+        }
+        runs->ids[runs->depth++] = entry->task;
+        return 0;
+    }
+    if (entry->ends > OMPC_TASK_END_COMPLETES)
+        return -1;
+    size_t match = runs->depth;
+    while (entry->task != 0 && match > 0 && runs->ids[match - 1] != entry->task)
+        match--;
+    if (match == 0) {
+        entry->task = 0;
+        return 0;
+    }
+    entry->task = runs->ids[match - 1];
+    runs->depth = match - 1;
+    return 0;
+}
+
 /* A thread's event log (--trace) from the arena, up to the first entry that does not hold. */
 static void take_event_log(int fd, struct ompc_model_thread *to, const struct ompc_thread *from,
                            struct limits *limits, struct ompc_damage *damage, int slot)
@@ -290,17 +337,23 @@ static void take_event_log(int fd, struct ompc_model_thread *to, const struct om
         return;
     }
     uint32_t kept = 0;
+    struct open_runs runs = {NULL, 0, 0};
     for (uint64_t last = 0; kept < length; kept++) {
-        const struct ompc_event_entry *entry = &to->event_log[kept];
+        struct ompc_event_entry *entry = &to->event_log[kept];
         uint64_t when = OMPC_EVENT_WHEN(entry);
-        if (OMPC_EVENT_CODE(entry) < 1 || OMPC_EVENT_CODE(entry) >= OMPC_NEVENTS || when < last
-            || when > limits->latest_ns)
+        int code = OMPC_EVENT_CODE(entry);
+        int task = OMPC_EVENT_IS_TASK(code);
+        if ((!task && (code < 1 || code >= OMPC_NEVENTS)) || when < last || when > limits->latest_ns
+            || (task && name_task_run(&runs, entry) != 0))
             break;
         last = when;
     }
+    free(runs.ids);
     if (kept < length)
-        ompc_damage_note(damage, "thread %d's event log: %u of %u events ignored (an unknown event, or a time "
-                                 "out of order or past the run)", slot, length - kept, length);
+        ompc_damage_note(damage, "thread %d's event log: %u of %u events ignored (an unknown event, a task event "
+                                 "without a task, a task run's end of no known kind, or a time out of order or "
+                                 "past the run)", slot, length - kept,
+                         length);
     to->event_log_length = kept;
 }
 
@@ -711,9 +764,9 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
         struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0};
         to->origin_ns = from->origin_ns;
         take_identity(to, from, &limits);
-        failed = take_threads(fd, to, from, what, &limits) != 0 || take_regions(to, from, &limits) != 0
-              || take_constructs(fd, to, from, &limits) != 0 || take_task_constructs(to, from, &limits) != 0
-              || take_code(to, from) != 0;
+        failed = take_threads(fd, to, from, what, &limits) != 0 || ompc_load_tasks(to) != 0
+              || take_regions(to, from, &limits) != 0 || take_constructs(fd, to, from, &limits) != 0
+              || take_task_constructs(to, from, &limits) != 0 || take_code(to, from) != 0;
         if (limits.clamped > 0)
             ompc_damage_note(&to->damage, "%lu times past the end of the run (set to its end)", limits.clamped);
         if (limits.bad_waits > 0)
@@ -764,6 +817,7 @@ void ompc_model_free(struct ompc_model_process *process)
         free(process->threads[i].copies);
     }
     free(process->threads);
+    free(process->tasks);
     free(process->regions);
     free(process->constructs);
     free(process->task_constructs);

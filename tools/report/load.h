@@ -48,4 +48,11 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
 /* Adds one finding to a model's damage (printf-style). */
 void ompc_damage_note(struct ompc_damage *damage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * The model's task table from the threads' checked event logs (load_tasks.c):
+ * each task named by a creation or a run, once; a task created twice keeps
+ * its first creation (counted as damage).  0, or -1 without memory.
+ */
+int ompc_load_tasks(struct ompc_model_process *process);
+
 #endif /* OMPCOLLECT_LOAD_H */

@@ -91,6 +91,27 @@ struct ompc_model_construct {
     uint32_t work_threads;
 };
 
+/*
+ * One explicit task the event logs name (--trace with the task events):
+ * where and when it was created, and its runs, from the checked log
+ * entries of every thread (record.h's task events).  A task a full log
+ * did not keep the creation of has creator -1; its runs still count.
+ */
+struct ompc_model_task {
+    uint64_t id;           /* nonzero; the table is sorted by it */
+    uint64_t parent;       /* the creating task's id, 0 unknown (or an implicit task the shim did not name) */
+    uint64_t codeptr;      /* the task construct's return address, 0 unknown */
+    uint64_t create_ns;    /* when it was created (valid when creator >= 0) */
+    uint64_t region;       /* the region its first logged run began in: its team's, 0 unknown */
+    uint64_t complete_ns;  /* the end of the run that completed it (valid when completer >= 0) */
+    int32_t creator;       /* the thread slot whose log holds its creation, -1 none */
+    int32_t completer;     /* the thread slot of that run's end: the logged end marked completing, or
+                              without marks (runtimes with no TASK_INFO) its last logged end; -1 none */
+    uint32_t generation;   /* its place among its creator's logged creations, from 1 (0: none) */
+    uint32_t runs;         /* runs logged (BEGIN_EXEC_TASK): 1 for a tied task, one per part of an untied one */
+    int undeferred;        /* created undeferred (END_CREATE_TASK_IMM) */
+};
+
 /* One task construct (record.h's struct ompc_task_construct, checked). */
 struct ompc_model_task_construct {
     uint64_t codeptr;
@@ -148,6 +169,9 @@ struct ompc_model_process {
     struct ompc_model_module *modules;
     struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
     int32_t task_request_count;   /* within task_requests[] */
+    /* --trace: the tasks the threads' event logs name, by id (NULL, 0: none logged, or no logs read). */
+    struct ompc_model_task *tasks;
+    size_t task_count;
     /* Run-wide, from the record's header when the run ended. */
     uint64_t arena_refused;
     uint32_t processes_dropped;
@@ -172,6 +196,9 @@ struct ompc_symbolizer;
 
 /* A symbolizer over the process's modules (under model->symfs), or NULL; `vdso`, when given, gets the vDSO's bias (0: none). */
 struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *process, uint64_t *vdso);
+
+/* The task with id `id` in the model's task table, NULL when the logs do not name it. */
+const struct ompc_model_task *ompc_model_task(const struct ompc_model_process *process, uint64_t id);
 
 /* The file a module loaded from `path` is read from (see stand_ins). */
 const char *ompc_model_module_file(const struct ompc_model_process *process, const char *path);

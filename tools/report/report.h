@@ -113,9 +113,12 @@ int ompc_write_trace_json(const struct ompc_report *report, FILE *out);
  * its master (or, without an event log, the initial thread's time out of
  * SERIAL); CONSTRUCT: a BEGIN/END pair of events (a wait, master, single,
  * ordered); STATE: the thread's state, exact inside a wait's pair of
- * events and sampled elsewhere.
+ * events and sampled elsewhere; TASK: one run of an explicit task on the
+ * thread, from its BEGIN_EXEC_TASK to its BEGIN_FINISH_TASK (inside the
+ * barrier or task wait it ran in; a task run inside another's wait is
+ * inside that one's span).
  */
-enum ompc_span_kind { OMPC_SPAN_REGION, OMPC_SPAN_CONSTRUCT, OMPC_SPAN_STATE };
+enum ompc_span_kind { OMPC_SPAN_REGION, OMPC_SPAN_CONSTRUCT, OMPC_SPAN_STATE, OMPC_SPAN_TASK };
 struct ompc_span {
     uint64_t begin_ns, end_ns;
     int kind;           /* enum ompc_span_kind */
@@ -127,6 +130,9 @@ struct ompc_span {
     uint64_t wait_id;   /* CONSTRUCT of a wait: its wait id */
     uint64_t codeptr;   /* REGION: the parallel construct; CONSTRUCT: where it waited; 0 unknown */
     int ended;          /* 1: its own END (JOIN) closed it, so end_ns is that event's time */
+    /* TASK: the task's id, and 1 in `complete` when this run completes the task (model.h's completer). */
+    uint64_t task;
+    int complete;
 };
 
 /*

@@ -290,6 +290,34 @@ static void construct_event(struct trace_writer *writer, long tid, const struct 
 }
 
 /*
+ * One run of a task: named by the task construct that made it, with the
+ * task's id, its parent's, and whether the run is only a part of the task
+ * (an untied task's, or one whose end the log did not keep).
+ */
+static void task_event(struct trace_writer *writer, const struct ompc_model_process *process, long tid,
+                       const struct ompc_span *span)
+{
+    put_complete(writer, "task", "task", span->codeptr, tid, span);
+    int count = 0;
+    put_key(writer, &count, "task");
+    put_u64(writer, span->task);
+    const struct ompc_model_task *task = ompc_model_task(process, span->task);
+    if (task != NULL && task->parent != 0) {
+        put_key(writer, &count, "parent");
+        put_u64(writer, task->parent);
+    }
+    if (task != NULL && task->undeferred) {
+        put_key(writer, &count, "undeferred");
+        put_text(writer, "true");
+    }
+    if (!span->complete) {
+        put_key(writer, &count, "part");
+        put_text(writer, "true");
+    }
+    end_event(writer, count);
+}
+
+/*
  * A state span: `wait` (NULL: none) is the wait construct whose events
  * bracket exactly this span, said in its arguments; a sampled state of a
  * run without events says the region instance it fell in.
@@ -378,8 +406,11 @@ static json_t *other_data(const struct ompc_report *report, int rows, const stru
                                         "BEGIN and END events (at: where it waited); one without was sampled. "
                                         "Regions: id from FORK, instance of its construct's of; the initial "
                                         "thread's are on a track of their own (tid 2^30 + pid), so a sampled "
-                                        "state across a FORK or JOIN is one event. An instant event marks "
-                                        "where a thread's record was cut."));
+                                        "state across a FORK or JOIN is one event. Tasks: one event per run of "
+                                        "a task on a thread (cat task), named by the task construct, with the "
+                                        "task's id, its parent's, and part: true when the run did not complete "
+                                        "the task (an untied task's part); states inside a task are sampled. An "
+                                        "instant event marks where a thread's record was cut."));
     return ompc_json_built(data, failed);
 }
 
@@ -468,11 +499,12 @@ static void cut_events(struct trace_writer *writer, long tid, struct cuts *cuts,
  * begins or ends between them.  `open` holds the ends of the track's
  * spans that enclose the next one.
  */
+#define RUN_OPEN 4096 /* spans followed open at once (tasks run inside tasks' waits); deeper, no state is joined */
 struct state_run {
     int have, depth;
     struct ompc_span span;
     long instance;
-    uint64_t open[64];
+    uint64_t open[RUN_OPEN];
     int open_count;
 };
 
@@ -492,7 +524,7 @@ static void run_state(struct trace_writer *writer, long tid, struct state_run *r
     if (instance >= 0 && numbered)
         instance = writer->regions->items[instance].instance;
     if (run->have && run->span.state == span->state && run->span.end_ns == span->begin_ns
-        && run->depth == run->open_count && run->instance == instance) {
+        && run->depth == run->open_count && run->open_count < RUN_OPEN && run->instance == instance) {
         run->span.end_ns = span->end_ns;
         return;
     }
@@ -526,20 +558,23 @@ static void span_events(struct trace_writer *writer, const struct ompc_report *r
 {
     long tid = (long)report->process->threads[thread].tid;
     int numbered = report->event_log_bytes == 0;
-    struct state_run run;
-    memset(&run, 0, sizeof run);
+    struct state_run *held = calloc(1, sizeof *held); /* 32 KiB: off the stack */
+    if (held == NULL) {
+        writer->failed = 1;
+        return;
+    }
     for (long k = 0; k < count && !writer->failed; k++) {
         const struct ompc_span *span = &spans[k];
         if (on_region_track(report, thread, span)) {
             region_event(writer, REGION_TRACK(writer->pid), span);
             continue;
         }
-        run_close(&run, span->begin_ns);
+        run_close(held, span->begin_ns);
         if (span->kind == OMPC_SPAN_STATE && !span->exact) {
-            run_state(writer, tid, &run, span, numbered);
+            run_state(writer, tid, held, span, numbered);
             continue;
         }
-        run_flush(writer, tid, &run, numbered);
+        run_flush(writer, tid, held, numbered);
         cut_events(writer, tid, cuts, span->begin_ns);
         const struct ompc_span *next = k + 1 < count ? &spans[k + 1] : NULL;
         if (span->kind == OMPC_SPAN_CONSTRUCT && span->state != 0 && next != NULL && next->kind == OMPC_SPAN_STATE
@@ -551,15 +586,18 @@ static void span_events(struct trace_writer *writer, const struct ompc_report *r
         }
         if (span->kind == OMPC_SPAN_REGION)
             region_event(writer, tid, span);
+        else if (span->kind == OMPC_SPAN_TASK)
+            task_event(writer, report->process, tid, span);
         else if (span->kind == OMPC_SPAN_CONSTRUCT)
             construct_event(writer, tid, span);
         else
             state_event(writer, tid, span, NULL, numbered);
-        if (span->kind != OMPC_SPAN_STATE && run.open_count < (int)(sizeof run.open / sizeof run.open[0]))
-            run.open[run.open_count++] = span->end_ns;
+        if (span->kind != OMPC_SPAN_STATE && held->open_count < RUN_OPEN)
+            held->open[held->open_count++] = span->end_ns;
     }
-    run_flush(writer, tid, &run, numbered);
+    run_flush(writer, tid, held, numbered);
     cut_events(writer, tid, cuts, UINT64_MAX);
+    free(held);
 }
 
 /* One thread's name, its place among the rows, its spans and where its record was cut; -1 without memory. */

@@ -110,6 +110,8 @@ static OTF2_RegionRole span_role(const struct ompc_span *span)
     };
     if (span->kind == OMPC_SPAN_REGION)
         return OTF2_REGION_ROLE_PARALLEL;
+    if (span->kind == OMPC_SPAN_TASK)
+        return OTF2_REGION_ROLE_TASK;
     if (span->kind == OMPC_SPAN_CONSTRUCT && span->pair >= 0 && span->pair < OMPC_NPAIRS)
         return roles[span->pair];
     return OTF2_REGION_ROLE_ARTIFICIAL;
@@ -165,6 +167,9 @@ struct open_span {
     uint64_t end;
     uint32_t region, team, lock, order;
     int fork;
+    /* A task's run: the task, whether the run completes it, and the task the thread switches back to. */
+    int task, complete;
+    struct ompc_otf2_task self, back;
 };
 
 /* One location's event writing under way. */
@@ -176,6 +181,10 @@ struct location_writer {
     uint64_t state_end; /* where the last state written ends */
     int state_open;     /* 1: no state written after it yet, nor 0 for "unknown" */
     OTF2_ErrorCode status;
+    /* The tasks this location created (ThreadTaskCreate), in time order: indexes into the model's tasks. */
+    const struct ompc_model_process *process;
+    int location, thread;
+    size_t next_task;
 };
 
 /* Writes the state metric: `state` from `time` on (OTF2_METRIC_ABSOLUTE_NEXT). */
@@ -199,13 +208,53 @@ static void catch_up(struct location_writer *w, uint64_t time)
     }
 }
 
-/* Closes the innermost open span: Leave, the lock it acquired, the team it leaves, the join it ends with. */
+/* The next task this location created, by `until`: its index in the model's tasks, or -1. */
+static long next_creation(struct location_writer *w, uint64_t until)
+{
+    const struct ompc_model_process *process = w->process;
+    for (; w->next_task < process->task_count; w->next_task++) {
+        const struct ompc_model_task *task = &process->tasks[w->next_task];
+        if (task->creator != w->thread || w->plan->tasks[w->next_task].team == OMPC_OTF2_NONE)
+            continue;
+        return task->create_ns <= until ? (long)w->next_task : -1;
+    }
+    return -1;
+}
+
+/* ThreadTaskCreate for every task this location created by `until` (task ids grow with time on a thread). */
+static void create_tasks(struct location_writer *w, uint64_t until)
+{
+    long i;
+    while (w->status == OTF2_SUCCESS && (i = next_creation(w, until)) >= 0) {
+        const struct ompc_otf2_task *named = &w->plan->tasks[i];
+        catch_up(w, w->process->tasks[i].create_ns);
+        w->status = OTF2_EvtWriter_ThreadTaskCreate(w->writer, NULL, w->origin + w->process->tasks[i].create_ns,
+                                                    named->team, named->creator, named->generation);
+        w->next_task++;
+    }
+}
+
+/* Switches the location to task `named` (a task the plan names), as Score-P does before a task's Enter and after its Leave. */
+static void switch_task(struct location_writer *w, uint64_t time, const struct ompc_otf2_task *named)
+{
+    if (w->status == OTF2_SUCCESS && named->team != OMPC_OTF2_NONE)
+        w->status = OTF2_EvtWriter_ThreadTaskSwitch(w->writer, NULL, w->origin + time, named->team, named->creator,
+                                                    named->generation);
+}
+
+/* Closes the innermost open span: Leave, the lock it acquired, the team it leaves, the join it ends with; a task's completion and the switch back. */
 static void leave(struct location_writer *w, const struct open_span *open)
 {
     uint64_t time = w->origin + open->end;
+    create_tasks(w, open->end);
     catch_up(w, open->end);
     if (w->status == OTF2_SUCCESS)
         w->status = OTF2_EvtWriter_Leave(w->writer, NULL, time, open->region);
+    if (w->status == OTF2_SUCCESS && open->task && open->complete)
+        w->status = OTF2_EvtWriter_ThreadTaskComplete(w->writer, NULL, time, open->self.team, open->self.creator,
+                                                      open->self.generation);
+    if (open->task)
+        switch_task(w, open->end, &open->back);
     if (w->status == OTF2_SUCCESS && open->lock != OMPC_OTF2_NONE)
         w->status = OTF2_EvtWriter_ThreadAcquireLock(w->writer, NULL, time, OTF2_PARADIGM_OPENMP, open->lock,
                                                      open->order);
@@ -220,6 +269,7 @@ static void enter(struct location_writer *w, const struct ompc_otf2_item *item, 
 {
     const struct ompc_span *span = &item->span;
     uint64_t time = w->origin + span->begin_ns;
+    create_tasks(w, span->begin_ns);
     catch_up(w, span->begin_ns);
     int team = item->team != OMPC_OTF2_NONE && item->team < w->plan->team_count;
     if (w->status == OTF2_SUCCESS && team && item->fork)
@@ -236,6 +286,30 @@ static void enter(struct location_writer *w, const struct ompc_otf2_item *item, 
     if (w->status == OTF2_SUCCESS)
         w->status = OTF2_EvtWriter_Enter(w->writer, w->attributes, time, region);
     OTF2_AttributeList_RemoveAllAttributes(w->attributes);
+}
+
+/*
+ * A task's run begins: the location switches to the task (when the plan
+ * names it), remembering what it switches back to at the run's end: the
+ * run of a task it began inside, else the thread's implicit task.
+ */
+static void task_switch_in(struct location_writer *w, const struct ompc_span *span, const struct open_span *stack,
+                           size_t depth, struct open_span *open)
+{
+    const struct ompc_model_task *task = ompc_model_task(w->process, span->task);
+    if (task == NULL || w->plan->tasks[task - w->process->tasks].team == OMPC_OTF2_NONE)
+        return;
+    open->task = 1;
+    open->complete = span->complete;
+    open->self = w->plan->tasks[task - w->process->tasks];
+    size_t below = depth;
+    while (below > 0 && !stack[below - 1].task)
+        below--;
+    open->back = below > 0 ? stack[below - 1].self
+                           : ompc_otf2_plan_implicit(w->plan, w->location, span->region, span->begin_ns);
+    create_tasks(w, span->begin_ns);
+    catch_up(w, span->begin_ns);
+    switch_task(w, span->begin_ns, &open->self);
 }
 
 /*
@@ -261,6 +335,7 @@ static uint64_t write_location(struct location_writer *w, const struct ompc_otf2
             leave(w, &stack[--depth]);
         last = span.end_ns > last ? span.end_ns : last;
         if (span.kind == OMPC_SPAN_STATE) {
+            create_tasks(w, span.begin_ns);
             catch_up(w, span.begin_ns);
             state_metric(w, span.begin_ns, (uint64_t)span.state, !span.exact);
             w->state_open = 1;
@@ -279,13 +354,17 @@ static uint64_t write_location(struct location_writer *w, const struct ompc_otf2
         }
         struct ompc_otf2_item opened = *item;
         opened.span = span;
-        enter(w, &opened, region);
         int team = item->team != OMPC_OTF2_NONE && item->team < w->plan->team_count;
-        stack[depth++] = (struct open_span){span.end_ns, region, team ? item->team : OMPC_OTF2_NONE, item->lock,
-                                            item->order, team && item->fork};
+        struct open_span open = {span.end_ns, region, team ? item->team : OMPC_OTF2_NONE, item->lock,
+                                 item->order, team && item->fork, 0, 0, {0, 0, 0}, {0, 0, 0}};
+        if (span.kind == OMPC_SPAN_TASK)
+            task_switch_in(w, &span, stack, depth, &open);
+        enter(w, &opened, region);
+        stack[depth++] = open;
     }
     while (depth > 0 && w->status == OTF2_SUCCESS)
         leave(w, &stack[--depth]);
+    create_tasks(w, UINT64_MAX);
     catch_up(w, UINT64_MAX);
     free(stack);
     return last;
@@ -422,7 +501,7 @@ static OTF2_ErrorCode archive_events(struct archive_job *job)
             break;
         }
         struct location_writer w = {writer, job->attributes, &job->plan, job->report->process->origin_ns, 0, 0,
-                                    OTF2_SUCCESS};
+                                    OTF2_SUCCESS, job->report->process, l, job->thread_of[l], 0};
         struct ompc_otf2_item *items;
         long count = ompc_otf2_plan_items(job->report, &job->plan, l, job->thread_of[l], &items);
         uint64_t last = 0;

@@ -1,4 +1,4 @@
-/* trace_otf2_plan.c - plans an OTF2 archive across threads: the regions forked and their teams, which location was a member of which (so that every member enters the region), the lock acquisitions in order; and each location's items from its spans and the plan. */
+/* trace_otf2_plan.c - plans an OTF2 archive across threads: the regions forked and their teams, which location was a member of which (so that every member enters the region), the lock acquisitions in order, how each task is named; and each location's items from its spans and the plan. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
@@ -116,7 +116,8 @@ static int gather_location(const struct ompc_report *report, struct ompc_otf2_pl
                     region_mask(report->process, span->region), l, OMPC_OTF2_NONE, plan->fork_count};
             plan->fork_count += !failed;
             placed->fork_count += !failed;
-        } else if (span->kind == OMPC_SPAN_CONSTRUCT && span->pair != PAIR_IDLE && span->region != 0) {
+        } else if (((span->kind == OMPC_SPAN_CONSTRUCT && span->pair != PAIR_IDLE) || span->kind == OMPC_SPAN_TASK)
+                   && span->region != 0) {
             failed = grow((void **)&g->uses[l], g->use_count[l], &use_capacity, sizeof *g->uses[l]);
             if (!failed)
                 g->uses[l][g->use_count[l]++] = (struct region_use){span->region, span->begin_ns};
@@ -235,6 +236,88 @@ static int plan_teams(const int *thread_of, struct ompc_otf2_plan *plan, const s
     return failed ? -1 : 0;
 }
 
+/* The place of location `location` in team `team`, OMPC_OTF2_NONE when it is not a member. */
+static uint32_t rank_in(const struct ompc_otf2_plan *plan, uint32_t team, int location)
+{
+    if (team >= plan->team_count)
+        return OMPC_OTF2_NONE;
+    for (uint32_t m = 0; m < plan->teams[team].size; m++)
+        if (plan->teams[team].members[m] == (uint32_t)location)
+            return m;
+    return OMPC_OTF2_NONE;
+}
+
+/* The team of every location, made on first use; OMPC_OTF2_NONE without memory. */
+static uint32_t all_team(struct ompc_otf2_plan *plan)
+{
+    if (plan->all_team != OMPC_OTF2_NONE)
+        return plan->all_team;
+    uint32_t *members = malloc(((size_t)plan->location_count + 1) * sizeof *members);
+    if (members == NULL || grow((void **)&plan->teams, plan->team_count, &plan->team_capacity,
+                                sizeof *plan->teams) != 0) {
+        free(members);
+        return OMPC_OTF2_NONE;
+    }
+    for (int l = 0; l < plan->location_count; l++)
+        members[l] = (uint32_t)l;
+    plan->teams[plan->team_count] = (struct ompc_otf2_team){(uint32_t)plan->location_count, members};
+    plan->all_team = (uint32_t)plan->team_count++;
+    return plan->all_team;
+}
+
+/*
+ * Names every task whose creation a log kept: in the team of the region
+ * its first run began in, by its creator's place there and the
+ * creation's number; a task no planned team holds its creator in goes to
+ * the team of every location.  -1 without memory.
+ */
+static int plan_tasks(const struct ompc_report *report, const int *thread_of, struct ompc_otf2_plan *plan)
+{
+    const struct ompc_model_process *process = report->process;
+    plan->tasks = malloc((process->task_count + 1) * sizeof *plan->tasks);
+    int *location_of = malloc(((size_t)process->thread_count + 1) * sizeof *location_of);
+    if (plan->tasks == NULL || location_of == NULL) {
+        free(location_of);
+        return -1;
+    }
+    for (int t = 0; t < process->thread_count; t++)
+        location_of[t] = -1;
+    for (int l = 0; l < plan->location_count; l++)
+        if (thread_of[l] >= 0 && thread_of[l] < process->thread_count)
+            location_of[thread_of[l]] = l;
+    /* Where a task run has no team of its own, the implicit task it switches back to needs one too. */
+    int failed = process->task_count > 0 && all_team(plan) == OMPC_OTF2_NONE;
+    for (size_t i = 0; i < process->task_count && !failed; i++) {
+        const struct ompc_model_task *task = &process->tasks[i];
+        struct ompc_otf2_task *named = &plan->tasks[i];
+        *named = (struct ompc_otf2_task){OMPC_OTF2_NONE, 0, task->generation};
+        int l = task->creator >= 0 && task->creator < process->thread_count ? location_of[task->creator] : -1;
+        if (l < 0)
+            continue;
+        long f = fork_of(plan->forks, plan->fork_count, task->region, task->create_ns);
+        named->team = f >= 0 ? plan->forks[f].team : OMPC_OTF2_NONE;
+        named->creator = rank_in(plan, named->team, l);
+        if (named->creator == OMPC_OTF2_NONE) {
+            named->team = all_team(plan);
+            named->creator = (uint32_t)l;
+            failed = named->team == OMPC_OTF2_NONE;
+        }
+    }
+    free(location_of);
+    return failed ? -1 : 0;
+}
+
+struct ompc_otf2_task ompc_otf2_plan_implicit(const struct ompc_otf2_plan *plan, int location, uint64_t region,
+                                              uint64_t when)
+{
+    long f = fork_of(plan->forks, plan->fork_count, region, when);
+    struct ompc_otf2_task implicit = {f >= 0 ? plan->forks[f].team : OMPC_OTF2_NONE, 0, 0};
+    implicit.creator = rank_in(plan, implicit.team, location);
+    if (implicit.creator == OMPC_OTF2_NONE)
+        implicit = (struct ompc_otf2_task){plan->all_team, (uint32_t)location, 0};
+    return implicit;
+}
+
 /* qsort: by lock, then time, then location. */
 static int compare_acquisitions(const void *a, const void *b)
 {
@@ -287,6 +370,7 @@ int ompc_otf2_plan_build(const struct ompc_report *report, const int *thread_of,
 {
     memset(plan, 0, sizeof *plan);
     plan->location_count = location_count;
+    plan->all_team = OMPC_OTF2_NONE;
     struct gathered g;
     memset(&g, 0, sizeof g);
     plan->placed = calloc((size_t)location_count + 1, sizeof *plan->placed);
@@ -298,7 +382,8 @@ int ompc_otf2_plan_build(const struct ompc_report *report, const int *thread_of,
         failed = gather_location(report, plan, &g, l, thread_of[l]) != 0;
     if (!failed)
         ompc_qsort(plan->forks, plan->fork_count, sizeof *plan->forks, compare_forks);
-    failed = failed || plan_teams(thread_of, plan, &g) != 0 || plan_locks(plan, &g) != 0;
+    failed = failed || plan_teams(thread_of, plan, &g) != 0 || plan_locks(plan, &g) != 0
+          || plan_tasks(report, thread_of, plan) != 0;
     gathered_free(&g, location_count);
     return failed ? -1 : 0;
 }
@@ -355,8 +440,9 @@ long ompc_otf2_plan_items(const struct ompc_report *report, const struct ompc_ot
     free(spans);
     for (size_t m = 0; m < placed->member_count; m++) {
         const struct ompc_otf2_fork *fork = &plan->forks[placed->member_forks[m]];
-        struct ompc_span span = {fork->begin, fork->end, OMPC_SPAN_REGION, 0, 0, -1, 1, fork->region, 0,
-                                 fork->codeptr, 1};
+        struct ompc_span span = {.begin_ns = fork->begin, .end_ns = fork->end, .kind = OMPC_SPAN_REGION,
+                                 .pair = -1, .exact = 1, .region = fork->region, .codeptr = fork->codeptr,
+                                 .ended = 1};
         items[n++] = (struct ompc_otf2_item){span, fork->team, OMPC_OTF2_NONE, 0, 0};
     }
     *out = merge_members(items, (size_t)count, n);
@@ -376,5 +462,6 @@ void ompc_otf2_plan_free(struct ompc_otf2_plan *plan)
     for (size_t t = 0; t < plan->team_count; t++)
         free(plan->teams[t].members);
     free(plan->teams);
+    free(plan->tasks);
     memset(plan, 0, sizeof *plan);
 }

@@ -44,6 +44,16 @@ struct ompc_otf2_fork {
 };
 
 /*
+ * A task as OTF2 names it in ThreadTaskCreate, ThreadTaskSwitch and
+ * ThreadTaskComplete: its team (a Comm), the creating thread's place in
+ * that team, and the creation's number among that thread's (0: the
+ * thread's implicit task).  team OMPC_OTF2_NONE: not written as a task.
+ */
+struct ompc_otf2_task {
+    uint32_t team, creator, generation;
+};
+
+/*
  * What the writer needs planned across locations, in the locations' order:
  * small next to the spans, which each location gets again when it is
  * written (ompc_otf2_plan_items), so the archive of a long trace needs the
@@ -58,7 +68,15 @@ struct ompc_otf2_plan {
     size_t team_count, team_capacity;
     uint32_t lock_count;
     uint64_t acquisitions;
+    /* Per task of the model (process->tasks' order): how OTF2 names it. */
+    struct ompc_otf2_task *tasks;
+    /* A team of every location (OMPC_OTF2_NONE until needed): for tasks no planned team holds. */
+    uint32_t all_team;
 };
+
+/* The implicit task location `location` runs in region `region` at `when`: what a task run there switches back to. */
+struct ompc_otf2_task ompc_otf2_plan_implicit(const struct ompc_otf2_plan *plan, int location, uint64_t region,
+                                              uint64_t when);
 
 /*
  * Plans the archive of `report` for the locations whose thread slots are

@@ -1,4 +1,4 @@
-/* trace_spans.c - turns one thread's event log and sampled state changes into properly nested spans (regions, constructs, states), which the OTF2 and Chrome trace writers share. */
+/* trace_spans.c - turns one thread's event log and sampled state changes into properly nested spans (regions, constructs, task runs, states), which the OTF2 and Chrome trace writers share. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
@@ -76,11 +76,74 @@ static uint64_t thread_end(const struct ompc_report *report, int thread)
     return end != 0 ? end : report->wall_ns;
 }
 
+/* The open spans of event_spans: a stack as deep as the log needs (tasks run inside tasks' waits). */
+struct span_stack {
+    struct ompc_span *items;
+    size_t depth, capacity;
+};
+
+/* Opens a span on the stack; -1 without memory. */
+static int stack_push(struct span_stack *stack, const struct ompc_span *span)
+{
+    if (stack->depth == stack->capacity) {
+        size_t capacity = stack->capacity ? 2 * stack->capacity : 64;
+        struct ompc_span *grown = realloc(stack->items, capacity * sizeof *grown);
+        if (grown == NULL)
+            return -1;
+        stack->items = grown;
+        stack->capacity = capacity;
+    }
+    stack->items[stack->depth++] = *span;
+    return 0;
+}
+
+/* The span an entry opens (FORK, a pair's BEGIN, BEGIN_EXEC_TASK), at stack depth `depth`. */
+static struct ompc_span opened_span(const struct ompc_event_entry *entry, int event, size_t depth)
+{
+    struct ompc_span open;
+    memset(&open, 0, sizeof open);
+    int pair = ompc_event_pair(event);
+    open.begin_ns = OMPC_EVENT_WHEN(entry);
+    open.kind = event == OMP_EVENT_FORK                  ? OMPC_SPAN_REGION
+                : event == OMP_EVENT_THR_BEGIN_EXEC_TASK ? OMPC_SPAN_TASK
+                                                         : OMPC_SPAN_CONSTRUCT;
+    open.depth = (int)depth;
+    open.pair = open.kind == OMPC_SPAN_CONSTRUCT ? pair : -1;
+    open.state = open.kind == OMPC_SPAN_CONSTRUCT ? pair_state(pair) : 0;
+    open.exact = 1;
+    open.region = entry->region;
+    if (open.kind == OMPC_SPAN_TASK) {
+        open.task = entry->task;
+    } else {
+        open.wait_id = entry->wait_id;
+        open.codeptr = entry->codeptr;
+    }
+    return open;
+}
+
+/* Whether open span `span` is what an entry of `event` (naming `task`) closes. */
+static int closes(const struct ompc_span *span, int event, uint64_t task)
+{
+    if (event == OMP_EVENT_JOIN)
+        return span->kind == OMPC_SPAN_REGION;
+    if (event == OMP_EVENT_THR_BEGIN_FINISH_TASK)
+        return span->kind == OMPC_SPAN_TASK && span->task == task;
+    return span->kind == OMPC_SPAN_CONSTRUCT && span->pair == ompc_event_pair(event);
+}
+
+/* A task run closed on `thread`: whether it completed its task (model.h's completer). */
+static void task_closed(const struct ompc_model_process *process, int thread, struct ompc_span *span)
+{
+    const struct ompc_model_task *task = ompc_model_task(process, span->task);
+    span->complete = span->ended && task != NULL && task->completer == thread && task->complete_ns == span->end_ns;
+}
+
 /*
  * The spans the events bracket, with a stack as the thread opened and
  * closed them: an END closes the innermost open span of its pair (and any
- * left open inside it, their ENDs lost), JOIN the innermost open region.
- * What is still open when the log ends closes where it stops being exact.
+ * left open inside it, their ENDs lost), JOIN the innermost open region,
+ * BEGIN_FINISH_TASK the innermost run of its task.  What is still open
+ * when the log ends closes where it stops being exact.
  */
 static int event_spans(const struct ompc_report *report, int thread, uint64_t limit,
                        struct span_list *out)
@@ -88,52 +151,46 @@ static int event_spans(const struct ompc_report *report, int thread, uint64_t li
     const struct ompc_model_thread *slot = &report->process->threads[thread];
     const struct ompc_event_entry *log = slot->event_log;
     uint32_t length = slot->event_log_length;
-    struct ompc_span stack[64];
-    int depth = 0, failed = 0;
+    struct span_stack stack = {NULL, 0, 0};
+    int failed = 0;
     for (uint32_t k = 0; k < length && !failed; k++) {
         int event = OMPC_EVENT_CODE(&log[k]);
         uint64_t when = OMPC_EVENT_WHEN(&log[k]);
         if (when > limit)
             break;
         int pair = ompc_event_pair(event);
-        if (event != OMP_EVENT_FORK && event != OMP_EVENT_JOIN && pair < 0)
-            continue; /* not a span's end: task events and the like */
-        if (event == OMP_EVENT_FORK || (pair >= 0 && event % 2 == 1)) {
-            if (depth == (int)(sizeof stack / sizeof stack[0]))
-                continue;
-            struct ompc_span *open = &stack[depth];
-            memset(open, 0, sizeof *open);
-            open->begin_ns = when;
-            open->kind = event == OMP_EVENT_FORK ? OMPC_SPAN_REGION : OMPC_SPAN_CONSTRUCT;
-            open->depth = depth;
-            open->pair = event == OMP_EVENT_FORK ? -1 : pair;
-            open->state = open->kind == OMPC_SPAN_CONSTRUCT ? pair_state(pair) : 0;
-            open->exact = 1;
-            open->region = log[k].region;
-            open->wait_id = log[k].wait_id;
-            open->codeptr = log[k].codeptr;
-            depth++;
+        int task_run = event == OMP_EVENT_THR_BEGIN_EXEC_TASK || event == OMP_EVENT_THR_BEGIN_FINISH_TASK;
+        if (event != OMP_EVENT_FORK && event != OMP_EVENT_JOIN && pair < 0 && !task_run)
+            continue; /* not a span's end: task creations and the like */
+        if (event == OMP_EVENT_FORK || event == OMP_EVENT_THR_BEGIN_EXEC_TASK || (pair >= 0 && event % 2 == 1)) {
+            struct ompc_span open = opened_span(&log[k], event, stack.depth);
+            if (open.kind == OMPC_SPAN_TASK) {
+                const struct ompc_model_task *task = ompc_model_task(report->process, open.task);
+                open.codeptr = task != NULL ? task->codeptr : 0; /* where it was created */
+            }
+            failed = stack_push(&stack, &open) != 0;
             continue;
         }
-        int match = depth - 1;
-        for (; match >= 0; match--)
-            if (event == OMP_EVENT_JOIN ? stack[match].kind == OMPC_SPAN_REGION
-                                        : stack[match].kind == OMPC_SPAN_CONSTRUCT && stack[match].pair == pair)
-                break;
-        if (match < 0)
+        size_t match = stack.depth;
+        while (match > 0 && !closes(&stack.items[match - 1], event, log[k].task))
+            match--;
+        if (match == 0)
             continue; /* its BEGIN came before the thread was followed */
-        stack[match].ended = 1;
-        while (depth > match && !failed) {
-            depth--;
-            stack[depth].end_ns = when;
-            failed = push_span(out, &stack[depth]) != 0;
+        stack.items[match - 1].ended = 1;
+        while (stack.depth >= match && !failed) {
+            struct ompc_span *span = &stack.items[--stack.depth];
+            span->end_ns = when;
+            if (span->kind == OMPC_SPAN_TASK)
+                task_closed(report->process, thread, span);
+            failed = push_span(out, span) != 0;
         }
     }
-    while (depth > 0 && !failed) {
-        depth--;
-        stack[depth].end_ns = limit > stack[depth].begin_ns ? limit : stack[depth].begin_ns;
-        failed = push_span(out, &stack[depth]) != 0;
+    while (stack.depth > 0 && !failed) {
+        struct ompc_span *span = &stack.items[--stack.depth];
+        span->end_ns = limit > span->begin_ns ? limit : span->begin_ns;
+        failed = push_span(out, span) != 0;
     }
+    free(stack.items);
     return failed ? -1 : 0;
 }
 
@@ -168,8 +225,8 @@ static int serial_gap_regions(const struct ompc_report *report, struct span_list
         return -1;
     int failed = 0;
     for (long r = 0; r < regions.count && !failed; r++) {
-        struct ompc_span region = {regions.items[r].begin_ns, regions.items[r].end_ns, OMPC_SPAN_REGION, 0, 0, -1,
-                                   0, 0, 0, 0, 0};
+        struct ompc_span region = {.begin_ns = regions.items[r].begin_ns, .end_ns = regions.items[r].end_ns,
+                                   .kind = OMPC_SPAN_REGION, .pair = -1};
         failed = push_span(list, &region) != 0;
     }
     free(regions.items);
@@ -275,14 +332,23 @@ static int pieces_advance(struct pieces *p, uint64_t from)
     return boundary;
 }
 
-/* The state the innermost open exact span that has one fixes, with its region; 0 when none does. */
+/*
+ * The state the innermost open exact span that has one fixes, with its
+ * region; 0 when none does.  Inside a task's run the samples say: the
+ * task works, or waits in a task wait no event brackets; a wait around
+ * the run fixes nothing inside it.
+ */
 static int exact_piece(const struct pieces *p, uint64_t *region)
 {
-    for (size_t k = p->open_count; k-- > 0;)
-        if (p->exact[p->open[k]].state != 0) {
-            *region = p->exact[p->open[k]].region;
-            return p->exact[p->open[k]].state;
+    for (size_t k = p->open_count; k-- > 0;) {
+        const struct ompc_span *open = &p->exact[p->open[k]];
+        if (open->kind == OMPC_SPAN_TASK)
+            return 0;
+        if (open->state != 0) {
+            *region = open->region;
+            return open->state;
         }
+    }
     return 0;
 }
 
@@ -323,7 +389,7 @@ static int sampled_piece(struct pieces *p, uint64_t from)
 /* The state spans: neighbouring pieces of one state merged, except across an exact span's begin or end.  -1 without memory. */
 static int state_spans(struct pieces *p, struct span_list *list)
 {
-    struct ompc_span current = {0, 0, OMPC_SPAN_STATE, 1000, 0, -1, 0, 0, 0, 0, 0};
+    struct ompc_span current = {.kind = OMPC_SPAN_STATE, .depth = 1000, .pair = -1};
     int have_current = 0, failed = 0;
     for (size_t i = 0; i + 1 < p->cut_count && !failed; i++) {
         uint64_t from = p->cuts[i], to = p->cuts[i + 1];
@@ -399,7 +465,8 @@ const char *ompc_span_name(const struct ompc_span *span, struct ompc_symbolizer 
         snprintf(buffer, size, "%s", ompc_state_name(span->state));
         return buffer;
     }
-    const char *what = span->kind == OMPC_SPAN_REGION ? "parallel"
+    const char *what = span->kind == OMPC_SPAN_REGION                   ? "parallel"
+                       : span->kind == OMPC_SPAN_TASK                   ? "task"
                        : span->pair >= 0 && span->pair < OMPC_NPAIRS ? constructs[span->pair]
                                                                      : "?";
     if (span->codeptr == 0) {
