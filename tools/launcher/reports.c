@@ -234,7 +234,9 @@ int write_reports(struct run *run)
     struct process_report *entries = calloc(count, sizeof *entries);
     if (all == NULL || entries == NULL)
         die(EXIT_OWN_FAILURE, "out of memory");
-    run->record_data = record_data_bytes(run->record_fd, run->header.total_size);
+    /* A saved run says what its live record held (its copy leaves out zero pages the program touched). */
+    if (run->session == NULL || run->record_data == 0)
+        run->record_data = record_data_bytes(run->record_fd, run->header.total_size);
     load_all(run, all, count);
     if (report_refusals(run, all, count))
         return -1;

@@ -171,7 +171,7 @@ static json_t *facts_of(const struct run *run, uint64_t record_size)
         return NULL;
     }
     return json_pack("{s:o, s:i, s:i, s:o, s:i, s:i, s:s?, s:o, s:o, s:o?, s:o?, s:o?, s:o?, s:o?, s:I, s:b, s:o*, "
-                     "s:o*, s:I, s:I, s:I, s:I}",
+                     "s:o*, s:I, s:I, s:I, s:I, s:I}",
                      "program", program, "main_pid", (int)run->main_pid, "main_status",
                      run->main_status, "host", host, "rank", run->rank.rank, "rank_size",
                      run->rank.size, "rank_from", run->rank.from, "shim", shim, "agent", agent,
@@ -180,7 +180,7 @@ static json_t *facts_of(const struct run *run, uint64_t record_size)
                      (json_int_t)run->interval_ns, "sampling", run->sampling, "reaped", reaped, "paths",
                      paths, "record_size", (json_int_t)record_size, "realtime_offset_ns",
                      (json_int_t)run->realtime_offset_ns, "run_start_ns", (json_int_t)run->start_ns, "run_end_ns",
-                     (json_int_t)run->end_ns);
+                     (json_int_t)run->end_ns, "record_data", (json_int_t)run->record_data);
 }
 
 /* write(2) of all `size` bytes; -1 on an error. */
@@ -519,6 +519,8 @@ static int take_facts(struct run *run, json_t *facts, char *error, size_t error_
     run->realtime_offset_ns = number_of(facts, "realtime_offset_ns", INT64_MIN, INT64_MAX, 0);
     run->start_ns = (uint64_t)number_of(facts, "run_start_ns", 0, INT64_MAX, 0);
     run->end_ns = (uint64_t)number_of(facts, "run_end_ns", 0, INT64_MAX, 0);
+    /* What the live run's record held; the saved copy leaves out its zero pages. */
+    run->record_data = (uint64_t)number_of(facts, "record_data", 0, INT64_MAX, 0);
     if (run->end_ns < run->start_ns)
         run->start_ns = run->end_ns = 0;
     if (take_paths(session, json_object_get(facts, "paths")) != 0)
