@@ -28,8 +28,11 @@ result $? "the text report says it too, and its totals count every instance" "$t
 # Distinct constructs, each forked once.
 for count in 100 10000; do
     OMP_NUM_THREADS=2 run --runtime "$LIBOMP" -f json -o "$tmp/c$count.json" "$prog" constructs $count
-    holds "$tmp/c$count.json" "r['totals']['forks'] == $count and len(r['constructs']) == $count and all(c['instances'] == 1 for c in r['constructs']) and r['limits'] == []"
-    result $? "$count constructs: one row each with its instance, no bound reached (exit $status)" "$tmp/c$count.json" "$tmp/err"
+    holds "$tmp/c$count.json" "r['totals']['forks'] == $count and len(r['constructs']) == $count and all(c['instances'] == 1 for c in r['constructs']) and all(l['what'] == 'waits' and l['count'] > 0 for l in r['limits'])"
+    # Each construct's barrier is a wait of its own: samples in more than a
+    # thread's 1024 waits (a loaded machine puts more samples in barriers)
+    # reach the wait table's bound, which limits[] must then say.
+    result $? "$count constructs: one row each with its instance, no bound reached but the wait table's, said (exit $status)" "$tmp/c$count.json" "$tmp/err"
 done
 
 # 256 threads with a trace at the default buffer: every thread keeps its log.
