@@ -16,10 +16,10 @@ if [ $status -eq 77 ] || ! [ -s "$tmp/b.json" ]; then
     exit 1
 fi
 # The loop's line as the reports name it (clang and gcc put the construct's address on different lines
-# around the pragma), which must be the pragma's or the next.
+# around the pragma), which must be the pragma's or next to it.
 pragma=$(grep -n '@loop ' "$top_srcdir/t/ompcollect-balance.c" | cut -d: -f1)
 line=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["constructs"][0]["location"]["line"])' "$tmp/a.json" 2>/dev/null)
-case $line in "$pragma" | "$((pragma + 1))") ;; *) echo "Bail out! the loop's construct is named at line '$line', not at its pragma's ($pragma)"; exit 1 ;; esac
+case $line in "$((pragma - 1))" | "$pragma" | "$((pragma + 1))") ;; *) echo "Bail out! the loop's construct is named at line '$line', not around its pragma's ($pragma)"; exit 1 ;; esac
 
 # check DESCRIPTION EXPRESSION FILE...: the Python expression holds over d (the first FILE, a diff's
 # JSON), a and b (the reports it compared: $tmp/a.json, $tmp/b.json) and text (the second FILE, if any).
