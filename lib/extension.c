@@ -185,8 +185,8 @@ static int task_info(unsigned char *mem, int32_t mem_size, int32_t *rsz)
     } else if (task != NULL) {
         out.codeptr = task->implicit ? 0 : task->codeptr;
         out.flags = (task->implicit ? OMPCOLLECTOR_TASK_IMPLICIT : 0)
-                    | (task->undeferred ? OMPCOLLECTOR_TASK_UNDEFERRED : 0)
-                    | (task->untied ? OMPCOLLECTOR_TASK_UNTIED : 0)
+                    | (task->flags & OC_TASK_FLAG_UNDEFERRED ? OMPCOLLECTOR_TASK_UNDEFERRED : 0)
+                    | (task->flags & OC_TASK_FLAG_UNTIED ? OMPCOLLECTOR_TASK_UNTIED : 0)
                     | (task->completing ? OMPCOLLECTOR_TASK_COMPLETING : 0);
     }
     if (task != NULL) {

@@ -51,14 +51,12 @@ struct oc_task {
     uint32_t creator;       /* tag of the thread that created it, 0 unknown */
     uint32_t parts;         /* runs begun on a thread: 1 for a tied task, one per part for an untied one */
     uint8_t implicit;
-    uint8_t undeferred;     /* created undeferred or included: ran at once */
-    uint8_t untied;
     uint8_t running;        /* on a thread's chain */
     uint8_t suspended;      /* left its thread for another task, not yet back */
     uint8_t completing;     /* its last run is ending: the FINISH being delivered is its completion */
     uint8_t in_task_wait;   /* inside a task wait: OMPCOLLECTOR_WAIT_TASKWAIT or _TASKGROUP, 0 none */
     uint8_t in_reduction;   /* inside a reduction's bracket */
-    int32_t flags;          /* the OMPT task flags it was created with (OMPCOLLECTOR_REQ_TASK) */
+    int32_t flags;          /* the OMPT task flags it was created with: undeferred (or included: ran at once), untied, ... */
 };
 
 /*

@@ -270,7 +270,7 @@ static void start_task(struct oc_task *task)
     suspend_top();
     chain_push(task);
     task->parts++;
-    if (!task->undeferred) {
+    if (!(task->flags & OC_TASK_FLAG_UNDEFERRED)) {
         oc_begin_pair(OC_SRC_task_schedule);
         if (task->creator != 0 && task->creator != thread_tag()) {
             oc_begin_pair(OC_SRC_task_steal);
@@ -825,9 +825,7 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
         task = task_new(running_task_id());
         if (task != NULL) {
             task->creator = thread_tag();
-            task->undeferred = (uint8_t)undeferred;
             task->flags = flags;
-            task->untied = (flags & OC_TASK_FLAG_UNTIED) != 0;
             task->codeptr = (uint64_t)(uintptr_t)codeptr_ra;
             task_publish(new_task_data, task);
         }
