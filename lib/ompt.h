@@ -58,6 +58,9 @@ enum {
 };
 #define OC_TASK_FLAG_MERGED 0x80000000u
 
+/* ompt_frame_flag_t: an enter or exit frame that is a frame pointer (the word above it a return address). */
+enum { OC_FRAME_FRAMEPOINTER = 0x20 };
+
 /* ompt_task_status_t: how the prior task left the thread at a task_schedule. */
 enum {
     OC_TASK_COMPLETE = 1,

@@ -391,6 +391,37 @@ static int task_info_names_the_construct(void)
            && after.codeptr == 0 && after.task_id != 0;
 }
 
+/*
+ * The construct of a task created with the enclosing parallel construct's
+ * address, as libomp 14 does now and then for GCC code: `words`, on this
+ * frame's stack, stands for the runtime's entry frame, a frame pointer
+ * whose next word is where GOMP_task returns to.
+ */
+static __attribute__((noinline)) uint64_t construct_of_task_at(const void *codeptr, int frame_flags)
+{
+    void *volatile words[2] = {NULL, (void *)0x5180};
+    static ompt_data_t task;
+    fake_ompt_set_task_enter_frame((void *)words, frame_flags);
+    fake_ompt_set_codeptr(codeptr);
+    fake_task_create(&task, ompt_task_explicit);
+    fake_ompt_set_codeptr(NULL);
+    fake_ompt_set_task_enter_frame(NULL, 0);
+    return seen[OMP_EVENT_THR_END_CREATE_TASK_DEL].codeptr;
+}
+
+static int parallel_address_on_a_task_is_corrected(void)
+{
+    if (!start_session() || !register_task_events())
+        return 0;
+    enter_region((void *)0x1111);
+    /* ompt_frame_runtime (0) with ompt_frame_framepointer (0x20), or with ompt_frame_cfa (0x10). */
+    int runtime_fp = 0x20, runtime_cfa = 0x10;
+    /* Corrected from the frame; kept without a frame pointer to read; a task's own address is never replaced. */
+    return construct_of_task_at((void *)0x1111, runtime_fp) == 0x5180
+           && construct_of_task_at((void *)0x1111, runtime_cfa) == 0x1111
+           && construct_of_task_at((void *)0x5150, runtime_fp) == 0x5150;
+}
+
 static int task_info_undeferred_and_merged(void)
 {
     if (!start_session() || !register_task_events())
@@ -580,6 +611,7 @@ static const struct {
     {"TASK_FRAMES with no task: OK, zero levels", no_task_is_zero_levels},
     {"TASK_FRAMES on a level whose team is gone (libomp's NULL-team offset): region 0, no fault", team_gone_has_no_region},
     {"TASK_INFO names the task construct in creation, while it runs and in its completing FINISH", task_info_names_the_construct},
+    {"TASK_INFO of a task libomp gave the parallel construct's address: the caller of the runtime's entry frame instead", parallel_address_on_a_task_is_corrected},
     {"TASK_INFO in creation of undeferred and merged tasks: their constructs and flags (merged: no id)", task_info_undeferred_and_merged},
     {"TASK_INFO of an untied task: parts 1 then 2, a FINISH per part, COMPLETING only on the last", untied_parts_counted_once_complete},
     {"TASK_INFO with 20 bytes of mem: MEM_TOO_SMALL, rsz 24, nothing written", task_info_short_mem_writes_nothing},

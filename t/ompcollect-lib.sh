@@ -13,7 +13,8 @@ if ! command -v python3 >/dev/null 2>&1; then
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ompcollect-test.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+# KEEP_TMP=1 keeps the scratch directory, to read a failure's reports afterwards.
+trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 unset OMP_TOOL OMPCOLLECT_SHIM OMPCOLLECT_COLLECTOR OMPCOLLECT_RUNTIME OMP_NUM_THREADS
 
 # A shim built with --enable-sanitizers needs the sanitizer runtimes loaded

@@ -103,12 +103,9 @@ int main(int argc, char **argv)
 #pragma omp parallel num_threads(2)
     {
         /*
-         * libomp 14 keeps GOMP_parallel's return address on the master for
-         * the whole region and hands it to the first runtime call that
-         * asks, so gcc code's first GOMP_task there would be placed at the
-         * parallel construct; this barrier takes it instead.
+         * No barrier first: libomp 14 can hand gcc code's first tasks here
+         * the parallel construct's address, which the shim must correct.
          */
-#pragma omp barrier
 #pragma omp single
     {
         result = fib(n, cutoff);

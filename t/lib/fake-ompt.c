@@ -324,9 +324,18 @@ void fake_fire_work(int work_type, int endpoint)
          (ompt_scope_endpoint_t)endpoint, NULL, NULL, 1, NULL);
 }
 
+/* The encountering task's frame task_create fires hand over (fake_ompt_set_task_enter_frame). */
+static __thread ompt_frame_t create_frame;
+
+void fake_ompt_set_task_enter_frame(void *enter_frame, int flags)
+{
+    create_frame.enter_frame.ptr = enter_frame;
+    create_frame.enter_frame_flags = flags;
+}
+
 void fake_fire_task_create(ompt_data_t *encountering, ompt_data_t *new_task, int flags)
 {
-    static __thread ompt_frame_t frame;
+    ompt_frame_t frame = create_frame;
     FIRE(ompt_callback_task_create, ompt_callback_task_create_t, encountering, &frame, new_task,
          flags, 0, fire_codeptr);
 }

@@ -82,6 +82,8 @@ void fake_fire_reduction(int endpoint);
  * below it resuming.
  */
 void fake_task_create(ompt_data_t *task, int flags);
+/* The encountering task's enter frame and its flags that later task_create fires report (NULL, 0: none). */
+void fake_ompt_set_task_enter_frame(void *enter_frame, int flags);
 void fake_task_begin(ompt_data_t *task, int status);
 void fake_task_end(int status);
 
