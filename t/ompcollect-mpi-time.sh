@@ -1,5 +1,5 @@
 #!/bin/sh
-# ompcollect-mpi-time.sh - time inside MPI calls (libompcollect-mpi): a known MPI wait on one rank shows in that rank's MPI category and in merge's MPI load balance; a program that links libmpi only through a library of its own is measured too; a program without MPI gets no MPI library and MPI counts of zero.
+# ompcollect-mpi-time.sh - time inside MPI calls (libompcollect-mpi): a known MPI wait on one rank shows in that rank's MPI category and in merge's MPI load balance; a program that links libmpi only through a library of its own is measured too; a program without MPI gets no MPI library and MPI counts of zero, and one the MPI program starts loads no libmpi.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 program=$top_builddir/t/ompcollect-mpi-wait$EXEEXT
@@ -30,7 +30,7 @@ if ! $limit "$mpirun" -np 2 $flags "$program" 0.01 >"$tmp/plain.out" 2>"$tmp/pla
     exit 0
 fi
 
-echo "1..9"
+echo "1..10"
 n=0
 (cd "$tmp" && $limit "$mpirun" -np 2 $flags "$oc" --runtime "$LIBOMP" -f json -o 'r.%r.json' "$program" "$seconds" \
     >"$tmp/job.out" 2>"$tmp/job.err")
@@ -112,6 +112,12 @@ run --runtime "$LIBOMP" -f json -o "$tmp/plain.json" "$top_builddir/t/ompcollect
     && ! grep -q 'libompcollect-mpi' "$tmp/env.out" \
     && holds "$tmp/plain.json" 'not totals["mpi"]["measured"] and totals["mpi"] == {"samples": 0, "ns": 0, "calls": 0, "measured": False} and all(t["mpi"] == {"samples": 0, "ns": 0, "calls": 0} for t in threads)'
 result $? "a program without MPI: no MPI library preloaded, every MPI count 0" "$tmp/env.out" "$tmp/err"
+
+# What the MPI program starts inherits the MPI library, which does not load libmpi into it.
+(cd "$tmp" && $limit "$mpirun" -np 1 $flags "$oc" --runtime "$LIBOMP" -o "$tmp/child.txt" "$program" 0 child \
+    >"$tmp/child.out" 2>"$tmp/child.err")
+grep -q '^mpi-wait: child: 0 libmpi mappings; preload .*libompcollect-mpi' "$tmp/child.out"
+result $? "a program the MPI program starts inherits the MPI library but loads no libmpi" "$tmp/child.out" "$tmp/child.err"
 
 # A program that needs libmpi only through a library of its own is measured as well (the loader's closure).
 mpicc=${MPICC:-mpicc}

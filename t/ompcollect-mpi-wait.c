@@ -3,6 +3,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now(void)
@@ -24,7 +25,7 @@ static double compute(double seconds)
     return sum;
 }
 
-/* Usage: mpirun -np 2 ompcollect-mpi-wait [SECONDS]: rank 1 computes SECONDS (0.5) before the barrier. */
+/* Usage: mpirun -np 2 ompcollect-mpi-wait [SECONDS [child]]: rank 1 computes SECONDS (0.5) before the barrier. */
 int main(int argc, char **argv)
 {
     int provided, rank;
@@ -46,5 +47,12 @@ int main(int argc, char **argv)
     double finalize = now() - start;
     printf("mpi-wait: rank %d init %.6f barrier %.6f finalize %.6f (%d)\n", rank, init, barrier, finalize,
            total > 0);
+    /* "child": a program this one starts, which inherits the environment, says what it loaded. */
+    if (argc > 2 && strcmp(argv[2], "child") == 0) {
+        fflush(stdout);
+        if (system("echo \"mpi-wait: child: $(grep -c libmpi /proc/self/maps) libmpi mappings; preload $LD_PRELOAD\"")
+            != 0)
+            return 1;
+    }
     return 0;
 }

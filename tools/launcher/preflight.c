@@ -481,23 +481,23 @@ static int loads_library(const struct ompc_elf_info *elf, const char *file, cons
 void arrange_mpi(struct run *run, const struct ompc_elf_info *elf, char **preload)
 {
     const char *slash = strrchr(run->agent, '/');
+    const char *soname = OMPC_MPI_SONAME;
     char *library = NULL;
-    struct ompc_elf_info own;
     if (slash == NULL
         || asprintf(&library, "%.*s/%s", (int)(slash - run->agent), run->agent, MPI_LIBRARY_NAME) < 0)
         die(EXIT_OWN_FAILURE, "out of memory");
-    /* Without the library (no MPI at configure time), or one that names no libmpi, there is nothing to match. */
-    if (!readable_file(library) || ompc_elf_inspect(library, &own) != 0 || own.mpi[0] == '\0') {
+    /* Without the library (no MPI at configure time) there is nothing to match. */
+    if (soname[0] == '\0' || !readable_file(library)) {
         free(library);
         return;
     }
     char *file = elf->mpi[0] == '\0' ? program_file(run->command[0]) : NULL;
-    int linked = strcmp(elf->mpi, own.mpi) == 0 || (elf->mpi[0] == '\0' && loads_library(elf, file, own.mpi));
+    int linked = strcmp(elf->mpi, soname) == 0 || (elf->mpi[0] == '\0' && loads_library(elf, file, soname));
     free(file);
     if (!linked) {
         if (elf->mpi[0] != '\0')
-            say("'%s' links %s, not the %s ompcollect's MPI library was built with: its time in MPI calls is "
-                "not measured and counts in the OpenMP states", run->command[0], elf->mpi, own.mpi);
+            say("'%s' links %s, not the %s ompcollect's MPI library was built for: its time in MPI calls is "
+                "not measured and counts in the OpenMP states", run->command[0], elf->mpi, soname);
         free(library);
         return;
     }

@@ -1,4 +1,4 @@
-/* mpi_wrap.c - libompcollect-mpi, which ompcollect preloads into programs that link libmpi: the blocking and collective MPI calls of the C bindings, each passed to its PMPI_ name between the agent's "entering MPI" and "left MPI" calls, so the agent times it and the sampler counts it as MPI. */
+/* mpi_wrap.c - libompcollect-mpi, which ompcollect preloads into programs that load libmpi: the blocking and collective MPI calls of the C bindings, each passed to its PMPI_ name between the agent's "entering MPI" and "left MPI" calls, so the agent times it and the sampler counts it as MPI. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -7,8 +7,15 @@
 
 #include <dlfcn.h>
 #include <mpi.h>
+#include <stdatomic.h>
 
 /*
+ * The library does not link libmpi: each PMPI_ call is looked up, on its
+ * first use, in the libmpi the program loaded (RTLD_NEXT: the objects after
+ * this one), so a program an MPI program starts inherits the preload without
+ * loading libmpi.  The launcher preloads it only into programs whose libmpi
+ * has the soname of the one whose mpi.h it was compiled with (OMPC_MPI_SONAME).
+ *
  * Calls from the Fortran bindings are not wrapped: Open MPI's and MPICH's
  * go to the PMPI_ layer or to internal functions without passing the C
  * names here.  MPI-3 made the send buffers const.
@@ -45,14 +52,34 @@ static inline void leave(void)
         leave_hook();
 }
 
+/*
+ * The PMPI_ function `name` of the loaded libmpi, looked up once (two
+ * threads looking it up at once store the same address).  NULL when no
+ * libmpi is loaded: then nothing called this MPI_ name through libmpi's
+ * header, and the wrapper answers MPI_ERR_INTERN.
+ */
+static void *pmpi(void *_Atomic *cache, const char *name)
+{
+    void *function = atomic_load_explicit(cache, memory_order_acquire);
+    if (function == NULL) {
+        function = dlsym(RTLD_NEXT, name);
+        atomic_store_explicit(cache, function, memory_order_release);
+    }
+    return function;
+}
+
 /* One wrapper: MPI_name(params) { enter; PMPI_name(args); leave }, visible to the program (the library is built hidden). */
-#define WRAP(name, params, args)                                   \
-    __attribute__((visibility("default"))) int MPI_##name params   \
-    {                                                              \
-        enter();                                                   \
-        int result = PMPI_##name args;                             \
-        leave();                                                   \
-        return result;                                             \
+#define WRAP(name, params, args)                                                        \
+    __attribute__((visibility("default"))) int MPI_##name params                        \
+    {                                                                                   \
+        static void *_Atomic cache;                                                     \
+        __typeof__(&PMPI_##name) real = (__typeof__(&PMPI_##name))pmpi(&cache, "PMPI_" #name); \
+        if (real == NULL)                                                               \
+            return MPI_ERR_INTERN;                                                      \
+        enter();                                                                        \
+        int result = real args;                                                         \
+        leave();                                                                        \
+        return result;                                                                  \
     }
 
 /* Start-up and shutdown: MPI_Init often waits for every rank to arrive. */
