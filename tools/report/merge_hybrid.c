@@ -60,9 +60,9 @@ void ompc_merge_hybrid_text(FILE *out, const struct ompc_merge_input *inputs, in
 {
     if (hybrid->measured == 0)
         return;
-    fprintf(out, "\nHybrid MPI+OpenMP efficiency (POP factors over %d processes, %d of them with MPI time "
-                 "measured; ompcollect(1) MERGE defines them):\n",
-            count, hybrid->measured);
+    fprintf(out, "\nHybrid MPI+OpenMP efficiency (POP factors over %d process%s, %d with MPI time measured; "
+                 "ompcollect(1) MERGE defines them):\n",
+            count, count == 1 ? "" : "es", hybrid->measured);
     for (int i = 0; i < count; i++) {
         const struct ompc_merge_input *input = &inputs[i];
         char name[32];
