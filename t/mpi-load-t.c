@@ -82,8 +82,8 @@ static struct ompc_model_process *load(uint32_t version, const struct row rows[2
     return process;
 }
 
-/* The text report's thread table rows ("  0* ..."), into `text`. */
-static void thread_rows(const struct ompc_model_process *process, char *text, size_t size)
+/* The text report, malloc'd. */
+static char *text_report(const struct ompc_model_process *process)
 {
     struct ompc_report report = {.process = process, .sampling = 1, .interval_ns = 1000000, .wall_ns = RUN_NS,
                                  .program = "mpi", .complete = 1, .end_how = "exit", .fate = "", .rank = -1};
@@ -98,6 +98,13 @@ static void thread_rows(const struct ompc_model_process *process, char *text, si
     ompc_report_text(&summary, out);
     ompc_summary_release(&summary);
     fclose(out);
+    return all;
+}
+
+/* The text report's thread table rows ("  0* ..."), into `text`. */
+static void thread_rows(const struct ompc_model_process *process, char *text, size_t size)
+{
+    char *all = text_report(process);
     const char *from = strstr(all, "\n  thread ");
     const char *to = from != NULL ? strstr(from, "\n  all") : NULL;
     snprintf(text, size, "%.*s", to != NULL ? (int)(strchr(to + 1, '\n') - from) : 0, from != NULL ? from : "");
@@ -106,7 +113,7 @@ static void thread_rows(const struct ompc_model_process *process, char *text, si
 
 int main(void)
 {
-    tap_plan(7);
+    tap_plan(8);
     const struct row measured[2] = {{1600, 400, 500000000, 10}, {2000, 0, 0, 0}};
     struct ompc_model_process *process = load(OMPC_RECORD_VERSION, measured);
     const struct ompc_model_thread *t = process->threads;
@@ -137,6 +144,16 @@ int main(void)
     tap_ok(process->damage.count == 0 && !process->mpi_active && t[0].mpi_ticks == 0 && t[0].mpi_ns == 0
                && t[0].state_ticks[THR_WORK_STATE] == 1600,
            "a version-5 record is read without MPI counts, whatever follows its slot");
+    ompc_model_free(process);
+
+    /* Every sample in MPI: no state to derive the efficiency metrics from. */
+    const struct row all_mpi[2] = {{0, 2000, 1900000000, 5}, {0, 2000, 1900000000, 5}};
+    process = load(OMPC_RECORD_VERSION, all_mpi);
+    char *report = text_report(process);
+    if (!tap_ok(strstr(report, "nan") == NULL && strstr(report, "MPI 100.0%") != NULL,
+                "a process whose every sample is in MPI: the report has no efficiency figure of nothing"))
+        tap_diag("%s", report);
+    free(report);
     struct ompc_record_header header;
     ompc_record_layout(&header, OMPC_OPT_SAMPLE);
     header.version = OMPC_RECORD_VERSION_NO_MPI - 1;

@@ -140,7 +140,9 @@ int ompc_advice_build(const struct summary *summary, struct ompc_advice *advice)
     advice->threads = summary->openmp_threads;
     advice->interval_s = report->interval_ns > 0 ? (double)report->interval_ns / 1e9 : 0.0;
     advice->run_s = (double)report->wall_ns / 1e9;
-    advice->known = report->sampling && advice->threads > 0 && summary->total_ticks > summary->state_ticks[0];
+    /* Samples inside MPI calls are in no state: they tell nothing of the OpenMP efficiency. */
+    advice->known = report->sampling && advice->threads > 0
+                    && summary->total_ticks - summary->mpi_ticks > summary->state_ticks[0];
     if (!advice->known)
         return 0;
     uint64_t imbalance = 0;
