@@ -15,6 +15,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "demangle.h"
+#include "gompsite.h"
 
 /* A located address, kept so that asking again costs a lookup. */
 struct cached {
@@ -321,6 +322,26 @@ static struct ompc_inline_caller *inlined_frames(struct ompc_symbolizer *symboli
     return callers;
 }
 
+/*
+ * A call of GCC's runtime for a construct returns to the line after it:
+ * the construct is placed at its pragma instead, the first line of the
+ * outlined body the call was handed (gompsite.c), when that lies in the
+ * same module and file.
+ */
+static void pragma_line(Dwfl *dwfl, Dwfl_Module *module, GElf_Addr return_address, struct ompc_location *out)
+{
+    GElf_Addr body = 0;
+    if (!ompc_gomp_outlined_body(module, return_address, &body))
+        return;
+    struct ompc_location pragma;
+    memset(&pragma, 0, sizeof pragma);
+    if (body == 0 || dwfl_addrmodule(dwfl, body) != module)
+        return;
+    line_of(module, body, &pragma);
+    if (pragma.kind == OMPC_LOC_LINE && pragma.file != NULL && out->file != NULL && strcmp(pragma.file, out->file) == 0)
+        out->line = pragma.line;
+}
+
 /* DWARF line first, then the ELF symbol, then module + offset; the callers when inlined (owned by the caller). */
 static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
                                          struct ompc_location *out)
@@ -348,7 +369,11 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
     out->function = demangled_name(symbolizer, function, &out->mangled);
     out->function_offset = symbol_offset + (address - lookup);
     line_of(module, lookup, out);
-    return out->kind == OMPC_LOC_LINE ? inlined_frames(symbolizer, module, lookup, out) : NULL;
+    if (out->kind != OMPC_LOC_LINE)
+        return NULL;
+    if (is_return_address)
+        pragma_line(symbolizer->dwfl, module, address, out);
+    return inlined_frames(symbolizer, module, lookup, out);
 }
 
 /* Doubles the cache; -1 when memory runs out. */
