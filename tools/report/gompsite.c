@@ -134,22 +134,40 @@ static int bodies_in(Dwarf_Die *scope, int deep, int depth, Dwarf_Addr *body)
  * When the argument is not a constant (a loop keeps the body's address in
  * a register), GCC's nesting still says it: the body's DIE sits in the
  * lexical scope of its construct.  The innermost scope around the call
- * holding any body decides, if it holds exactly one; the function itself
- * counts the bodies in all its blocks (a block's ranges need not cover the
- * call GCC moved out of it).
+ * holding any body decides, if it holds exactly one; else the emitted
+ * function, counting the bodies in all its blocks (a block's ranges need
+ * not cover the call GCC moved out of it), if it holds exactly one.
  */
-static int nested_body(Dwarf_Die *scopes, int count, Dwarf_Addr *body)
+static int nested_body(Dwarf_Die *scopes, int count, Dwarf_Die *function, Dwarf_Addr *body)
 {
     for (int i = 0; i < count; i++) {
-        int function = dwarf_tag(&scopes[i]) == DW_TAG_subprogram;
-        int bodies = bodies_in(&scopes[i], function, 0, body);
-        if (bodies > 0 || function)
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag == DW_TAG_subprogram || tag == DW_TAG_compile_unit)
+            break;
+        int bodies = bodies_in(&scopes[i], 0, 0, body);
+        if (bodies > 0)
             return bodies == 1;
     }
+    return bodies_in(function, 1, 0, body) == 1;
+}
+
+/*
+ * The function emitted around `pc`: the CU's subprogram with code there.
+ * Scopes of inlined code end at the inlined subroutine and the CU, so the
+ * CU's children are what says it.
+ */
+static int emitted_function(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *function)
+{
+    if (dwarf_child(cu, function) != 0)
+        return 0;
+    do {
+        if (dwarf_tag(function) == DW_TAG_subprogram && dwarf_haspc(function, pc) > 0)
+            return 1;
+    } while (dwarf_siblingof(function, function) == 0);
     return 0;
 }
 
-int ompc_gomp_outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr *body)
+static int outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr *body)
 {
     GElf_Addr bias = 0;
     Elf *elf = dwfl_module_getelf(module, &bias);
@@ -160,18 +178,44 @@ int ompc_gomp_outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_
     Dwarf_Die *cu = dwfl_module_addrdie(module, return_address - 1, &cu_bias);
     Dwarf_Die *scopes = NULL;
     int count = cu != NULL ? dwarf_getscopes(cu, return_address - 1 - cu_bias, &scopes) : 0;
-    Dwarf_Die site;
-    int found = 0, outer = -1;
+    Dwarf_Die function, site;
+    int found = 0;
     Dwarf_Addr value = 0;
-    /* The outermost function scope holds every call site of the function, inlined ones too. */
-    for (int i = count - 1; i >= 0 && outer < 0; i--)
-        if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
-            outer = i;
-    if (outer >= 0 && search(&scopes[outer], return_address - cu_bias, 0, &site) && calls_gomp(&site))
-        found = first_argument_address(&site, &value) || nested_body(scopes, count, &value);
+    /* Every call site of the emitted function, inlined ones too, lies below its DIE. */
+    if (cu != NULL && emitted_function(cu, return_address - 1 - cu_bias, &function)
+        && search(&function, return_address - cu_bias, 0, &site) && calls_gomp(&site))
+        found = first_argument_address(&site, &value) || nested_body(scopes, count, &function, &value);
     free(scopes);
     if (found)
         *body = value + cu_bias;
     return found;
+}
+
+/*
+ * The pragma is the first row of the line table at the body's first
+ * instruction: a short body's statement comes in further rows at the same
+ * address (GCC: the pragma's line, then the statement's at view 1), and a
+ * lookup by address gives the last.
+ */
+int ompc_gomp_pragma_line(Dwfl_Module *module, GElf_Addr return_address, const char **file, int *line)
+{
+    GElf_Addr body = 0;
+    Dwarf_Addr cu_bias = 0;
+    Dwarf_Die *cu = NULL;
+    Dwarf_Lines *lines = NULL;
+    size_t count = 0;
+    if (!outlined_body(module, return_address, &body)
+        || (cu = dwfl_module_addrdie(module, body, &cu_bias)) == NULL
+        || dwarf_getsrclines(cu, &lines, &count) != 0)
+        return 0;
+    for (size_t i = 0; i < count; i++) {
+        Dwarf_Line *row = dwarf_onesrcline(lines, i);
+        Dwarf_Addr address = 0;
+        if (row == NULL || dwarf_lineaddr(row, &address) != 0 || address != body - cu_bias)
+            continue;
+        *file = dwarf_linesrc(row, NULL, NULL);
+        return *file != NULL && dwarf_lineno(row, line) == 0 && *line > 0;
+    }
+    return 0;
 }
 #endif

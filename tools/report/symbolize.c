@@ -325,21 +325,16 @@ static struct ompc_inline_caller *inlined_frames(struct ompc_symbolizer *symboli
 /*
  * A call of GCC's runtime for a construct returns to the line after it:
  * the construct is placed at its pragma instead, the first line of the
- * outlined body the call was handed (gompsite.c), when that lies in the
- * same module and file.
+ * outlined body the call was handed (gompsite.c), when that is in the
+ * same file.
  */
-static void pragma_line(Dwfl *dwfl, Dwfl_Module *module, GElf_Addr return_address, struct ompc_location *out)
+static void pragma_line(Dwfl_Module *module, GElf_Addr return_address, struct ompc_location *out)
 {
-    GElf_Addr body = 0;
-    if (!ompc_gomp_outlined_body(module, return_address, &body))
-        return;
-    struct ompc_location pragma;
-    memset(&pragma, 0, sizeof pragma);
-    if (body == 0 || dwfl_addrmodule(dwfl, body) != module)
-        return;
-    line_of(module, body, &pragma);
-    if (pragma.kind == OMPC_LOC_LINE && pragma.file != NULL && out->file != NULL && strcmp(pragma.file, out->file) == 0)
-        out->line = pragma.line;
+    const char *file = NULL;
+    int line = 0;
+    if (ompc_gomp_pragma_line(module, return_address, &file, &line) && out->file != NULL
+        && strcmp(file, out->file) == 0)
+        out->line = line;
 }
 
 /* DWARF line first, then the ELF symbol, then module + offset; the callers when inlined (owned by the caller). */
@@ -372,7 +367,7 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
     if (out->kind != OMPC_LOC_LINE)
         return NULL;
     if (is_return_address)
-        pragma_line(symbolizer->dwfl, module, address, out);
+        pragma_line(module, address, out);
     return inlined_frames(symbolizer, module, lookup, out);
 }
 
