@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "granularity.h"
+
 struct summary;
 struct ompc_csv_tables;
 
@@ -40,6 +42,7 @@ enum ompc_finding_kind {
     OMPC_FINDING_OVERHEAD,  /* a construct's runtime overhead: `index` into the constructs */
     OMPC_FINDING_WAIT,      /* a lock, critical, ordered or atomic wait: `index` into the wait locations */
     OMPC_FINDING_SERIAL,    /* the serial code other threads wait for (no location) */
+    OMPC_FINDING_TOO_FINE,  /* a task construct's tasks too small for their overhead: `index` into the task constructs */
 };
 
 /* One opportunity: what, where (an index into the locations) and what it may gain. */
@@ -67,6 +70,7 @@ struct ompc_advice {
     double serial_gain_s;        /* IDLE over the threads: the serial code run in parallel */
     struct ompc_construct_advice *constructs; /* summary->locations.construct_count rows */
     double *wait_gain_s;         /* per wait location: its waiting averaged over the threads */
+    struct ompc_task_granularity tasks; /* the per-task overhead and the task constructs too fine for it */
     struct ompc_finding findings[OMPC_MAX_FINDINGS];
     int finding_count;
 };

@@ -264,7 +264,7 @@ int ompc_report_json(const struct summary *summary, FILE *out)
                  || json_threads(summary, root) || json_regions_and_waits(summary, root)
                  || ompc_locations_json(&summary->locations, summary->process, root)
                  || (report->stacks_asked && ompc_stacks_json(report->stacks, root))
-                 || ompc_tasks_json(summary->process, &summary->locations, root) || json_events(summary, root)
+                 || ompc_tasks_json(summary->process, &summary->locations, &summary->advice.tasks, root) || json_events(summary, root)
                  || json_totals(summary, root) || ompc_advice_json(summary, root)
                  || ompc_json_dump(root, out, OMPC_JSON_READABLE)
                  || fputc('\n', out) == EOF;

@@ -410,7 +410,7 @@ void ompc_report_text(const struct summary *summary, FILE *out)
         ompc_stacks_text(report->stacks, summary->total_ticks + summary->other_ticks, out);
     if (report->sampling)
         text_waits(summary, out);
-    ompc_tasks_text(process, &summary->locations, out);
+    ompc_tasks_text(process, &summary->locations, &summary->advice.tasks, out);
     text_events(summary, out);
     ompc_advice_text_efficiency(summary, out);
     if (report->sampling)
