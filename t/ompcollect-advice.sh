@@ -99,8 +99,8 @@ ok "$(sed -n '/^Opportunities/{n;p;}' "$tmp/finefib.txt" | grep -q "^  1\. too-f
     "fine tasks: the text report opens with the too-fine tasks at ompcollect-advice.c:$fibtask and their numbers" "$tmp/finefib.txt"
 # The scheduling each thread is charged is its queued runs times the least
 # waiting per run of any thread: never more than its own IBAR and EBAR time.
-ok "$(py finefib "r['tasks']['sched_ns'] > 0 and all(t['sched_ns'] <= (s['states']['IBAR'] + s['states']['EBAR']) * r['interval_ns'] for t in r['tasks']['threads'] for s in [r['threads'][t['index']]])")" \
-    "fine tasks: the task table states the scheduling overhead per thread, within each thread's barrier and taskwait time" "$tmp/finefib.txt"
+ok "$(py finefib "r['tasks']['sched_ns'] > 0 and r['totals']['task_overhead']['sched_ns'] == r['tasks']['sched_ns'] and all(t['sched_ns'] <= (s['states']['IBAR'] + s['states']['EBAR']) * r['interval_ns'] for t in r['tasks']['threads'] for s in [r['threads'][t['index']]])")" \
+    "fine tasks: the task table and the totals state the scheduling overhead, per thread within its barrier and taskwait time" "$tmp/finefib.txt"
 collect coarsefib fib 40 30 1
 ok "$(py coarsefib "$(cat "$tmp/coarsefib.status") == 0 and r['tasks']['constructs'][0]['created'] > 0 and all(f['kind'] != 'too_fine_tasks' for f in o)")" \
     "coarse tasks: the same program with a cutoff of 30 gets no too-fine finding" "$tmp/coarsefib.txt"

@@ -111,6 +111,15 @@ static struct task_row total_row(const struct ompc_model_process *process, const
     return sum;
 }
 
+int ompc_tasks_overhead(const struct ompc_model_process *process, const struct ompc_task_granularity *grain,
+                        uint64_t *create_ns, uint64_t *sched_ns)
+{
+    struct task_row sum = total_row(process, grain);
+    *create_ns = sum.create_ns;
+    *sched_ns = sum.sched_ns;
+    return sum.sched_known;
+}
+
 /* popcount of a thread mask. */
 static int mask_threads(uint64_t mask)
 {

@@ -25,6 +25,15 @@ struct ompc_csv_tables;
 int ompc_tasks_csv(const struct ompc_model_process *process, const struct ompc_locations *locations,
                    const struct ompc_task_granularity *grain, struct ompc_csv_tables *tables);
 
+/*
+ * The task overhead of the OpenMP threads (the task table's "all" row):
+ * creating tasks, and scheduling them as `grain` estimates it; 0 when the
+ * run gives no estimate (then *sched_ns is 0 too, and *create_ns the
+ * creation time all the same).
+ */
+int ompc_tasks_overhead(const struct ompc_model_process *process, const struct ompc_task_granularity *grain,
+                        uint64_t *create_ns, uint64_t *sched_ns);
+
 /* Sets the member "tasks" of the JSON report `report`: an object (with "constructs"), or null when no task ran; 0, or -1 when memory runs out. */
 int ompc_tasks_json(const struct ompc_model_process *process, const struct ompc_locations *locations,
                     const struct ompc_task_granularity *grain, json_t *report);
