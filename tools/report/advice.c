@@ -56,7 +56,19 @@ static int construct_team(const struct ompc_construct_row *row)
     return (int)row->work_threads > team ? (int)row->work_threads : team;
 }
 
-/* A construct's metrics and gains; returns the barrier waiting its balance would remove, in samples. */
+/* Whether a construct's instances are short enough for fork and join to be most of them (SHORT_REGION_NS). */
+static int short_regions(const struct ompc_construct_row *row)
+{
+    return row->instances > 0 && row->total_ns / row->instances < SHORT_REGION_NS;
+}
+
+/*
+ * A construct's metrics and gains; returns the barrier waiting its balance
+ * would remove, in samples.  The runtime overhead of short regions also
+ * counts their barrier waiting beyond the imbalance: a region of little
+ * work waits in its join barrier (IBAR) for the team to arrive, which is
+ * the join's cost, and on a loaded machine most of it.
+ */
 static uint64_t advise_construct(const struct ompc_construct_row *row, double interval_s,
                                  struct ompc_construct_advice *out)
 {
@@ -70,7 +82,11 @@ static uint64_t advise_construct(const struct ompc_construct_row *row, double in
     out->team = team;
     /* The elapsed time the balance saves: each instance would end at the mean thread's work, not the longest. */
     out->balance_gain_s = team > 0 ? (double)out->efficiency.imbalance / team * interval_s : 0.0;
-    out->overhead_gain_s = team > 0 ? (double)out->efficiency.sched / team * interval_s : 0.0;
+    uint64_t overhead = out->efficiency.sched;
+    if (short_regions(row))
+        overhead += row->ticks[THR_IBAR_STATE] + row->ticks[THR_EBAR_STATE] - out->efficiency.imbalance;
+    out->overhead_samples = overhead;
+    out->overhead_gain_s = team > 0 ? (double)overhead / team * interval_s : 0.0;
     return out->efficiency.imbalance;
 }
 
@@ -174,7 +190,7 @@ int ompc_advice_build(const struct summary *summary, struct ompc_advice *advice)
         imbalance += advise_construct(&locations->constructs[i], advice->interval_s, &advice->constructs[i]);
         const struct ompc_construct_advice *row = &advice->constructs[i];
         consider(advice, OMPC_FINDING_IMBALANCE, i, row->balance_gain_s, row->efficiency.imbalance);
-        consider(advice, OMPC_FINDING_OVERHEAD, i, row->overhead_gain_s, row->efficiency.sched);
+        consider(advice, OMPC_FINDING_OVERHEAD, i, row->overhead_gain_s, row->overhead_samples);
     }
     split_states(summary->state_ticks, imbalance, &advice->process);
     advise_amdahl(summary, advice);
@@ -221,8 +237,7 @@ const char *ompc_finding_hint(const struct summary *summary, const struct ompc_f
         return "the threads' work in this construct is uneven; schedule(dynamic) or schedule(guided), or a smaller "
                "chunk, typically evens it out";
     case OMPC_FINDING_OVERHEAD: {
-        const struct ompc_construct_row *row = &locations->constructs[finding->index];
-        if (row->instances > 0 && row->total_ns / row->instances < SHORT_REGION_NS)
+        if (short_regions(&locations->constructs[finding->index]))
             return "many short parallel regions; merging them into fewer, longer ones (one parallel region around "
                    "the loop that forks them) may remove most of the fork/join cost";
         return "the runtime's own work (forking, joining, handing out chunks, reducing) is large here; larger "
@@ -426,7 +441,8 @@ static void text_constructs(const struct summary *summary, FILE *out)
     if (locations->construct_count > TEXT_ROWS)
         fprintf(out, "  ... %d more constructs\n", locations->construct_count - TEXT_ROWS);
     fputs("  balanced = the longest thread's WORK minus the mean thread's (at most the barrier waiting); "
-          "no ovhd = OVHD, REDUC per thread\n", out);
+          "no ovhd = OVHD, REDUC per thread\n  (and for instances under 1 ms on average, their barrier waiting "
+          "beyond the imbalance: the join of a short region)\n", out);
 }
 
 /* Each wait location's waiting, averaged over the threads: what the run would save without it. */

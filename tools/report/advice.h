@@ -33,7 +33,8 @@ struct ompc_construct_advice {
     struct ompc_efficiency efficiency; /* over the samples in the construct; serial is 0 */
     int team;                          /* threads counted in its load balance */
     double balance_gain_s;             /* elapsed time perfect balance would save: max - mean WORK, at most the barrier waiting */
-    double overhead_gain_s;            /* the runtime's OVHD + REDUC per team thread */
+    double overhead_gain_s;            /* the runtime's OVHD + REDUC (short regions: and their other barrier waiting) per team thread */
+    uint64_t overhead_samples;         /* the samples that gain is made of */
 };
 
 /* What kind of finding an opportunity is. */
