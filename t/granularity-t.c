@@ -72,7 +72,7 @@ int main(void)
 {
     struct fixture f;
     struct ompc_task_granularity g;
-    tap_plan(12);
+    tap_plan(13);
 
     build(&f);
     tap_ok(ompc_task_granularity_build(&f.process, &f.locations, INTERVAL_NS, &g) == 0 && g.known,
@@ -93,6 +93,8 @@ int main(void)
     tap_ok(near(g.constructs[0].cost_ns, 3000000 + 2000 * 20000.0),
            "construct 0's cost: its creation and 20 us for each of its 2000 queued runs (got %.0f ns)",
            g.constructs[0].cost_ns);
+    tap_ok(ompc_task_sched_ns(&g, &f.threads[1]) == 20000000 && ompc_task_sched_ns(&g, &f.threads[2]) == 0,
+           "a thread is charged its queued runs times the estimate, at most its own waiting (none on thread 2)");
     ompc_task_granularity_free(&g);
 
     /* The busiest thread hardly waits: real waiting on another thread does not make tasks fine. */

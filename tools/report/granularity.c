@@ -93,6 +93,7 @@ int ompc_task_granularity_build(const struct ompc_model_process *process, const 
     out->sched_thread = -1;
     if (interval_ns <= 0 || !process->has_task_info || locations->task_construct_count <= 0)
         return 0;
+    out->interval_ns = interval_ns;
     out->constructs = calloc((size_t)locations->task_construct_count, sizeof *out->constructs);
     if (out->constructs == NULL)
         return -1;
@@ -101,6 +102,16 @@ int ompc_task_granularity_build(const struct ompc_model_process *process, const 
     for (int i = 0; out->known && i < out->count; i++)
         grain_of(locations->task_constructs[i].from, out, &out->constructs[i]);
     return 0;
+}
+
+uint64_t ompc_task_sched_ns(const struct ompc_task_granularity *granularity, const struct ompc_model_thread *thread)
+{
+    if (!granularity->known)
+        return 0;
+    double charged = (double)ompc_task_dispatched(thread) * granularity->sched_ns;
+    double waited = (double)(thread->state_ticks[THR_IBAR_STATE] + thread->state_ticks[THR_EBAR_STATE])
+                    * (double)granularity->interval_ns;
+    return (uint64_t)(charged < waited ? charged : waited);
 }
 
 void ompc_task_granularity_free(struct ompc_task_granularity *granularity)

@@ -36,12 +36,16 @@ struct ompc_task_granularity {
     double sched_ns;
     int sched_thread;   /* the thread slot it comes from, -1 none */
     double work_share;  /* WORK samples over the explicit-task execution time of the threads that ran tasks, at most 1 */
+    int64_t interval_ns; /* the sampling interval it was derived with */
     struct ompc_task_grain *constructs;
     int count;
 };
 
 /* Task runs a thread dispatched from a queue: its runs less the tasks it ran undeferred. */
 uint64_t ompc_task_dispatched(const struct ompc_model_thread *thread);
+
+/* A thread's scheduling overhead: its task runs taken from a queue times the estimate, at most its own IBAR and EBAR time. */
+uint64_t ompc_task_sched_ns(const struct ompc_task_granularity *granularity, const struct ompc_model_thread *thread);
 
 /* Derives the granularity; 0, or -1 when memory runs out.  interval_ns 0: no sampling, nothing known. */
 int ompc_task_granularity_build(const struct ompc_model_process *process, const struct ompc_locations *locations,

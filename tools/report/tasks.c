@@ -54,7 +54,7 @@ static struct task_row thread_row(const struct ompc_model_thread *thread, int on
     uint64_t end = thread->end_ns;
     row.lifetime_ns = end > thread->start_ns ? end - thread->start_ns : 0;
     row.sched_known = grain->known;
-    row.sched_ns = grain->known ? (uint64_t)((double)ompc_task_dispatched(thread) * grain->sched_ns) : 0;
+    row.sched_ns = ompc_task_sched_ns(grain, thread);
     return row;
 }
 
