@@ -21,7 +21,7 @@ EOF
 # Only the assignments: make may first re-run configure and say so on the same streams.
 grep -E '^[a-z]+=' "$tmp/dirs" >"$tmp/dirs.sh"
 . "$tmp/dirs.sh"
-echo "1..8"
+echo "1..9"
 n=0
 # A failed test shows the last 20 lines of each file it names: make's errors come last.
 result_lines="tail -n 20"
@@ -60,6 +60,19 @@ result $? "the build tree's ompcollect was not rebuilt with that prefix"
 mv "$prefix" "$tmp/moved"
 profile moved "$tmp/moved/bin/ompcollect" "$tmp/moved"
 result $? "an installed tree moved elsewhere still works" "$tmp/moved.err" "$tmp/moved.json"
+# The MPI library installed beside the agent is preloaded into an MPI program (MPI time measured).
+hybrid=$top_builddir/examples/hybrid$EXEEXT
+mpirun=${MPIRUN:-mpirun}
+if [ -n "$(find "$tmp/moved" -name libompcollect-mpi.so)" ] && [ -x "$hybrid" ] \
+    && command -v "$mpirun" >/dev/null 2>&1; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 "$mpirun" -np 1 \
+        "$tmp/moved/bin/ompcollect" --runtime "$LIBOMP" -f json -o "$tmp/hybrid.json" "$hybrid" 0.1 \
+        >"$tmp/hybrid.out" 2>"$tmp/hybrid.err"
+    [ $? -eq 0 ] && holds "$tmp/hybrid.json" 'totals["mpi"]["measured"] and totals["mpi"]["calls"] > 0'
+    result $? "the installed ompcollect preloads its MPI library into an MPI program" "$tmp/hybrid.err"
+else
+    skip "no MPI library installed, no examples/hybrid or no $mpirun"
+fi
 "$tmp/moved/bin/ompcollect" --bogus >/dev/null 2>"$tmp/bogus.err"
 status=$?
 [ $status -eq 125 ] && [ "$(cat "$tmp/bogus.err")" = "ompcollect: unknown option '--bogus' (try 'ompcollect --help')" ]

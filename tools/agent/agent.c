@@ -139,7 +139,8 @@ static struct ompc_record_header *map_fd(int fd, uint64_t run_id)
     if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || (uint64_t)info.st_size < sizeof copy)
         return NULL;
     if (pread(fd, &copy, sizeof copy, 0) != (ssize_t)sizeof copy
-        || ompc_record_check(&copy, (uint64_t)info.st_size) != NULL || copy.run_id != run_id)
+        || ompc_record_check(&copy, (uint64_t)info.st_size) != NULL || copy.version != OMPC_RECORD_VERSION
+        || copy.run_id != run_id)
         return NULL;
     void *mapped = mmap(NULL, (size_t)info.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     return mapped != MAP_FAILED ? mapped : NULL;
@@ -497,6 +498,11 @@ static struct ompc_thread *current_thread(void)
     if (record->flags & OMPC_OPT_STACKS)
         ompc_stackwalk_bounds(slot);
     return self = slot;
+}
+
+struct ompc_thread *ompc_current_thread(void)
+{
+    return current_thread();
 }
 
 /*

@@ -109,6 +109,17 @@ static inline struct ompc_region *region_row(struct ompc_process *owner, uint64_
     return NULL;
 }
 
+/* agent.c: the calling thread's slot, claimed on first use (not in the signal handler); `untracked` past the limit; NULL when not recording. */
+struct ompc_thread *ompc_current_thread(void);
+
+/*
+ * agent_mpi.c: how deep the calling thread is in MPI calls the MPI library
+ * (libompcollect-mpi) wrapped; only the thread itself writes it, so its
+ * sampling handler reads it async-signal-safely.  Initial-exec: the
+ * agent's TLS is in the static block (see agent.c's `self`).
+ */
+extern __thread volatile int ompc_mpi_depth __attribute__((tls_model("initial-exec")));
+
 /* sampler.c: OMPCOLLECTOR_REQ_SAMPLE for the calling thread (async-signal-safe); its ec, or -1 when the call failed. */
 int ompc_sample_request(ompcollector_sample_t *out);
 

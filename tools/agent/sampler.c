@@ -311,7 +311,11 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight, 
     atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
     struct sample sample;
     read_sample(&sample);
-    atomic_fetch_add_explicit(&slot->state_ticks[sample.state], weight, memory_order_relaxed);
+    /* Inside a wrapped MPI call the thread's time is MPI's, whatever state the runtime names. */
+    if (ompc_mpi_depth > 0)
+        atomic_fetch_add_explicit(&owner->mpi_threads[index].ticks, weight, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&slot->state_ticks[sample.state], weight, memory_order_relaxed);
     if (sample.wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
         complete_wait_entry(slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);
     if (record->flags & OMPC_OPT_STACKS)

@@ -70,11 +70,11 @@ const char *ompc_record_check(const struct ompc_record_header *header, uint64_t 
 {
     if (memcmp(header->magic, OMPC_RECORD_MAGIC, sizeof header->magic) != 0)
         return "not an ompcollect record (bad magic)";
-    if (header->version != OMPC_RECORD_VERSION)
+    if (header->version != OMPC_RECORD_VERSION && header->version != OMPC_RECORD_VERSION_NO_MPI)
         return "a record of another ompcollect version";
+    uint64_t slot = header->version == OMPC_RECORD_VERSION ? sizeof(struct ompc_process) : OMPC_PROCESS_SIZE_NO_MPI;
     if (header->header_size != sizeof *header || header->thread_size != sizeof(struct ompc_thread)
-        || header->region_size != sizeof(struct ompc_region)
-        || header->process_size < sizeof(struct ompc_process))
+        || header->region_size != sizeof(struct ompc_region) || header->process_size < slot)
         return "a record laid out by another build";
     if (header->total_size != file_size)
         return "the record's size does not match its file";

@@ -27,7 +27,13 @@
  * dropped.
  */
 #define OMPC_RECORD_MAGIC "OMPCREC1"
-#define OMPC_RECORD_VERSION 5u
+#define OMPC_RECORD_VERSION 6u
+/*
+ * Version 5 ended the process slot before its MPI fields (mpi_active and
+ * mpi_threads, appended by version 6): readers take such a slot with those
+ * zero, so runs saved before stay readable.
+ */
+#define OMPC_RECORD_VERSION_NO_MPI 5u
 
 /* The environment variable that hands the record down: "FD,LAUNCHER_PID,RUN_ID" (run id in hex). */
 #define OMPC_RECORD_ENV "OMPCOLLECT_RECORD"
@@ -488,6 +494,22 @@ struct ompc_module {
     char path[OMPC_MODULE_PATH];    /* dlpi_name, or the executable's path for the main program */
 };
 
+/*
+ * Time inside MPI calls of one followed thread (the same index as the
+ * process's threads[]), written by the MPI library libompcollect-mpi,
+ * which the launcher preloads when the program links libmpi: each wrapped
+ * call (PMPI interposition) adds its time, outermost call to its return,
+ * when it returns.  The sampler counts a sample that finds the thread
+ * inside such a call in `ticks`, not in the thread's state_ticks.  Only
+ * the thread itself writes its row.
+ */
+struct ompc_mpi_thread {
+    _Atomic uint64_t ns;        /* inside wrapped MPI calls, summed */
+    _Atomic uint64_t calls;     /* wrapped calls that returned (outermost only) */
+    _Atomic uint64_t ticks;     /* timer expirations the sampler counted inside one */
+    uint64_t reserved;
+};
+
 /* What REGISTER answered for an event asked for. */
 struct ompc_event_request {
     int32_t event;
@@ -561,7 +583,14 @@ struct ompc_process {
     _Atomic uint64_t task_constructs_dropped; /* creations and runs of tasks of constructs past OMPC_MAX_TASK_CONSTRUCTS */
     _Atomic uint64_t task_nest_overflow;      /* runs nested deeper than OMPC_TASK_NEST_DEPTH on one thread: counted, not timed */
     struct ompc_task_construct task_constructs[OMPC_MAX_TASK_CONSTRUCTS];
+    /* Version 6: MPI.  The MPI library's wrappers ran in this process (its first wrapped call returned); */
+    _Atomic uint32_t mpi_active;
+    uint32_t mpi_reserved;
+    struct ompc_mpi_thread mpi_threads[OMPC_MAX_THREADS];
 };
+
+/* The bytes of a process slot a version-5 record holds (everything before the MPI fields). */
+#define OMPC_PROCESS_SIZE_NO_MPI offsetof(struct ompc_process, mpi_active)
 
 /* Fills in a header (magic, version, layout) for the options; returns the mapping's total size. */
 uint64_t ompc_record_layout(struct ompc_record_header *header, uint32_t flags);
@@ -581,7 +610,7 @@ uint64_t ompc_record_reserve_stacks(struct ompc_record_header *header);
 /* Makes the arena hold per-thread event logs of `bytes` each (--trace); returns the mapping's new total size. */
 uint64_t ompc_record_reserve_event_log(struct ompc_record_header *header, uint64_t bytes);
 
-/* 0 when `header` is a record this build can read and `file_size` is its size; else a reason. */
+/* 0 when `header` is a record this build can read (its version, or OMPC_RECORD_VERSION_NO_MPI) and `file_size` is its size; else a reason. */
 const char *ompc_record_check(const struct ompc_record_header *header, uint64_t file_size);
 
 /* The process slot `index` of a mapped record. */

@@ -1,4 +1,4 @@
-/* elfcheck.c - reads a program's ELF headers for ompcollect: whether the dynamic loader runs it, and which OpenMP runtimes it names. */
+/* elfcheck.c - reads a program's ELF headers for ompcollect: whether the dynamic loader runs it, and which OpenMP runtimes and MPI library it names. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "elfcheck.h"
 
@@ -31,6 +31,9 @@ static void scan_needed(const unsigned char *bytes, size_t size, const Elf64_Ehd
             continue;
         info->needs_gomp |= strncmp(name, "libgomp.so", 10) == 0;
         info->needs_llvm |= strncmp(name, "libomp.so", 9) == 0 || strncmp(name, "libiomp5.so", 11) == 0;
+        if (info->mpi[0] == '\0' && (strncmp(name, "libmpi.so", 9) == 0 || strncmp(name, "libmpich.so", 11) == 0)
+            && strlen(name) < sizeof info->mpi)
+            strcpy(info->mpi, name);
     }
 }
 

@@ -1,4 +1,4 @@
-/* elfcheck.h - what ompcollect reads from a program's ELF file before it runs it: static or dynamic, and which OpenMP runtime it names. */
+/* elfcheck.h - what ompcollect reads from a program's ELF file before it runs it: static or dynamic, and which OpenMP runtime and MPI library it names. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECT_ELFCHECK_H
 #define OMPCOLLECT_ELFCHECK_H 1
@@ -11,6 +11,7 @@ struct ompc_elf_info {
     int needs_gomp;    /* DT_NEEDED names libgomp */
     int needs_llvm;    /* DT_NEEDED names an LLVM or Intel OpenMP runtime */
     char loader[256];  /* PT_INTERP's path, or "" (none, or too long) */
+    char mpi[64];      /* the first DT_NEEDED that names an MPI library (libmpi.so.N, libmpich.so.N), or "" */
 };
 
 /* Reads `path`; returns 0 with `info` filled in, or -1 when it cannot be read. */

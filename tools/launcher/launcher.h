@@ -11,6 +11,8 @@ enum { EXIT_OWN_FAILURE = 125, EXIT_CANNOT_EXECUTE = 126, EXIT_NOT_FOUND = 127 }
 
 #define AGENT_NAME "libompcollect-agent.so"
 #define SHIM_NAME "libompcollector.so"
+/* The MPI library, installed beside the agent (built only when configure found an MPI). */
+#define MPI_LIBRARY_NAME "libompcollect-mpi.so"
 /* The private directory's link to the runtime, which ompcollect's libgomp.so.1 needs (tools/gomp/gomp5.c). */
 #define RUNTIME_LINK "libompcollect-runtime.so"
 

@@ -122,6 +122,7 @@ int main(int argc, char **argv)
     check_options(&run, &cli);
     char *preload, *library_path;
     arrange_libraries(&run, cli.runtime, &preload, &library_path);
+    arrange_mpi(&run, &elf, &preload);
     check_loadable(&run, &elf, preload, library_path);
     char *record_env = make_record(&run, cli.event_mask);
 

@@ -464,6 +464,54 @@ static char *unmet_names(char *trace, const char *private_dir, size_t *count)
     return result;
 }
 
+/* Whether the loader's trace of `file` (as ldd lists it) maps a library of soname `name`. */
+static int loads_library(const struct ompc_elf_info *elf, const char *file, const char *name)
+{
+    const char *base = strrchr(elf->loader, '/');
+    if (file == NULL || base == NULL || strncmp(base + 1, "ld-linux", 8) != 0)
+        return 0;
+    char *trace = traced_loader(elf->loader, file, "", NULL, 1 << 16);
+    char *key = NULL;
+    int found = trace != NULL && asprintf(&key, "\t%s => ", name) >= 0 && strstr(trace, key) != NULL;
+    free(key);
+    free(trace);
+    return found;
+}
+
+void arrange_mpi(struct run *run, const struct ompc_elf_info *elf, char **preload)
+{
+    const char *slash = strrchr(run->agent, '/');
+    const char *soname = OMPC_MPI_SONAME;
+    char *library = NULL;
+    if (slash == NULL
+        || asprintf(&library, "%.*s/%s", (int)(slash - run->agent), run->agent, MPI_LIBRARY_NAME) < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    /* Without the library (no MPI at configure time) there is nothing to match. */
+    if (soname[0] == '\0' || !readable_file(library)) {
+        free(library);
+        return;
+    }
+    char *file = elf->mpi[0] == '\0' ? program_file(run->command[0]) : NULL;
+    int linked = strcmp(elf->mpi, soname) == 0 || (elf->mpi[0] == '\0' && loads_library(elf, file, soname));
+    free(file);
+    if (!linked) {
+        if (elf->mpi[0] != '\0')
+            say("'%s' links %s, not the %s ompcollect's MPI library was built for: its time in MPI calls is "
+                "not measured and counts in the OpenMP states", run->command[0], elf->mpi, soname);
+        free(library);
+        return;
+    }
+    check_preloadable("the MPI library", library);
+    /* After the agent, whose calls it makes; anywhere before libmpi, whose MPI_ names it takes over. */
+    size_t agent_length = strlen(run->agent);
+    char *joined;
+    if (asprintf(&joined, "%s:%s%s", run->agent, library, *preload + agent_length) < 0)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    free(*preload);
+    *preload = joined;
+    run->mpi_library = library;
+}
+
 void check_loadable(const struct run *run, const struct ompc_elf_info *elf, const char *preload,
                     const char *library_path)
 {

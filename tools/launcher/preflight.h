@@ -12,6 +12,14 @@ void check_program_file(const char *command, struct ompc_elf_info *elf);
 /* The shim's, the agent's and the runtime's places (--runtime or OMPCOLLECT_RUNTIME: `runtime`), and the environment the program gets. */
 void arrange_libraries(struct run *run, const char *runtime, char **preload, char **library_path);
 
+/*
+ * When the program links the libmpi ompcollect's MPI library was built
+ * against (itself or through a library it needs), puts that library in
+ * `preload` after the agent, so MPI time is measured; says so when it
+ * links another MPI, whose calls then count in the OpenMP states.
+ */
+void arrange_mpi(struct run *run, const struct ompc_elf_info *elf, char **preload);
+
 /* Sets run->stand_ins: the private directory's links and the files they named, for the symbolizer. */
 void private_stand_ins(struct run *run);
 

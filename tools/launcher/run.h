@@ -31,6 +31,7 @@ struct run {
     int timeline_width;      /* 0: the default */
     uint64_t from_ns, to_ns; /* the window drawn; to_ns 0: the end */
     const char *shim, *agent;
+    const char *mpi_library; /* the MPI library preloaded (arrange_mpi), or NULL */
     const char *runtime_option; /* --runtime PATH (absolute), or NULL */
     const char *substitute;  /* what libgomp.so.1 resolves to, or NULL */
     char *private_dir;       /* holds the libgomp.so.1 link, or NULL */

@@ -95,7 +95,8 @@ static void advise_amdahl(const struct summary *summary, struct ompc_advice *adv
 {
     for (int i = 0; i < summary->thread_count; i++) {
         const struct ompc_model_thread *thread = &summary->process->threads[i];
-        uint64_t total = thread_ticks(thread) - thread->state_ticks[0];
+        /* Of the samples in a state: time inside MPI calls is neither serial nor parallel OpenMP code. */
+        uint64_t total = thread_ticks(thread) - thread->state_ticks[0] - thread->mpi_ticks;
         if (!thread->initial || total == 0)
             continue;
         double f = (double)thread->state_ticks[THR_SERIAL_STATE] / (double)total;
@@ -180,7 +181,9 @@ int ompc_advice_build(const struct summary *summary, struct ompc_advice *advice)
     advice->threads = summary->openmp_threads;
     advice->interval_s = report->interval_ns > 0 ? (double)report->interval_ns / 1e9 : 0.0;
     advice->run_s = (double)report->wall_ns / 1e9;
-    advice->known = report->sampling && advice->threads > 0 && summary->total_ticks > summary->state_ticks[0];
+    /* Samples inside MPI calls are in no state: they tell nothing of the OpenMP efficiency. */
+    advice->known = report->sampling && advice->threads > 0
+                    && summary->total_ticks - summary->mpi_ticks > summary->state_ticks[0];
     if (!advice->known)
         return 0;
     if (ompc_task_granularity_build(summary->process, locations, report->interval_ns, &advice->tasks) != 0)

@@ -490,6 +490,39 @@ static int take_threads(int fd, struct ompc_model_process *to, const struct ompc
     return 0;
 }
 
+/*
+ * The threads' MPI rows (version 6; a version-5 slot has none, read as
+ * zero): samples inside MPI are at most what the thread's timer counted
+ * beyond its states, and time inside MPI at most the run.
+ */
+static void take_mpi(struct ompc_model_process *to, const struct ompc_process *from, struct limits *limits)
+{
+    to->mpi_active = atomic_load(&from->mpi_active) != 0;
+    unsigned long bad = 0;
+    for (int i = 0; i < to->thread_count; i++) {
+        struct ompc_model_thread *thread = &to->threads[i];
+        const struct ompc_mpi_thread *row = &from->mpi_threads[i];
+        thread->mpi_ns = atomic_load(&row->ns);
+        thread->mpi_calls = atomic_load(&row->calls);
+        thread->mpi_ticks = atomic_load(&row->ticks);
+        uint64_t states = 0;
+        for (int s = 0; s < OMPC_NSTATES; s++)
+            states += thread->state_ticks[s];
+        uint64_t room = thread->ticks > states ? thread->ticks - states : 0;
+        if (thread->mpi_ticks > room) {
+            thread->mpi_ticks = room;
+            bad++;
+        }
+        if (thread->mpi_ns > limits->latest_ns || (thread->mpi_calls == 0 && thread->mpi_ns != 0)) {
+            thread->mpi_ns = thread->mpi_calls == 0 ? 0 : limits->latest_ns;
+            bad++;
+        }
+    }
+    if (bad > 0)
+        ompc_damage_note(&to->damage, "%lu MPI counts of threads that cannot be (more samples in MPI than the "
+                                      "thread's timer counted, or more time than the run; held to them)", bad);
+}
+
 /* The region table, slot for slot (its order is the agent's hash). */
 static int take_regions(struct ompc_model_process *to, const struct ompc_process *from, struct limits *limits)
 {
@@ -752,7 +785,9 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     to->arena_refused = header->arena_refused;
     to->processes_dropped = header->processes_dropped;
     int failed = 0;
-    if (index >= header->process_count || read_sparse(fd, from, sizeof *from, slot_offset(header, index)) != 0) {
+    /* A version-5 slot ends before the MPI fields, which stay zero. */
+    size_t slot_bytes = header->version == OMPC_RECORD_VERSION ? sizeof *from : OMPC_PROCESS_SIZE_NO_MPI;
+    if (index >= header->process_count || read_sparse(fd, from, slot_bytes, slot_offset(header, index)) != 0) {
         ompc_damage_note(&to->damage, "the record ends inside this process's slot (truncated): nothing of it read");
         to->state = OMPC_PROC_FREE;
         failed = (to->threads = calloc(1, sizeof *to->threads)) == NULL
@@ -764,7 +799,10 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
         struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0};
         to->origin_ns = from->origin_ns;
         take_identity(to, from, &limits);
-        failed = take_threads(fd, to, from, what, &limits) != 0 || ompc_load_tasks(to) != 0
+        failed = take_threads(fd, to, from, what, &limits) != 0;
+        if (!failed)
+            take_mpi(to, from, &limits);
+        failed = failed || ompc_load_tasks(to) != 0
               || take_regions(to, from, &limits) != 0 || take_constructs(fd, to, from, &limits) != 0
               || take_task_constructs(to, from, &limits) != 0 || take_code(to, from) != 0;
         if (limits.clamped > 0)

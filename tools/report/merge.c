@@ -1,4 +1,4 @@
-/* merge.c - ompcollect merge: one cross-process summary (per rank and total states, slowest rank, imbalance, the constructs and waits matched by code location) from several JSON reports. */
+/* merge.c - ompcollect merge: one cross-process summary (per rank and total states, slowest rank, imbalance, hybrid MPI+OpenMP factors, the constructs and waits matched by code location with each one's slowest rank) from several JSON reports. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -6,6 +6,7 @@
 #include "demangle.h"
 #include "jsonw.h"
 #include "merge.h"
+#include "merge_hybrid.h"
 #ifdef HAVE_OTF2
 #include "otf2_merge.h"
 #endif
@@ -50,6 +51,7 @@ struct merged_construct {
     int64_t instances, total_ns, longest_ns, samples;
     int64_t min_ns, max_ns; /* of one report's time in it; min is 0 when a report lacks it */
     int64_t states[OMPC_NSTATES];
+    int slowest;            /* the report whose time in it is max_ns */
 };
 
 /* One place threads waited over every report: state, code location and object. */
@@ -72,6 +74,7 @@ struct merged_places {
 struct totals {
     int64_t threads, samples;
     int64_t states[OMPC_NSTATES];
+    int64_t mpi_samples; /* in no state */
 };
 
 /* A file merge has read: what makes two names the same file. */
@@ -268,6 +271,8 @@ static int sum_totals(const struct ompc_merge_input *inputs, int count, struct t
         for (int state = 1; state < OMPC_NSTATES; state++)
             if (add_count(&totals->states[state], inputs[i].states[state]) != 0)
                 return overflow("totals.states", inputs[i].file, error, error_size);
+        if (add_count(&totals->mpi_samples, inputs[i].mpi_samples) != 0)
+            return overflow("totals.mpi.samples", inputs[i].file, error, error_size);
     }
     return 0;
 }
@@ -490,6 +495,8 @@ static long merge_constructs(const struct ompc_merge_input *inputs, int count, s
             return overflow("constructs[].total_ns", inputs[row->input].file, error, error_size);
         }
         if (i + 1 == used || compare_construct_rows(row, &rows[i + 1]) != 0) {
+            if (into->reports == 0 || report_ns > into->max_ns)
+                into->slowest = row->input;
             close_report(&into->reports, report_ns, &into->min_ns, &into->max_ns);
             report_ns = 0;
         }
@@ -622,7 +629,7 @@ static void text_processes(FILE *out, const struct ompc_merge_input *inputs, int
     fprintf(out, "  %-10s %7s %-12s %8s %7s %8s", "process", "pid", "host", "wall s", "threads", "samples");
     for (int state = 1; state < OMPC_NSTATES; state++)
         fprintf(out, " %5s", ompc_state_name(state));
-    fputc('\n', out);
+    fprintf(out, " %5s\n", "MPI");
     for (int i = 0; i < count; i++) {
         char name[32];
         label(&inputs[i], name, sizeof name);
@@ -630,12 +637,14 @@ static void text_processes(FILE *out, const struct ompc_merge_input *inputs, int
                 inputs[i].host.text, (double)inputs[i].wall_ns / 1e9, inputs[i].threads, inputs[i].samples);
         for (int state = 1; state < OMPC_NSTATES; state++)
             share(out, inputs[i].states[state], inputs[i].samples);
+        share(out, inputs[i].mpi_samples, inputs[i].samples);
         fputs(inputs[i].complete ? "\n" : "  (incomplete)\n", out);
     }
     fprintf(out, "  %-10s %7s %-12s %8s %7" PRId64 " %8" PRId64, "all", "", "", "", totals->threads,
             totals->samples);
     for (int state = 1; state < OMPC_NSTATES; state++)
         share(out, totals->states[state], totals->samples);
+    share(out, totals->mpi_samples, totals->samples);
     fputc('\n', out);
     for (int i = 0; i < count; i++)
         if (!inputs[i].complete) {
@@ -750,7 +759,8 @@ static double spread_of(int64_t max, int64_t total, int count)
 }
 
 /* The text summary's constructs, by code location. */
-static void text_constructs(FILE *out, const struct merged_places *places, int count)
+static void text_constructs(FILE *out, const struct merged_places *places, const struct ompc_merge_input *inputs,
+                            int count)
 {
     fprintf(out, "\nTop parallel constructs over all processes (matched by code location; a process's\n"
                  "time in it: min, mean and max over the %d processes, 0 for one that never ran it):\n",
@@ -759,15 +769,16 @@ static void text_constructs(FILE *out, const struct merged_places *places, int c
         fputs("  none (the reports name no constructs)\n", out);
         return;
     }
-    fprintf(out, "  %11s %10s %10s %10s %6s %5s %9s %8s  %s\n", "total ms", "min ms", "mean ms", "max ms", "imbal",
-            "procs", "instances", "samples", "construct (main states)");
+    fprintf(out, "  %11s %10s %10s %10s %6s %5s %9s %8s %-10s  %s\n", "total ms", "min ms", "mean ms", "max ms",
+            "imbal", "procs", "instances", "samples", "slowest", "construct (main states)");
     for (long i = 0; i < places->construct_count && i < TOP_REGIONS; i++) {
         const struct merged_construct *row = &places->constructs[i];
-        char name[512];
-        fprintf(out, "  %11.3f %10.3f %10.3f %10.3f %5.1f%% %5d %9" PRId64 " %8" PRId64 "  %s (",
+        char name[512], slow[32];
+        label(&inputs[row->slowest], slow, sizeof slow);
+        fprintf(out, "  %11.3f %10.3f %10.3f %10.3f %5.1f%% %5d %9" PRId64 " %8" PRId64 " %-10s  %s (",
                 (double)row->total_ns / 1e6, (double)row->min_ns / 1e6, (double)row->total_ns / 1e6 / count,
                 (double)row->max_ns / 1e6, 100.0 * spread_of(row->max_ns, row->total_ns, count), row->reports,
-                row->instances, row->samples, ompc_merge_place_name(row->where, name, sizeof name));
+                row->instances, row->samples, slow, ompc_merge_place_name(row->where, name, sizeof name));
         main_states(out, row->states, row->samples);
         fputs(")\n", out);
     }
@@ -800,7 +811,7 @@ static void text_waits(FILE *out, const struct merged_places *places, int count)
 
 /* The summary as text. */
 static void write_text(FILE *out, const struct ompc_merge_input *inputs, int count, const struct totals *totals,
-                       const double *spread, const struct merged_places *places)
+                       const double *spread, const struct merged_places *places, const struct ompc_hybrid *hybrid)
 {
     fprintf(out, "ompcollect merge: %d reports of %s\n", count, inputs[0].program.text);
     for (int i = 1; i < count; i++)
@@ -811,7 +822,8 @@ static void write_text(FILE *out, const struct ompc_merge_input *inputs, int cou
     text_processes(out, inputs, count, totals);
     text_limits(out, inputs, count);
     text_slowest(out, inputs, count, totals, spread);
-    text_constructs(out, places, count);
+    ompc_merge_hybrid_text(out, inputs, count, hybrid);
+    text_constructs(out, places, inputs, count);
     text_waits(out, places, count);
     fputs("\nTotals: ", out);
     int first = 1;
@@ -820,6 +832,10 @@ static void write_text(FILE *out, const struct ompc_merge_input *inputs, int cou
             continue;
         fprintf(out, "%s%s %.1f%%", first ? "" : ", ", ompc_state_name(state),
                 100.0 * (double)totals->states[state] / (double)totals->samples);
+        first = 0;
+    }
+    if (totals->mpi_samples > 0 && totals->samples > 0) {
+        fprintf(out, "%sMPI %.1f%%", first ? "" : ", ", 100.0 * (double)totals->mpi_samples / (double)totals->samples);
         first = 0;
     }
     fprintf(out, "%s of %" PRId64 " samples in %d processes\n", first ? "no samples" : "", totals->samples, count);
@@ -860,13 +876,17 @@ json_t *ompc_merge_json_limits(const struct ompc_merge_input *input)
 /* One report's entry of "reports". */
 static json_t *json_report(const struct ompc_merge_input *input)
 {
-    return json_pack("{s:o, s:o, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:o, s:o}", "file",
+    json_t *mpi = json_pack("{s:b, s:I, s:I, s:I, s:I, s:I}", "measured", input->mpi_measured, "samples",
+                            (json_int_t)input->mpi_samples, "ns", (json_int_t)input->mpi_ns, "calls",
+                            (json_int_t)input->mpi_calls, "initial_thread_ns", (json_int_t)input->initial_mpi_ns,
+                            "outside_mpi_ns", (json_int_t)ompc_merge_outside_mpi_ns(input));
+    return json_pack("{s:o, s:o, s:I, s:o, s:o, s:b, s:I, s:I, s:I, s:o, s:o, s:o}", "file",
                      ompc_json_string(input->file), "program",
                      ompc_json_text(input->program.text, input->program.length), "pid", (json_int_t)input->pid,
                      "rank", json_rank(input->rank), "host", ompc_json_text(input->host.text, input->host.length),
                      "complete", input->complete, "wall_ns", (json_int_t)input->wall_ns, "threads",
                      (json_int_t)input->threads, "samples", (json_int_t)input->samples, "states",
-                     json_states(input->states), "limits", ompc_merge_json_limits(input));
+                     json_states(input->states), "mpi", mpi, "limits", ompc_merge_json_limits(input));
 }
 
 /* A ratio to the 6 decimals merge always wrote. */
@@ -909,8 +929,9 @@ json_t *ompc_merge_json_place(const struct ompc_merge_location *where)
 }
 
 /* One merged construct of "constructs". */
-static json_t *json_construct(const struct merged_construct *row, int count)
+static json_t *json_construct(const struct merged_construct *row, const struct ompc_merge_input *inputs, int count)
 {
+    const struct ompc_merge_input *slow = &inputs[row->slowest];
     json_t *object = json_object();
     int failed = ompc_json_set(object, "location", ompc_merge_json_place(row->where));
     failed |= ompc_json_set(object, "processes", json_integer(row->reports));
@@ -923,6 +944,9 @@ static json_t *json_construct(const struct merged_construct *row, int count)
     failed |= ompc_json_set(object, "longest_instance_ns", json_integer(row->longest_ns));
     failed |= ompc_json_set(object, "samples", json_integer(row->samples));
     failed |= ompc_json_set(object, "states", json_states(row->states));
+    failed |= ompc_json_set(object, "slowest", json_pack("{s:o, s:I, s:o, s:I}", "file", ompc_json_string(slow->file),
+                                                         "pid", (json_int_t)slow->pid, "rank", json_rank(slow->rank),
+                                                         "time_ns", (json_int_t)row->max_ns));
     return ompc_json_built(object, failed);
 }
 
@@ -947,12 +971,13 @@ static json_t *json_wait(const struct merged_wait *row)
 }
 
 /* The "constructs" and "wait_locations" arrays; -1 when memory runs out. */
-static int json_places(json_t *summary, const struct merged_places *places, int count)
+static int json_places(json_t *summary, const struct merged_places *places, const struct ompc_merge_input *inputs,
+                       int count)
 {
     json_t *constructs = json_array(), *waits = json_array();
     int failed = 0;
     for (long i = 0; i < places->construct_count && !failed; i++)
-        failed = ompc_json_append(constructs, json_construct(&places->constructs[i], count));
+        failed = ompc_json_append(constructs, json_construct(&places->constructs[i], inputs, count));
     for (long i = 0; i < places->wait_count && !failed; i++)
         failed = ompc_json_append(waits, json_wait(&places->waits[i]));
     failed |= ompc_json_set(summary, "constructs", constructs);
@@ -990,7 +1015,7 @@ static json_t *json_lists(const struct ompc_merge_input *inputs, int count, cons
 /* The summary as JSON, built and written by jansson; -1 when memory runs out or writing fails. */
 static int write_json(FILE *out, const struct ompc_merge_input *inputs, int count, const struct totals *totals,
                       const double *spread, const struct merged_region *regions, long region_count,
-                      const struct merged_places *places)
+                      const struct merged_places *places, const struct ompc_hybrid *hybrid)
 {
     const struct ompc_merge_input *slow = &inputs[slowest(inputs, count)];
     json_t *region_list, *reports = json_lists(inputs, count, regions, region_count, &region_list);
@@ -1001,7 +1026,14 @@ static int write_json(FILE *out, const struct ompc_merge_input *inputs, int coun
         "wall_ns", (json_int_t)slow->wall_ns, "imbalance", json_imbalance(spread), "regions", region_list,
         "totals", "reports", count, "threads", (json_int_t)totals->threads, "samples",
         (json_int_t)totals->samples, "states", json_states(totals->states));
-    if (summary != NULL && json_places(summary, places, count) != 0) {
+    if (summary != NULL && ompc_json_set(json_object_get(summary, "totals"), "mpi_samples",
+                                         json_integer(totals->mpi_samples)) != 0) {
+        json_decref(summary);
+        summary = NULL;
+    }
+    if (summary != NULL
+        && (json_places(summary, places, inputs, count) != 0
+            || ompc_json_set(summary, "hybrid", ompc_merge_hybrid_json(hybrid)) != 0)) {
         json_decref(summary);
         summary = NULL;
     }
@@ -1029,12 +1061,14 @@ int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int
     if (region_count >= 0 && places.construct_count >= 0)
         places.wait_count = merge_waits(inputs, count, &places.waits, error, error_size);
     int status = region_count < 0 || places.construct_count < 0 || places.wait_count < 0 ? -1 : 0;
+    struct ompc_hybrid hybrid;
+    ompc_merge_hybrid(inputs, count, &hybrid);
     if (status == 0 && format == OMPC_FORMAT_JSON) {
-        status = write_json(out, inputs, count, &totals, spread, regions, region_count, &places);
+        status = write_json(out, inputs, count, &totals, spread, regions, region_count, &places, &hybrid);
         if (status != 0)
             snprintf(error, error_size, "out of memory or the output failed");
     } else if (status == 0)
-        write_text(out, inputs, count, &totals, spread, &places);
+        write_text(out, inputs, count, &totals, spread, &places, &hybrid);
     free(regions);
     free(places.constructs);
     free(places.waits);

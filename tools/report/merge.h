@@ -79,6 +79,10 @@ struct ompc_merge_input {
     int64_t threads;      /* OpenMP threads */
     int64_t samples;
     int64_t states[OMPC_NSTATES];
+    /* MPI ("totals.mpi"; reports written before it have none: all 0): samples inside MPI calls (in no state), their time and count. */
+    int mpi_measured;
+    int64_t mpi_samples, mpi_ns, mpi_calls;
+    int64_t initial_mpi_ns; /* the initial thread's time inside MPI calls ("threads[].mpi.ns") */
     struct ompc_merge_region *regions;
     size_t region_count;
     struct ompc_merge_construct *constructs;

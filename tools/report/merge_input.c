@@ -528,6 +528,46 @@ static int take_limits(struct reader *reader, const json_t *root, struct ompc_me
     return take_count(reader, damage, "record_damage.", "findings", &entry->count);
 }
 
+/*
+ * The report's MPI counts ("totals.mpi", and the initial thread's
+ * "threads[].mpi.ns"); absent in reports of versions before them, read as
+ * none.  Samples in MPI are at most the report's samples.
+ */
+static int take_mpi(struct reader *reader, const json_t *root, const json_t *totals, struct ompc_merge_input *input)
+{
+    const json_t *mpi, *measured, *threads = json_object_get(root, "threads");
+    if (take_object(reader, totals, "totals.", "mpi", 0, &mpi) != 0
+        || take_count(reader, mpi, "totals.mpi.", "samples", &input->mpi_samples) != 0
+        || take_count(reader, mpi, "totals.mpi.", "ns", &input->mpi_ns) != 0
+        || take_count(reader, mpi, "totals.mpi.", "calls", &input->mpi_calls) != 0)
+        return -1;
+    measured = json_object_get(mpi, "measured");
+    if (measured != NULL && !json_is_boolean(measured))
+        return fail(reader, "\"totals.mpi.measured\" is %s, not a boolean", type_name(measured));
+    input->mpi_measured = json_is_true(measured);
+    if (input->mpi_samples > input->samples)
+        return fail(reader, "\"totals.mpi.samples\" (%" PRId64 ") is more than \"totals.samples\" (%" PRId64 ")",
+                    input->mpi_samples, input->samples);
+    if (threads != NULL && !json_is_array(threads))
+        return fail(reader, "\"threads\" is %s, not an array", type_name(threads));
+    for (size_t i = 0; i < json_array_size(threads); i++) {
+        const json_t *thread = json_array_get(threads, i), *thread_mpi;
+        char where[64];
+        snprintf(where, sizeof where, "threads[%zu].", i);
+        if (!json_is_object(thread))
+            return fail(reader, "\"threads[%zu]\" is %s, not an object", i, type_name(thread));
+        if (!json_is_true(json_object_get(thread, "initial")))
+            continue;
+        char where_mpi[64];
+        snprintf(where_mpi, sizeof where_mpi, "threads[%zu].mpi.", i);
+        if (take_object(reader, thread, where, "mpi", 0, &thread_mpi) != 0
+            || take_count(reader, thread_mpi, where_mpi, "ns", &input->initial_mpi_ns) != 0)
+            return -1;
+        break;
+    }
+    return 0;
+}
+
 /* What the summary needs of a parsed report. */
 static int take(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
 {
@@ -541,7 +581,8 @@ static int take(struct reader *reader, const json_t *root, struct ompc_merge_inp
         || take_count(reader, totals, "totals.", "samples", &input->samples) != 0
         || take_states(reader, states, "totals.states.", input->states) != 0
         || take_header(reader, root, input) != 0 || take_regions(reader, root, input) != 0
-        || take_constructs(reader, root, input) != 0 || take_waits(reader, root, input) != 0)
+        || take_constructs(reader, root, input) != 0 || take_waits(reader, root, input) != 0
+        || take_mpi(reader, root, totals, input) != 0)
         return -1;
     return take_limits(reader, root, input);
 }

@@ -66,6 +66,8 @@ struct ompc_model_thread {
     uint64_t *timeline_where;    /* one code address per timeline entry */
     struct ompc_event_entry *event_log;
     uint64_t armed_ns;           /* its timer first armed (0: never) */
+    /* MPI (record.h's struct ompc_mpi_thread): time inside wrapped MPI calls, those calls, and samples taken inside one (in no state). */
+    uint64_t mpi_ns, mpi_calls, mpi_ticks;
 };
 
 /* One parallel region (record.h's struct ompc_region). */
@@ -190,6 +192,8 @@ struct ompc_model_process {
     uint64_t task_constructs_dropped, task_nest_overflow;
     struct ompc_model_task_construct *task_constructs; /* the used rows, in table order */
     uint32_t task_construct_count;
+    /* The MPI library's wrappers ran (a call returned): the threads' MPI counts are measured, not merely zero. */
+    uint32_t mpi_active;
 };
 
 struct ompc_symbolizer;

@@ -36,7 +36,7 @@ static int csv_run(const struct summary *summary, struct ompc_csv_tables *tables
         return -1;
     fputs("program,pid,wall_ns,interval_ns,sampling,threads,samples,forks,joins,"
           "outermost_ns,rank,host,complete,end,exit_status,signal,runtime,runtime_version,"
-          "sample_signal,sampling_status\n",
+          "sample_signal,sampling_status,mpi_measured,mpi_samples,mpi_ns,mpi_calls\n",
           out);
     ompc_csv_lead(tables);
     ompc_csv_string(out, report->program);
@@ -55,8 +55,9 @@ static int csv_run(const struct summary *summary, struct ompc_csv_tables *tables
     ompc_csv_string(out, report->runtime_file);
     fputc(',', out);
     ompc_csv_string(out, report->runtime_version);
-    fprintf(out, ",%d,%s\n", process->sample_signal,
-            ompc_sampling_status_name(process->sampling));
+    fprintf(out, ",%d,%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", process->sample_signal,
+            ompc_sampling_status_name(process->sampling), process->mpi_active, summary->mpi_ticks, summary->mpi_ns,
+            summary->mpi_calls);
     return 0;
 }
 
@@ -104,14 +105,18 @@ static int csv_threads(const struct summary *summary, struct ompc_csv_tables *ta
     if (out == NULL)
         return -1;
     fputs("index,tid,initial,lifetime_ns,signals,samples,expected", out);
-    csv_state_names(out);
+    ompc_csv_state_names(out);
+    fputs(",invalid,mpi,mpi_ns,mpi_calls\n", out);
     for (int i = 0; i < summary->thread_count; i++) {
         const struct ompc_model_thread *thread = &process->threads[i];
         ompc_csv_lead(tables);
         fprintf(out, "%d,%ld,%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, i,
                 (long)thread->tid, thread->initial, thread_lifetime_ns(thread),
                 thread->signals, thread_ticks(thread), thread_expected_ticks(summary->report, thread));
-        csv_states(out, thread->state_ticks);
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            fprintf(out, ",%" PRIu64, thread->state_ticks[state]);
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", thread->state_ticks[0], thread->mpi_ticks,
+                thread->mpi_ns, thread->mpi_calls);
     }
     return 0;
 }

@@ -115,6 +115,16 @@ static json_t *json_cover(const struct ompc_report *report, const struct ompc_mo
     return ompc_json_built(object, failed);
 }
 
+/* Samples inside MPI calls (in no state), the time inside them and the calls (libompcollect-mpi). */
+static json_t *json_mpi(uint64_t samples, uint64_t ns, uint64_t calls)
+{
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "samples", ompc_json_u64(samples));
+    failed |= ompc_json_set(object, "ns", ompc_json_u64(ns));
+    failed |= ompc_json_set(object, "calls", ompc_json_u64(calls));
+    return ompc_json_built(object, failed);
+}
+
 /* One thread: its identity, lifetime and samples, its states and the events it had. */
 static json_t *json_thread(const struct summary *summary, int index)
 {
@@ -134,6 +144,7 @@ static json_t *json_thread(const struct summary *summary, int index)
     failed |= ompc_json_set(object, "blocked_samples", ompc_json_u64(thread->blocked_ticks));
     failed |= ompc_json_set(object, "cover", json_cover(summary->report, thread));
     failed |= ompc_json_set(object, "states", ompc_json_states(thread->state_ticks));
+    failed |= ompc_json_set(object, "mpi", json_mpi(thread->mpi_ticks, thread->mpi_ns, thread->mpi_calls));
     for (int event = 1; event < OMPC_NEVENTS && !failed; event++)
         if (thread->events[event] != 0)
             failed = ompc_json_set(events, ompc_event_name(event), ompc_json_u64(thread->events[event]));
@@ -259,6 +270,9 @@ static int json_totals(const struct summary *summary, json_t *root)
         failed |= ompc_json_set(overhead, "sched_ns", ompc_json_u64(sched_ns));
     }
     failed |= ompc_json_set(totals, "task_overhead", overhead);
+    json_t *mpi = json_mpi(summary->mpi_ticks, summary->mpi_ns, summary->mpi_calls);
+    failed |= ompc_json_set(mpi, "measured", json_boolean(summary->process->mpi_active));
+    failed |= ompc_json_set(totals, "mpi", mpi);
     failed |= ompc_json_set(root, "totals", totals);
     return failed;
 }

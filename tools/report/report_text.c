@@ -27,12 +27,12 @@ static void text_share(FILE *out, uint64_t part, uint64_t whole)
         fprintf(out, " %5.1f", 100.0 * (double)part / (double)whole);
 }
 
-/* The 11 state names as column headings, in the header's numeric order. */
+/* The 11 state names as column headings, in the header's numeric order, then MPI. */
 static void text_state_header(FILE *out)
 {
     for (int state = 1; state < OMPC_NSTATES; state++)
         fprintf(out, " %5s", ompc_state_name(state));
-    fputc('\n', out);
+    fprintf(out, " %5s\n", "MPI");
 }
 
 /* The up-to-three biggest states of a region, as "WORK 51%, IBAR 37%". */
@@ -213,11 +213,13 @@ static void text_thread_table(const struct summary *summary, FILE *out)
         fprintf(out, "  %-7s %7ld %8" PRIu64 " %5s", label, (long)thread->tid, ticks, cover);
         for (int state = 1; state < OMPC_NSTATES; state++)
             text_share(out, thread->state_ticks[state], ticks);
+        text_share(out, thread->mpi_ticks, ticks);
         fputc('\n', out);
     }
     fprintf(out, "  %-7s %7s %8" PRIu64 " %5s", "all", "", summary->total_ticks, "");
     for (int state = 1; state < OMPC_NSTATES; state++)
         text_share(out, summary->state_ticks[state], summary->total_ticks);
+    text_share(out, summary->mpi_ticks, summary->total_ticks);
     fputs("\n  (* initial thread; cover = samples x interval / the thread's life, the initial thread's from the "
           "record's start)\n",
           out);
@@ -388,6 +390,11 @@ static void text_totals(const struct summary *summary, FILE *out)
                 100.0 * (double)summary->state_ticks[state] / (double)summary->total_ticks);
         first = 0;
     }
+    if (summary->mpi_ticks != 0) {
+        fprintf(out, "%sMPI %.1f%%", first ? "" : ", ",
+                100.0 * (double)summary->mpi_ticks / (double)summary->total_ticks);
+        first = 0;
+    }
     fprintf(out, "%s of %" PRIu64 " samples (%.3f thread-seconds)\n", first ? "no samples" : "",
             summary->total_ticks, summary->total_ticks * (double)summary->report->interval_ns / 1e9);
     if (summary->openmp_threads < summary->thread_count)
@@ -398,6 +405,9 @@ static void text_totals(const struct summary *summary, FILE *out)
         fprintf(out, "  task overhead %.3f thread-seconds: creating tasks %.3f s, scheduling them up to %.3f s of "
                      "the IBAR and EBAR time (ompcollect(1), TASK GRANULARITY)\n",
                 (double)(create_ns + sched_ns) / 1e9, (double)create_ns / 1e9, (double)sched_ns / 1e9);
+    if (summary->process->mpi_active)
+        fprintf(out, "  MPI: %.3f thread-seconds inside %" PRIu64 " MPI calls (measured by libompcollect-mpi; "
+                "their samples count as MPI, in no state)\n", summary->mpi_ns / 1e9, summary->mpi_calls);
 }
 
 /* The at-a-glance report: header, thread table, regions, waits, events, totals. */

@@ -72,6 +72,10 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
             summary->state_ticks[state] += ticks;
             summary->total_ticks += ticks;
         }
+        summary->mpi_ticks += thread->mpi_ticks;
+        summary->total_ticks += thread->mpi_ticks;
+        summary->mpi_ns += thread->mpi_ns;
+        summary->mpi_calls += thread->mpi_calls;
     }
 
     summary->regions = malloc(OMPC_MAX_REGIONS * sizeof *summary->regions);

@@ -29,8 +29,10 @@ struct summary {
     int thread_count;      /* every thread slot */
     int openmp_threads;    /* those the runtime reported; the totals are theirs */
     uint64_t other_ticks;  /* samples of the others */
-    uint64_t total_ticks;
+    uint64_t total_ticks;  /* every state's, invalid answers' and MPI's */
     uint64_t state_ticks[OMPC_NSTATES];
+    uint64_t mpi_ticks;    /* samples inside MPI calls, in no state */
+    uint64_t mpi_ns, mpi_calls; /* time inside MPI calls and the calls, of the OpenMP threads */
     const struct ompc_model_region **regions; /* by id */
     int region_count;
     uint64_t forks, joins, outermost_ns;
@@ -52,10 +54,10 @@ static inline uint64_t state_total(const uint64_t *ticks)
     return total;
 }
 
-/* Samples of a thread, all states together. */
+/* Samples of a thread, all states and MPI together. */
 static inline uint64_t thread_ticks(const struct ompc_model_thread *thread)
 {
-    return state_total(thread->state_ticks);
+    return state_total(thread->state_ticks) + thread->mpi_ticks;
 }
 
 

@@ -1,0 +1,148 @@
+#!/bin/sh
+# ompcollect-mpi-time.sh - time inside MPI calls (libompcollect-mpi): a known MPI wait on one rank shows in that rank's MPI category and in merge's MPI load balance; a program that links libmpi only through a library of its own is measured too; a program without MPI gets no MPI library and MPI counts of zero, and one the MPI program starts loads no libmpi.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+program=$top_builddir/t/ompcollect-mpi-wait$EXEEXT
+library=$top_builddir/tools/.libs/libompcollect-mpi.so
+
+if [ ! -x "$program" ] || [ ! -f "$library" ]; then
+    echo "1..0 # SKIP no MPI library or test program: configure found no usable mpicc (Debian: apt-get install openmpi-bin libopenmpi-dev)"
+    exit 0
+fi
+mpirun=${MPIRUN:-mpirun}
+if ! command -v "$mpirun" >/dev/null 2>&1; then
+    echo "1..0 # SKIP no MPI launcher ($mpirun) to run the test program with"
+    exit 0
+fi
+flags=
+if "$mpirun" --version 2>&1 | grep -q 'Open MPI'; then
+    flags=--oversubscribe
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+fi
+limit=
+command -v timeout >/dev/null 2>&1 && limit="timeout 300"
+# Rank 1 computes this long before the barrier rank 0 waits in.
+seconds=0.8
+if ! $limit "$mpirun" -np 2 $flags "$program" 0.01 >"$tmp/plain.out" 2>"$tmp/plain.err" \
+    || [ "$(grep -c '^mpi-wait: rank' "$tmp/plain.out")" -ne 2 ]; then
+    echo "1..0 # SKIP $mpirun -np 2 cannot run the test program here: $(head -n 3 "$tmp/plain.err" | tr '\n' ' ')"
+    exit 0
+fi
+
+echo "1..10"
+n=0
+(cd "$tmp" && $limit "$mpirun" -np 2 $flags "$oc" --runtime "$LIBOMP" -f json -o 'r.%r.json' "$program" "$seconds" \
+    >"$tmp/job.out" 2>"$tmp/job.err")
+status=$?
+[ $status -eq 0 ] && [ -f "$tmp/r.0.json" ] && [ -f "$tmp/r.1.json" ] \
+    && holds "$tmp/r.0.json" 'totals["mpi"]["measured"] and totals["mpi"]["calls"] >= 3' \
+    && holds "$tmp/r.1.json" 'totals["mpi"]["measured"] and totals["mpi"]["calls"] >= 3'
+result $? "mpirun -np 2 ompcollect on a program that links libmpi: both ranks measured MPI_Init_thread, MPI_Barrier and MPI_Finalize" \
+    "$tmp/job.err" "$tmp/job.out"
+
+# check RANK EXPRESSION: Python over rank RANK's report r and the program's own clock p (init, barrier, finalize: seconds).
+check() {
+    python3 - "$tmp/r.$1.json" "$tmp/job.out" "$1" "$2" <<'PY'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+m = [l.split() for l in open(sys.argv[2]) if l.startswith("mpi-wait: rank %s " % sys.argv[3])][0]
+p = {"init": float(m[4]), "barrier": float(m[6]), "finalize": float(m[8])}
+initial = [t for t in r["threads"] if t["initial"]][0]
+interval = r["interval_ns"] / 1e9
+mpi_s = initial["mpi"]["samples"] * interval   # sampled, as the MPI category counts it
+mpi_ns = initial["mpi"]["ns"] / 1e9            # the wrappers' clock
+other = p["init"] + p["finalize"]              # MPI time that is not the barrier's
+print("# rank %s: program's clock %s; ompcollect: %d samples in MPI (%.3f s), %.3f s by the wrappers' clock"
+      % (sys.argv[3], p, initial["mpi"]["samples"], mpi_s, mpi_ns))
+ok = eval(sys.argv[4])
+sys.exit(0 if ok else 1)
+PY
+}
+# The wrappers time each call from inside the program's own clock readings around it (so never
+# longer); a descheduled moment between the two readings is the margin below.
+check 0 'mpi_ns <= sum(p.values()) + 0.001 and mpi_ns >= 0.75 * sum(p.values())' \
+    && check 1 'mpi_ns <= sum(p.values()) + 0.001 and mpi_ns >= 0.75 * sum(p.values())'
+result $? "each rank's time inside MPI (the wrappers' clock) is the time its MPI calls took by the program's clock" "$tmp/r.0.json"
+# Rank 0 waits the whole of rank 1's computation in the barrier: its samples in MPI, less what
+# Init and Finalize took, stand for at least half of it (a margin of 0.4 s from the construction).
+check 0 "mpi_s - other >= $seconds / 2 and initial['states']['SERIAL'] + initial['states']['WORK'] < initial['mpi']['samples']"
+result $? "rank 0's report: the barrier wait ($seconds s by construction) is in the MPI category, not SERIAL or WORK" "$tmp/r.0.json"
+check 1 "mpi_s - other < $seconds / 4 and initial['states']['SERIAL'] * interval >= $seconds / 2"
+result $? "rank 1's report: little MPI beyond Init and Finalize; its computation is SERIAL" "$tmp/r.1.json"
+holds "$tmp/r.0.json" 'totals["samples"] == sum(t["samples"] for t in threads if t["openmp"]) and all(t["samples"] == sum(t["states"].values()) + t["invalid"] + t["mpi"]["samples"] for t in threads)'
+result $? "JSON: a thread's samples are its states', its invalid answers' and its MPI samples" "$tmp/r.0.json"
+
+"$oc" merge -f json "$tmp/r.0.json" "$tmp/r.1.json" >"$tmp/merged.json" 2>"$tmp/merge.err" \
+    && "$oc" merge "$tmp/r.0.json" "$tmp/r.1.json" >"$tmp/merged.txt" 2>>"$tmp/merge.err"
+status=$?
+[ $status -eq 0 ] && python3 - "$tmp/merged.json" "$tmp/r.0.json" "$tmp/r.1.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+reports = [json.load(open(p)) for p in sys.argv[2:]]
+outside = []
+for r in reports:
+    initial = [t for t in r["threads"] if t["initial"]][0]
+    outside.append(max(0, r["wall_ns"] - initial["mpi"]["ns"]))
+h = m["hybrid"]
+balance = sum(outside) / len(outside) / max(outside)
+runtime = max(r["wall_ns"] for r in reports)
+useful = sum(r["totals"]["states"]["WORK"] + r["totals"]["states"]["SERIAL"] for r in reports)
+samples = sum(sum(r["totals"]["states"].values()) for r in reports)
+print("# hybrid: %s; outside MPI per rank (ns): %s" % (h, outside))
+ok = (h["mpi_measured_reports"] == 2 and abs(h["mpi_load_balance"] - balance) < 1e-5
+      and abs(h["mpi_communication_efficiency"] - max(outside) / runtime) < 1e-5
+      and abs(h["openmp_parallel_efficiency"] - useful / samples) < 1e-5
+      and abs(h["parallel_efficiency"] - balance * max(outside) / runtime * useful / samples) < 1e-5
+      and m["totals"]["mpi_samples"] == sum(r["totals"]["mpi"]["samples"] for r in reports))
+sys.exit(0 if ok else 1)
+PY
+result $? "merge: the POP factors are the ones ompcollect(1) defines, from the ranks' reports" "$tmp/merge.err" "$tmp/merged.json"
+python3 -c 'import json, sys; h = json.load(open(sys.argv[1]))["hybrid"]; sys.exit(0 if h["mpi_load_balance"] < 0.9 else 1)' \
+    "$tmp/merged.json" && grep -q '^  MPI load balance  *0\.[0-8]' "$tmp/merged.txt" \
+    && grep -q '^  rank 0 .* in MPI ' "$tmp/merged.txt" \
+    && python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["constructs"]; sys.exit(0 if c and all(x["slowest"]["rank"] in (0, 1) and x["slowest"]["time_ns"] == x["max_ns"] for x in c) else 1)' "$tmp/merged.json"
+result $? "merge: the MPI load balance shows rank 0's wait (below 0.9), each rank's MPI time, and each construct's slowest rank" \
+    "$tmp/merged.txt"
+
+# A program without MPI: no MPI library in its preload, and MPI counts of zero.
+"$oc" -o /dev/null env >"$tmp/env.out" 2>"$tmp/env.err"
+run --runtime "$LIBOMP" -f json -o "$tmp/plain.json" "$top_builddir/t/ompcollect-prog$EXEEXT"
+[ $status -eq 0 ] && grep -q '^LD_PRELOAD=.*libompcollect-agent' "$tmp/env.out" \
+    && ! grep -q 'libompcollect-mpi' "$tmp/env.out" \
+    && holds "$tmp/plain.json" 'not totals["mpi"]["measured"] and totals["mpi"] == {"samples": 0, "ns": 0, "calls": 0, "measured": False} and all(t["mpi"] == {"samples": 0, "ns": 0, "calls": 0} for t in threads)'
+result $? "a program without MPI: no MPI library preloaded, every MPI count 0" "$tmp/env.out" "$tmp/err"
+
+# What the MPI program starts inherits the MPI library, which does not load libmpi into it.
+(cd "$tmp" && $limit "$mpirun" -np 1 $flags "$oc" --runtime "$LIBOMP" -o "$tmp/child.txt" "$program" 0 child \
+    >"$tmp/child.out" 2>"$tmp/child.err")
+grep -q '^mpi-wait: child: 0 libmpi mappings; preload .*libompcollect-mpi' "$tmp/child.out"
+result $? "a program the MPI program starts inherits the MPI library but loads no libmpi" "$tmp/child.out" "$tmp/child.err"
+
+# A program that needs libmpi only through a library of its own is measured as well (the loader's closure).
+mpicc=${MPICC:-mpicc}
+if command -v "$mpicc" >/dev/null 2>&1; then
+    cat >"$tmp/use.c" <<'C'
+#include <mpi.h>
+int use_mpi(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    MPI_Barrier(MPI_COMM_WORLD);
+    return MPI_Finalize();
+}
+C
+    printf 'int use_mpi(int *argc, char ***argv);\nint main(int argc, char **argv)\n{\n#pragma omp parallel num_threads(2)\n    ;\n    return use_mpi(&argc, &argv);\n}\n' >"$tmp/main.c"
+    "$mpicc" -shared -fPIC -o "$tmp/libuse.so" "$tmp/use.c" 2>"$tmp/build.err" \
+        && ${CC:-cc} -fopenmp -o "$tmp/indirect" "$tmp/main.c" -L"$tmp" -luse -Wl,-rpath,"$tmp" 2>>"$tmp/build.err"
+    if [ $? -eq 0 ] && ! readelf -d "$tmp/indirect" | grep NEEDED | grep -q 'libmpi'; then
+        (cd "$tmp" && $limit "$mpirun" -np 1 $flags "$oc" --runtime "$LIBOMP" -f json -o "$tmp/indirect.json" \
+            "$tmp/indirect" >"$tmp/indirect.out" 2>"$tmp/indirect.err")
+        [ $? -eq 0 ] && holds "$tmp/indirect.json" 'totals["mpi"]["measured"] and totals["mpi"]["calls"] == 3'
+        result $? "a program that links libmpi only through its own library: its 3 MPI calls are measured" \
+            "$tmp/indirect.err"
+    else
+        skip "cannot build a program that needs libmpi only through a library with $mpicc and ${CC:-cc}: $(head -n 2 "$tmp/build.err" | tr '\n' ' ')"
+    fi
+else
+    skip "no mpicc to build a library that links libmpi"
+fi
