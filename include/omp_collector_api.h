@@ -355,6 +355,30 @@ typedef enum {
 #define OMPCOLLECTOR_REQ_TASK (OMPCOLLECTOR_REQ_BASE + 4)
 #define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 5) /* one past the last */
 
+/*
+ * ompcollector's own events, in a private range like its requests:
+ * REGISTER them by these numbers (a runtime without them answers
+ * OMP_ERRCODE_UNKNOWN, which is how a client probes for them), and the
+ * callback is called with the same number.
+ *
+ *   OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT, OMPCOLLECTOR_EVENT_END_TASK_WAIT
+ *       a task begins and ends waiting for its children in a taskwait, or
+ *       for its taskgroup's tasks at the taskgroup's end (OMPT's
+ *       sync_region_wait of kind taskwait or taskgroup), on the thread
+ *       that runs it.  In either delivery TASK_ID (and
+ *       OMPCOLLECTOR_REQ_TASK) names the waiting task; tasks the thread
+ *       runs inside the wait come between BEGIN and END, and may wait
+ *       themselves (the pairs nest).  A runtime without OMPT's
+ *       sync_region_wait answers REGISTER with OMP_ERRCODE_UNSUPPORTED.
+ *       The shim's part of the delivery is async-signal-safe, as for
+ *       every event; the callback runs where the runtime's own callback
+ *       runs.
+ */
+#define OMPCOLLECTOR_EVENT_BASE 0x4F430000 /* 'O' 'C' << 16, as the requests */
+#define OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT (OMPCOLLECTOR_EVENT_BASE + 1)
+#define OMPCOLLECTOR_EVENT_END_TASK_WAIT (OMPCOLLECTOR_EVENT_BASE + 2)
+#define OMPCOLLECTOR_EVENT_END (OMPCOLLECTOR_EVENT_BASE + 3) /* one past the last */
+
 /* What a sample's wait is (ompcollector_sample_t.wait_kind). */
 #define OMPCOLLECTOR_WAIT_NONE 0
 #define OMPCOLLECTOR_WAIT_BARRIER 1

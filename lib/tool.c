@@ -572,6 +572,11 @@ static OC_SLOW_PATH void sync_region_wait_general(ompt_sync_region_t kind,
             oc_self.in_task_wait = wait;
             oc_self.task_wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
         }
+        /* OMPCOLLECTOR_EVENT_BEGIN/END_TASK_WAIT, delivered while the waiting task is still the one TASK_ID names. */
+        if (begin)
+            oc_begin_pair_by(OC_CB_sync_region_wait, sync_kind);
+        else
+            oc_end_pair_by(OC_CB_sync_region_wait, sync_kind);
         return;
     }
     if (begin)

@@ -592,6 +592,55 @@ static int task_short_mem_or_no_task(void)
     return none.id == 0 && none.parent_id == 0 && none.codeptr == 0 && none.region_id == 0;
 }
 
+/* The task-wait events as delivered: each event's number, and the task TASK names then. */
+static int wait_events[8], wait_count;
+static uint64_t wait_tasks[8];
+
+static void note_task_wait(OMP_COLLECTORAPI_EVENT event)
+{
+    struct probe probe;
+    ompcollector_task_t task = {0};
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK, 40) == OMP_ERRCODE_OK)
+        memcpy(&task, &probe.words[4], sizeof task);
+    if (wait_count < 8) {
+        wait_tasks[wait_count] = task.id;
+        wait_events[wait_count++] = (int)event;
+    }
+}
+
+/*
+ * A taskwait of an explicit task and a taskgroup's wait of the implicit
+ * one: BEGIN and END by their public numbers, each naming the waiting
+ * task; a barrier delivers neither; the shim's internal numbers (36, 37)
+ * stay unknown to a collector.
+ */
+static int task_waits_are_delivered(void)
+{
+    if (!start_session() || !register_event(OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT, note_task_wait)
+        || !register_event(OMPCOLLECTOR_EVENT_END_TASK_WAIT, note_task_wait))
+        return 0;
+    int32_t unknown[8] = {28, OMP_REQ_REGISTER, 0, 0, 36};
+    void (*callback)(OMP_COLLECTORAPI_EVENT) = note_task_wait;
+    memcpy(&unknown[5], &callback, sizeof callback);
+    if (request(unknown) != OMP_ERRCODE_UNKNOWN)
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t task;
+    fake_task_create(&task, ompt_task_explicit);
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_BEGIN);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_END);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_fire_sync_region_wait(OC_SYNC_BARRIER_EXPLICIT, OC_SCOPE_BEGIN);
+    fake_fire_sync_region_wait(OC_SYNC_BARRIER_EXPLICIT, OC_SCOPE_END);
+    fake_fire_sync_region_wait(OC_SYNC_TASKGROUP, OC_SCOPE_BEGIN);
+    fake_fire_sync_region_wait(OC_SYNC_TASKGROUP, OC_SCOPE_END);
+    return wait_count == 4 && wait_events[0] == OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT
+           && wait_events[1] == OMPCOLLECTOR_EVENT_END_TASK_WAIT && wait_events[2] == OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT
+           && wait_events[3] == OMPCOLLECTOR_EVENT_END_TASK_WAIT && wait_tasks[0] != 0 && wait_tasks[1] == wait_tasks[0]
+           && wait_tasks[2] != 0 && wait_tasks[2] != wait_tasks[0] && wait_tasks[3] == wait_tasks[2];
+}
+
 static const struct {
     const char *name;
     int (*check)(void);
@@ -621,6 +670,7 @@ static const struct {
     {"SAMPLE in a barrier after a task run in its wait did a taskwait: the barrier's call site and kind", barrier_keeps_its_site_past_a_task_wait},
     {"TASK inside END_CREATE_TASK_DEL: the new task, its parent (the implicit task), the construct, flags, region", task_names_the_new_task_and_its_construct},
     {"TASK with 36 bytes: MEM_TOO_SMALL, rsz 40, nothing written; in serial code: OK, no task", task_short_mem_or_no_task},
+    {"BEGIN/END_TASK_WAIT at a taskwait and a taskgroup's end, by public number, naming the waiting task; none at a barrier", task_waits_are_delivered},
 };
 
 /* Runs `check` in a child so each starts from a fresh shim. */

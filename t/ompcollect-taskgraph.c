@@ -1,4 +1,4 @@
-/* ompcollect-taskgraph.c - task graphs of known structure for t/ompcollect-taskgraph.sh: fib with a cut-off under one root task; prints how many tasks it made. */
+/* ompcollect-taskgraph.c - task graphs of known structure for t/ompcollect-taskgraph.sh: fib with a cut-off under one root task, or a root that waits in a taskwait for a long task another thread runs; prints how many tasks it made. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <omp.h>
 #include <stdatomic.h>
@@ -27,9 +27,38 @@ static __attribute__((noinline)) long fib(int n, int cutoff)
     return x + y;
 }
 
-/* Arguments: n, cut-off (defaults 20 12). */
+/* A root task that waits in a taskwait for a child spinning `seconds` on the other thread. */
+static void long_wait(double seconds)
+{
+    static _Atomic int started;
+    /* The team's threads exist and are followed before the wait begins: only the wait is measured. */
+#pragma omp parallel num_threads(2)
+    atomic_fetch_add(&started, 0);
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp task /* WAITING_ROOT */
+    {
+#pragma omp task /* LONG_CHILD */
+        {
+            atomic_store(&started, 1);
+            double until = omp_get_wtime() + seconds;
+            while (omp_get_wtime() < until)
+                ;
+        }
+        while (!atomic_load(&started))
+            ;
+#pragma omp taskwait
+    }
+    printf("taskgraph: wait %.3f tasks 2\n", seconds);
+}
+
+/* Arguments: n, cut-off (defaults 20 12); or "wait" and the seconds the child spins. */
 int main(int argc, char **argv)
 {
+    if (argc > 1 && argv[1][0] == 'w') {
+        long_wait(argc > 2 ? atof(argv[2]) : 0.2);
+        return 0;
+    }
     int n = argc > 1 ? atoi(argv[1]) : 20;
     int cutoff = argc > 2 ? atoi(argv[2]) : 12;
     long result = 0;

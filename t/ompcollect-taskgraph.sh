@@ -1,17 +1,17 @@
 #!/bin/sh
-# ompcollect-taskgraph.sh - --task-graph on fib with a cut-off built with clang and GCC: the DOT and JSON graphs hold exactly the program's tasks and creation edges, each task named by its construct's line, the report gives work, span, parallelism and the critical path in every format, the critical path grows with n, a graph past the node bound is drawn per construct and depth and says so, and Graphviz reads the DOT.
+# ompcollect-taskgraph.sh - --task-graph on fib with a cut-off built with clang and GCC: the DOT and JSON graphs hold exactly the program's tasks and creation edges, each task named by its construct's line, the report gives work, span, parallelism and the critical path in every format, the critical path grows with n, a graph past the node bound is drawn per construct and depth and says so, Graphviz reads the DOT, and a task's wait in a taskwait is not its own time.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 # fib(N) with cut-off CUTOFF; a small N for the path comparison; a large N past the graph's node bound (5000).
-cutoff=12 fib_n=20 small_n=13 big_n=27
-per_cc=9
+cutoff=20 fib_n=28 small_n=21 big_n=35
+per_cc=10
 echo "1..$((2 * per_cc))"
 n=0
 source=$top_srcdir/t/ompcollect-taskgraph.c
 marker_line() {
     grep -n "$1" "$source" | head -n 1 | cut -d: -f1
 }
-line_x=$(marker_line 'FIB_X') line_y=$(marker_line 'FIB_Y') line_root=$(marker_line 'ROOT')
+line_x=$(marker_line 'FIB_X') line_y=$(marker_line 'FIB_Y') line_root=$(marker_line '/\* ROOT ')
 # Tasks each fib construct makes for n: one per call at or above the cut-off; the program's total adds the root.
 calls() {
     python3 -c "
@@ -108,4 +108,17 @@ print(g['aggregated'] and g['tasks'] == $big_tasks and sum(x['tasks'] for x in g
       and any(l['what'] == 'task_graph' and l['count'] == $big_tasks for l in r['limits']))" | grep -q True && echo True)" \
         "$cc: fib($big_n)'s $big_tasks tasks are drawn one node per construct and depth, said on stderr and in limits[]" \
         "$tmp/$cc.big.err"
+    # A root waits 1 s in a taskwait for a child another thread runs: the wait is not the root's own time
+    # (the shim's task-wait events), so its own time -- creating the child and spinning until another
+    # thread took it, tens of ms on a loaded machine -- is a small part of the child's (a 10x margin).
+    "$oc" --runtime "$LIBOMP" -o /dev/null --task-graph="$tmp/$cc.wait.json" "$prog" wait 1 >"$tmp/$cc.wait.out" 2>&1
+    ok "$(python3 -c "
+import json
+g = json.load(open('$tmp/$cc.wait.json'))
+root = [x for x in g['nodes'] if x['depth'] == 0]
+child = [x for x in g['nodes'] if x['depth'] == 1]
+print(len(root) == 1 and len(child) == 1 and child[0]['own_ns'] >= 900000000 and root[0]['own_ns'] * 10 < child[0]['own_ns']
+      and [e['kind'] for e in g['edges']] == ['create', 'join'] and g['critical_path'] == [root[0]['task'], child[0]['task']])" 2>&1)" \
+        "$cc: a root's 1 s taskwait for a child on another thread is not its own time; the child joins it and is on the critical path" \
+        "$tmp/$cc.wait.json"
 done

@@ -935,10 +935,42 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
     }
 }
 
+/*
+ * --trace, --task-graph: a task wait's begin or end (the shim's
+ * OMPCOLLECTOR_EVENT_*_TASK_WAIT) into the thread's log, naming the
+ * waiting task; one request.  Nothing else counts it.
+ */
+static void on_task_wait(int code)
+{
+    if (!atomic_load_explicit(&collecting, memory_order_relaxed))
+        return;
+    int saved_errno = errno;
+    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_thread *slot = owner != NULL ? current_thread() : NULL;
+    ompcollector_task_t task;
+    uint64_t now = now_ns();
+    if (slot != NULL && record->event_log_bytes != 0 && task_request(&task) && task.id != 0
+        && log_room(owner, slot, now)) {
+        uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
+        struct ompc_event_entry *log = (struct ompc_event_entry *)((char *)record
+                                                                   + atomic_load_explicit(&slot->event_log,
+                                                                                          memory_order_relaxed));
+        log[length] = (struct ompc_event_entry){.when = (now << 8) | (uint64_t)code, .task = task.id};
+        atomic_signal_fence(memory_order_seq_cst);
+        atomic_store_explicit(&slot->event_log_length, length + 1, memory_order_release);
+    }
+    errno = saved_errno;
+}
+
 /* The one callback for every registered event; runs on the thread where the event happens. */
 static void on_event(OMP_COLLECTORAPI_EVENT event_code)
 {
     int event = (int)event_code;
+    if (event == OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT || event == OMPCOLLECTOR_EVENT_END_TASK_WAIT) {
+        on_task_wait(event == OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT ? OMPC_EVENT_TASK_WAIT_BEGIN
+                                                                 : OMPC_EVENT_TASK_WAIT_END);
+        return;
+    }
     if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event <= 0
         || event >= OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS)
         return;
@@ -1013,6 +1045,12 @@ static void register_task_events(void)
         task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
     register_batch(task_requests, OMPC_TASK_EVENTS);
     task_request_count = OMPC_TASK_EVENTS;
+    /* The shim's task waits, for the event log only (--trace, --task-graph); other runtimes answer UNKNOWN. */
+    if (record->event_log_bytes != 0) {
+        struct ompc_event_request waits[2] = {{.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
+                                              {.event = OMPCOLLECTOR_EVENT_END_TASK_WAIT}};
+        register_batch(waits, 2);
+    }
 }
 
 /* Registers FORK, JOIN and the launcher's selection, remembering each answer. */

@@ -40,6 +40,7 @@ static int push_segment(struct segments *list, size_t task, uint64_t begin, uint
 struct open_run {
     size_t task;
     uint64_t since;
+    int waiting; /* task waits open in it (the shim's OMPCOLLECTOR_EVENT_*_TASK_WAIT): no own code runs */
 };
 
 struct run_stack {
@@ -57,16 +58,40 @@ static int push_run(struct run_stack *stack, size_t task, uint64_t when)
         stack->runs = grown;
         stack->capacity = capacity;
     }
-    stack->runs[stack->depth++] = (struct open_run){task, when};
+    stack->runs[stack->depth++] = (struct open_run){task, when, 0};
+    return 0;
+}
+
+/* Ends the own segment of the run on top, if it runs its own code; 0, or -1 without memory. */
+static int close_top(struct run_stack *stack, uint64_t when, struct segments *out)
+{
+    if (stack->depth == 0 || stack->runs[stack->depth - 1].waiting)
+        return 0;
+    const struct open_run *top = &stack->runs[stack->depth - 1];
+    return push_segment(out, top->task, top->since, when);
+}
+
+/* A task wait of the run on top begins or ends (a wait naming another task is not this run's). */
+static int task_wait(struct run_stack *stack, size_t task, int begin, uint64_t when, struct segments *out)
+{
+    if (stack->depth == 0 || stack->runs[stack->depth - 1].task != task)
+        return 0;
+    struct open_run *top = &stack->runs[stack->depth - 1];
+    if (begin && close_top(stack, when, out) != 0)
+        return -1;
+    if (begin)
+        top->waiting++;
+    else if (top->waiting > 0 && --top->waiting == 0)
+        top->since = when;
     return 0;
 }
 
 /*
  * One thread's task runs cut into own segments: a run nested in another
  * (a task run at a scheduling point of the one below, in a taskwait most
- * often) is time the one below did not run its own code.  The loader
- * named every run's end (load.c); runs above it whose ends the log lost
- * end with it.
+ * often) is time the one below did not run its own code, and so is a
+ * task wait the shim reported.  The loader named every run's end
+ * (load.c); runs above it whose ends the log lost end with it.
  */
 static int thread_segments(const struct ompc_model_process *process, const struct ompc_model_thread *thread,
                            struct run_stack *stack, struct segments *out)
@@ -77,18 +102,19 @@ static int thread_segments(const struct ompc_model_process *process, const struc
         int code = OMPC_EVENT_CODE(entry);
         uint64_t when = OMPC_EVENT_WHEN(entry);
         const struct ompc_model_task *task = NULL;
-        if ((code == OMP_EVENT_THR_BEGIN_EXEC_TASK || code == OMP_EVENT_THR_BEGIN_FINISH_TASK) && entry->task != 0)
+        if ((code == OMP_EVENT_THR_BEGIN_EXEC_TASK || code == OMP_EVENT_THR_BEGIN_FINISH_TASK
+             || OMPC_EVENT_IS_TASK_WAIT(code)) && entry->task != 0)
             task = ompc_model_task(process, entry->task);
         if (task == NULL)
             continue;
         size_t index = (size_t)(task - process->tasks);
+        if (OMPC_EVENT_IS_TASK_WAIT(code)) {
+            if (task_wait(stack, index, code == OMPC_EVENT_TASK_WAIT_BEGIN, when, out) != 0)
+                return -1;
+            continue;
+        }
         if (code == OMP_EVENT_THR_BEGIN_EXEC_TASK) {
-            if (stack->depth > 0) {
-                struct open_run *below = &stack->runs[stack->depth - 1];
-                if (push_segment(out, below->task, below->since, when) != 0)
-                    return -1;
-            }
-            if (push_run(stack, index, when) != 0)
+            if (close_top(stack, when, out) != 0 || push_run(stack, index, when) != 0)
                 return -1;
             continue;
         }
@@ -97,11 +123,9 @@ static int thread_segments(const struct ompc_model_process *process, const struc
             match--;
         if (match == 0)
             continue;
-        for (; stack->depth >= match; stack->depth--) {
-            struct open_run *run = &stack->runs[stack->depth - 1];
-            if (push_segment(out, run->task, run->since, when) != 0)
+        for (; stack->depth >= match; stack->depth--)
+            if (close_top(stack, when, out) != 0)
                 return -1;
-        }
         if (stack->depth > 0)
             stack->runs[stack->depth - 1].since = when;
     }

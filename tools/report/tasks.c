@@ -291,8 +291,8 @@ static void graph_text(const struct ompc_model_process *process, const struct om
         fprintf(out, "%s%s (%zu)", i == 0 ? ": " : ", ", ompc_location_label(&where, rows[i].codeptr, label, sizeof label),
                 rows[i].tasks);
     }
-    fputs("\n  (work: the tasks' own time, their runs less the task runs nested in them, which includes time a\n"
-          "  task waited in a taskwait with nothing to run; span: the longest path through creations and joins)\n",
+    fputs("\n  (work: the tasks' own time, their runs less the task runs nested in them and their task waits;\n"
+          "  span: the longest path through creations and joins; parallelism: work / span)\n",
           out);
     free(rows);
 }
