@@ -28,7 +28,8 @@
     X(masked)                \
     X(task_create)           \
     X(task_schedule)         \
-    X(reduction)
+    X(reduction)             \
+    X(task_dependence)
 
 enum oc_callback_index {
 #define OC_CALLBACK_INDEX(name) OC_CB_##name,
@@ -55,9 +56,10 @@ typedef uint32_t oc_callback_mask;
  */
 #define OC_EVENT_BEGIN_TASK_WAIT (OC_EVENT_LEGACY_MAX + 1)
 #define OC_EVENT_END_TASK_WAIT (OC_EVENT_LEGACY_MAX + 2)
+#define OC_EVENT_TASK_DEPENDENCE (OC_EVENT_LEGACY_MAX + 3)
 
 /* The highest event number the shim knows. */
-#define OC_EVENT_MAX OC_EVENT_END_TASK_WAIT
+#define OC_EVENT_MAX OC_EVENT_TASK_DEPENDENCE
 
 /* The end_event of a row whose event comes alone (FETCHED_TASK). */
 #define OC_NO_EVENT 0
@@ -140,7 +142,9 @@ enum {
     X(task_wait, sync_region_wait, sync_region_wait, 0, OC_SYNC_TASKWAIT,                    \
       OC_EVENT_BEGIN_TASK_WAIT, OC_EVENT_END_TASK_WAIT)                                       \
     X(taskgroup_wait, sync_region_wait, sync_region_wait, 0, OC_SYNC_TASKGROUP,              \
-      OC_EVENT_BEGIN_TASK_WAIT, OC_EVENT_END_TASK_WAIT)
+      OC_EVENT_BEGIN_TASK_WAIT, OC_EVENT_END_TASK_WAIT)                                       \
+    X(task_dependence, task_dependence, task_dependence, 0, OC_ANY_KIND,                     \
+      OC_EVENT_TASK_DEPENDENCE, OC_NO_EVENT)
 
 enum oc_event_source {
 #define OC_SOURCE_INDEX(source, begin_cb, end_cb, extra, kind, begin, end) OC_SRC_##source,

@@ -1,10 +1,10 @@
 #!/bin/sh
-# ompcollect-taskgraph.sh - --task-graph on fib with a cut-off built with clang and GCC: the DOT and JSON graphs hold exactly the program's tasks and creation edges, each task named by its construct's line, the report gives work, span, parallelism and the critical path in every format, the critical path grows with n, a graph past the node bound is drawn per construct and depth and says so, Graphviz reads the DOT, and a task's wait in a taskwait is not its own time.
+# ompcollect-taskgraph.sh - --task-graph on fib with a cut-off built with clang and GCC: the DOT and JSON graphs hold exactly the program's tasks and creation edges, each task named by its construct's line, the report gives work, span, parallelism and the critical path in every format, the critical path grows with n, a graph past the node bound is drawn per construct and depth and says so, Graphviz reads the DOT, a task's wait in a taskwait is not its own time, and a depend chain and diamond give exactly their dependence edges.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 # fib(N) with cut-off CUTOFF; a small N for the path comparison; a large N past the graph's node bound (5000).
 cutoff=20 fib_n=28 small_n=21 big_n=35
-per_cc=10
+per_cc=12
 echo "1..$((2 * per_cc))"
 n=0
 source=$top_srcdir/t/ompcollect-taskgraph.c
@@ -64,7 +64,7 @@ for cc in clang gcc; do
     work=$(python3 "$query" "$tmp/$cc.json" "$g['work_ns']") span=$(python3 "$query" "$tmp/$cc.json" "$g['span_ns']")
     ok "$(grep -Eq '^  work [0-9.]+ ms, span [0-9.]+ ms, parallelism [0-9.]+: more than about [0-9]+ threads? cannot help this run$' "$tmp/$cc.txt" &&
         grep -Eq "^  critical path: [0-9]+ tasks?: .*ompcollect-taskgraph.c:$line_root \\(1\\)" "$tmp/$cc.txt" &&
-        grep -Eq "^task_graph,$tasks,1,[0-9]+,1,$depth,$work,$span,[0-9.]+,[0-9]+$" "$tmp/$cc.csv" &&
+        grep -Eq "^task_graph,$tasks,1,[0-9]+,0,1,$depth,$work,$span,[0-9.]+,[0-9]+$" "$tmp/$cc.csv" &&
         grep -q "^task_critical_path,0x[0-9a-f]*,[^,]*,[^,]*ompcollect-taskgraph.c,$line_root," "$tmp/$cc.csv" && echo True)" \
         "$cc: text and CSV from the saved run give the JSON's work and span, the sentence and the root on the critical path" \
         "$tmp/$cc.txt"
@@ -121,4 +121,34 @@ print(len(root) == 1 and len(child) == 1 and child[0]['own_ns'] >= 900000000 and
       and [e['kind'] for e in g['edges']] == ['create', 'join'] and g['critical_path'] == [root[0]['task'], child[0]['task']])" 2>&1)" \
         "$cc: a root's 1 s taskwait for a child on another thread is not its own time; the child joins it and is on the critical path" \
         "$tmp/$cc.wait.json"
+    # Depend clauses: the dependence edges are exactly the source's, by construct line, and the critical
+    # path follows them (every task waits for the first, which spins until all exist).
+    for shape in chain diamond; do
+        case $shape in
+        chain)
+            a=$(marker_line CHAIN_A) b=$(marker_line CHAIN_B) c=$(marker_line CHAIN_C) d=$(marker_line CHAIN_D)
+            edges="[($a, $b), ($b, $c), ($c, $d)]" path="[$a, $b, $c, $d]"
+            ;;
+        diamond)
+            a=$(marker_line DIAMOND_A) b=$(marker_line DIAMOND_B) c=$(marker_line DIAMOND_C) d=$(marker_line DIAMOND_D)
+            edges="[($a, $b), ($a, $c), ($b, $d), ($c, $d)]" path="[$a, $b, $d] or lines == [$a, $c, $d]"
+            ;;
+        esac
+        "$oc" --runtime "$LIBOMP" -f json -o "$tmp/$cc.$shape.report.json" --save="$tmp/$cc.$shape.ses" \
+            --task-graph="$tmp/$cc.$shape.json" \
+            "$prog" $shape >/dev/null 2>&1 &&
+            "$oc" report --task-graph="$tmp/$cc.$shape.dot" -o /dev/null "$tmp/$cc.$shape.ses" >/dev/null 2>&1
+        dotted=$(grep -c '^  t[0-9]* -> t[0-9]* \[style=dotted, color=blue\];$' "$tmp/$cc.$shape.dot")
+        ok "$(python3 -c "
+import json
+g = json.load(open('$tmp/$cc.$shape.json'))
+line = {x['id']: int(x['construct'].rsplit(':', 1)[1]) for x in g['nodes']}
+task = {x['task']: line[x['id']] for x in g['nodes']}
+depend = sorted((line[e['from']], line[e['to']]) for e in g['edges'] if e['kind'] == 'depend')
+lines = [task[t] for t in g['critical_path']]
+r = json.load(open('$tmp/$cc.$shape.report.json'))['tasks']['graph']
+print(g['tasks'] == 4 and r['dependences'] == len($edges) and depend == $edges and (lines == $path) and $dotted == len(depend))" 2>&1)" \
+            "$cc: the $shape's dependence edges are exactly its depend clauses' ($edges), dotted in the DOT, and the critical path follows them" \
+            "$tmp/$cc.$shape.json"
+    done
 done

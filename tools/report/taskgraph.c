@@ -203,7 +203,7 @@ static void link_parents(const struct ompc_model_process *process, struct ompc_t
                   : NULL;
         size_t up = parent != NULL ? (size_t)(parent - process->tasks) : i;
         task->parent = up < i ? (int64_t)up : -1;
-        task->start_via = task->end_via = -1;
+        task->start_via = task->end_via = task->start_dep = -1;
         if (task->parent < 0) {
             task->root = (int64_t)i;
             graph->roots++;
@@ -251,6 +251,74 @@ static int own_times(const struct ompc_model_process *process, struct ompc_task_
     return 0;
 }
 
+static int compare_dependences(const void *a, const void *b)
+{
+    const struct ompc_graph_dependence *x = a, *y = b;
+    if (x->source != y->source)
+        return x->source < y->source ? -1 : 1;
+    return (x->sink > y->sink) - (x->sink < y->sink);
+}
+
+/* The dependences the logs hold (OMPC_EVENT_TASK_DEPENDENCE) between tasks of the table, each once. */
+static int gather_dependences(const struct ompc_model_process *process, struct ompc_task_graph *graph)
+{
+    size_t count = 0;
+    for (int t = 0; t < process->thread_count; t++)
+        for (uint32_t k = 0; process->threads[t].event_log != NULL && k < process->threads[t].event_log_length; k++)
+            count += OMPC_EVENT_CODE(&process->threads[t].event_log[k]) == OMPC_EVENT_TASK_DEPENDENCE;
+    graph->dependences = malloc((count + 1) * sizeof *graph->dependences);
+    if (graph->dependences == NULL)
+        return -1;
+    for (int t = 0; t < process->thread_count; t++)
+        for (uint32_t k = 0; process->threads[t].event_log != NULL && k < process->threads[t].event_log_length; k++) {
+            const struct ompc_event_entry *entry = &process->threads[t].event_log[k];
+            if (OMPC_EVENT_CODE(entry) != OMPC_EVENT_TASK_DEPENDENCE)
+                continue;
+            const struct ompc_model_task *source = ompc_model_task(process, entry->parent);
+            const struct ompc_model_task *sink = ompc_model_task(process, entry->task);
+            if (source != NULL && sink != NULL && source != sink)
+                graph->dependences[graph->dependence_count++]
+                    = (struct ompc_graph_dependence){(size_t)(source - process->tasks), (size_t)(sink - process->tasks)};
+        }
+    ompc_qsort(graph->dependences, graph->dependence_count, sizeof *graph->dependences, compare_dependences);
+    size_t unique = 0;
+    for (size_t i = 0; i < graph->dependence_count; i++)
+        if (unique == 0 || compare_dependences(&graph->dependences[unique - 1], &graph->dependences[i]) != 0)
+            graph->dependences[unique++] = graph->dependences[i];
+    graph->dependence_count = unique;
+    return 0;
+}
+
+/*
+ * A dependence source completed: each of its sinks starts on a path no
+ * shorter than the source's (it could not start before), whether or not
+ * the sweep has met its creation yet.
+ */
+static void release_sinks(struct ompc_task_graph *graph, struct sweep_task *sweep, const struct segment *segments,
+                          size_t source, uint64_t when)
+{
+    const struct ompc_graph_dependence *deps = graph->dependences;
+    size_t low = 0, high = graph->dependence_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (deps[middle].source < source)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    for (size_t d = low; d < graph->dependence_count && deps[d].source == source; d++) {
+        struct ompc_graph_task *sink = &graph->tasks[deps[d].sink];
+        uint64_t end = graph->tasks[source].end_path;
+        if (end <= sink->start_path)
+            continue;
+        sink->start_path = end;
+        sink->start_dep = (int64_t)source;
+        sweep[deps[d].sink].base = end;
+        sweep[deps[d].sink].base_own = own_at(&sweep[deps[d].sink], segments, when);
+        sweep[deps[d].sink].binder = -1;
+    }
+}
+
 /* A child completed while its parent runs: the parent's later own time comes after it on a path. */
 static void join(struct ompc_task_graph *graph, struct sweep_task *sweep, const struct segment *segments,
                  size_t child, uint64_t when)
@@ -292,10 +360,11 @@ static int sweep_paths(const struct ompc_model_process *process, struct ompc_tas
         size_t i = steps[s].task;
         struct ompc_graph_task *task = &graph->tasks[i];
         if (steps[s].kind == 0) {
-            if (task->parent >= 0) {
-                struct sweep_task *above = &sweep[task->parent];
-                task->start_path = path_at(above, segments, steps[s].when);
-                task->start_via = above->binder;
+            uint64_t from_parent = task->parent >= 0 ? path_at(&sweep[task->parent], segments, steps[s].when) : 0;
+            if (task->parent >= 0 && (task->start_dep < 0 || from_parent >= task->start_path)) {
+                task->start_path = from_parent;
+                task->start_via = sweep[task->parent].binder;
+                task->start_dep = -1;
             }
             sweep[i].base = task->start_path;
             continue;
@@ -304,6 +373,7 @@ static int sweep_paths(const struct ompc_model_process *process, struct ompc_tas
         task->end_via = sweep[i].binder;
         sweep[i].completed = 1;
         join(graph, sweep, segments, i, steps[s].when);
+        release_sinks(graph, sweep, segments, i, steps[s].when);
     }
     free(steps);
     return 0;
@@ -321,6 +391,12 @@ static void walk_back(const struct ompc_task_graph *graph, size_t from, size_t *
     /* Every step goes to an earlier point of the path; the bound only guards against a table that loops. */
     for (size_t steps = 0; at >= 0 && steps <= 2 * graph->count + 1; steps++) {
         const struct ompc_graph_task *task = &graph->tasks[at];
+        if (!at_end && task->start_dep >= 0) {
+            /* Its start waited for a dependence's source: the path comes from that source's completion. */
+            at = task->start_dep;
+            at_end = 1;
+            continue;
+        }
         int64_t mark = at_end ? at : task->parent;
         if (mark < 0)
             break;
@@ -418,7 +494,9 @@ int ompc_task_graph_build(const struct ompc_model_process *process, struct ompc_
     int status = -1;
     if (graph->tasks != NULL && sweep != NULL) {
         link_parents(process, graph);
-        status = own_times(process, graph, &segments, sweep);
+        status = gather_dependences(process, graph);
+        if (status == 0)
+            status = own_times(process, graph, &segments, sweep);
         if (status == 0)
             status = sweep_paths(process, graph, sweep, segments.items);
         if (status == 0)
@@ -435,6 +513,7 @@ void ompc_task_graph_free(struct ompc_task_graph *graph)
 {
     free(graph->tasks);
     free(graph->path);
+    free(graph->dependences);
     *graph = (struct ompc_task_graph){0};
 }
 

@@ -33,7 +33,13 @@ struct ompc_graph_task {
     int joined;             /* it completed while its parent still ran: a join edge into the parent */
     int on_path;            /* on the critical path */
     int64_t start_via;      /* the path's step before its start: see taskgraph.c */
+    int64_t start_dep;      /* the dependence source whose completion its start waited for on the path, -1 none */
     int64_t end_via;        /* ... before its completion */
+};
+
+/* A dependence from depend clauses: `sink` started after `source` completed (indices in the table). */
+struct ompc_graph_dependence {
+    size_t source, sink;
 };
 
 /* The graph of one process. */
@@ -46,6 +52,8 @@ struct ompc_task_graph {
     size_t path_length;
     size_t roots, joins;          /* tasks created by implicit tasks; join edges */
     uint32_t regions;             /* parallel regions whose tasks the span adds up */
+    struct ompc_graph_dependence *dependences; /* distinct, sorted by source then sink */
+    size_t dependence_count;
     uint32_t max_depth;
 };
 

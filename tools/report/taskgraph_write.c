@@ -176,20 +176,28 @@ static int compare_edges(const void *a, const void *b)
     return (x->to > y->to) - (x->to < y->to);
 }
 
+/* The kinds of edge the graph files draw. */
+enum edge_kind { EDGE_CREATE, EDGE_JOIN, EDGE_DEPEND };
+
 /*
- * The creation edges (joins 0) or join edges (joins 1: child's node to the
- * node of the parent whose end it joins) between nodes, one per pair of
- * nodes with their count; NULL without memory.
+ * The edges of one kind between nodes, one per pair of nodes with their
+ * count: creation parent -> child, join parent <- child (from is the
+ * parent's node), dependence source -> sink; NULL without memory.
  */
-static struct node_edge *node_edges(const struct drawing *drawing, int joins, size_t *count)
+static struct node_edge *node_edges(const struct drawing *drawing, enum edge_kind kind, size_t *count)
 {
-    struct node_edge *edges = malloc((drawing->graph.count + 1) * sizeof *edges);
+    const struct ompc_task_graph *graph = &drawing->graph;
+    size_t most = kind == EDGE_DEPEND ? graph->dependence_count : graph->count;
+    struct node_edge *edges = malloc((most + 1) * sizeof *edges);
     if (edges == NULL)
         return NULL;
     size_t n = 0;
-    for (size_t i = 0; i < drawing->graph.count; i++) {
-        const struct ompc_graph_task *task = &drawing->graph.tasks[i];
-        if (task->parent < 0 || (joins && !task->joined))
+    for (size_t i = 0; kind == EDGE_DEPEND && i < graph->dependence_count; i++)
+        edges[n++] = (struct node_edge){drawing->node_of[graph->dependences[i].source],
+                                        drawing->node_of[graph->dependences[i].sink], 1};
+    for (size_t i = 0; kind != EDGE_DEPEND && i < graph->count; i++) {
+        const struct ompc_graph_task *task = &graph->tasks[i];
+        if (task->parent < 0 || (kind == EDGE_JOIN && !task->joined))
             continue;
         edges[n++] = (struct node_edge){drawing->node_of[task->parent], drawing->node_of[i], 1};
     }
@@ -261,19 +269,22 @@ static const char *graph_summary(const struct drawing *drawing, char *buffer, si
     return buffer;
 }
 
-/* The edges of one kind in DOT: creation parent -> child, join child -> the parent's join node. */
-static int dot_edges(FILE *out, const struct drawing *drawing, int joins)
+/* The edges of one kind in DOT: creation parent -> child, join child -> the parent's join node, dependence source -> sink. */
+static int dot_edges(FILE *out, const struct drawing *drawing, enum edge_kind kind)
 {
     size_t count = 0;
-    struct node_edge *edges = node_edges(drawing, joins, &count);
+    struct node_edge *edges = node_edges(drawing, kind, &count);
     if (edges == NULL)
         return -1;
     char from[32], to[32];
+    int attributes = kind != EDGE_CREATE || drawing->aggregated;
     for (size_t i = 0; i < count; i++) {
         node_name(drawing, edges[i].from, from, sizeof from);
         node_name(drawing, edges[i].to, to, sizeof to);
-        if (!joins) {
-            fprintf(out, "  %s -> %s", from, to);
+        if (kind == EDGE_CREATE) {
+            fprintf(out, "  %s -> %s%s", from, to, attributes ? " [" : "");
+        } else if (kind == EDGE_DEPEND) {
+            fprintf(out, "  %s -> %s [style=dotted, color=blue", from, to);
         } else {
             if (i == 0 || edges[i - 1].from != edges[i].from)
                 fprintf(out, "  j%s [shape=circle, label=\"join\", fontsize=8];\n  %s -> j%s [style=bold];\n", from,
@@ -281,8 +292,8 @@ static int dot_edges(FILE *out, const struct drawing *drawing, int joins)
             fprintf(out, "  %s -> j%s [style=dashed", to, from);
         }
         if (drawing->aggregated)
-            fprintf(out, "%slabel=\"%" PRIu64 "\"", joins ? ", " : " [", edges[i].count);
-        fputs(joins || drawing->aggregated ? "];\n" : ";\n", out);
+            fprintf(out, "%slabel=\"%" PRIu64 "\"", kind != EDGE_CREATE ? ", " : "", edges[i].count);
+        fputs(attributes ? "];\n" : ";\n", out);
     }
     free(edges);
     return 0;
@@ -293,7 +304,8 @@ static int write_dot(const struct drawing *drawing, FILE *out)
     char text[1024], name[32];
     fprintf(out, "// ompcollect --task-graph: tasks are boxes (construct, task id, own time), arrows from a task to\n"
                  "// those it created; a join circle is where its creator completes after them (ompcollect(1), TASK GRAPH).\n"
-                 "// The critical path is red.\ndigraph tasks {\n  graph [labelloc=t, label=");
+                 "// Dotted blue arrows are dependences from depend clauses; the critical path is red.\n"
+                 "digraph tasks {\n  graph [labelloc=t, label=");
     dot_string(out, graph_summary(drawing, text, sizeof text));
     fputs("];\n  node [shape=box, fontsize=10];\n", out);
     for (size_t node = 0; node < drawing->node_count; node++) {
@@ -301,7 +313,8 @@ static int write_dot(const struct drawing *drawing, FILE *out)
         dot_string(out, node_text(drawing, node, text, sizeof text));
         fputs(drawing->node_on_path[node] ? ", color=red, penwidth=2];\n" : "];\n", out);
     }
-    if (dot_edges(out, drawing, 0) != 0 || dot_edges(out, drawing, 1) != 0)
+    if (dot_edges(out, drawing, EDGE_CREATE) != 0 || dot_edges(out, drawing, EDGE_JOIN) != 0
+        || dot_edges(out, drawing, EDGE_DEPEND) != 0)
         return -1;
     fputs("}\n", out);
     return ferror(out) ? -1 : 0;
@@ -340,11 +353,13 @@ static json_t *json_node(const struct drawing *drawing, size_t node)
     return ompc_json_built(object, failed);
 }
 
-/* The edges of one kind as JSON objects appended to `array`: creation parent -> child, join child -> parent. */
-static int json_edges(const struct drawing *drawing, int joins, json_t *array)
+/* The edges of one kind as JSON objects appended to `array`: creation parent -> child, join child -> parent, dependence source -> sink. */
+static int json_edges(const struct drawing *drawing, enum edge_kind kind, json_t *array)
 {
+    static const char *const names[] = {[EDGE_CREATE] = "create", [EDGE_JOIN] = "join", [EDGE_DEPEND] = "depend"};
+    int joins = kind == EDGE_JOIN;
     size_t count = 0;
-    struct node_edge *edges = node_edges(drawing, joins, &count);
+    struct node_edge *edges = node_edges(drawing, kind, &count);
     if (edges == NULL)
         return -1;
     char from[32], to[32];
@@ -355,7 +370,7 @@ static int json_edges(const struct drawing *drawing, int joins, json_t *array)
         json_t *edge = json_object();
         failed = ompc_json_set(edge, "from", json_string(joins ? to : from));
         failed |= ompc_json_set(edge, "to", json_string(joins ? from : to));
-        failed |= ompc_json_set(edge, "kind", json_string(joins ? "join" : "create"));
+        failed |= ompc_json_set(edge, "kind", json_string(names[kind]));
         failed |= ompc_json_set(edge, "count", ompc_json_u64(edges[i].count));
         failed |= ompc_json_append(array, ompc_json_built(edge, failed));
     }
@@ -373,7 +388,8 @@ static json_t *json_graph(const struct drawing *drawing)
         failed = ompc_json_append(nodes, json_node(drawing, node));
     for (size_t i = 0; i < graph->path_length && !failed; i++)
         failed = ompc_json_append(path, ompc_json_u64(drawing->process->tasks[graph->path[i]].id));
-    failed |= json_edges(drawing, 0, edges) | json_edges(drawing, 1, edges);
+    failed |= json_edges(drawing, EDGE_CREATE, edges) | json_edges(drawing, EDGE_JOIN, edges)
+              | json_edges(drawing, EDGE_DEPEND, edges);
     failed |= ompc_json_set(object, "summary", ompc_json_string(graph_summary(drawing, text, sizeof text)));
     failed |= ompc_json_set(object, "pid", json_integer(drawing->process->pid));
     failed |= ompc_json_set(object, "tasks", ompc_json_u64(graph->count));

@@ -278,9 +278,10 @@ static void graph_text(const struct ompc_model_process *process, const struct om
     char sentence[160], label[512];
     parallelism_sentence(ompc_task_graph_parallelism(graph), sentence, sizeof sentence);
     fprintf(out,
-            "\nTask graph (%zu logged tasks, %zu created by implicit tasks, %u parallel region%s; ompcollect(1), "
-            "TASK GRAPH):\n  work %.3f ms, span %.3f ms, %s\n",
-            graph->count, graph->roots, graph->regions, graph->regions == 1 ? "" : "s", graph->work_ns / 1e6,
+            "\nTask graph (%zu logged tasks, %zu created by implicit tasks, %zu dependences, %u parallel region%s; "
+            "ompcollect(1), TASK GRAPH):\n  work %.3f ms, span %.3f ms, %s\n",
+            graph->count, graph->roots, graph->dependence_count, graph->regions, graph->regions == 1 ? "" : "s",
+            graph->work_ns / 1e6,
             graph->span_ns / 1e6, sentence);
     size_t count = 0;
     struct path_construct *rows = path_constructs(process, graph, &count);
@@ -306,11 +307,11 @@ static int graph_csv(const struct ompc_model_process *process, const struct ompc
     FILE *out = ompc_csv_begin(tables, "task_graph");
     if (out == NULL)
         return -1;
-    fputs("tasks,roots,joins,regions,max_depth,work_ns,span_ns,parallelism,critical_path_tasks\n", out);
+    fputs("tasks,roots,joins,dependences,regions,max_depth,work_ns,span_ns,parallelism,critical_path_tasks\n", out);
     ompc_csv_lead(tables);
-    fprintf(out, "%zu,%zu,%zu,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f,%zu\n", graph->count, graph->roots, graph->joins,
-            graph->regions, graph->max_depth, graph->work_ns, graph->span_ns, ompc_task_graph_parallelism(graph),
-            graph->path_length);
+    fprintf(out, "%zu,%zu,%zu,%zu,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f,%zu\n", graph->count, graph->roots, graph->joins,
+            graph->dependence_count, graph->regions, graph->max_depth, graph->work_ns, graph->span_ns,
+            ompc_task_graph_parallelism(graph), graph->path_length);
     out = ompc_csv_begin(tables, "task_critical_path");
     if (out == NULL)
         return -1;
@@ -353,6 +354,7 @@ static json_t *graph_json(const struct ompc_model_process *process, const struct
     failed |= ompc_json_set(object, "tasks", ompc_json_u64(graph->count));
     failed |= ompc_json_set(object, "roots", ompc_json_u64(graph->roots));
     failed |= ompc_json_set(object, "joins", ompc_json_u64(graph->joins));
+    failed |= ompc_json_set(object, "dependences", ompc_json_u64(graph->dependence_count));
     failed |= ompc_json_set(object, "regions", json_integer(graph->regions));
     failed |= ompc_json_set(object, "max_depth", json_integer(graph->max_depth));
     failed |= ompc_json_set(object, "work_ns", ompc_json_u64(graph->work_ns));
