@@ -134,17 +134,50 @@ static void ref_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags
     ref_deliver_by(OC_CB_parallel_end, 0, 0);
 }
 
+/* Deliver mode: both events of the row (cb, kind) begins and ends in one callback. */
+static inline void ref_deliver_pair(int cb, int kind)
+{
+    ref_deliver_by(cb, kind, 1);
+    ref_deliver_by(cb, kind, 0);
+}
+
+/*
+ * In deliver mode a task's creation delivers its row's two events and the
+ * task is marked explicit in its data word (libomp hands it over zeroed),
+ * so that task_schedule delivers what the shim does for an explicit task
+ * and nothing for an implicit one it returns to: no record, no state.
+ */
 static void ref_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *new_task,
                             int flags, int has_dependences, const void *codeptr)
 {
-    (void)task, (void)frame, (void)new_task, (void)flags, (void)has_dependences, (void)codeptr;
+    (void)task, (void)frame, (void)has_dependences, (void)codeptr;
     bump(ompt_callback_task_create);
+#ifdef REF_DELIVER
+    if (new_task != NULL)
+        new_task->value = 1;
+    ref_deliver_pair(OC_CB_task_create, flags & ompt_task_undeferred ? OC_TASK_UNDEFERRED : OC_TASK_DEFERRED);
+#else
+    (void)new_task, (void)flags;
+#endif
 }
 
+/* Deliver mode: an explicit task that completes ends its run and finishes; one that starts is scheduled, fetched and runs. */
 static void ref_task_schedule(ompt_data_t *prior, int prior_status, ompt_data_t *next)
 {
-    (void)prior, (void)prior_status, (void)next;
     bump(ompt_callback_task_schedule);
+#ifdef REF_DELIVER
+    if (prior != NULL && prior->value == 1 && prior_status == ompt_task_complete) {
+        ref_deliver_by(OC_CB_task_schedule, OC_TASK_STEP_EXECUTE, 0);
+        ref_deliver_pair(OC_CB_task_schedule, OC_TASK_STEP_FINISH);
+    }
+    if (next != NULL && next->value == 1) {
+        ref_deliver_pair(OC_CB_task_schedule, OC_TASK_STEP_SCHEDULE);
+        ref_deliver_by(OC_CB_task_schedule, OC_TASK_STEP_FETCH, 1);
+        ref_deliver_by(OC_CB_task_schedule, OC_TASK_STEP_EXECUTE, 1);
+    }
+#else
+    (void)prior, (void)prior_status, (void)next;
+#endif
 }
 
 static void ref_implicit_task(int endpoint, ompt_data_t *parallel, ompt_data_t *task,

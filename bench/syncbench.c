@@ -14,6 +14,9 @@
  *                                asks, barrier (a worker waiting in a
  *                                barrier), lock (waiting for a lock) or idle
  *                                (a worker between regions)
+ *   syncbench tasks COUNT        one region whose master creates COUNT tasks
+ *                                of one delay each, waiting for every 64
+ *                                (run under callgrind, 1 thread)
  *   syncbench calibrate          work units per 250 us of one thread
  *   syncbench rate UNITS REGIONS the region-rate loop alone (see below)
  *   syncbench wall SCALE UNITS REGIONS
@@ -102,6 +105,28 @@ static int mix(long regions)
     omp_destroy_lock(&lock);
     printf("mix %ld regions %d %d %d %d %.0f\n", regions, critical_count, lock_count, single_count,
            master_count, part);
+    return 0;
+}
+
+/* COUNT deferred tasks of one delay each, created and run by one thread, for the per-task instruction count. */
+static int tasks(long count)
+{
+    long done = 0;
+#pragma omp parallel
+#pragma omp master
+    for (long t = 0; t < count; t++) {
+#pragma omp task shared(done)
+        {
+            delay();
+#pragma omp atomic
+            done++;
+        }
+        /* A full task deque makes libomp run the next task at once: wait before it fills. */
+        if (t % 64 == 63) {
+#pragma omp taskwait
+        }
+    }
+    printf("tasks %ld ran %ld\n", count, done);
     return 0;
 }
 
@@ -386,6 +411,8 @@ int main(int argc, char **argv)
         return mix(positive(argv[2], "REGIONS"));
     if ((argc == 3 || argc == 4) && strcmp(argv[1], "inquire") == 0)
         return inquire(positive(argv[2], "COUNT"), argc == 4 ? argv[3] : "work");
+    if (argc == 3 && strcmp(argv[1], "tasks") == 0)
+        return tasks(positive(argv[2], "COUNT"));
     if (argc == 2 && strcmp(argv[1], "calibrate") == 0)
         return calibrate();
     if (argc == 4 && strcmp(argv[1], "rate") == 0)
@@ -394,7 +421,7 @@ int main(int argc, char **argv)
         return wall(positive(argv[2], "SCALE"), positive(argv[3], "UNITS"),
                     positive(argv[4], "REGIONS"));
     fprintf(stderr,
-            "usage: %s mix REGIONS | inquire COUNT [WHERE] | calibrate | rate UNITS REGIONS | wall SCALE UNITS REGIONS\n",
+            "usage: %s mix REGIONS | inquire COUNT [WHERE] | tasks COUNT | calibrate | rate UNITS REGIONS | wall SCALE UNITS REGIONS\n",
             argv[0]);
     return 2;
 }

@@ -149,7 +149,7 @@ tests() {
         has "$mode" "merge completes JSON reports" yes r0.json ompcollect merge r0
         has "$mode" "merge completes its options" yes --format= ompcollect merge --fo
         has "$mode" "the diff subcommand is offered as the first word" yes diff ompcollect di
-        expect "$mode" "diff -f offers its two formats" "json text" ompcollect diff -f ""
+        expect "$mode" "diff -f offers its three formats" "csv json text" ompcollect diff -f ""
         has "$mode" "diff completes JSON reports" yes r0.json ompcollect diff r0
     done
 

@@ -119,7 +119,50 @@ static void synthetic(double step)
            (end - serial) / step);
 }
 
-/* Usage: ompcollect-advice imbalance ROUNDS UNIT-SECONDS | critical ENTRIES INSIDE-SECONDS | synthetic STEP-SECONDS */
+/*
+ * fib(n) with one task construct: a call above `cutoff` makes fib(n - 1) a
+ * task and computes fib(n - 2) itself.  With a small cutoff most tasks
+ * last about a microsecond, which is what creating and scheduling one
+ * costs; with a large one each task is a serial fib of thousands of calls.
+ */
+static long fib(int n, int cutoff)
+{
+    if (n < 2)
+        return n;
+    if (n <= cutoff)
+        return fib(n - 1, cutoff) + fib(n - 2, cutoff);
+    long x, y;
+#pragma omp task shared(x) firstprivate(n, cutoff) /* @fibtask */
+    x = fib(n - 1, cutoff);
+    y = fib(n - 2, cutoff);
+#pragma omp taskwait
+    return x + y;
+}
+
+/* fib(n) on two threads, one of which makes the first task; `repeat` times, so a short run still has samples. */
+static void fib_tasks(int n, int cutoff, int repeat)
+{
+    long result = 0;
+    for (int i = 0; i < repeat; i++) {
+#pragma omp parallel num_threads(2)
+#pragma omp single
+        result = fib(n, cutoff);
+    }
+    printf("fib %ld\n", result);
+}
+
+/* `count` parallel regions on two threads, each a few hundred nanoseconds of work: fork and join cost more. */
+static __attribute__((noinline)) void tiny_regions(int count)
+{
+    volatile long sink = 0;
+    for (int i = 0; i < count; i++) {
+#pragma omp parallel num_threads(2) /* @tiny */
+        sink += omp_get_thread_num();
+    }
+    printf("%d regions\n", count);
+}
+
+/* Usage: ompcollect-advice imbalance ROUNDS UNIT-SECONDS | critical ENTRIES INSIDE-SECONDS | synthetic STEP-SECONDS | fib N CUTOFF REPEAT | regions COUNT */
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "";
@@ -129,8 +172,12 @@ int main(int argc, char **argv)
         critical(atoi(argv[2]), atof(argv[3]));
     else if (strcmp(mode, "synthetic") == 0 && argc == 3)
         synthetic(atof(argv[2]));
+    else if (strcmp(mode, "fib") == 0 && argc == 5)
+        fib_tasks(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+    else if (strcmp(mode, "regions") == 0 && argc == 3)
+        tiny_regions(atoi(argv[2]));
     else {
-        fprintf(stderr, "usage: ompcollect-advice imbalance ROUNDS UNIT | critical ENTRIES INSIDE | synthetic STEP\n");
+        fprintf(stderr, "usage: ompcollect-advice imbalance ROUNDS UNIT | critical ENTRIES INSIDE | synthetic STEP | fib N CUTOFF REPEAT | regions COUNT\n");
         return 2;
     }
     return 0;

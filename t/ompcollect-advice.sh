@@ -1,11 +1,11 @@
 #!/bin/sh
-# ompcollect-advice.sh - the efficiency metrics, potential gains and opportunities on programs whose answers are known by construction (t/ompcollect-advice.c): an imbalanced loop beside its balanced variant, a hot critical, a run serial and imbalanced for known times.
+# ompcollect-advice.sh - the efficiency metrics, potential gains and opportunities on programs whose answers are known by construction (t/ompcollect-advice.c): an imbalanced loop beside its balanced variant, a hot critical, a run serial and imbalanced for known times, tasks too fine for their overhead beside coarse ones, and thousands of tiny parallel regions.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 prog=$top_builddir/t/ompcollect-advice
 source=$top_srcdir/t/ompcollect-advice.c
 
-echo "1..9"
+echo "1..15"
 n=0
 
 # collect NAME ARGUMENT...: the program under ompcollect at 1 ms, saved; its JSON report in $tmp/NAME.json, its text in $tmp/NAME.txt.
@@ -83,3 +83,36 @@ else
     skip "the threads did not run when asked (a loaded machine): phases took ${phases:-?} steps for 6 4 6" 3 \
         "synthetic: POP metrics match their values by construction"
 fi
+
+# fib with a cutoff of 3: most of its 364k tasks compute fib(2) or fib(3),
+# a few nanoseconds of work each, so a task lasts about what creating and
+# scheduling it costs -- far inside the 10x the check allows.  With a
+# cutoff of 30 each of its few hundred tasks computes a fib(30) or so of
+# milliseconds, thousands of times its overhead: no load makes it fine.
+fibtask=$(line_of fibtask)
+collect finefib fib 27 3 3
+# The check needs the task constructs (OMPCOLLECTOR_REQ_TASK_INFO): a runtime that ran the tasks but names none skips.
+if [ "$(py finefib "r['tasks'] is not None and r['tasks']['constructs'] is None")" = True ]; then
+    skip "the runtime names no task constructs: task granularity is unknown" 5 "fine and coarse tasks"
+else
+    ok "$(py finefib "$(cat "$tmp/finefib.status") == 0 and len(o) >= 1 and o[0]['kind'] == 'too_fine_tasks' and o[0]['location']['line'] == $fibtask and 'cutoff' in o[0]['hint']")" \
+        "fine tasks: the first opportunity is the too-fine task construct at line $fibtask, with a coarser cutoff as the hint" "$tmp/finefib.txt"
+    ok "$(py finefib "[t['mean_task_ns'] < t['factor'] * t['overhead_ns'] and t['create_ns'] > 0 and abs(t['overhead_ns'] - t['create_ns'] - t['sched_ns']) <= 0.2 for t in [o[0]['tasks']]] == [True]")" \
+        "fine tasks: the finding gives the mean task, the measured creation and the scheduling per task" "$tmp/finefib.txt"
+    ok "$(sed -n '/^Opportunities/{n;p;}' "$tmp/finefib.txt" | grep -q "^  1\. too-fine tasks at fib .*ompcollect-advice\.c:$fibtask (mean task .* us against .* us of overhead per task" && echo True)" \
+        "fine tasks: the text report opens with the too-fine tasks at ompcollect-advice.c:$fibtask and their numbers" "$tmp/finefib.txt"
+    # The scheduling each thread is charged is its queued runs times the least
+    # waiting per run of any thread: never more than its own IBAR and EBAR time.
+    ok "$(py finefib "r['tasks']['sched_ns'] > 0 and r['totals']['task_overhead']['sched_ns'] == r['tasks']['sched_ns'] and all(t['sched_ns'] <= (s['states']['IBAR'] + s['states']['EBAR']) * r['interval_ns'] for t in r['tasks']['threads'] for s in [r['threads'][t['index']]])")" \
+        "fine tasks: the task table and the totals state the scheduling overhead, per thread within its barrier and taskwait time" "$tmp/finefib.txt"
+    collect coarsefib fib 40 30 1
+    ok "$(py coarsefib "$(cat "$tmp/coarsefib.status") == 0 and r['tasks']['constructs'][0]['created'] > 0 and all(f['kind'] != 'too_fine_tasks' for f in o)")" \
+        "coarse tasks: the same program with a cutoff of 30 gets no too-fine finding" "$tmp/coarsefib.txt"
+fi
+
+# 50000 parallel regions of a few instructions each: fork and join are
+# all the region costs, the tool's finding "many short parallel regions".
+tiny=$(line_of tiny)
+collect regions regions 50000
+ok "$(py regions "$(cat "$tmp/regions.status") == 0 and len(o) >= 1 and o[0]['kind'] == 'overhead' and o[0]['location']['line'] == $tiny and 'merging' in o[0]['hint']")" \
+    "tiny regions: the first opportunity is the fork/join overhead of the construct at line $tiny, with merging regions as the hint" "$tmp/regions.txt"

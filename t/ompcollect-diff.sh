@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 program=$top_builddir/t/ompcollect-balance
 
-echo "1..24"
+echo "1..28"
 n=0
 
 # A before (thread k of 2 works k+1 units), B after (both work 1.5 units): one program, one loop.
@@ -15,11 +15,10 @@ if [ $status -eq 77 ] || ! [ -s "$tmp/b.json" ]; then
     echo "Bail out! t/ompcollect-balance gave no JSON reports to compare (status $status): $(head -n 3 "$tmp/run.err" | tr '\n' ' ')"
     exit 1
 fi
-# The loop's line as the reports name it (clang and gcc put the construct's address on different lines
-# around the pragma), which must be the pragma's or next to it.
-pragma=$(grep -n '@loop ' "$top_srcdir/t/ompcollect-balance.c" | cut -d: -f1)
-line=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["constructs"][0]["location"]["line"])' "$tmp/a.json" 2>/dev/null)
-case $line in "$((pragma - 1))" | "$pragma" | "$((pragma + 1))") ;; *) echo "Bail out! the loop's construct is named at line '$line', not around its pragma's ($pragma)"; exit 1 ;; esac
+# The loop's construct is named at its pragma's line whichever compiler built it: GCC's call
+# of GOMP_parallel sits on the loop's line before it, and the report must place the construct
+# by the outlined body the call was handed (tools/report/gompsite.c).
+line=$(grep -n '@loop ' "$top_srcdir/t/ompcollect-balance.c" | cut -d: -f1)
 
 # check DESCRIPTION EXPRESSION FILE...: the Python expression holds over d (the first FILE, a diff's
 # JSON), a and b (the reports it compared: $tmp/a.json, $tmp/b.json) and text (the second FILE, if any).
@@ -30,6 +29,8 @@ check() {
 import json, sys
 expression, a, b, d = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
 text = open(sys.argv[5]).read() if len(sys.argv) > 5 else ""
+# With a diff's CSV as JSON (csv_tables) second: j is the diff's JSON, c its CSV's tables.
+j, c = d, (json.loads(text) if text.startswith("{") else {})
 def construct(diff, line):
     rows = [c for c in diff["constructs"] if c["location"]["line"] == line]
     return rows[0] if len(rows) == 1 else None
@@ -144,6 +145,41 @@ check "... and kept in the JSON's a.limits as the report gave them" \
     "d['a']['limits'] == [{'what': 'waits', 'count': 12, 'bound': 1024, 'text': '12 samples\\nlost'}, \
                          {'what': 'record_damage', 'count': 2, 'bound': 0, 'text': 'a\\rb'}] and d['b']['limits'] == []" \
     "$tmp/limits-d.json"
+
+# csv_tables FILE: the diff CSV stream FILE as JSON, {table: [each row as a dict by its header]}; fails
+# when a row is not as long as its table's header.
+csv_tables() {
+    python3 - "$1" <<'EOF'
+import csv, json, sys
+tables, header = {}, None
+for row in csv.reader(open(sys.argv[1], newline="")):
+    if row[0] == "section":
+        header = row[1:]
+        continue
+    if header is None or len(row) - 1 != len(header):
+        sys.exit("row %r does not fit its header %r" % (row, header))
+    tables.setdefault(row[0], []).append(dict(zip(header, row[1:])))
+print(json.dumps(tables))
+EOF
+}
+"$oc" diff -f csv -o "$tmp/d.csv" "$tmp/a.json" "$tmp/b.json" 2>"$tmp/err" && csv_tables "$tmp/d.csv" >"$tmp/dcsv.json" 2>>"$tmp/err"
+result $? "diff -f csv: exit 0, every row as long as its table's header" "$tmp/err" "$tmp/d.csv"
+# The CSV holds what the JSON holds: the same summary, and each table's rows in the same order and figures.
+check "... its summary, states, constructs and wait locations are the JSON's, row by row" \
+    "c['summary'][0]['text'] == j['summary']['text'] and [s['side'] for s in c['side']] == ['A', 'B'] \
+     and [(s['state'], int(s['change_ns'])) for s in c['state']] == [(s['state'], s['change_ns']) for s in j['states']] \
+     and [(int(r['line']), r['status'], int(r['a_instances']), int(r['change_ns'])) for r in c['construct']] \
+         == [(r['location']['line'], r['status'], r['a_instances'], r['change_ns']) for r in j['constructs']] \
+     and [(r['state'], r['what'], int(r['change_ns'])) for r in c['wait_location']] \
+         == [(r['state'], r['what'], r['change_ns']) for r in j['wait_locations']]" \
+    "$tmp/d.json" "$tmp/dcsv.json"
+"$oc" diff -f csv "$tmp/limits.json" "$tmp/b.json" >"$tmp/limits.csv" 2>"$tmp/err" \
+    && csv_tables "$tmp/limits.csv" >"$tmp/limits-csv.json" 2>>"$tmp/err"
+result $? "diff -f csv of a report with limits and record damage: exit 0, every row fits" "$tmp/err" "$tmp/limits.csv"
+check "... the limits kept as the report gave them, line breaks quoted" \
+    "[(l['side'], l['what'], l['text'], l['count'], l['bound']) for l in c['limit']] \
+     == [('A', 'waits', '12 samples\\nlost', '12', '1024'), ('A', 'record_damage', 'a\\rb', '2', '0')]" \
+    "$tmp/limits-d.json" "$tmp/limits-csv.json"
 
 # refused PATTERN DESCRIPTION FILE...: diff of the FILEs exits 1 with one line on stderr that matches
 # the extended regular expression PATTERN, and writes nothing.

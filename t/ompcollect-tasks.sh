@@ -46,7 +46,7 @@ for cc in clang gcc; do
 
     # shellcheck disable=SC2086
     "$oc" --runtime "$LIBOMP" -f csv -o "$tmp/$cc.csv" "$tmp/tasks-$cc" $args >/dev/null 2>&1
-    ok "$(grep -q '^section,thread,tid,created,undeferred,deferred,executed,stolen,suspensions,create_ns,exec_ns,suspend_ns,lifetime_ns$' "$tmp/$cc.csv" &&
+    ok "$(grep -q '^section,thread,tid,created,undeferred,deferred,executed,stolen,suspensions,create_ns,exec_ns,suspend_ns,lifetime_ns,sched_ns$' "$tmp/$cc.csv" &&
         grep -q "^task,all,,$((deferred + undeferred)),$undeferred,$deferred,$((deferred + undeferred))," "$tmp/$cc.csv" && echo True)" \
         "$cc: CSV has the task section with its header, and its 'all' row counts the same tasks" "$tmp/$cc.csv"
     # shellcheck disable=SC2086

@@ -155,14 +155,15 @@ static void check_table(void)
     for (size_t i = 0; i < sizeof process / sizeof process[0]; i++)
         found &= ompc_writer_find(OMPC_VIEW_PROCESS, process[i]) != NULL;
     found &= ompc_writer_find(OMPC_VIEW_MERGE, "text") != NULL && ompc_writer_find(OMPC_VIEW_MERGE, "json") != NULL;
-    found &= ompc_writer_find(OMPC_VIEW_DIFF, "text") != NULL && ompc_writer_find(OMPC_VIEW_DIFF, "json") != NULL;
+    found &= ompc_writer_find(OMPC_VIEW_DIFF, "text") != NULL && ompc_writer_find(OMPC_VIEW_DIFF, "json") != NULL
+             && ompc_writer_find(OMPC_VIEW_DIFF, "csv") != NULL;
 #ifdef HAVE_OTF2
     found &= ompc_writer_find(OMPC_VIEW_PROCESS, "otf2") != NULL;
 #else
     found &= ompc_writer_find(OMPC_VIEW_PROCESS, "otf2") == NULL;
 #endif
     tap_ok(found, "the table has every output: the report's formats, the timeline, both traces, the CSV "
-                  "directory, merge's two, diff's two");
+                  "directory, merge's two, diff's three");
 }
 
 /* Each writer given a view or a sink of another kind refuses it, says so, and writes nothing. */

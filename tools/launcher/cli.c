@@ -44,7 +44,7 @@ static void usage(FILE *out)
             "       %s report [OUTPUT OPTION]... SAVED-RUN\n"
             "       %s merge [-f text|json] [-o FILE] REPORT.json...\n"
             "       %s merge --trace=DIR OTF2-ARCHIVE...\n"
-            "       %s diff [-f text|json] [-o FILE] A.json B.json\n"
+            "       %s diff [-f text|csv|json] [-o FILE] A.json B.json\n"
             "Run PROGRAM with the OpenMP Collector API shim and report, when it ends, where\n"
             "every OpenMP thread of it (and of every child process running OpenMP) spent its\n"
             "time in the API's 11 thread states.  'report' writes any output again from a\n"

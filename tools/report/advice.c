@@ -56,7 +56,19 @@ static int construct_team(const struct ompc_construct_row *row)
     return (int)row->work_threads > team ? (int)row->work_threads : team;
 }
 
-/* A construct's metrics and gains; returns the barrier waiting its balance would remove, in samples. */
+/* Whether a construct's instances are short enough for fork and join to be most of them (SHORT_REGION_NS). */
+static int short_regions(const struct ompc_construct_row *row)
+{
+    return row->instances > 0 && row->total_ns / row->instances < SHORT_REGION_NS;
+}
+
+/*
+ * A construct's metrics and gains; returns the barrier waiting its balance
+ * would remove, in samples.  The runtime overhead of short regions also
+ * counts their barrier waiting beyond the imbalance: a region of little
+ * work waits in its join barrier (IBAR) for the team to arrive, which is
+ * the join's cost, and on a loaded machine most of it.
+ */
 static uint64_t advise_construct(const struct ompc_construct_row *row, double interval_s,
                                  struct ompc_construct_advice *out)
 {
@@ -70,7 +82,11 @@ static uint64_t advise_construct(const struct ompc_construct_row *row, double in
     out->team = team;
     /* The elapsed time the balance saves: each instance would end at the mean thread's work, not the longest. */
     out->balance_gain_s = team > 0 ? (double)out->efficiency.imbalance / team * interval_s : 0.0;
-    out->overhead_gain_s = team > 0 ? (double)out->efficiency.sched / team * interval_s : 0.0;
+    uint64_t overhead = out->efficiency.sched;
+    if (short_regions(row))
+        overhead += row->ticks[THR_IBAR_STATE] + row->ticks[THR_EBAR_STATE] - out->efficiency.imbalance;
+    out->overhead_samples = overhead;
+    out->overhead_gain_s = team > 0 ? (double)overhead / team * interval_s : 0.0;
     return out->efficiency.imbalance;
 }
 
@@ -115,17 +131,41 @@ static int is_task_wait(const struct ompc_wait_row *row)
 
 /*
  * The wait locations' gains and findings: a barrier's belongs to its
- * construct's balance, the others (task waits among them) are their own.
+ * construct's balance, the others (task waits among them) are their own --
+ * unless tasks too fine for their overhead were found, whose gain holds
+ * the waiting in task waits that scheduling them costs.
  */
-static void advise_waits(const struct summary *summary, struct ompc_advice *advice)
+static void advise_waits(const struct summary *summary, struct ompc_advice *advice, int too_fine)
 {
     const struct ompc_locations *locations = &summary->locations;
     for (int i = 0; i < locations->wait_count; i++) {
         const struct ompc_wait_row *row = &locations->waits[i];
         advice->wait_gain_s[i] = (double)row->ticks * advice->interval_s / advice->threads;
-        if ((row->state != THR_IBAR_STATE && row->state != THR_EBAR_STATE) || is_task_wait(row))
+        if ((row->state != THR_IBAR_STATE && row->state != THR_EBAR_STATE) || (is_task_wait(row) && !too_fine))
             consider(advice, OMPC_FINDING_WAIT, i, advice->wait_gain_s[i], row->ticks);
     }
+}
+
+/*
+ * The task constructs too fine for their overhead, each a finding whose
+ * gain is its tasks' overhead (creation, and the scheduling estimate per
+ * dispatched run) over the threads; returns whether one made the list.
+ */
+static int advise_tasks(const struct summary *summary, struct ompc_advice *advice)
+{
+    const struct ompc_task_granularity *tasks = &advice->tasks;
+    double interval_ns = advice->interval_s * 1e9;
+    for (int i = 0; tasks->known && i < tasks->count; i++) {
+        const struct ompc_task_grain *grain = &tasks->constructs[i];
+        if (grain->too_fine && interval_ns > 0)
+            consider(advice, OMPC_FINDING_TOO_FINE, i, grain->cost_ns / 1e9 / advice->threads,
+                     (uint64_t)(grain->cost_ns / interval_ns));
+    }
+    (void)summary;
+    for (int i = 0; i < advice->finding_count; i++)
+        if (advice->findings[i].kind == OMPC_FINDING_TOO_FINE)
+            return 1;
+    return 0;
 }
 
 int ompc_advice_build(const struct summary *summary, struct ompc_advice *advice)
@@ -143,23 +183,26 @@ int ompc_advice_build(const struct summary *summary, struct ompc_advice *advice)
     advice->known = report->sampling && advice->threads > 0 && summary->total_ticks > summary->state_ticks[0];
     if (!advice->known)
         return 0;
+    if (ompc_task_granularity_build(summary->process, locations, report->interval_ns, &advice->tasks) != 0)
+        return -1;
     uint64_t imbalance = 0;
     for (int i = 0; i < locations->construct_count; i++) {
         imbalance += advise_construct(&locations->constructs[i], advice->interval_s, &advice->constructs[i]);
         const struct ompc_construct_advice *row = &advice->constructs[i];
         consider(advice, OMPC_FINDING_IMBALANCE, i, row->balance_gain_s, row->efficiency.imbalance);
-        consider(advice, OMPC_FINDING_OVERHEAD, i, row->overhead_gain_s, row->efficiency.sched);
+        consider(advice, OMPC_FINDING_OVERHEAD, i, row->overhead_gain_s, row->overhead_samples);
     }
     split_states(summary->state_ticks, imbalance, &advice->process);
     advise_amdahl(summary, advice);
     advice->serial_gain_s = (double)advice->process.serial * advice->interval_s / advice->threads;
     consider(advice, OMPC_FINDING_SERIAL, -1, advice->serial_gain_s, advice->process.serial);
-    advise_waits(summary, advice);
+    advise_waits(summary, advice, advise_tasks(summary, advice));
     return 0;
 }
 
 void ompc_advice_free(struct ompc_advice *advice)
 {
+    ompc_task_granularity_free(&advice->tasks);
     free(advice->constructs);
     free(advice->wait_gain_s);
     memset(advice, 0, sizeof *advice);
@@ -194,8 +237,7 @@ const char *ompc_finding_hint(const struct summary *summary, const struct ompc_f
         return "the threads' work in this construct is uneven; schedule(dynamic) or schedule(guided), or a smaller "
                "chunk, typically evens it out";
     case OMPC_FINDING_OVERHEAD: {
-        const struct ompc_construct_row *row = &locations->constructs[finding->index];
-        if (row->instances > 0 && row->total_ns / row->instances < SHORT_REGION_NS)
+        if (short_regions(&locations->constructs[finding->index]))
             return "many short parallel regions; merging them into fewer, longer ones (one parallel region around "
                    "the loop that forks them) may remove most of the fork/join cost";
         return "the runtime's own work (forking, joining, handing out chunks, reducing) is large here; larger "
@@ -207,6 +249,9 @@ const char *ompc_finding_hint(const struct summary *summary, const struct ompc_f
                    "their overhead (a coarser cut-off) or too few of them (more independent tasks, a smaller "
                    "taskloop grainsize) are typical causes";
         return wait_hint(locations->waits[finding->index].state);
+    case OMPC_FINDING_TOO_FINE:
+        return "these tasks are small next to what creating and scheduling each costs; a coarser cutoff or grain "
+               "size (a final or if clause, a larger taskloop grainsize) may help";
     default:
         return "the other threads idle while serial code runs; parallelising that code, or overlapping it with "
                "parallel work, may recover this time";
@@ -221,6 +266,8 @@ static const char *finding_kind_name(const struct summary *summary, const struct
         return "imbalance";
     case OMPC_FINDING_OVERHEAD:
         return "overhead";
+    case OMPC_FINDING_TOO_FINE:
+        return "too_fine_tasks";
     case OMPC_FINDING_WAIT:
         switch (summary->locations.waits[finding->index].state) {
         case THR_CTWT_STATE:
@@ -256,6 +303,13 @@ static const char *finding_what(const struct summary *summary, const struct ompc
         snprintf(buffer, size, "serial code");
         return buffer;
     }
+    if (finding->kind == OMPC_FINDING_TOO_FINE) {
+        const struct ompc_task_construct_row *site = &locations->task_constructs[finding->index];
+        *where = &site->where;
+        *codeptr = site->from->codeptr;
+        snprintf(buffer, size, "too-fine tasks");
+        return buffer;
+    }
     const struct ompc_construct_row *row = &locations->constructs[finding->index];
     *where = &row->where;
     *codeptr = row->codeptr;
@@ -269,21 +323,38 @@ static double run_share(const struct ompc_advice *advice, double seconds)
     return advice->run_s > 0 ? 100.0 * seconds / advice->run_s : 0.0;
 }
 
-/* The figure behind a finding, after its location: the construct's load balance, the waiting threads, Amdahl's bound. */
-static void text_finding_detail(const struct summary *summary, const struct ompc_finding *finding, FILE *out)
+/* A too-fine finding's numbers: the mean task against the overhead per task, and where the overhead came from. */
+static void too_fine_detail(const struct ompc_advice *advice, int index, char *buffer, size_t size)
+{
+    const struct ompc_task_grain *grain = &advice->tasks.constructs[index];
+    snprintf(buffer, size,
+             "mean task %.2f us against %.2f us of overhead per task = creation %.2f us + scheduling %.2f us; "
+             "scheduling counted at most as creation of the %.2f us thread %d waited per task run",
+             grain->mean_ns / 1e3, grain->overhead_ns / 1e3, grain->create_ns / 1e3, grain->sched_ns / 1e3,
+             advice->tasks.sched_ns / 1e3, advice->tasks.sched_thread);
+}
+
+/* The figure behind a finding: the construct's load balance, the waiting threads, the task sizes, Amdahl's bound ("" none). */
+static const char *finding_detail(const struct summary *summary, const struct ompc_finding *finding, char *buffer,
+                                  size_t size)
 {
     const struct ompc_advice *advice = &summary->advice;
+    const struct ompc_wait_row *wait = finding->kind == OMPC_FINDING_WAIT ? &summary->locations.waits[finding->index]
+                                                                          : NULL;
+    buffer[0] = '\0';
     if (finding->kind == OMPC_FINDING_IMBALANCE)
-        fprintf(out, " (load balance %.2f)", advice->constructs[finding->index].efficiency.load_balance);
+        snprintf(buffer, size, "load balance %.2f", advice->constructs[finding->index].efficiency.load_balance);
     else if (finding->kind == OMPC_FINDING_OVERHEAD)
-        fprintf(out, " (scheduling efficiency %.2f)", advice->constructs[finding->index].efficiency.scheduling);
-    else if (finding->kind == OMPC_FINDING_WAIT)
-        fprintf(out, " (%s over %d thread%s)", ompc_state_name(summary->locations.waits[finding->index].state),
-                summary->locations.waits[finding->index].threads,
-                summary->locations.waits[finding->index].threads == 1 ? "" : "s");
+        snprintf(buffer, size, "scheduling efficiency %.2f", advice->constructs[finding->index].efficiency.scheduling);
+    else if (wait != NULL)
+        snprintf(buffer, size, "%s over %d thread%s", ompc_state_name(wait->state), wait->threads,
+                 wait->threads == 1 ? "" : "s");
+    else if (finding->kind == OMPC_FINDING_TOO_FINE)
+        too_fine_detail(advice, finding->index, buffer, size);
     else if (advice->amdahl_limit > 0)
-        fprintf(out, " (serial fraction %.2f: Amdahl's bound %.2fx on %d threads)", advice->serial_fraction,
-                advice->amdahl_speedup, advice->threads);
+        snprintf(buffer, size, "serial fraction %.2f: Amdahl's bound %.2fx on %d threads", advice->serial_fraction,
+                 advice->amdahl_speedup, advice->threads);
+    return buffer;
 }
 
 void ompc_advice_text_opportunities(const struct summary *summary, FILE *out)
@@ -300,11 +371,12 @@ void ompc_advice_text_opportunities(const struct summary *summary, FILE *out)
         const struct ompc_finding *finding = &advice->findings[i];
         const struct ompc_location *where;
         uint64_t codeptr;
-        char what[256], label[512];
+        char what[256], label[512], detail[256];
         fprintf(out, "  %d. %s", i + 1, finding_what(summary, finding, what, sizeof what, &where, &codeptr));
         if (where != NULL)
             fprintf(out, " at %s", ompc_location_label(where, codeptr, label, sizeof label));
-        text_finding_detail(summary, finding, out);
+        if (*finding_detail(summary, finding, detail, sizeof detail) != '\0')
+            fprintf(out, " (%s)", detail);
         fprintf(out, ": up to %.3f s (%.1f%% of the run)\n     %s\n", finding->gain_s,
                 run_share(advice, finding->gain_s), ompc_finding_hint(summary, finding));
     }
@@ -369,7 +441,8 @@ static void text_constructs(const struct summary *summary, FILE *out)
     if (locations->construct_count > TEXT_ROWS)
         fprintf(out, "  ... %d more constructs\n", locations->construct_count - TEXT_ROWS);
     fputs("  balanced = the longest thread's WORK minus the mean thread's (at most the barrier waiting); "
-          "no ovhd = OVHD, REDUC per thread\n", out);
+          "no ovhd = OVHD, REDUC per thread\n  (and for instances under 1 ms on average, their barrier waiting "
+          "beyond the imbalance: the join of a short region)\n", out);
 }
 
 /* Each wait location's waiting, averaged over the threads: what the run would save without it. */
@@ -475,7 +548,7 @@ static int csv_efficiency_tables(const struct summary *summary, struct ompc_csv_
 int ompc_advice_csv(const struct summary *summary, struct ompc_csv_tables *tables)
 {
     const struct ompc_advice *advice = &summary->advice;
-    char what[256];
+    char what[256], detail[256];
     if (csv_efficiency_tables(summary, tables) != 0)
         return -1;
     FILE *out = ompc_csv_begin(tables, "wait_gain");
@@ -494,7 +567,7 @@ int ompc_advice_csv(const struct summary *summary, struct ompc_csv_tables *table
     }
     if ((out = ompc_csv_begin(tables, "opportunity")) == NULL)
         return -1;
-    fputs("rank,kind,what,codeptr,function,file,line,gain_s,gain_share,hint\n", out);
+    fputs("rank,kind,what,codeptr,function,file,line,gain_s,gain_share,hint,detail\n", out);
     for (int i = 0; i < advice->finding_count; i++) {
         const struct ompc_finding *finding = &advice->findings[i];
         const struct ompc_location *where;
@@ -506,6 +579,8 @@ int ompc_advice_csv(const struct summary *summary, struct ompc_csv_tables *table
         csv_where(out, where);
         fprintf(out, ",%.6f,%.4f,", finding->gain_s, run_share(advice, finding->gain_s) / 100);
         ompc_csv_string(out, ompc_finding_hint(summary, finding));
+        fputc(',', out);
+        ompc_csv_string(out, finding_detail(summary, finding, detail, sizeof detail));
         fputc('\n', out);
     }
     return 0;
@@ -598,13 +673,29 @@ static json_t *json_process(const struct summary *summary)
     return ompc_json_built(object, failed);
 }
 
-/* One opportunity: its rank, kind, what and where, its gain and the hint. */
+/* A too-fine finding's numbers, in nanoseconds: the mean task, the overhead per task and its parts. */
+static json_t *json_grain(const struct ompc_advice *advice, int index)
+{
+    const struct ompc_task_grain *grain = &advice->tasks.constructs[index];
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "mean_task_ns", ompc_json_fixed(grain->mean_ns, 1));
+    failed |= ompc_json_set(object, "overhead_ns", ompc_json_fixed(grain->overhead_ns, 1));
+    failed |= ompc_json_set(object, "create_ns", ompc_json_fixed(grain->create_ns, 1));
+    failed |= ompc_json_set(object, "sched_ns", ompc_json_fixed(grain->sched_ns, 1));
+    failed |= ompc_json_set(object, "waited_per_run_ns", ompc_json_fixed(advice->tasks.sched_ns, 1));
+    failed |= ompc_json_set(object, "waited_thread", json_integer(advice->tasks.sched_thread));
+    failed |= ompc_json_set(object, "work_share", ompc_json_fixed(advice->tasks.work_share, 3));
+    failed |= ompc_json_set(object, "factor", json_integer(OMPC_TOO_FINE_FACTOR));
+    return ompc_json_built(object, failed);
+}
+
+/* One opportunity: its rank, kind, what and where, its gain, the hint and the figures behind it. */
 static json_t *json_finding(const struct summary *summary, int i)
 {
     const struct ompc_finding *finding = &summary->advice.findings[i];
     const struct ompc_location *where;
     uint64_t codeptr;
-    char what[256];
+    char what[256], detail[256];
     json_t *object = json_object();
     int failed = ompc_json_set(object, "rank", json_integer(i + 1));
     failed |= ompc_json_set(object, "kind", json_string(finding_kind_name(summary, finding)));
@@ -613,6 +704,9 @@ static json_t *json_finding(const struct summary *summary, int i)
     failed |= ompc_json_set(object, "location", where != NULL ? json_where(codeptr, where) : json_null());
     failed |= ompc_json_set(object, "gain", json_gain(&summary->advice, finding->gain_s));
     failed |= ompc_json_set(object, "hint", json_string(ompc_finding_hint(summary, finding)));
+    failed |= ompc_json_set(object, "detail", ompc_json_string(finding_detail(summary, finding, detail, sizeof detail)));
+    if (finding->kind == OMPC_FINDING_TOO_FINE)
+        failed |= ompc_json_set(object, "tasks", json_grain(&summary->advice, finding->index));
     return ompc_json_built(object, failed);
 }
 

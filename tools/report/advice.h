@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "granularity.h"
+
 struct summary;
 struct ompc_csv_tables;
 
@@ -31,7 +33,8 @@ struct ompc_construct_advice {
     struct ompc_efficiency efficiency; /* over the samples in the construct; serial is 0 */
     int team;                          /* threads counted in its load balance */
     double balance_gain_s;             /* elapsed time perfect balance would save: max - mean WORK, at most the barrier waiting */
-    double overhead_gain_s;            /* the runtime's OVHD + REDUC per team thread */
+    double overhead_gain_s;            /* the runtime's OVHD + REDUC (short regions: and their other barrier waiting) per team thread */
+    uint64_t overhead_samples;         /* the samples that gain is made of */
 };
 
 /* What kind of finding an opportunity is. */
@@ -40,6 +43,7 @@ enum ompc_finding_kind {
     OMPC_FINDING_OVERHEAD,  /* a construct's runtime overhead: `index` into the constructs */
     OMPC_FINDING_WAIT,      /* a lock, critical, ordered or atomic wait: `index` into the wait locations */
     OMPC_FINDING_SERIAL,    /* the serial code other threads wait for (no location) */
+    OMPC_FINDING_TOO_FINE,  /* a task construct's tasks too small for their overhead: `index` into the task constructs */
 };
 
 /* One opportunity: what, where (an index into the locations) and what it may gain. */
@@ -67,6 +71,7 @@ struct ompc_advice {
     double serial_gain_s;        /* IDLE over the threads: the serial code run in parallel */
     struct ompc_construct_advice *constructs; /* summary->locations.construct_count rows */
     double *wait_gain_s;         /* per wait location: its waiting averaged over the threads */
+    struct ompc_task_granularity tasks; /* the per-task overhead and the task constructs too fine for it */
     struct ompc_finding findings[OMPC_MAX_FINDINGS];
     int finding_count;
 };

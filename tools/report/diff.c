@@ -348,8 +348,9 @@ int ompc_diff_write(FILE *out, int format, const struct ompc_merge_input *a, con
 {
     struct ompc_diff diff;
     int status = ompc_diff_build(a, b, &diff, error, error_size);
-    if (status == 0 && format == OMPC_FORMAT_JSON) {
-        status = ompc_diff_write_json(out, &diff);
+    if (status == 0 && (format == OMPC_FORMAT_JSON || format == OMPC_FORMAT_CSV)) {
+        struct ompc_sink sink = {.kind = OMPC_SINK_STREAM, .out = out};
+        status = format == OMPC_FORMAT_JSON ? ompc_diff_write_json(out, &diff) : ompc_diff_write_csv(&sink, &diff);
         if (status != 0)
             snprintf(error, error_size, "out of memory or the output failed");
     } else if (status == 0) {
@@ -382,8 +383,9 @@ static int parse_options(int argc, char **argv, struct diff_options *chosen)
         switch (option) {
         case 'f':
             chosen->format = ompc_parse_format(optarg);
-            if (chosen->format != OMPC_FORMAT_TEXT && chosen->format != OMPC_FORMAT_JSON) {
-                ompc_reports_complain("diff", "--format must be text or json, not '%s'", optarg);
+            if (chosen->format != OMPC_FORMAT_TEXT && chosen->format != OMPC_FORMAT_CSV
+                && chosen->format != OMPC_FORMAT_JSON) {
+                ompc_reports_complain("diff", "--format must be text, csv or json, not '%s'", optarg);
                 return -1;
             }
             break;
@@ -391,7 +393,7 @@ static int parse_options(int argc, char **argv, struct diff_options *chosen)
             chosen->output = optarg;
             break;
         case 'h':
-            printf("Usage: ompcollect diff [-f text|json] [-o FILE] A.json B.json\n"
+            printf("Usage: ompcollect diff [-f text|csv|json] [-o FILE] A.json B.json\n"
                    "Compare two JSON reports of one program (ompcollect -f json), A before a\n"
                    "change and B after it: the wall time, and per thread state, parallel\n"
                    "construct and wait location (matched by code location, as merge matches\n"
@@ -423,7 +425,9 @@ static int compare(const struct diff_options *chosen, const struct ompc_merge_in
     struct ompc_sink sink = {.kind = OMPC_SINK_STREAM, .out = memory};
     struct ompc_view view = {.kind = OMPC_VIEW_DIFF, .diff = {a, b}};
     const struct ompc_writer *writer =
-        ompc_writer_find(OMPC_VIEW_DIFF, chosen->format == OMPC_FORMAT_JSON ? "json" : "text");
+        ompc_writer_find(OMPC_VIEW_DIFF, chosen->format == OMPC_FORMAT_JSON  ? "json"
+                                         : chosen->format == OMPC_FORMAT_CSV ? "csv"
+                                                                             : "text");
     if (memory == NULL || ompc_writer_write(writer, &view, &sink) != 0) {
         ompc_reports_complain("diff", "%s", memory == NULL ? "out of memory" : sink.error);
         status = 1;

@@ -90,13 +90,18 @@ int ompc_diff_build(const struct ompc_merge_input *a, const struct ompc_merge_in
 /* Frees what ompc_diff_build made. */
 void ompc_diff_free(struct ompc_diff *diff);
 
-/* The comparison as text or JSON (OMPC_FORMAT_TEXT or OMPC_FORMAT_JSON); 0, or -1 with a one-line reason in `error`. */
+/* The comparison as text, CSV or JSON (OMPC_FORMAT_TEXT, _CSV or _JSON); 0, or -1 with a one-line reason in `error`. */
 int ompc_diff_write(FILE *out, int format, const struct ompc_merge_input *a, const struct ompc_merge_input *b,
                     char *error, size_t error_size);
 
 /* The writers of a built comparison (diff_write.c); the JSON one returns 0, or -1 when memory runs out or the write fails. */
 void ompc_diff_write_text(FILE *out, const struct ompc_diff *diff);
 int ompc_diff_write_json(FILE *out, const struct ompc_diff *diff);
+
+struct ompc_sink;
+
+/* The CSV writer (diff_csv.c): the tables side, warning, limit, summary, state, construct and wait_location into a stream sink; 0, or -1 when memory runs out or the write fails. */
+int ompc_diff_write_csv(struct ompc_sink *sink, const struct ompc_diff *diff);
 
 /* The one-line summary ("B is 1.31x faster (wall 2.10 s -> 1.60 s); 83% of the gain is IBAR at solve.c:42") in `buffer`. */
 const char *ompc_diff_summary(const struct ompc_diff *diff, char *buffer, size_t size);
@@ -108,7 +113,7 @@ const char *ompc_diff_summary(const struct ompc_diff *diff, char *buffer, size_t
 /* The warnings about the two reports (different programs, a run cut short, no samples), each on one line; how many. */
 int ompc_diff_warnings(const struct ompc_diff *diff, char (*lines)[OMPC_DIFF_WARNING_SIZE]);
 
-/* ompcollect diff [-f text|json] [-o FILE] A.json B.json; exit 0, 1 on unusable input, 2 on usage errors. */
+/* ompcollect diff [-f text|csv|json] [-o FILE] A.json B.json; exit 0, 1 on unusable input, 2 on usage errors. */
 int ompc_diff_main(int argc, char **argv);
 
 #endif /* OMPCOLLECT_DIFF_H */

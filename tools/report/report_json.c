@@ -251,6 +251,14 @@ static int json_totals(const struct summary *summary, json_t *root)
     failed |= ompc_json_set(totals, "regions", json_integer(summary->region_count));
     failed |= ompc_json_set(totals, "outermost_ns", ompc_json_u64(summary->outermost_ns));
     failed |= ompc_json_set(totals, "states", ompc_json_states(summary->state_ticks));
+    uint64_t create_ns, sched_ns;
+    json_t *overhead = json_null();
+    if (ompc_tasks_overhead(summary->process, &summary->advice.tasks, &create_ns, &sched_ns)) {
+        overhead = json_object();
+        failed |= ompc_json_set(overhead, "create_ns", ompc_json_u64(create_ns));
+        failed |= ompc_json_set(overhead, "sched_ns", ompc_json_u64(sched_ns));
+    }
+    failed |= ompc_json_set(totals, "task_overhead", overhead);
     failed |= ompc_json_set(root, "totals", totals);
     return failed;
 }
@@ -264,7 +272,7 @@ int ompc_report_json(const struct summary *summary, FILE *out)
                  || json_threads(summary, root) || json_regions_and_waits(summary, root)
                  || ompc_locations_json(&summary->locations, summary->process, root)
                  || (report->stacks_asked && ompc_stacks_json(report->stacks, root))
-                 || ompc_tasks_json(summary->process, &summary->locations, root) || json_events(summary, root)
+                 || ompc_tasks_json(summary->process, &summary->locations, &summary->advice.tasks, root) || json_events(summary, root)
                  || json_totals(summary, root) || ompc_advice_json(summary, root)
                  || ompc_json_dump(root, out, OMPC_JSON_READABLE)
                  || fputc('\n', out) == EOF;

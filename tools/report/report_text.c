@@ -393,6 +393,11 @@ static void text_totals(const struct summary *summary, FILE *out)
     if (summary->openmp_threads < summary->thread_count)
         fprintf(out, "  besides %d threads the runtime never reported: %" PRIu64 " samples\n",
                 summary->thread_count - summary->openmp_threads, summary->other_ticks);
+    uint64_t create_ns, sched_ns;
+    if (ompc_tasks_overhead(summary->process, &summary->advice.tasks, &create_ns, &sched_ns))
+        fprintf(out, "  task overhead %.3f thread-seconds: creating tasks %.3f s, scheduling them up to %.3f s of "
+                     "the IBAR and EBAR time (ompcollect(1), TASK GRANULARITY)\n",
+                (double)(create_ns + sched_ns) / 1e9, (double)create_ns / 1e9, (double)sched_ns / 1e9);
 }
 
 /* The at-a-glance report: header, thread table, regions, waits, events, totals. */
@@ -410,7 +415,7 @@ void ompc_report_text(const struct summary *summary, FILE *out)
         ompc_stacks_text(report->stacks, summary->total_ticks + summary->other_ticks, out);
     if (report->sampling)
         text_waits(summary, out);
-    ompc_tasks_text(process, &summary->locations, out);
+    ompc_tasks_text(process, &summary->locations, &summary->advice.tasks, out);
     text_events(summary, out);
     ompc_advice_text_efficiency(summary, out);
     if (report->sampling)

@@ -15,6 +15,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "demangle.h"
+#include "gompsite.h"
 
 /* A located address, kept so that asking again costs a lookup. */
 struct cached {
@@ -321,6 +322,21 @@ static struct ompc_inline_caller *inlined_frames(struct ompc_symbolizer *symboli
     return callers;
 }
 
+/*
+ * A call of GCC's runtime for a construct returns to the line after it:
+ * the construct is placed at its pragma instead, the first line of the
+ * outlined body the call was handed (gompsite.c), when that is in the
+ * same file.
+ */
+static void pragma_line(Dwfl_Module *module, GElf_Addr return_address, struct ompc_location *out)
+{
+    const char *file = NULL;
+    int line = 0;
+    if (ompc_gomp_pragma_line(module, return_address, &file, &line) && out->file != NULL
+        && strcmp(file, out->file) == 0)
+        out->line = line;
+}
+
 /* DWARF line first, then the ELF symbol, then module + offset; the callers when inlined (owned by the caller). */
 static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
                                          struct ompc_location *out)
@@ -348,7 +364,11 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
     out->function = demangled_name(symbolizer, function, &out->mangled);
     out->function_offset = symbol_offset + (address - lookup);
     line_of(module, lookup, out);
-    return out->kind == OMPC_LOC_LINE ? inlined_frames(symbolizer, module, lookup, out) : NULL;
+    if (out->kind != OMPC_LOC_LINE)
+        return NULL;
+    if (is_return_address)
+        pragma_line(module, address, out);
+    return inlined_frames(symbolizer, module, lookup, out);
 }
 
 /* Doubles the cache; -1 when memory runs out. */

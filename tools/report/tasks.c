@@ -18,6 +18,8 @@
 struct task_row {
     uint64_t created, undeferred, deferred, executed, stolen, suspensions;
     uint64_t create_ns, exec_ns, suspend_ns, lifetime_ns;
+    uint64_t sched_ns; /* its dispatched runs times the scheduling estimate (granularity.h): at most its waiting */
+    int sched_known;   /* the run gave that estimate */
 };
 
 /* How often task event `event` (23..35) arrived on a thread. */
@@ -39,7 +41,8 @@ static int thread_count(const struct ompc_model_process *process)
  * executed once, where its last run ends, and as stolen once, at its
  * first run; else every run (each part of an untied task) counts.
  */
-static struct task_row thread_row(const struct ompc_model_thread *thread, int once)
+static struct task_row thread_row(const struct ompc_model_thread *thread, int once,
+                                  const struct ompc_task_granularity *grain)
 {
     struct task_row row;
     row.created = task_count(thread, OMP_EVENT_THR_BEGIN_CREATE_TASK);
@@ -53,6 +56,8 @@ static struct task_row thread_row(const struct ompc_model_thread *thread, int on
     row.suspend_ns = thread->task_suspend_ns;
     uint64_t end = thread->end_ns;
     row.lifetime_ns = end > thread->start_ns ? end - thread->start_ns : 0;
+    row.sched_known = grain->known;
+    row.sched_ns = ompc_task_sched_ns(grain, thread);
     return row;
 }
 
@@ -69,6 +74,8 @@ static void add_row(struct task_row *sum, const struct task_row *row)
     sum->exec_ns += row->exec_ns;
     sum->suspend_ns += row->suspend_ns;
     sum->lifetime_ns += row->lifetime_ns;
+    sum->sched_ns += row->sched_ns;
+    sum->sched_known = row->sched_known;
 }
 
 /* Whether a thread saw any task event. */
@@ -92,19 +99,28 @@ int ompc_tasks_ran(const struct ompc_model_process *process)
 }
 
 /* Every thread together, the untracked ones (past OMPC_MAX_THREADS, counts only) included. */
-static struct task_row total_row(const struct ompc_model_process *process)
+static struct task_row total_row(const struct ompc_model_process *process, const struct ompc_task_granularity *grain)
 {
     struct task_row sum;
     memset(&sum, 0, sizeof sum);
-    struct task_row untracked = thread_row(&process->untracked, process->has_task_info != 0);
+    struct task_row untracked = thread_row(&process->untracked, process->has_task_info != 0, grain);
     untracked.lifetime_ns = 0;
     add_row(&sum, &untracked);
     int count = thread_count(process);
     for (int i = 0; i < count; i++) {
-        struct task_row row = thread_row(&process->threads[i], process->has_task_info != 0);
+        struct task_row row = thread_row(&process->threads[i], process->has_task_info != 0, grain);
         add_row(&sum, &row);
     }
     return sum;
+}
+
+int ompc_tasks_overhead(const struct ompc_model_process *process, const struct ompc_task_granularity *grain,
+                        uint64_t *create_ns, uint64_t *sched_ns)
+{
+    struct task_row sum = total_row(process, grain);
+    *create_ns = sum.create_ns;
+    *sched_ns = sum.sched_ns;
+    return sum.sched_known;
 }
 
 /* popcount of a thread mask. */
@@ -369,42 +385,51 @@ static json_t *graph_json(const struct ompc_model_process *process, const struct
 /* One text row of figures after its label. */
 static void text_row(FILE *out, const char *label, const char *tid, const struct task_row *row)
 {
+    char sched[32] = "-";
+    if (row->sched_known)
+        snprintf(sched, sizeof sched, "%.3f", row->sched_ns / 1e6);
     fprintf(out, "  %-7s %7s %9" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %9" PRIu64
-                 " %10.3f %10.3f %10.3f",
+                 " %10.3f %9s %10.3f %10.3f",
             label, tid, row->created, row->undeferred, row->deferred, row->executed, row->stolen,
-            row->suspensions, row->create_ns / 1e6, row->exec_ns / 1e6, row->suspend_ns / 1e6);
+            row->suspensions, row->create_ns / 1e6, sched, row->exec_ns / 1e6, row->suspend_ns / 1e6);
     if (row->lifetime_ns > 0)
         fprintf(out, " %6.1f\n", 100.0 * (double)row->exec_ns / (double)row->lifetime_ns);
     else
         fprintf(out, " %6s\n", "-");
 }
 
-void ompc_tasks_text(const struct ompc_model_process *process, const struct ompc_locations *locations, FILE *out)
+void ompc_tasks_text(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                     const struct ompc_task_granularity *grain, FILE *out)
 {
     if (!ompc_tasks_ran(process))
         return;
     fputs("\nTasks (explicit tasks, from the task events; per thread):\n", out);
-    fprintf(out, "  %-7s %7s %9s %10s %8s %8s %7s %9s %10s %10s %10s %6s\n", "thread", "tid", "created",
-            "undeferred", "deferred", "executed", "stolen", "suspended", "create ms", "exec ms",
+    fprintf(out, "  %-7s %7s %9s %10s %8s %8s %7s %9s %10s %9s %10s %10s %6s\n", "thread", "tid", "created",
+            "undeferred", "deferred", "executed", "stolen", "suspended", "create ms", "sched ms", "exec ms",
             "suspend ms", "exec %");
     int count = thread_count(process);
     for (int i = 0; i < count; i++) {
         const struct ompc_model_thread *thread = &process->threads[i];
         if (!thread_had_tasks(thread))
             continue;
-        struct task_row row = thread_row(thread, process->has_task_info != 0);
+        struct task_row row = thread_row(thread, process->has_task_info != 0, grain);
         char label[16], tid[16];
         snprintf(label, sizeof label, "%d%s", i, thread->initial ? "*" : "");
         snprintf(tid, sizeof tid, "%ld", (long)thread->tid);
         text_row(out, label, tid, &row);
     }
-    struct task_row sum = total_row(process);
+    struct task_row sum = total_row(process, grain);
     text_row(out, "all", "", &sum);
     fputs("  (created: undeferred ran at once on their creator (if(0), final, a team of one), deferred\n"
           "  were queued; stolen: executed here, created on another thread; exec: BEGIN_EXEC to\n"
           "  BEGIN_FINISH, a task run on top of a suspended one counted once; suspended: an explicit\n"
           "  task waiting while another ran in its place on the thread; exec %: of the thread's life)\n",
           out);
+    if (grain->known)
+        fprintf(out, "  (sched: task overhead inside barriers and taskwaits, at most the thread's IBAR and EBAR\n"
+                     "  time: its task runs taken from a queue times %.2f us, the least waiting per such run of\n"
+                     "  any thread, thread %d's; create + sched is the task overhead, see TASK GRANULARITY)\n",
+                grain->sched_ns / 1e3, grain->sched_thread);
     fputs(process->has_task_info ? "  (executed and stolen count each task once, an untied task's parts together)\n"
                                  : "  (executed and stolen count runs: each part of an untied task counts)\n",
           out);
@@ -430,13 +455,16 @@ static void csv_row(FILE *out, const struct task_row *row)
 {
     fprintf(out,
             ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-            ",%" PRIu64 ",%" PRIu64 "\n",
+            ",%" PRIu64 ",%" PRIu64 ",",
             row->created, row->undeferred, row->deferred, row->executed, row->stolen, row->suspensions,
             row->create_ns, row->exec_ns, row->suspend_ns, row->lifetime_ns);
+    if (row->sched_known)
+        fprintf(out, "%" PRIu64, row->sched_ns);
+    fputc('\n', out);
 }
 
 int ompc_tasks_csv(const struct ompc_model_process *process, const struct ompc_locations *locations,
-                   struct ompc_csv_tables *tables)
+                   const struct ompc_task_granularity *grain, struct ompc_csv_tables *tables)
 {
     if (!ompc_tasks_ran(process))
         return 0;
@@ -444,19 +472,19 @@ int ompc_tasks_csv(const struct ompc_model_process *process, const struct ompc_l
     if (out == NULL)
         return -1;
     fputs("thread,tid,created,undeferred,deferred,executed,stolen,suspensions,create_ns,exec_ns,"
-          "suspend_ns,lifetime_ns\n",
+          "suspend_ns,lifetime_ns,sched_ns\n",
           out);
     int count = thread_count(process);
     for (int i = 0; i < count; i++) {
         const struct ompc_model_thread *thread = &process->threads[i];
         if (!thread_had_tasks(thread))
             continue;
-        struct task_row row = thread_row(thread, process->has_task_info != 0);
+        struct task_row row = thread_row(thread, process->has_task_info != 0, grain);
         ompc_csv_lead(tables);
         fprintf(out, "%d,%ld", i, (long)thread->tid);
         csv_row(out, &row);
     }
-    struct task_row sum = total_row(process);
+    struct task_row sum = total_row(process, grain);
     ompc_csv_lead(tables);
     fputs("all,", out);
     csv_row(out, &sum);
@@ -482,6 +510,7 @@ static int json_row(json_t *object, const struct task_row *row)
     failed |= ompc_json_set(object, "create_ns", ompc_json_u64(row->create_ns));
     failed |= ompc_json_set(object, "exec_ns", ompc_json_u64(row->exec_ns));
     failed |= ompc_json_set(object, "suspend_ns", ompc_json_u64(row->suspend_ns));
+    failed |= ompc_json_set(object, "sched_ns", row->sched_known ? ompc_json_u64(row->sched_ns) : json_null());
     return failed;
 }
 
@@ -511,7 +540,7 @@ static json_t *json_task_events(const struct ompc_model_process *process)
 }
 
 /* "threads": the figures of each thread that had a task. */
-static json_t *json_task_threads(const struct ompc_model_process *process)
+static json_t *json_task_threads(const struct ompc_model_process *process, const struct ompc_task_granularity *grain)
 {
     json_t *threads = json_array();
     int failed = 0, count = thread_count(process);
@@ -519,7 +548,7 @@ static json_t *json_task_threads(const struct ompc_model_process *process)
         const struct ompc_model_thread *thread = &process->threads[i];
         if (!thread_had_tasks(thread))
             continue;
-        struct task_row row = thread_row(thread, process->has_task_info != 0);
+        struct task_row row = thread_row(thread, process->has_task_info != 0, grain);
         json_t *object = json_object();
         failed = ompc_json_set(object, "index", json_integer(i));
         failed |= ompc_json_set(object, "tid", json_integer(thread->tid));
@@ -530,17 +559,20 @@ static json_t *json_task_threads(const struct ompc_model_process *process)
     return ompc_json_built(threads, failed);
 }
 
-int ompc_tasks_json(const struct ompc_model_process *process, const struct ompc_locations *locations, json_t *report)
+int ompc_tasks_json(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                    const struct ompc_task_granularity *grain, json_t *report)
 {
     if (!ompc_tasks_ran(process))
         return ompc_json_set(report, "tasks", json_null());
-    struct task_row sum = total_row(process);
+    struct task_row sum = total_row(process, grain);
     json_t *tasks = json_object();
     int failed = tasks == NULL || json_row(tasks, &sum);
     failed |= ompc_json_set(tasks, "registered", json_registered(process));
     failed |= ompc_json_set(tasks, "events", json_task_events(process));
-    failed |= ompc_json_set(tasks, "threads", json_task_threads(process));
+    failed |= ompc_json_set(tasks, "threads", json_task_threads(process, grain));
     failed |= ompc_json_set(tasks, "counted_once", json_boolean(process->has_task_info));
+    failed |= ompc_json_set(tasks, "sched_per_run_ns", grain->known ? ompc_json_fixed(grain->sched_ns, 1) : json_null());
+    failed |= ompc_json_set(tasks, "sched_thread", grain->known ? json_integer(grain->sched_thread) : json_null());
     failed |= ompc_json_set(tasks, "constructs", process->has_task_info ? sites_json(locations) : json_null());
     struct ompc_task_graph graph;
     failed |= ompc_task_graph_build(process, &graph) != 0;

@@ -48,6 +48,11 @@ static int diff_text_writer(const struct ompc_view *view, struct ompc_sink *sink
     return ompc_diff_write(sink->out, OMPC_FORMAT_TEXT, view->diff.a, view->diff.b, sink->error, sizeof sink->error);
 }
 
+static int diff_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return ompc_diff_write(sink->out, OMPC_FORMAT_CSV, view->diff.a, view->diff.b, sink->error, sizeof sink->error);
+}
+
 static int diff_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
 {
     return ompc_diff_write(sink->out, OMPC_FORMAT_JSON, view->diff.a, view->diff.b, sink->error, sizeof sink->error);
@@ -70,6 +75,7 @@ const struct ompc_writer ompc_writers[] = {
     {"text", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_text_writer},
     {"json", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_json_writer},
     {"text", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_text_writer},
+    {"csv", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_csv_writer},
     {"json", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_json_writer},
     {NULL, OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, NULL},
 };
