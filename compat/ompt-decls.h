@@ -191,6 +191,8 @@ typedef void (*ompt_callback_implicit_task_t)(ompt_scope_endpoint_t endpoint,
                                               ompt_data_t *parallel_data, ompt_data_t *task_data,
                                               unsigned int actual_parallelism, unsigned int index,
                                               int flags);
+typedef void (*ompt_callback_task_dependence_t)(ompt_data_t *src_task_data, ompt_data_t *sink_task_data);
+
 typedef void (*ompt_callback_sync_region_t)(ompt_sync_region_t kind,
                                             ompt_scope_endpoint_t endpoint,
                                             ompt_data_t *parallel_data, ompt_data_t *task_data,

@@ -353,7 +353,50 @@ typedef enum {
 #define OMPCOLLECTOR_REQ_TASK_FRAMES (OMPCOLLECTOR_REQ_BASE + 2)
 #define OMPCOLLECTOR_REQ_TASK_INFO (OMPCOLLECTOR_REQ_BASE + 3)
 #define OMPCOLLECTOR_REQ_TASK (OMPCOLLECTOR_REQ_BASE + 4)
-#define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 5) /* one past the last */
+#define OMPCOLLECTOR_REQ_TASK_DEPENDENCE (OMPCOLLECTOR_REQ_BASE + 5)
+#define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 6) /* one past the last */
+
+/*
+ * ompcollector's own events, in a private range like its requests:
+ * REGISTER them by these numbers (a runtime without them answers
+ * OMP_ERRCODE_UNKNOWN, which is how a client probes for them), and the
+ * callback is called with the same number.
+ *
+ *   OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT, OMPCOLLECTOR_EVENT_END_TASK_WAIT
+ *       a task begins and ends waiting for its children in a taskwait, or
+ *       for its taskgroup's tasks at the taskgroup's end (OMPT's
+ *       sync_region_wait of kind taskwait or taskgroup), on the thread
+ *       that runs it.  In either delivery TASK_ID (and
+ *       OMPCOLLECTOR_REQ_TASK) names the waiting task; tasks the thread
+ *       runs inside the wait come between BEGIN and END, and may wait
+ *       themselves (the pairs nest).  A runtime without OMPT's
+ *       sync_region_wait answers REGISTER with OMP_ERRCODE_UNSUPPORTED.
+ *       The shim's part of the delivery is async-signal-safe, as for
+ *       every event; the callback runs where the runtime's own callback
+ *       runs.
+ *
+ *   OMPCOLLECTOR_EVENT_TASK_DEPENDENCE
+ *       a dependence between two tasks from their depend clauses (OMPT's
+ *       task_dependence): the sink may not start before the source
+ *       completes.  Delivered on the thread creating the sink, as it is
+ *       created and while the source is still pending (a source already
+ *       complete makes no dependence); inside the delivery
+ *       OMPCOLLECTOR_REQ_TASK_DEPENDENCE names both.  A runtime that does
+ *       not report task_dependence answers REGISTER with
+ *       OMP_ERRCODE_UNSUPPORTED.  Async-signal-safe as above.
+ *
+ *   OMPCOLLECTOR_REQ_TASK_DEPENDENCE  inside TASK_DEPENDENCE delivery, the
+ *       dependence: an ompcollector_task_dependence_t (16 bytes, rsz 16),
+ *       the source's and the sink's ids as TASK_ID names them (0 for a
+ *       task the shim does not follow); outside that delivery both 0.
+ *       mem smaller than 16 bytes: OMP_ERRCODE_MEM_TOO_SMALL, rsz 16,
+ *       nothing written.  Async-signal-safe; any thread.
+ */
+#define OMPCOLLECTOR_EVENT_BASE 0x4F430000 /* 'O' 'C' << 16, as the requests */
+#define OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT (OMPCOLLECTOR_EVENT_BASE + 1)
+#define OMPCOLLECTOR_EVENT_END_TASK_WAIT (OMPCOLLECTOR_EVENT_BASE + 2)
+#define OMPCOLLECTOR_EVENT_TASK_DEPENDENCE (OMPCOLLECTOR_EVENT_BASE + 3)
+#define OMPCOLLECTOR_EVENT_END (OMPCOLLECTOR_EVENT_BASE + 4) /* one past the last */
 
 /* What a sample's wait is (ompcollector_sample_t.wait_kind). */
 #define OMPCOLLECTOR_WAIT_NONE 0
@@ -414,6 +457,12 @@ typedef struct ompcollector_task {
     int flags;                    /* mem+32: OMPT task flags */
     int reserved;                 /* mem+36: 0 */
 } ompcollector_task_t;
+
+/* What OMPCOLLECTOR_REQ_TASK_DEPENDENCE writes at mem+0. */
+typedef struct ompcollector_task_dependence {
+    unsigned long long source_id; /* mem+0: the task the sink waits for */
+    unsigned long long sink_id;   /* mem+8: the task that waits */
+} ompcollector_task_dependence_t;
 
 /* The entry point itself, for collectors that link against ompcollector. */
 int __omp_collector_api(void *arg);

@@ -223,6 +223,23 @@ static int task_event(unsigned char *mem, int32_t mem_size, int32_t *rsz)
 }
 
 /*
+ * OMPCOLLECTOR_REQ_TASK_DEPENDENCE: inside TASK_DEPENDENCE delivery, the
+ * dependence's source and sink; elsewhere both 0.
+ * Async-signal-safe: yes; reads only this thread's TLS.
+ */
+static int task_dependence(unsigned char *mem, int32_t mem_size, int32_t *rsz)
+{
+    ompcollector_task_dependence_t out;
+    *rsz = (int32_t)sizeof out;
+    if (mem_size < (int32_t)sizeof out)
+        return OMP_ERRCODE_MEM_TOO_SMALL;
+    out.source_id = oc_self.dependence_source;
+    out.sink_id = oc_self.dependence_sink;
+    memcpy(mem, &out, sizeof out);
+    return OMP_ERRCODE_OK;
+}
+
+/*
  * Answers one of our requests; returns the ec and sets *rsz.  Writes only
  * inside mem[0, mem_size).
  * Async-signal-safe: yes; any thread.
@@ -239,6 +256,8 @@ int oc_extension_request(int32_t request, unsigned char *mem, int32_t mem_size, 
         return task_info(mem, mem_size, rsz);
     case OMPCOLLECTOR_REQ_TASK:
         return task_event(mem, mem_size, rsz);
+    case OMPCOLLECTOR_REQ_TASK_DEPENDENCE:
+        return task_dependence(mem, mem_size, rsz);
     default:
         return OMP_ERRCODE_UNKNOWN;
     }

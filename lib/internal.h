@@ -111,6 +111,7 @@ struct oc_thread {
     uint64_t creating_codeptr; /* inside task_create delivery: the construct's return address (merged tasks have no record) */
     int32_t creating_flags;    /* ... its OMPT task flags, 0 outside that delivery */
     uint32_t tag;              /* nonzero number of this thread, for telling task creators apart */
+    uint64_t dependence_source, dependence_sink; /* inside TASK_DEPENDENCE delivery: the two tasks' ids, else 0 */
     uint32_t spare_task_count; /* records on spare_tasks */
     struct oc_task *spare_tasks; /* finished task records kept for reuse, linked through `below` (tool.c) */
     uint32_t open_pair_rows;   /* bit per source row whose open_pairs count is nonzero */

@@ -55,10 +55,19 @@ int oc_callback_ompt_id(int callback_index)
     return callback_ompt_ids[callback_index];
 }
 
-/* Events 1..22 are Oracle's, 23..35 OpenUH's task extension; anything else is unknown to the shim. */
+/* Events 1..22 are Oracle's, 23..35 OpenUH's task extension, 36.. ompcollector's own (numbered inside the shim); anything else is unknown. */
 int oc_event_is_known(int event)
 {
     return event >= OMP_EVENT_FORK && event <= OC_EVENT_MAX;
+}
+
+int oc_event_internal(int event)
+{
+    if (event >= OMP_EVENT_FORK && event <= OC_EVENT_LEGACY_MAX)
+        return event;
+    if (event > OMPCOLLECTOR_EVENT_BASE && event < OMPCOLLECTOR_EVENT_END)
+        return OC_EVENT_LEGACY_MAX + (event - OMPCOLLECTOR_EVENT_BASE);
+    return -1;
 }
 
 /* Union of what every row producing `event` needs. */

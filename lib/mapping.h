@@ -28,7 +28,8 @@
     X(masked)                \
     X(task_create)           \
     X(task_schedule)         \
-    X(reduction)
+    X(reduction)             \
+    X(task_dependence)
 
 enum oc_callback_index {
 #define OC_CALLBACK_INDEX(name) OC_CB_##name,
@@ -43,8 +44,22 @@ typedef uint32_t oc_callback_mask;
 /* Matches any kind/type argument of the OMPT callback. */
 #define OC_ANY_KIND (-1)
 
-/* The highest event number the shim knows: the end of the OpenUH task extension. */
-#define OC_EVENT_MAX OMP_EVENT_THR_END_FINISH_TASK
+/* The last event Oracle's and OpenUH's numbers give: the end of the OpenUH task extension. */
+#define OC_EVENT_LEGACY_MAX OMP_EVENT_THR_END_FINISH_TASK
+
+/*
+ * ompcollector's own events (OMPCOLLECTOR_EVENT_* in the header) go by
+ * these numbers inside the shim, right after the legacy ones, so that
+ * every per-event table and live bit stays small; a collector registers
+ * them, and is called with them, by their public numbers
+ * (oc_event_internal, oc_event_public).
+ */
+#define OC_EVENT_BEGIN_TASK_WAIT (OC_EVENT_LEGACY_MAX + 1)
+#define OC_EVENT_END_TASK_WAIT (OC_EVENT_LEGACY_MAX + 2)
+#define OC_EVENT_TASK_DEPENDENCE (OC_EVENT_LEGACY_MAX + 3)
+
+/* The highest event number the shim knows. */
+#define OC_EVENT_MAX OC_EVENT_TASK_DEPENDENCE
 
 /* The end_event of a row whose event comes alone (FETCHED_TASK). */
 #define OC_NO_EVENT 0
@@ -123,7 +138,13 @@ enum {
     X(task_execute, task_schedule, task_schedule, 0, OC_TASK_STEP_EXECUTE,                   \
       OMP_EVENT_THR_BEGIN_EXEC_TASK, OMP_EVENT_THR_BEGIN_FINISH_TASK)                         \
     X(task_finish, task_schedule, task_schedule, 0, OC_TASK_STEP_FINISH,                     \
-      OMP_EVENT_THR_BEGIN_FINISH_TASK, OMP_EVENT_THR_END_FINISH_TASK)
+      OMP_EVENT_THR_BEGIN_FINISH_TASK, OMP_EVENT_THR_END_FINISH_TASK)                         \
+    X(task_wait, sync_region_wait, sync_region_wait, 0, OC_SYNC_TASKWAIT,                    \
+      OC_EVENT_BEGIN_TASK_WAIT, OC_EVENT_END_TASK_WAIT)                                       \
+    X(taskgroup_wait, sync_region_wait, sync_region_wait, 0, OC_SYNC_TASKGROUP,              \
+      OC_EVENT_BEGIN_TASK_WAIT, OC_EVENT_END_TASK_WAIT)                                       \
+    X(task_dependence, task_dependence, task_dependence, 0, OC_ANY_KIND,                     \
+      OC_EVENT_TASK_DEPENDENCE, OC_NO_EVENT)
 
 enum oc_event_source {
 #define OC_SOURCE_INDEX(source, begin_cb, end_cb, extra, kind, begin, end) OC_SRC_##source,
@@ -268,6 +289,15 @@ int oc_callback_ompt_id(int callback_index);
 
 /* Whether `event` is one the collector API defines (1..22) or the task extension adds (23..35). */
 int oc_event_is_known(int event);
+
+/* The shim's number of the event a collector names `event` (legacy, or OMPCOLLECTOR_EVENT_*); -1 when none. */
+int oc_event_internal(int event);
+
+/* The number a collector knows the shim's event `event` by. */
+static inline int oc_event_public(int event)
+{
+    return event > OC_EVENT_LEGACY_MAX ? OMPCOLLECTOR_EVENT_BASE + (event - OC_EVENT_LEGACY_MAX) : event;
+}
 
 /* The OMPT callbacks every row producing `event` needs, ORed together. */
 oc_callback_mask oc_event_needs(int event);

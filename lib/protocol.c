@@ -80,7 +80,7 @@ static void handle_register(struct entry *entry)
         answer(entry, OMP_ERRCODE_ERROR, 0);
         return;
     }
-    int32_t event = read_int(entry, 0);
+    int32_t event = oc_event_internal(read_int(entry, 0));
     int pointer_offset = (entry->mem_size >= 16 && read_int(entry, 4) == 0) ? 8 : 4;
     omp_collector_callback_t callback;
     memcpy(&callback, entry->mem + pointer_offset, sizeof callback);
@@ -115,7 +115,7 @@ static void handle_unregister(struct entry *entry)
         answer(entry, OMP_ERRCODE_ERROR, 0);
         return;
     }
-    int32_t event = read_int(entry, 0);
+    int32_t event = oc_event_internal(read_int(entry, 0));
     if (!oc_event_is_known(event)) {
         answer(entry, OMP_ERRCODE_UNKNOWN, 0);
         return;

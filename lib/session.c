@@ -227,7 +227,7 @@ static inline __attribute__((always_inline)) void call_if_live(int event, uint64
         return;
     omp_collector_callback_t callback = atomic_load(&oc_event_callbacks[event]);
     if (callback != 0)
-        callback((OMP_COLLECTORAPI_EVENT)event);
+        callback((OMP_COLLECTORAPI_EVENT)oc_event_public(event));
 }
 
 /* oc_emit_slow for the threads and moments mark_fast does not serve. */

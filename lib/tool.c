@@ -572,6 +572,11 @@ static OC_SLOW_PATH void sync_region_wait_general(ompt_sync_region_t kind,
             oc_self.in_task_wait = wait;
             oc_self.task_wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
         }
+        /* OMPCOLLECTOR_EVENT_BEGIN/END_TASK_WAIT, delivered while the waiting task is still the one TASK_ID names. */
+        if (begin)
+            oc_begin_pair_by(OC_CB_sync_region_wait, sync_kind);
+        else
+            oc_end_pair_by(OC_CB_sync_region_wait, sync_kind);
         return;
     }
     if (begin)
@@ -970,6 +975,26 @@ static void on_ompt_callback_reduction(ompt_sync_region_t kind, ompt_scope_endpo
         return;
     }
     reduction_body(endpoint);
+}
+
+/*
+ * A dependence between two tasks from their depend clauses: `sink` may not
+ * start before `source` completes (libomp reports it as the sink is
+ * created, while the source is still pending).  Delivered as
+ * OMPCOLLECTOR_EVENT_TASK_DEPENDENCE with both tasks named for
+ * OMPCOLLECTOR_REQ_TASK_DEPENDENCE in the delivery.  A task the shim does
+ * not follow is named 0.
+ */
+static void on_ompt_callback_task_dependence(ompt_data_t *src_task_data, ompt_data_t *sink_task_data)
+{
+    close_open_wait();
+    const struct oc_task *source = task_of(src_task_data), *sink = task_of(sink_task_data);
+    oc_self.dependence_source = source != NULL ? source->id : 0;
+    oc_self.dependence_sink = sink != NULL ? sink->id : 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    oc_emit(OC_EVENT_TASK_DEPENDENCE);
+    atomic_signal_fence(memory_order_seq_cst);
+    oc_self.dependence_source = oc_self.dependence_sink = 0;
 }
 
 /* Handlers in callback-bit order, cast to the generic type set_callback takes. */

@@ -592,6 +592,100 @@ static int task_short_mem_or_no_task(void)
     return none.id == 0 && none.parent_id == 0 && none.codeptr == 0 && none.region_id == 0;
 }
 
+/* The task-wait events as delivered: each event's number, and the task TASK names then. */
+static int wait_events[8], wait_count;
+static uint64_t wait_tasks[8];
+
+static void note_task_wait(OMP_COLLECTORAPI_EVENT event)
+{
+    struct probe probe;
+    ompcollector_task_t task = {0};
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK, 40) == OMP_ERRCODE_OK)
+        memcpy(&task, &probe.words[4], sizeof task);
+    if (wait_count < 8) {
+        wait_tasks[wait_count] = task.id;
+        wait_events[wait_count++] = (int)event;
+    }
+}
+
+/*
+ * A taskwait of an explicit task and a taskgroup's wait of the implicit
+ * one: BEGIN and END by their public numbers, each naming the waiting
+ * task; a barrier delivers neither; the shim's internal numbers (36, 37)
+ * stay unknown to a collector.
+ */
+static int task_waits_are_delivered(void)
+{
+    if (!start_session() || !register_event(OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT, note_task_wait)
+        || !register_event(OMPCOLLECTOR_EVENT_END_TASK_WAIT, note_task_wait))
+        return 0;
+    int32_t unknown[8] = {28, OMP_REQ_REGISTER, 0, 0, 36};
+    void (*callback)(OMP_COLLECTORAPI_EVENT) = note_task_wait;
+    memcpy(&unknown[5], &callback, sizeof callback);
+    if (request(unknown) != OMP_ERRCODE_UNKNOWN)
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t task;
+    fake_task_create(&task, ompt_task_explicit);
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_BEGIN);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_END);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_fire_sync_region_wait(OC_SYNC_BARRIER_EXPLICIT, OC_SCOPE_BEGIN);
+    fake_fire_sync_region_wait(OC_SYNC_BARRIER_EXPLICIT, OC_SCOPE_END);
+    fake_fire_sync_region_wait(OC_SYNC_TASKGROUP, OC_SCOPE_BEGIN);
+    fake_fire_sync_region_wait(OC_SYNC_TASKGROUP, OC_SCOPE_END);
+    return wait_count == 4 && wait_events[0] == OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT
+           && wait_events[1] == OMPCOLLECTOR_EVENT_END_TASK_WAIT && wait_events[2] == OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT
+           && wait_events[3] == OMPCOLLECTOR_EVENT_END_TASK_WAIT && wait_tasks[0] != 0 && wait_tasks[1] == wait_tasks[0]
+           && wait_tasks[2] != 0 && wait_tasks[2] != wait_tasks[0] && wait_tasks[3] == wait_tasks[2];
+}
+
+/* What TASK_DEPENDENCE delivery answered, and how often it came. */
+static ompcollector_task_dependence_t dependence_seen;
+static int dependence_count;
+
+static void note_dependence(OMP_COLLECTORAPI_EVENT event)
+{
+    struct probe probe;
+    if ((int)event == OMPCOLLECTOR_EVENT_TASK_DEPENDENCE
+        && send_probe(&probe, OMPCOLLECTOR_REQ_TASK_DEPENDENCE, 16) == OMP_ERRCODE_OK && probe.words[3] == 16
+        && guards_intact(&probe, 16)) {
+        memcpy(&dependence_seen, &probe.words[4], sizeof dependence_seen);
+        dependence_count++;
+    }
+}
+
+/*
+ * A dependence between two tasks: one delivery naming the source and the
+ * sink (the ids TASK names for them); outside it both 0; 12 bytes of mem
+ * ask for 16 and get nothing.
+ */
+static int task_dependence_names_both(void)
+{
+    if (!start_session() || !register_event(OMPCOLLECTOR_EVENT_TASK_DEPENDENCE, note_dependence)
+        || !register_event(OMP_EVENT_THR_END_CREATE_TASK_DEL, task_at_create))
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t source, sink;
+    fake_task_create(&source, ompt_task_explicit);
+    uint64_t source_id = at_create.id;
+    fake_task_create(&sink, ompt_task_explicit);
+    uint64_t sink_id = at_create.id;
+    fake_fire_task_dependence(&source, &sink);
+    struct probe probe;
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK_DEPENDENCE, 16) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_task_dependence_t after;
+    memcpy(&after, &probe.words[4], sizeof after);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_TASK_DEPENDENCE, 12) != OMP_ERRCODE_MEM_TOO_SMALL || probe.words[3] != 16
+        || !guards_intact(&probe, 12) || probe.words[4] != GUARD)
+        return 0;
+    return dependence_count == 1 && source_id != 0 && sink_id != 0 && source_id != sink_id
+           && dependence_seen.source_id == source_id && dependence_seen.sink_id == sink_id && after.source_id == 0
+           && after.sink_id == 0;
+}
+
 static const struct {
     const char *name;
     int (*check)(void);
@@ -621,6 +715,8 @@ static const struct {
     {"SAMPLE in a barrier after a task run in its wait did a taskwait: the barrier's call site and kind", barrier_keeps_its_site_past_a_task_wait},
     {"TASK inside END_CREATE_TASK_DEL: the new task, its parent (the implicit task), the construct, flags, region", task_names_the_new_task_and_its_construct},
     {"TASK with 36 bytes: MEM_TOO_SMALL, rsz 40, nothing written; in serial code: OK, no task", task_short_mem_or_no_task},
+    {"BEGIN/END_TASK_WAIT at a taskwait and a taskgroup's end, by public number, naming the waiting task; none at a barrier", task_waits_are_delivered},
+    {"TASK_DEPENDENCE delivered once, TASK_DEPENDENCE naming source and sink in it, zeros after; 12 bytes: MEM_TOO_SMALL, rsz 16", task_dependence_names_both},
 };
 
 /* Runs `check` in a child so each starts from a fresh shim. */

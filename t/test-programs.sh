@@ -1,5 +1,5 @@
 #!/bin/sh
-# test-programs.sh - the programs the ompcollect scripts build with clang and GCC (examples/solver.c with and without -g, t/ompcollect-stacks.c, t/ompcollect-tasks.c, t/ompcollect-tasksites.c), built into t/bin once: by make check before the tests start, else by the first script that needs one.
+# test-programs.sh - the programs the ompcollect scripts build with clang and GCC (examples/solver.c with and without -g, t/ompcollect-stacks.c, t/ompcollect-tasks.c, t/ompcollect-tasksites.c, t/ompcollect-taskgraph.c), built into t/bin once: by make check before the tests start, else by the first script that needs one.
 # SPDX-License-Identifier: BSD-3-Clause
 # Sourced by t/ompcollect-lib.sh for test_program; run as
 # `test-programs.sh CC...` (tools/Makefile.inc) it builds every program for
@@ -7,7 +7,7 @@
 # script that needs it builds it again and says why in its test.
 
 # test_program NAME: the path of program NAME (solver-CC, solver-CC-nodebug,
-# stacks-CC, tasks-CC or tasksites-CC), built when it is missing, was made by another
+# stacks-CC, tasks-CC, tasksites-CC or taskgraph-CC), built when it is missing, was made by another
 # command line (kept in NAME.cmd) or is older than its sources.
 test_program() {
     tp_name=$1
@@ -20,6 +20,7 @@ test_program() {
     stacks-*) set -- "$top_srcdir/t/ompcollect-stacks.c" "${tp_name#stacks-}" -fopenmp -g -O0 -fno-omit-frame-pointer ;;
     tasks-*) set -- "$top_srcdir/t/ompcollect-tasks.c" "${tp_name#tasks-}" -fopenmp -O2 ;;
     tasksites-*) set -- "$top_srcdir/t/ompcollect-tasksites.c" "${tp_name#tasksites-}" -fopenmp -g -O2 ;;
+    taskgraph-*) set -- "$top_srcdir/t/ompcollect-taskgraph.c" "${tp_name#taskgraph-}" -fopenmp -g -O2 ;;
     *)
         echo "test_program: no program $tp_name" >&2
         return 2
@@ -48,7 +49,7 @@ case $0 in
     : "${top_srcdir:?}" "${top_builddir:?}"
     for cc in "$@"; do
         command -v "$cc" >/dev/null 2>&1 || continue
-        for name in solver-$cc solver-$cc-nodebug stacks-$cc tasks-$cc tasksites-$cc; do
+        for name in solver-$cc solver-$cc-nodebug stacks-$cc tasks-$cc tasksites-$cc taskgraph-$cc; do
             test_program "$name" >/dev/null 2>&1 || echo "test-programs.sh: $name did not build (its test will say why)" >&2
         done
     done

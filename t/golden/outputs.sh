@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Usage: outputs.sh OMPCOLLECT SAVED-RUN OUTDIR KIND... [-- REPORT-OPTION...]
-# KIND: text list csv json csvdir svg tracejson otf2 folded merge (otf2: otf2-print's
+# KIND: text list csv json csvdir svg tracejson taskgraph otf2 folded merge (taskgraph: --task-graph
+# as DOT and as JSON; otf2: otf2-print's
 # first 300 lines and a count of each record kind, and the definitions; merge:
 # `ompcollect merge` of the JSON reports json wrote, as text and JSON; diff:OTHER:
 # `ompcollect diff` of run OTHER's report.json (written before, in ../OTHER) as A and
@@ -28,6 +29,10 @@ for kind in $kinds; do
     csvdir) "$ompcollect" report "$@" --csv-dir="$out/tables" -o /dev/null "$saved" ;;
     svg) "$ompcollect" report "$@" --timeline="$out/timeline.svg" -o /dev/null "$saved" ;;
     tracejson) "$ompcollect" report "$@" --trace-json="$out/trace.json" -o /dev/null "$saved" ;;
+    taskgraph)
+        "$ompcollect" report "$@" --task-graph="$out/task-graph.dot" -o /dev/null "$saved" \
+            && "$ompcollect" report "$@" --task-graph="$out/task-graph.json" -o /dev/null "$saved"
+        ;;
     otf2)
         rm -rf "$out/otf2.tmp"
         "$ompcollect" report "$@" --trace="$out/otf2.tmp" -o /dev/null "$saved" \

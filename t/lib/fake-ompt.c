@@ -346,6 +346,11 @@ void fake_fire_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next)
          (ompt_task_status_t)status, next);
 }
 
+void fake_fire_task_dependence(ompt_data_t *source, ompt_data_t *sink)
+{
+    FIRE(ompt_callback_task_dependence, ompt_callback_task_dependence_t, source, sink);
+}
+
 void fake_fire_reduction(int endpoint)
 {
     FIRE(ompt_callback_reduction, ompt_callback_sync_region_t,

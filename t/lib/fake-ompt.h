@@ -71,6 +71,7 @@ void fake_fire_masked(int endpoint);
 void fake_fire_task_create(ompt_data_t *encountering, ompt_data_t *new_task, int flags);
 void fake_fire_task_schedule(ompt_data_t *prior, int status, ompt_data_t *next);
 void fake_fire_reduction(int endpoint);
+void fake_fire_task_dependence(ompt_data_t *source, ompt_data_t *sink);
 
 /*
  * Tasks as libomp runs them, on a per-thread stack of task data whose

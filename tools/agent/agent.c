@@ -941,10 +941,67 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
     }
 }
 
+/* The dependence OMPCOLLECTOR_REQ_TASK_DEPENDENCE names in its delivery; 0 when not answered. */
+static int dependence_request(ompcollector_task_dependence_t *out)
+{
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof *out))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK_DEPENDENCE, sizeof *out);
+    if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
+        return 0;
+    memcpy(out, ompc_request_mem(&batch, entry), sizeof *out);
+    return 1;
+}
+
+/*
+ * --trace, --task-graph: one of the shim's own task events into the
+ * thread's log: a task wait's begin or end (OMPCOLLECTOR_EVENT_*_TASK_WAIT)
+ * naming the waiting task, or a dependence (OMPCOLLECTOR_EVENT_TASK_DEPENDENCE)
+ * naming the sink in `task` and the source in `parent`; one request.
+ * Nothing else counts them.
+ */
+static void on_own_task_event(int code)
+{
+    if (!atomic_load_explicit(&collecting, memory_order_relaxed))
+        return;
+    int saved_errno = errno;
+    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_thread *slot = owner != NULL && record->event_log_bytes != 0 ? current_thread() : NULL;
+    struct ompc_event_entry entry = {0};
+    ompcollector_task_t task;
+    ompcollector_task_dependence_t dependence;
+    if (code == OMPC_EVENT_TASK_DEPENDENCE && slot != NULL && dependence_request(&dependence)) {
+        entry.task = dependence.sink_id;
+        entry.parent = dependence.source_id;
+    } else if (code != OMPC_EVENT_TASK_DEPENDENCE && slot != NULL && task_request(&task)) {
+        entry.task = task.id;
+    }
+    uint64_t now = now_ns();
+    if (entry.task != 0 && (code != OMPC_EVENT_TASK_DEPENDENCE || entry.parent != 0) && log_room(owner, slot, now)) {
+        uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
+        struct ompc_event_entry *log = (struct ompc_event_entry *)((char *)record
+                                                                   + atomic_load_explicit(&slot->event_log,
+                                                                                          memory_order_relaxed));
+        entry.when = (now << 8) | (uint64_t)code;
+        log[length] = entry;
+        atomic_signal_fence(memory_order_seq_cst);
+        atomic_store_explicit(&slot->event_log_length, length + 1, memory_order_release);
+    }
+    errno = saved_errno;
+}
+
 /* The one callback for every registered event; runs on the thread where the event happens. */
 static void on_event(OMP_COLLECTORAPI_EVENT event_code)
 {
     int event = (int)event_code;
+    if (event == OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT || event == OMPCOLLECTOR_EVENT_END_TASK_WAIT
+        || event == OMPCOLLECTOR_EVENT_TASK_DEPENDENCE) {
+        on_own_task_event(event == OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT ? OMPC_EVENT_TASK_WAIT_BEGIN
+                          : event == OMPCOLLECTOR_EVENT_END_TASK_WAIT ? OMPC_EVENT_TASK_WAIT_END
+                                                                       : OMPC_EVENT_TASK_DEPENDENCE);
+        return;
+    }
     if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event <= 0
         || event >= OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS)
         return;
@@ -1019,6 +1076,13 @@ static void register_task_events(void)
         task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
     register_batch(task_requests, OMPC_TASK_EVENTS);
     task_request_count = OMPC_TASK_EVENTS;
+    /* The shim's task waits and dependences, for the event log only (--trace, --task-graph); other runtimes answer UNKNOWN. */
+    if (record->event_log_bytes != 0) {
+        struct ompc_event_request own[3] = {{.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
+                                            {.event = OMPCOLLECTOR_EVENT_END_TASK_WAIT},
+                                            {.event = OMPCOLLECTOR_EVENT_TASK_DEPENDENCE}};
+        register_batch(own, 3);
+    }
 }
 
 /* Registers FORK, JOIN and the launcher's selection, remembering each answer. */

@@ -233,6 +233,16 @@ struct ompc_record_header {
  * nonzero `task` there must be that run's).  The suspension of a task is
  * the run of another inside it.  Task ids are nonzero; the others of
  * events 23..35 are counted, not logged.
+ *
+ * With the shim's OMPCOLLECTOR_EVENT_BEGIN/END_TASK_WAIT the log also
+ * holds each task wait (a taskwait, or a taskgroup's end) as
+ * OMPC_EVENT_TASK_WAIT_BEGIN and _END, naming the waiting task in `task`
+ * (no region, no code address): the task runs none of its own code in
+ * between, and the task runs inside come in between.  With the shim's
+ * OMPCOLLECTOR_EVENT_TASK_DEPENDENCE it holds each dependence between two
+ * tasks (depend clauses) as OMPC_EVENT_TASK_DEPENDENCE on the thread that
+ * created the sink: the sink in `task`, the source in `parent` (both
+ * nonzero), no code address.
  */
 struct ompc_event_entry {
     uint64_t when;
@@ -249,6 +259,9 @@ struct ompc_event_entry {
 };
 /* What a logged task run's end (BEGIN_FINISH_TASK) ends. */
 enum { OMPC_TASK_END_UNKNOWN = 0, OMPC_TASK_END_PART = 1, OMPC_TASK_END_COMPLETES = 2 };
+/* The log's codes of a task wait's begin and end (the shim's OMPCOLLECTOR_EVENT_*_TASK_WAIT). */
+enum { OMPC_EVENT_TASK_WAIT_BEGIN = 36, OMPC_EVENT_TASK_WAIT_END = 37, OMPC_EVENT_TASK_DEPENDENCE = 38 };
+#define OMPC_EVENT_IS_TASK_WAIT(code) ((code) == OMPC_EVENT_TASK_WAIT_BEGIN || (code) == OMPC_EVENT_TASK_WAIT_END)
 /* Whether a logged event is one of the task events above. */
 #define OMPC_EVENT_IS_TASK(code) \
     ((code) == 24 || (code) == 25 || (code) == 33 || (code) == 34)

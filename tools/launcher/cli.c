@@ -66,7 +66,11 @@ static void usage(FILE *out)
             "      --trace=DIR          also write an OTF2 archive DIR/traces.otf2 (Vampir,\n"
             "                           otf2-print) from every delivered event and the\n"
             "                           samples (same patterns as --output)\n"
-            "      --trace-buffer=SIZE  event log per thread for --trace and --trace-json,\n"
+            "      --task-graph=FILE    also write the tasks as a graph: Graphviz DOT, or JSON\n"
+            "                           when FILE ends in .json (logs the task events as\n"
+            "                           --trace does; same patterns as --output)\n"
+            "      --trace-buffer=SIZE  event log per thread for --trace, --trace-json and\n"
+            "                           --task-graph,\n"
             "                           e.g. 8M (default), 512K; what does not fit is counted\n"
             "      --stacks[=folded]    also sample each thread's call stack: the report gets\n"
             "                           a call tree per state (where IBAR, LKWT... time goes\n"
@@ -249,7 +253,7 @@ static void check_trace_directory(const struct run *run, const char *pattern)
 
 enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME, OPT_TIMELINE_WIDTH, OPT_FROM, OPT_TO, OPT_TRACE_JSON,
        OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_TASKS, OPT_CSV_DIR, OPT_LIST_REGIONS, OPT_STACKS, OPT_FOLDED,
-       OPT_SAVE, OPT_SYMFS, OPT_STACKS_UNWIND };
+       OPT_SAVE, OPT_SYMFS, OPT_STACKS_UNWIND, OPT_TASK_GRAPH };
 
 static const struct option long_options[] = {
     {"stacks", optional_argument, NULL, OPT_STACKS},
@@ -260,6 +264,7 @@ static const struct option long_options[] = {
     {"list-regions", no_argument, NULL, OPT_LIST_REGIONS},
     {"trace", required_argument, NULL, OPT_TRACE},
     {"trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER},
+    {"task-graph", required_argument, NULL, OPT_TASK_GRAPH},
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, 'f'},
     {"timeline", required_argument, NULL, OPT_TIMELINE},
@@ -333,6 +338,9 @@ static int output_option(int option, struct run *run, struct cli *cli)
         return 1;
     case OPT_TRACE_JSON:
         run->trace_json = optarg;
+        return 1;
+    case OPT_TASK_GRAPH:
+        run->task_graph = nonempty(optarg, "--task-graph needs a file to write the task graph to");
         return 1;
     case OPT_CSV_DIR:
         run->csv_dir = nonempty(optarg, "--csv-dir needs a directory to write the CSV tables into");
@@ -491,6 +499,7 @@ static void check_distinct_outputs(const struct run *run)
     } outputs[] = {
         {"--output", run->output}, {"--timeline", run->timeline}, {"--trace-json", run->trace_json},
         {"--trace", run->trace}, {"--csv-dir", run->csv_dir}, {"--stacks-file", run->folded},
+        {"--task-graph", run->task_graph},
         {"--save", run->save},
     };
     enum { COUNT = sizeof outputs / sizeof outputs[0] };
@@ -517,6 +526,8 @@ void check_options(struct run *run, struct cli *cli)
         check_output("--trace-json", run, run->trace_json);
     if (run->trace != NULL)
         check_trace_directory(run, run->trace);
+    if (run->task_graph != NULL)
+        check_output("--task-graph", run, run->task_graph);
     if (run->csv_dir != NULL)
         check_csv_dir(run, run->csv_dir);
     if (run->folded != NULL)
@@ -537,9 +548,11 @@ void check_options(struct run *run, struct cli *cli)
                                   "--format (use --stacks-file=FILE beside a report)");
         run->format = OMPC_FORMAT_FOLDED;
     }
-    if (run->trace_buffer != 0 && run->trace == NULL && run->trace_json == NULL)
+    if (run->trace_buffer != 0 && run->trace == NULL && run->trace_json == NULL && run->task_graph == NULL)
         die(EXIT_OWN_FAILURE, "--trace-buffer sizes the event log a trace is written from; give "
-                              "--trace or --trace-json too");
+                              "--trace, --trace-json or --task-graph too");
+    if (run->task_graph != NULL && run->no_tasks)
+        die(EXIT_OWN_FAILURE, "--task-graph draws the tasks the task events name; it cannot go with --no-tasks");
     /* A trace shows every event the runtime delivers unless --events chose. */
     if ((run->trace != NULL || run->trace_json != NULL) && !cli->events_given)
         ompc_parse_events("all", &cli->event_mask, NULL, 0);
@@ -557,8 +570,11 @@ void check_recorded(const struct run *run, const char *file)
     const char *missing = NULL;
     if ((run->timeline != NULL || run->trace != NULL || run->trace_json != NULL) && !(flags & OMPC_OPT_TIMELINE))
         missing = run->timeline != NULL ? "--timeline" : run->trace != NULL ? "--trace" : "--trace-json";
-    else if ((run->trace != NULL || run->trace_json != NULL) && run->header.event_log_bytes == 0)
-        missing = run->trace != NULL ? "--trace" : "--trace-json";
+    else if ((run->trace != NULL || run->trace_json != NULL || run->task_graph != NULL)
+             && run->header.event_log_bytes == 0)
+        missing = run->trace != NULL ? "--trace" : run->trace_json != NULL ? "--trace-json" : "--task-graph";
+    else if (run->task_graph != NULL && !(flags & OMPC_OPT_TASKS))
+        missing = "--task-graph";
     else if (run->stacks && !(flags & OMPC_OPT_STACKS))
         missing = "--stacks";
     if (missing != NULL)

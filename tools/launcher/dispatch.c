@@ -126,6 +126,13 @@ static const char *const format_writers[] = {
     [OMPC_FORMAT_FOLDED] = "folded",
 };
 
+/* Whether the --task-graph pattern names a JSON file (the DOT graph otherwise). */
+static int task_graph_json(const char *pattern)
+{
+    size_t length = pattern != NULL ? strlen(pattern) : 0;
+    return length >= 5 && strcmp(pattern + length - 5, ".json") == 0;
+}
+
 /* The outputs asked for, the report first, in the order each process's are written; returns their count. */
 static size_t outputs_asked(const struct run *run, struct output *outputs)
 {
@@ -137,6 +144,8 @@ static size_t outputs_asked(const struct run *run, struct output *outputs)
         /* NULL without libotf2, where check_trace_directory refused --trace before the run. */
         {ompc_writer_find(OMPC_VIEW_PROCESS, "otf2"), run->trace, "OTF2 trace"},
         {ompc_writer_find(OMPC_VIEW_PROCESS, "folded"), run->folded, "folded stacks"},
+        {ompc_writer_find(OMPC_VIEW_PROCESS, task_graph_json(run->task_graph) ? "task-graph-json" : "task-graph-dot"),
+         run->task_graph, "task graph"},
     };
     size_t count = 0;
     for (size_t i = 0; i < sizeof asked / sizeof asked[0]; i++)
@@ -386,7 +395,7 @@ static void write_main_report(const struct run *run, const struct output *output
 /* Every output of every chosen process, each through its writer from the table. */
 void write_outputs(const struct run *run, const struct process_report *entries, size_t reports)
 {
-    struct output outputs[8];
+    struct output outputs[9];
     size_t count = outputs_asked(run, outputs);
     char **names = calloc(reports + 1, sizeof *names);
     char **placed = calloc(reports + 1, sizeof *placed);

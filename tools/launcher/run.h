@@ -28,6 +28,7 @@ struct run {
     const char *output;      /* pattern, or NULL: stderr */
     const char *timeline;    /* pattern, or NULL */
     const char *trace_json;  /* pattern, or NULL */
+    const char *task_graph;  /* --task-graph: pattern (DOT, or JSON when it ends in .json), or NULL */
     int timeline_width;      /* 0: the default */
     uint64_t from_ns, to_ns; /* the window drawn; to_ns 0: the end */
     const char *shim, *agent;

@@ -83,7 +83,7 @@ char *make_record(struct run *run, uint32_t event_mask)
         size = ompc_record_reserve_timeline_where(&run->header);
     if (run->stacks)
         size = ompc_record_reserve_stacks(&run->header);
-    if (run->trace != NULL || run->trace_json != NULL)
+    if (run->trace != NULL || run->trace_json != NULL || run->task_graph != NULL)
         size = ompc_record_reserve_event_log(&run->header, run->trace_buffer ? run->trace_buffer
                                                                              : OMPC_EVENT_LOG_DEFAULT);
     run->header.run_id = random_id();

@@ -5,6 +5,7 @@
 #include "bounds.h"
 #include "jsonw.h"
 #include "record.h"
+#include "taskgraph.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -108,6 +109,11 @@ int ompc_limits_reached(const struct ompc_model_process *process, uint64_t event
     add(out, &used, "task_nesting", process->task_nest_overflow, OMPC_TASK_NEST_DEPTH,
         "%" PRIu64 " task runs nested more than %d deep on one thread are counted but not timed",
         process->task_nest_overflow, OMPC_TASK_NEST_DEPTH);
+    add(out, &used, "task_graph", process->task_count > OMPC_TASK_GRAPH_NODES ? process->task_count : 0,
+        OMPC_TASK_GRAPH_NODES,
+        "%zu logged tasks are more than the %d nodes the task graph (--task-graph) draws one by one: it draws "
+        "one node per task construct and creation depth; work, span and the critical path count every task",
+        process->task_count, OMPC_TASK_GRAPH_NODES);
     add(out, &used, "regions", process->regions_overflow_forks, OMPC_MAX_REGIONS,
         "%" PRIu64 " region instances past the first %d are not listed one by one (--list-regions); every "
         "construct figure and total counts them", process->regions_overflow_forks, OMPC_MAX_REGIONS);

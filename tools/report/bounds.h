@@ -17,7 +17,7 @@ struct ompc_limit {
     char text[320];     /* one sentence for a person: what is missing and why */
 };
 
-#define OMPC_LIMIT_KINDS 15
+#define OMPC_LIMIT_KINDS 16
 
 /*
  * Fills `out` with every bound the process's run reached, in a fixed order;

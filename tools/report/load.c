@@ -342,9 +342,11 @@ static void take_event_log(int fd, struct ompc_model_thread *to, const struct om
         struct ompc_event_entry *entry = &to->event_log[kept];
         uint64_t when = OMPC_EVENT_WHEN(entry);
         int code = OMPC_EVENT_CODE(entry);
-        int task = OMPC_EVENT_IS_TASK(code);
-        if ((!task && (code < 1 || code >= OMPC_NEVENTS)) || when < last || when > limits->latest_ns
-            || (task && name_task_run(&runs, entry) != 0))
+        int task = OMPC_EVENT_IS_TASK(code), wait = OMPC_EVENT_IS_TASK_WAIT(code);
+        int dependence = code == OMPC_EVENT_TASK_DEPENDENCE;
+        if ((!task && !wait && !dependence && (code < 1 || code >= OMPC_NEVENTS)) || when < last
+            || when > limits->latest_ns || (task && name_task_run(&runs, entry) != 0)
+            || ((wait || dependence) && entry->task == 0) || (dependence && entry->parent == 0))
             break;
         last = when;
     }

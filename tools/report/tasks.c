@@ -7,8 +7,11 @@
 #include "tasks.h"
 #include "csv.h"
 #include "locations.h"
+#include "sort.h"
+#include "taskgraph.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One thread's task figures, or their sum. */
@@ -231,6 +234,154 @@ static json_t *sites_json(const struct ompc_locations *locations)
     return ompc_json_built(sites, failed);
 }
 
+/* A task construct on the critical path, and how many of the path's tasks it made. */
+struct path_construct {
+    uint64_t codeptr;
+    size_t first, tasks; /* first: its first task's place on the path */
+};
+
+static int compare_path_codeptr(const void *a, const void *b)
+{
+    const struct path_construct *x = a, *y = b;
+    if (x->codeptr != y->codeptr)
+        return x->codeptr < y->codeptr ? -1 : 1;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+static int compare_path_first(const void *a, const void *b)
+{
+    const struct path_construct *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/* The critical path's constructs in the order the path meets them; NULL (count 0) when memory ran out or no path. */
+static struct path_construct *path_constructs(const struct ompc_model_process *process,
+                                              const struct ompc_task_graph *graph, size_t *count)
+{
+    *count = 0;
+    struct path_construct *rows = malloc((graph->path_length + 1) * sizeof *rows);
+    if (rows == NULL)
+        return NULL;
+    for (size_t i = 0; i < graph->path_length; i++)
+        rows[i] = (struct path_construct){process->tasks[graph->path[i]].codeptr, i, 1};
+    ompc_qsort(rows, graph->path_length, sizeof *rows, compare_path_codeptr);
+    size_t unique = 0;
+    for (size_t i = 0; i < graph->path_length; i++) {
+        if (unique > 0 && rows[unique - 1].codeptr == rows[i].codeptr)
+            rows[unique - 1].tasks++;
+        else
+            rows[unique++] = rows[i];
+    }
+    ompc_qsort(rows, unique, sizeof *rows, compare_path_first);
+    *count = unique;
+    return rows;
+}
+
+/* "more than about N threads cannot help this run", for a parallelism. */
+static void parallelism_sentence(double parallelism, char *buffer, size_t size)
+{
+    long threads = parallelism < 1.5 ? 1 : (long)(parallelism + 0.5);
+    snprintf(buffer, size, "parallelism %.1f: more than about %ld thread%s cannot help this run", parallelism,
+             threads, threads == 1 ? "" : "s");
+}
+
+/* The task graph's figures in the text report (nothing when no task was logged). */
+static void graph_text(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                       const struct ompc_task_graph *graph, FILE *out)
+{
+    if (graph->count == 0)
+        return;
+    char sentence[160], label[512];
+    parallelism_sentence(ompc_task_graph_parallelism(graph), sentence, sizeof sentence);
+    fprintf(out,
+            "\nTask graph (%zu logged tasks, %zu created by implicit tasks, %zu dependences, %u parallel region%s; "
+            "ompcollect(1), TASK GRAPH):\n  work %.3f ms, span %.3f ms, %s\n",
+            graph->count, graph->roots, graph->dependence_count, graph->regions, graph->regions == 1 ? "" : "s",
+            graph->work_ns / 1e6,
+            graph->span_ns / 1e6, sentence);
+    size_t count = 0;
+    struct path_construct *rows = path_constructs(process, graph, &count);
+    fprintf(out, "  critical path: %zu task%s", graph->path_length, graph->path_length == 1 ? "" : "s");
+    for (size_t i = 0; i < count; i++) {
+        struct ompc_location where;
+        ompc_symbolize(locations->symbolizer, rows[i].codeptr, 1, &where);
+        fprintf(out, "%s%s (%zu)", i == 0 ? ": " : ", ", ompc_location_label(&where, rows[i].codeptr, label, sizeof label),
+                rows[i].tasks);
+    }
+    fputs("\n  (work: the tasks' own time, their runs less the task runs nested in them and their task waits;\n"
+          "  span: the longest path through creations and joins; parallelism: work / span)\n",
+          out);
+    free(rows);
+}
+
+/* The "task_graph" and "task_critical_path" CSV tables (nothing when no task was logged). */
+static int graph_csv(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                     const struct ompc_task_graph *graph, struct ompc_csv_tables *tables)
+{
+    if (graph->count == 0)
+        return 0;
+    FILE *out = ompc_csv_begin(tables, "task_graph");
+    if (out == NULL)
+        return -1;
+    fputs("tasks,roots,joins,dependences,regions,max_depth,work_ns,span_ns,parallelism,critical_path_tasks\n", out);
+    ompc_csv_lead(tables);
+    fprintf(out, "%zu,%zu,%zu,%zu,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f,%zu\n", graph->count, graph->roots, graph->joins,
+            graph->dependence_count, graph->regions, graph->max_depth, graph->work_ns, graph->span_ns,
+            ompc_task_graph_parallelism(graph), graph->path_length);
+    out = ompc_csv_begin(tables, "task_critical_path");
+    if (out == NULL)
+        return -1;
+    fputs("codeptr,function,file,line,module,module_offset,tasks\n", out);
+    size_t count = 0;
+    struct path_construct *rows = path_constructs(process, graph, &count);
+    for (size_t i = 0; i < count; i++) {
+        struct ompc_location where;
+        ompc_symbolize(locations->symbolizer, rows[i].codeptr, 1, &where);
+        ompc_csv_lead(tables);
+        fprintf(out, "0x%" PRIx64 ",", rows[i].codeptr);
+        ompc_location_csv(out, &where);
+        fprintf(out, ",%zu\n", rows[i].tasks);
+    }
+    free(rows);
+    return graph->path_length > 0 && rows == NULL ? -1 : 0;
+}
+
+/* "graph": the task graph's figures, null when no task was logged. */
+static json_t *graph_json(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                          const struct ompc_task_graph *graph)
+{
+    if (graph->count == 0)
+        return json_null();
+    char sentence[160];
+    parallelism_sentence(ompc_task_graph_parallelism(graph), sentence, sizeof sentence);
+    json_t *object = json_object(), *path = json_array();
+    int failed = path == NULL;
+    size_t count = 0;
+    struct path_construct *rows = path_constructs(process, graph, &count);
+    for (size_t i = 0; i < count && !failed; i++) {
+        struct ompc_location where;
+        ompc_symbolize(locations->symbolizer, rows[i].codeptr, 1, &where);
+        json_t *row = json_object();
+        int bad = ompc_json_set(row, "location", ompc_location_json(rows[i].codeptr, &where));
+        bad |= ompc_json_set(row, "tasks", ompc_json_u64(rows[i].tasks));
+        failed = ompc_json_append(path, ompc_json_built(row, bad));
+    }
+    free(rows);
+    failed |= ompc_json_set(object, "tasks", ompc_json_u64(graph->count));
+    failed |= ompc_json_set(object, "roots", ompc_json_u64(graph->roots));
+    failed |= ompc_json_set(object, "joins", ompc_json_u64(graph->joins));
+    failed |= ompc_json_set(object, "dependences", ompc_json_u64(graph->dependence_count));
+    failed |= ompc_json_set(object, "regions", json_integer(graph->regions));
+    failed |= ompc_json_set(object, "max_depth", json_integer(graph->max_depth));
+    failed |= ompc_json_set(object, "work_ns", ompc_json_u64(graph->work_ns));
+    failed |= ompc_json_set(object, "span_ns", ompc_json_u64(graph->span_ns));
+    failed |= ompc_json_set(object, "parallelism", ompc_json_fixed(ompc_task_graph_parallelism(graph), 2));
+    failed |= ompc_json_set(object, "sentence", json_string(sentence));
+    failed |= ompc_json_set(object, "critical_path_tasks", ompc_json_u64(graph->path_length));
+    failed |= ompc_json_set(object, "critical_path", path);
+    return ompc_json_built(object, failed);
+}
+
 /* One text row of figures after its label. */
 static void text_row(FILE *out, const char *label, const char *tid, const struct task_row *row)
 {
@@ -293,6 +444,10 @@ void ompc_tasks_text(const struct ompc_model_process *process, const struct ompc
     if (refused)
         fputc('\n', out);
     sites_text(process, locations, out);
+    struct ompc_task_graph graph;
+    if (ompc_task_graph_build(process, &graph) == 0)
+        graph_text(process, locations, &graph, out);
+    ompc_task_graph_free(&graph);
 }
 
 /* One CSV row of figures after its first fields. */
@@ -333,7 +488,14 @@ int ompc_tasks_csv(const struct ompc_model_process *process, const struct ompc_l
     ompc_csv_lead(tables);
     fputs("all,", out);
     csv_row(out, &sum);
-    return sites_csv(process, locations, tables);
+    if (sites_csv(process, locations, tables) != 0)
+        return -1;
+    struct ompc_task_graph graph;
+    int status = ompc_task_graph_build(process, &graph);
+    if (status == 0)
+        status = graph_csv(process, locations, &graph, tables);
+    ompc_task_graph_free(&graph);
+    return status;
 }
 
 /* The figures of a row as members of `object`; 0, or -1 when memory runs out. */
@@ -412,6 +574,10 @@ int ompc_tasks_json(const struct ompc_model_process *process, const struct ompc_
     failed |= ompc_json_set(tasks, "sched_per_run_ns", grain->known ? ompc_json_fixed(grain->sched_ns, 1) : json_null());
     failed |= ompc_json_set(tasks, "sched_thread", grain->known ? json_integer(grain->sched_thread) : json_null());
     failed |= ompc_json_set(tasks, "constructs", process->has_task_info ? sites_json(locations) : json_null());
+    struct ompc_task_graph graph;
+    failed |= ompc_task_graph_build(process, &graph) != 0;
+    failed |= ompc_json_set(tasks, "graph", failed ? NULL : graph_json(process, locations, &graph));
+    ompc_task_graph_free(&graph);
     failed |= ompc_json_set(report, "tasks", tasks);
     return failed ? -1 : 0;
 }

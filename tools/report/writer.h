@@ -94,4 +94,8 @@ int ompc_report_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)
 int ompc_report_json_writer(const struct ompc_view *view, struct ompc_sink *sink);
 int ompc_report_folded_writer(const struct ompc_view *view, struct ompc_sink *sink);
 
+/* --task-graph's writers (taskgraph_write.c): Graphviz DOT, and JSON. */
+int ompc_task_graph_dot_writer(const struct ompc_view *view, struct ompc_sink *sink);
+int ompc_task_graph_json_writer(const struct ompc_view *view, struct ompc_sink *sink);
+
 #endif /* OMPCOLLECT_WRITER_H */

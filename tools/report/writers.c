@@ -67,6 +67,8 @@ const struct ompc_writer ompc_writers[] = {
     {"svg", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, svg_writer},
     {"trace-json", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, trace_json_writer},
     {"csv-dir", OMPC_VIEW_PROCESS, OMPC_SINK_DIRECTORY, NULL, ompc_report_csv_writer},
+    {"task-graph-dot", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_task_graph_dot_writer},
+    {"task-graph-json", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_task_graph_json_writer},
 #ifdef HAVE_OTF2
     {"otf2", OMPC_VIEW_PROCESS, OMPC_SINK_DIRECTORY, OMPC_OTF2_NAME ".otf2", otf2_writer},
 #endif

@@ -1,0 +1,143 @@
+/* ompcollect-taskgraph.c - task graphs of known structure for t/ompcollect-taskgraph.sh: fib with a cut-off under one root task, a root that waits in a taskwait for a long task another thread runs, or a chain and a diamond of depend clauses; prints how many tasks it made. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <omp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static _Atomic long made;
+
+static long serial_fib(int n)
+{
+    return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2);
+}
+
+/* Two tasks per call at or above the cut-off, joined by a taskwait: a tree of known shape. */
+static __attribute__((noinline)) long fib(int n, int cutoff)
+{
+    if (n < cutoff)
+        return serial_fib(n);
+    long x = 0, y = 0;
+    atomic_fetch_add(&made, 2);
+#pragma omp task shared(x) firstprivate(n, cutoff) /* FIB_X */
+    x = fib(n - 1, cutoff);
+#pragma omp task shared(y) firstprivate(n, cutoff) /* FIB_Y */
+    y = fib(n - 2, cutoff);
+#pragma omp taskwait
+    return x + y;
+}
+
+/* A root task that waits in a taskwait for a child spinning `seconds` on the other thread. */
+static void long_wait(double seconds)
+{
+    static _Atomic int started;
+    /* The team's threads exist and are followed before the wait begins: only the wait is measured. */
+#pragma omp parallel num_threads(2)
+    atomic_fetch_add(&started, 0);
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp task /* WAITING_ROOT */
+    {
+#pragma omp task /* LONG_CHILD */
+        {
+            atomic_store(&started, 1);
+            double until = omp_get_wtime() + seconds;
+            while (omp_get_wtime() < until)
+                ;
+        }
+        while (!atomic_load(&started))
+            ;
+#pragma omp taskwait
+    }
+    printf("taskgraph: wait %.3f tasks 2\n", seconds);
+}
+
+/*
+ * Every depend task waits for `go`, which its creator sets once it made
+ * them all: no source completes before its sinks exist, so the runtime
+ * reports every dependence the clauses make.
+ */
+static _Atomic int go;
+
+static void after_go(void)
+{
+    while (!atomic_load(&go))
+        ;
+}
+
+/* Four tasks in a chain through inout(x): A -> B -> C -> D. */
+static void chain(void)
+{
+    int x = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+#pragma omp task depend(inout : x) shared(x) /* CHAIN_A */
+        {
+            after_go();
+            x++;
+        }
+#pragma omp task depend(inout : x) shared(x) /* CHAIN_B */
+        x++;
+#pragma omp task depend(inout : x) shared(x) /* CHAIN_C */
+        x++;
+#pragma omp task depend(inout : x) shared(x) /* CHAIN_D */
+        x++;
+        atomic_store(&go, 1);
+#pragma omp taskwait
+    }
+    printf("taskgraph: chain x %d tasks 4\n", x);
+}
+
+/* A diamond: A writes x, B and C read x and write y and z, D reads y and z. */
+static void diamond(void)
+{
+    int x = 0, y = 0, z = 0, w = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+#pragma omp task depend(out : x) shared(x) /* DIAMOND_A */
+        {
+            after_go();
+            x = 1;
+        }
+#pragma omp task depend(in : x) depend(out : y) shared(x, y) /* DIAMOND_B */
+        y = x + 1;
+#pragma omp task depend(in : x) depend(out : z) shared(x, z) /* DIAMOND_C */
+        z = x + 2;
+#pragma omp task depend(in : y, z) shared(y, z, w) /* DIAMOND_D */
+        w = y + z;
+        atomic_store(&go, 1);
+#pragma omp taskwait
+    }
+    printf("taskgraph: diamond w %d tasks 4\n", w);
+}
+
+/* Arguments: n, cut-off (defaults 20 12); "wait" and the seconds the child spins; "chain"; "diamond". */
+int main(int argc, char **argv)
+{
+    if (argc > 1 && argv[1][0] == 'w') {
+        long_wait(argc > 2 ? atof(argv[2]) : 0.2);
+        return 0;
+    }
+    if (argc > 1 && argv[1][0] == 'c') {
+        chain();
+        return 0;
+    }
+    if (argc > 1 && argv[1][0] == 'd') {
+        diamond();
+        return 0;
+    }
+    int n = argc > 1 ? atoi(argv[1]) : 20;
+    int cutoff = argc > 2 ? atoi(argv[2]) : 12;
+    long result = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+    {
+        atomic_fetch_add(&made, 1);
+#pragma omp task shared(result) /* ROOT */
+        result = fib(n, cutoff);
+    }
+    printf("taskgraph: fib %d cutoff %d = %ld tasks %ld\n", n, cutoff, result, (long)atomic_load(&made));
+    return 0;
+}

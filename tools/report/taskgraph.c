@@ -1,0 +1,523 @@
+/* taskgraph.c - builds the task graph from the model's logged tasks and event logs: each task's own time, its creation and join edges, and work, span and the critical path over them. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "omp_collector_api.h"
+#include "sort.h"
+#include "taskgraph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A stretch of time one task ran its own code on a thread. */
+struct segment {
+    size_t task;
+    uint64_t begin, end;
+};
+
+struct segments {
+    struct segment *items;
+    size_t count, capacity;
+};
+
+static int push_segment(struct segments *list, size_t task, uint64_t begin, uint64_t end)
+{
+    if (end <= begin)
+        return 0;
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 1024;
+        struct segment *grown = realloc(list->items, capacity * sizeof *grown);
+        if (grown == NULL)
+            return -1;
+        list->items = grown;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = (struct segment){task, begin, end};
+    return 0;
+}
+
+/* A task run open on a thread while its log is read, and since when it runs its own code. */
+struct open_run {
+    size_t task;
+    uint64_t since;
+    int waiting; /* task waits open in it (the shim's OMPCOLLECTOR_EVENT_*_TASK_WAIT): no own code runs */
+};
+
+struct run_stack {
+    struct open_run *runs;
+    size_t depth, capacity;
+};
+
+static int push_run(struct run_stack *stack, size_t task, uint64_t when)
+{
+    if (stack->depth == stack->capacity) {
+        size_t capacity = stack->capacity ? 2 * stack->capacity : 64;
+        struct open_run *grown = realloc(stack->runs, capacity * sizeof *grown);
+        if (grown == NULL)
+            return -1;
+        stack->runs = grown;
+        stack->capacity = capacity;
+    }
+    stack->runs[stack->depth++] = (struct open_run){task, when, 0};
+    return 0;
+}
+
+/* Ends the own segment of the run on top, if it runs its own code; 0, or -1 without memory. */
+static int close_top(struct run_stack *stack, uint64_t when, struct segments *out)
+{
+    if (stack->depth == 0 || stack->runs[stack->depth - 1].waiting)
+        return 0;
+    const struct open_run *top = &stack->runs[stack->depth - 1];
+    return push_segment(out, top->task, top->since, when);
+}
+
+/* A task wait of the run on top begins or ends (a wait naming another task is not this run's). */
+static int task_wait(struct run_stack *stack, size_t task, int begin, uint64_t when, struct segments *out)
+{
+    if (stack->depth == 0 || stack->runs[stack->depth - 1].task != task)
+        return 0;
+    struct open_run *top = &stack->runs[stack->depth - 1];
+    if (begin && close_top(stack, when, out) != 0)
+        return -1;
+    if (begin)
+        top->waiting++;
+    else if (top->waiting > 0 && --top->waiting == 0)
+        top->since = when;
+    return 0;
+}
+
+/*
+ * One thread's task runs cut into own segments: a run nested in another
+ * (a task run at a scheduling point of the one below, in a taskwait most
+ * often) is time the one below did not run its own code, and so is a
+ * task wait the shim reported.  The loader named every run's end
+ * (load.c); runs above it whose ends the log lost end with it.
+ */
+static int thread_segments(const struct ompc_model_process *process, const struct ompc_model_thread *thread,
+                           struct run_stack *stack, struct segments *out)
+{
+    stack->depth = 0;
+    for (uint32_t k = 0; thread->event_log != NULL && k < thread->event_log_length; k++) {
+        const struct ompc_event_entry *entry = &thread->event_log[k];
+        int code = OMPC_EVENT_CODE(entry);
+        uint64_t when = OMPC_EVENT_WHEN(entry);
+        const struct ompc_model_task *task = NULL;
+        if ((code == OMP_EVENT_THR_BEGIN_EXEC_TASK || code == OMP_EVENT_THR_BEGIN_FINISH_TASK
+             || OMPC_EVENT_IS_TASK_WAIT(code)) && entry->task != 0)
+            task = ompc_model_task(process, entry->task);
+        if (task == NULL)
+            continue;
+        size_t index = (size_t)(task - process->tasks);
+        if (OMPC_EVENT_IS_TASK_WAIT(code)) {
+            if (task_wait(stack, index, code == OMPC_EVENT_TASK_WAIT_BEGIN, when, out) != 0)
+                return -1;
+            continue;
+        }
+        if (code == OMP_EVENT_THR_BEGIN_EXEC_TASK) {
+            if (close_top(stack, when, out) != 0 || push_run(stack, index, when) != 0)
+                return -1;
+            continue;
+        }
+        size_t match = stack->depth;
+        while (match > 0 && stack->runs[match - 1].task != index)
+            match--;
+        if (match == 0)
+            continue;
+        for (; stack->depth >= match; stack->depth--)
+            if (close_top(stack, when, out) != 0)
+                return -1;
+        if (stack->depth > 0)
+            stack->runs[stack->depth - 1].since = when;
+    }
+    return 0;
+}
+
+/* qsort: by task, then time. */
+static int compare_segments(const void *a, const void *b)
+{
+    const struct segment *x = a, *y = b;
+    if (x->task != y->task)
+        return x->task < y->task ? -1 : 1;
+    return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
+/* What the sweep keeps per task: its segments, how far it has read them, and its path so far. */
+struct sweep_task {
+    size_t first, count;   /* its segments */
+    size_t cursor;         /* segments wholly before the last time asked */
+    uint64_t own_before;   /* their own time */
+    uint64_t end_time;     /* its completion (or its last segment's end) */
+    uint64_t base, base_own; /* path = base + own time since base_own */
+    int64_t binder;        /* what base came from: -1 its start, else a joined child */
+    int completed;
+};
+
+/* The task's own time up to `when`; `when` never decreases between calls for one task. */
+static uint64_t own_at(struct sweep_task *task, const struct segment *segments, uint64_t when)
+{
+    while (task->cursor < task->count && segments[task->first + task->cursor].end <= when) {
+        const struct segment *s = &segments[task->first + task->cursor++];
+        task->own_before += s->end - s->begin;
+    }
+    uint64_t own = task->own_before;
+    if (task->cursor < task->count && segments[task->first + task->cursor].begin < when)
+        own += when - segments[task->first + task->cursor].begin;
+    return own;
+}
+
+static uint64_t path_at(struct sweep_task *task, const struct segment *segments, uint64_t when)
+{
+    uint64_t own = own_at(task, segments, when);
+    return task->base + (own > task->base_own ? own - task->base_own : 0);
+}
+
+/* One step of the sweep: a task's creation (0) or completion (1). */
+struct step {
+    uint64_t when;
+    size_t task;
+    int kind;
+};
+
+static int compare_steps(const void *a, const void *b)
+{
+    const struct step *x = a, *y = b;
+    if (x->when != y->when)
+        return x->when < y->when ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind - y->kind;
+    return (x->task > y->task) - (x->task < y->task);
+}
+
+/*
+ * Parents, roots and depths.  A parent is taken only when it comes
+ * before the child in the table: ids grow with time, so a creator's id is
+ * the smaller, and a table that says otherwise draws no edge (and no cycle).
+ */
+static void link_parents(const struct ompc_model_process *process, struct ompc_task_graph *graph)
+{
+    for (size_t i = 0; i < graph->count; i++) {
+        struct ompc_graph_task *task = &graph->tasks[i];
+        const struct ompc_model_task *parent
+            = process->tasks[i].creator >= 0 && process->tasks[i].parent != 0
+                  ? ompc_model_task(process, process->tasks[i].parent)
+                  : NULL;
+        size_t up = parent != NULL ? (size_t)(parent - process->tasks) : i;
+        task->parent = up < i ? (int64_t)up : -1;
+        task->start_via = task->end_via = task->start_dep = -1;
+        if (task->parent < 0) {
+            task->root = (int64_t)i;
+            graph->roots++;
+            continue;
+        }
+        struct ompc_graph_task *above = &graph->tasks[up];
+        task->root = above->root;
+        task->depth = above->depth + 1;
+        above->children++;
+        if (task->depth > graph->max_depth)
+            graph->max_depth = task->depth;
+    }
+}
+
+/* Each task's segments and own time, from every thread's log; the segments sorted by task. */
+static int own_times(const struct ompc_model_process *process, struct ompc_task_graph *graph,
+                     struct segments *segments, struct sweep_task *sweep)
+{
+    struct run_stack stack = {NULL, 0, 0};
+    for (int t = 0; t < process->thread_count; t++)
+        if (thread_segments(process, &process->threads[t], &stack, segments) != 0) {
+            free(stack.runs);
+            return -1;
+        }
+    free(stack.runs);
+    ompc_qsort(segments->items, segments->count, sizeof *segments->items, compare_segments);
+    for (size_t s = 0; s < segments->count; s++) {
+        const struct segment *segment = &segments->items[s];
+        struct sweep_task *task = &sweep[segment->task];
+        if (task->count++ == 0)
+            task->first = s;
+        graph->tasks[segment->task].own_ns += segment->end - segment->begin;
+        graph->work_ns += segment->end - segment->begin;
+        if (segment->end > task->end_time)
+            task->end_time = segment->end;
+    }
+    for (size_t i = 0; i < graph->count; i++) {
+        const struct ompc_model_task *task = &process->tasks[i];
+        sweep[i].binder = -1;
+        if (task->completer >= 0)
+            sweep[i].end_time = task->complete_ns;
+        else if (sweep[i].count == 0 && task->creator >= 0)
+            sweep[i].end_time = task->create_ns;
+    }
+    return 0;
+}
+
+static int compare_dependences(const void *a, const void *b)
+{
+    const struct ompc_graph_dependence *x = a, *y = b;
+    if (x->source != y->source)
+        return x->source < y->source ? -1 : 1;
+    return (x->sink > y->sink) - (x->sink < y->sink);
+}
+
+/* The dependences the logs hold (OMPC_EVENT_TASK_DEPENDENCE) between tasks of the table, each once. */
+static int gather_dependences(const struct ompc_model_process *process, struct ompc_task_graph *graph)
+{
+    size_t count = 0;
+    for (int t = 0; t < process->thread_count; t++)
+        for (uint32_t k = 0; process->threads[t].event_log != NULL && k < process->threads[t].event_log_length; k++)
+            count += OMPC_EVENT_CODE(&process->threads[t].event_log[k]) == OMPC_EVENT_TASK_DEPENDENCE;
+    graph->dependences = malloc((count + 1) * sizeof *graph->dependences);
+    if (graph->dependences == NULL)
+        return -1;
+    for (int t = 0; t < process->thread_count; t++)
+        for (uint32_t k = 0; process->threads[t].event_log != NULL && k < process->threads[t].event_log_length; k++) {
+            const struct ompc_event_entry *entry = &process->threads[t].event_log[k];
+            if (OMPC_EVENT_CODE(entry) != OMPC_EVENT_TASK_DEPENDENCE)
+                continue;
+            const struct ompc_model_task *source = ompc_model_task(process, entry->parent);
+            const struct ompc_model_task *sink = ompc_model_task(process, entry->task);
+            if (source != NULL && sink != NULL && source != sink)
+                graph->dependences[graph->dependence_count++]
+                    = (struct ompc_graph_dependence){(size_t)(source - process->tasks), (size_t)(sink - process->tasks)};
+        }
+    ompc_qsort(graph->dependences, graph->dependence_count, sizeof *graph->dependences, compare_dependences);
+    size_t unique = 0;
+    for (size_t i = 0; i < graph->dependence_count; i++)
+        if (unique == 0 || compare_dependences(&graph->dependences[unique - 1], &graph->dependences[i]) != 0)
+            graph->dependences[unique++] = graph->dependences[i];
+    graph->dependence_count = unique;
+    return 0;
+}
+
+/*
+ * A dependence source completed: each of its sinks starts on a path no
+ * shorter than the source's (it could not start before), whether or not
+ * the sweep has met its creation yet.
+ */
+static void release_sinks(struct ompc_task_graph *graph, struct sweep_task *sweep, const struct segment *segments,
+                          size_t source, uint64_t when)
+{
+    const struct ompc_graph_dependence *deps = graph->dependences;
+    size_t low = 0, high = graph->dependence_count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        if (deps[middle].source < source)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    for (size_t d = low; d < graph->dependence_count && deps[d].source == source; d++) {
+        struct ompc_graph_task *sink = &graph->tasks[deps[d].sink];
+        uint64_t end = graph->tasks[source].end_path;
+        if (end <= sink->start_path)
+            continue;
+        sink->start_path = end;
+        sink->start_dep = (int64_t)source;
+        sweep[deps[d].sink].base = end;
+        sweep[deps[d].sink].base_own = own_at(&sweep[deps[d].sink], segments, when);
+        sweep[deps[d].sink].binder = -1;
+    }
+}
+
+/* A child completed while its parent runs: the parent's later own time comes after it on a path. */
+static void join(struct ompc_task_graph *graph, struct sweep_task *sweep, const struct segment *segments,
+                 size_t child, uint64_t when)
+{
+    int64_t parent = graph->tasks[child].parent;
+    if (parent < 0 || sweep[parent].completed)
+        return;
+    graph->tasks[child].joined = 1;
+    graph->joins++;
+    struct sweep_task *above = &sweep[parent];
+    uint64_t here = path_at(above, segments, when);
+    if (graph->tasks[child].end_path > here) {
+        above->base = graph->tasks[child].end_path;
+        above->base_own = own_at(above, segments, when);
+        above->binder = (int64_t)child;
+    }
+}
+
+/*
+ * The longest paths, in one sweep over creations and completions in time
+ * order: a task starts where its parent's path stood when it created it,
+ * and completes at its own path then; a completion joins into the parent
+ * when the parent has not completed yet.
+ */
+static int sweep_paths(const struct ompc_model_process *process, struct ompc_task_graph *graph,
+                       struct sweep_task *sweep, const struct segment *segments)
+{
+    struct step *steps = malloc((2 * graph->count + 1) * sizeof *steps);
+    if (steps == NULL)
+        return -1;
+    size_t count = 0;
+    for (size_t i = 0; i < graph->count; i++) {
+        if (process->tasks[i].creator >= 0)
+            steps[count++] = (struct step){process->tasks[i].create_ns, i, 0};
+        steps[count++] = (struct step){sweep[i].end_time, i, 1};
+    }
+    ompc_qsort(steps, count, sizeof *steps, compare_steps);
+    for (size_t s = 0; s < count; s++) {
+        size_t i = steps[s].task;
+        struct ompc_graph_task *task = &graph->tasks[i];
+        if (steps[s].kind == 0) {
+            uint64_t from_parent = task->parent >= 0 ? path_at(&sweep[task->parent], segments, steps[s].when) : 0;
+            if (task->parent >= 0 && (task->start_dep < 0 || from_parent >= task->start_path)) {
+                task->start_path = from_parent;
+                task->start_via = sweep[task->parent].binder;
+                task->start_dep = -1;
+            }
+            sweep[i].base = task->start_path;
+            continue;
+        }
+        task->end_path = path_at(&sweep[i], segments, steps[s].when);
+        task->end_via = sweep[i].binder;
+        sweep[i].completed = 1;
+        join(graph, sweep, segments, i, steps[s].when);
+        release_sinks(graph, sweep, segments, i, steps[s].when);
+    }
+    free(steps);
+    return 0;
+}
+
+/*
+ * The critical path's steps that end at `from`'s completion, latest
+ * first: a task is listed at each stretch of it on the path (a parent
+ * before and after a join), so out holds up to 2 * count + 2 entries.
+ */
+static void walk_back(const struct ompc_task_graph *graph, size_t from, size_t *out, size_t *count)
+{
+    int64_t at = (int64_t)from;
+    int at_end = 1;
+    /* Every step goes to an earlier point of the path; the bound only guards against a table that loops. */
+    for (size_t steps = 0; at >= 0 && steps <= 2 * graph->count + 1; steps++) {
+        const struct ompc_graph_task *task = &graph->tasks[at];
+        if (!at_end && task->start_dep >= 0) {
+            /* Its start waited for a dependence's source: the path comes from that source's completion. */
+            at = task->start_dep;
+            at_end = 1;
+            continue;
+        }
+        int64_t mark = at_end ? at : task->parent;
+        if (mark < 0)
+            break;
+        out[(*count)++] = (size_t)mark;
+        if (at_end) {
+            at_end = task->end_via >= 0;
+            at = at_end ? task->end_via : at;
+        } else {
+            at_end = task->start_via >= 0;
+            at = at_end ? task->start_via : task->parent;
+        }
+    }
+}
+
+/* Appends one region's critical path to graph->path in path order, each task once, at its first stretch. */
+static void add_path(struct ompc_task_graph *graph, size_t last, size_t *steps)
+{
+    size_t count = 0;
+    walk_back(graph, last, steps, &count);
+    while (count > 0) {
+        size_t task = steps[--count];
+        if (!graph->tasks[task].on_path) {
+            graph->tasks[task].on_path = 1;
+            graph->path[graph->path_length++] = task;
+        }
+    }
+}
+
+/* One parallel region's task trees: the region their roots ran in, and the task its longest path ends at. */
+struct region_span {
+    uint64_t region;
+    size_t first, last;
+};
+
+static int compare_regions(const void *a, const void *b)
+{
+    const struct region_span *x = a, *y = b;
+    if (x->region != y->region)
+        return x->region < y->region ? -1 : 1;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+static int compare_first(const void *a, const void *b)
+{
+    const struct region_span *x = a, *y = b;
+    return (x->first > y->first) - (x->first < y->first);
+}
+
+/*
+ * The span: regions run one after another, so their longest paths add
+ * up; the critical path goes through each region's, in the order the
+ * regions began.
+ */
+static int span_and_path(const struct ompc_model_process *process, struct ompc_task_graph *graph)
+{
+    struct region_span *spans = malloc((graph->count + 1) * sizeof *spans);
+    size_t *steps = malloc((2 * graph->count + 2) * sizeof *steps);
+    graph->path = malloc((graph->count + 1) * sizeof *graph->path);
+    if (spans == NULL || steps == NULL || graph->path == NULL) {
+        free(spans);
+        free(steps);
+        return -1;
+    }
+    for (size_t i = 0; i < graph->count; i++)
+        spans[i] = (struct region_span){process->tasks[graph->tasks[i].root].region, i, i};
+    ompc_qsort(spans, graph->count, sizeof *spans, compare_regions);
+    size_t regions = 0;
+    for (size_t i = 0; i < graph->count; i++) {
+        if (regions == 0 || spans[regions - 1].region != spans[i].region)
+            spans[regions++] = spans[i];
+        struct region_span *region = &spans[regions - 1];
+        if (graph->tasks[spans[i].last].end_path > graph->tasks[region->last].end_path)
+            region->last = spans[i].last;
+    }
+    ompc_qsort(spans, regions, sizeof *spans, compare_first);
+    for (size_t r = 0; r < regions; r++) {
+        graph->span_ns += graph->tasks[spans[r].last].end_path;
+        add_path(graph, spans[r].last, steps);
+    }
+    graph->regions = (uint32_t)regions;
+    free(spans);
+    free(steps);
+    return 0;
+}
+
+int ompc_task_graph_build(const struct ompc_model_process *process, struct ompc_task_graph *graph)
+{
+    *graph = (struct ompc_task_graph){0};
+    if (process->task_count == 0 || process->tasks == NULL)
+        return 0;
+    graph->count = process->task_count;
+    graph->tasks = calloc(graph->count, sizeof *graph->tasks);
+    struct sweep_task *sweep = calloc(graph->count, sizeof *sweep);
+    struct segments segments = {NULL, 0, 0};
+    int status = -1;
+    if (graph->tasks != NULL && sweep != NULL) {
+        link_parents(process, graph);
+        status = gather_dependences(process, graph);
+        if (status == 0)
+            status = own_times(process, graph, &segments, sweep);
+        if (status == 0)
+            status = sweep_paths(process, graph, sweep, segments.items);
+        if (status == 0)
+            status = span_and_path(process, graph);
+    }
+    free(segments.items);
+    free(sweep);
+    if (status != 0)
+        ompc_task_graph_free(graph);
+    return status;
+}
+
+void ompc_task_graph_free(struct ompc_task_graph *graph)
+{
+    free(graph->tasks);
+    free(graph->path);
+    free(graph->dependences);
+    *graph = (struct ompc_task_graph){0};
+}
+
+double ompc_task_graph_parallelism(const struct ompc_task_graph *graph)
+{
+    return graph->span_ns != 0 ? (double)graph->work_ns / (double)graph->span_ns : 0.0;
+}

@@ -1,0 +1,69 @@
+/* taskgraph.h - the task graph of one process, from the model's logged tasks: creation and join edges, each task's own time, and work, span and parallelism over it. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_TASKGRAPH_H
+#define OMPCOLLECT_TASKGRAPH_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/*
+ * Past this many tasks the graph files draw one node per task construct
+ * and creation depth instead of one per task (said on stderr and in the
+ * outputs, as a limit: bounds.c).  Work, span and parallelism always count
+ * every task.
+ */
+#define OMPC_TASK_GRAPH_NODES 5000
+
+/*
+ * One task of the graph, parallel to the model's task table.  Times are
+ * the task's own: its runs less the task runs nested in them on the same
+ * thread.  The path values are in ns of work along the longest path from
+ * the start of its parallel region (see doc/ompcollect.1, "Task graph").
+ */
+struct ompc_graph_task {
+    uint64_t own_ns;        /* its runs, less the runs of other tasks inside them */
+    uint64_t start_path;    /* longest path to its start */
+    uint64_t end_path;      /* longest path to its completion */
+    int64_t parent;         /* index of its creating task in the table, -1: created by an implicit task (a root) */
+    int64_t root;           /* index of the root of its tree */
+    uint32_t depth;         /* creation depth: 0 for a root */
+    uint32_t children;      /* tasks it created */
+    int joined;             /* it completed while its parent still ran: a join edge into the parent */
+    int on_path;            /* on the critical path */
+    int64_t start_via;      /* the path's step before its start: see taskgraph.c */
+    int64_t start_dep;      /* the dependence source whose completion its start waited for on the path, -1 none */
+    int64_t end_via;        /* ... before its completion */
+};
+
+/* A dependence from depend clauses: `sink` started after `source` completed (indices in the table). */
+struct ompc_graph_dependence {
+    size_t source, sink;
+};
+
+/* The graph of one process. */
+struct ompc_task_graph {
+    size_t count;                 /* tasks: the model's task_count */
+    struct ompc_graph_task *tasks;
+    uint64_t work_ns;             /* the sum of every task's own time */
+    uint64_t span_ns;             /* the sum over parallel regions of their longest path */
+    size_t *path;                 /* the critical path's tasks, in path order (indices) */
+    size_t path_length;
+    size_t roots, joins;          /* tasks created by implicit tasks; join edges */
+    uint32_t regions;             /* parallel regions whose tasks the span adds up */
+    struct ompc_graph_dependence *dependences; /* distinct, sorted by source then sink */
+    size_t dependence_count;
+    uint32_t max_depth;
+};
+
+/* Builds the graph of `process`'s logged tasks (none: count 0); 0, or -1 when memory ran out. */
+int ompc_task_graph_build(const struct ompc_model_process *process, struct ompc_task_graph *graph);
+
+/* Frees what build allocated; safe on a zeroed graph. */
+void ompc_task_graph_free(struct ompc_task_graph *graph);
+
+/* work / span, 0 when the span is 0. */
+double ompc_task_graph_parallelism(const struct ompc_task_graph *graph);
+
+#endif /* OMPCOLLECT_TASKGRAPH_H */
