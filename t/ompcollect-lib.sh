@@ -46,6 +46,21 @@ if [ -n "$sanitizers" ]; then
     export LD_PRELOAD ASAN_OPTIONS
 fi
 
+# mpi_flags: mpirun (MPIRUN or mpirun), its flags (Open MPI: running as root
+# allowed, ranks on fewer cores than asked) and limit, a timeout so that a
+# hung MPI job cannot hang the suite.
+mpi_flags() {
+    mpirun=${MPIRUN:-mpirun}
+    flags=
+    if "$mpirun" --version 2>&1 | grep -q 'Open MPI'; then
+        flags=--oversubscribe
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
+    fi
+    limit=
+    command -v timeout >/dev/null 2>&1 && limit="timeout 300"
+}
+
 # result and skip, the TAP lines (t/tap.sh).
 . "$top_srcdir/t/tap.sh"
 # test_program, the programs built once for several scripts (t/test-programs.sh).

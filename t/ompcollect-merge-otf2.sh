@@ -190,14 +190,7 @@ if ! [ -x "$hybrid" ] || ! command -v "${MPIRUN:-mpirun}" >/dev/null 2>&1; then
     skip "no examples/hybrid or no mpirun to record two MPI ranks with" 1 "two MPI ranks"
     exit 0
 fi
-flags=
-if "${MPIRUN:-mpirun}" --version 2>&1 | grep -q 'Open MPI'; then
-    flags=--oversubscribe
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-fi
-limit=
-command -v timeout >/dev/null 2>&1 && limit="timeout 300"
+mpi_flags
 mkdir "$tmp/mpi"
 (cd "$tmp/mpi" && $limit "${MPIRUN:-mpirun}" -np 2 $flags "$oc" --runtime "$LIBOMP" -o /dev/null --trace='tr.%r' \
     "$hybrid" 0.2 >"$tmp/mpi.out" 2>"$tmp/mpi.err")

@@ -14,14 +14,7 @@ if ! command -v "$mpirun" >/dev/null 2>&1; then
     echo "1..0 # SKIP no MPI launcher ($mpirun) to run the test program with"
     exit 0
 fi
-flags=
-if "$mpirun" --version 2>&1 | grep -q 'Open MPI'; then
-    flags=--oversubscribe
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-fi
-limit=
-command -v timeout >/dev/null 2>&1 && limit="timeout 300"
+mpi_flags
 # Rank 1 computes this long before the barrier rank 0 waits in.
 seconds=0.8
 if ! $limit "$mpirun" -np 2 $flags "$program" 0.01 >"$tmp/plain.out" 2>"$tmp/plain.err" \

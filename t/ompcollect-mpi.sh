@@ -13,16 +13,7 @@ if ! command -v "$mpirun" >/dev/null 2>&1; then
     echo "1..0 # SKIP no MPI launcher ($mpirun) to run examples/hybrid with"
     exit 0
 fi
-# Open MPI wants permission to run as root, and to put 2 ranks on fewer cores.
-flags=
-if "$mpirun" --version 2>&1 | grep -q 'Open MPI'; then
-    flags=--oversubscribe
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
-fi
-# A hung MPI job must not hang the suite.
-limit=
-command -v timeout >/dev/null 2>&1 && limit="timeout 300"
+mpi_flags
 seconds=${OMPCOLLECT_MPI_SECONDS:-0.3}
 
 if ! $limit "$mpirun" -np 2 $flags "$hybrid" 0.05 >"$tmp/plain.out" 2>"$tmp/plain.err" \
