@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "demangle.h"
+#include "grow.h"
 #include "jsonw.h"
 #include "names.h"
 #include "sort.h"
@@ -66,20 +67,6 @@ struct symbols {
     size_t capacity, used;
 };
 
-/* Appends to a growing array; returns -1 when memory runs out. */
-static int grow(void **items, size_t *capacity, size_t count, size_t size)
-{
-    if (count < *capacity)
-        return 0;
-    size_t more = *capacity ? 2 * *capacity : 64;
-    void *grown = realloc(*items, more * size);
-    if (grown == NULL)
-        return -1;
-    *items = grown;
-    *capacity = more;
-    return 0;
-}
-
 /* The entries of one table's pool (the model owns the words), samples or fork stacks. */
 static int parse_pool(const struct ompc_model_stack_pool *pool, int forks, struct loaded *loaded)
 {
@@ -95,7 +82,7 @@ static int parse_pool(const struct ompc_model_stack_pool *pool, int forks, struc
         struct entry **list = forks ? &loaded->forks : &loaded->samples;
         size_t *count = forks ? &loaded->fork_count : &loaded->sample_count;
         size_t *capacity = forks ? &loaded->fork_capacity : &loaded->sample_capacity;
-        if (grow((void **)list, capacity, *count, sizeof **list) != 0)
+        if (ompc_grow(list, *count + 1, capacity, sizeof **list) != 0)
             return -1;
         (*list)[(*count)++] = item;
         at += OMPC_STACK_ENTRY_WORDS + (uint64_t)frames;
@@ -482,7 +469,7 @@ static void free_tree(struct ompc_stack_node *node)
 /* Adds a path (merging happens after sorting); returns -1 when memory runs out. */
 static int add_path(struct ompc_stacks *stacks, size_t *capacity, char *text, int state, uint64_t samples)
 {
-    if (text == NULL || grow((void **)&stacks->paths, capacity, stacks->path_count, sizeof *stacks->paths) != 0) {
+    if (text == NULL || ompc_grow(&stacks->paths, stacks->path_count + 1, capacity, sizeof *stacks->paths) != 0) {
         free(text);
         return -1;
     }
@@ -598,8 +585,8 @@ static int add_copy(struct loaded *loaded, struct ompc_unwinder *unwinder, const
     if (item.continuation != 0 && item.end == OMPC_UNWIND_SLICE)
         item.end = OMPC_UNWIND_WHOLE;
     size_t words = (loaded->copy_count + 1) * OMPC_STACK_DEPTH;
-    if (grow((void **)&loaded->unwound, &loaded->unwound_capacity, words - 1, sizeof *loaded->unwound) != 0
-        || grow((void **)&loaded->copies, &loaded->copy_capacity, loaded->copy_count, sizeof item) != 0)
+    if (ompc_grow(&loaded->unwound, words, &loaded->unwound_capacity, sizeof *loaded->unwound) != 0
+        || ompc_grow(&loaded->copies, loaded->copy_count + 1, &loaded->copy_capacity, sizeof item) != 0)
         return -1;
     item.frames = keep_ends(pcs, count, loaded->unwound + words - OMPC_STACK_DEPTH, &item.elided);
     loaded->copies[loaded->copy_count++] = item;
@@ -634,7 +621,7 @@ static int add_copies(const struct ompc_model_process *process, struct loaded *l
     /* The copies join the samples once their frames' array no longer moves. */
     for (size_t i = 0; i < loaded->copy_count && !failed; i++) {
         loaded->copies[i].pcs = loaded->unwound + i * OMPC_STACK_DEPTH;
-        failed = grow((void **)&loaded->samples, &loaded->sample_capacity, loaded->sample_count,
+        failed = ompc_grow(&loaded->samples, loaded->sample_count + 1, &loaded->sample_capacity,
                       sizeof *loaded->samples) != 0;
         if (!failed)
             loaded->samples[loaded->sample_count++] = loaded->copies[i];

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "grow.h"
 #include "omp_collector_api.h"
 #include "sort.h"
 #include "taskgraph.h"
@@ -24,14 +25,8 @@ static int push_segment(struct segments *list, size_t task, uint64_t begin, uint
 {
     if (end <= begin)
         return 0;
-    if (list->count == list->capacity) {
-        size_t capacity = list->capacity ? 2 * list->capacity : 1024;
-        struct segment *grown = realloc(list->items, capacity * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        list->items = grown;
-        list->capacity = capacity;
-    }
+    if (ompc_grow(&list->items, list->count + 1, &list->capacity, sizeof *list->items) != 0)
+        return -1;
     list->items[list->count++] = (struct segment){task, begin, end};
     return 0;
 }
@@ -50,14 +45,8 @@ struct run_stack {
 
 static int push_run(struct run_stack *stack, size_t task, uint64_t when)
 {
-    if (stack->depth == stack->capacity) {
-        size_t capacity = stack->capacity ? 2 * stack->capacity : 64;
-        struct open_run *grown = realloc(stack->runs, capacity * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        stack->runs = grown;
-        stack->capacity = capacity;
-    }
+    if (ompc_grow(&stack->runs, stack->depth + 1, &stack->capacity, sizeof *stack->runs) != 0)
+        return -1;
     stack->runs[stack->depth++] = (struct open_run){task, when, 0};
     return 0;
 }

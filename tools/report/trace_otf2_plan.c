@@ -4,6 +4,7 @@
 
 #include "trace_otf2_plan.h"
 
+#include "grow.h"
 #include "sort.h"
 
 #include <stdlib.h>
@@ -51,20 +52,6 @@ static int compare_forks(const void *a, const void *b)
     return (x->begin > y->begin) - (x->begin < y->begin);
 }
 
-/* Makes room for one more element of `size` in *array; -1 without memory. */
-static int grow(void **array, size_t count, size_t *capacity, size_t size)
-{
-    if (count < *capacity)
-        return 0;
-    size_t wanted = *capacity ? 2 * *capacity : 64;
-    void *grown = realloc(*array, wanted * size);
-    if (grown == NULL)
-        return -1;
-    *array = grown;
-    *capacity = wanted;
-    return 0;
-}
-
 /* Whether a span's end is the thread acquiring a lock it waited for, with the lock's wait id known. */
 static int acquires(const struct ompc_span *span)
 {
@@ -109,7 +96,7 @@ static int gather_location(const struct ompc_report *report, struct ompc_otf2_pl
     for (long k = 0; k < count && !failed; k++) {
         const struct ompc_span *span = &spans[k];
         if (span->kind == OMPC_SPAN_REGION && span->exact) {
-            failed = grow((void **)&plan->forks, plan->fork_count, &g->fork_capacity, sizeof *plan->forks);
+            failed = ompc_grow(&plan->forks, plan->fork_count + 1, &g->fork_capacity, sizeof *plan->forks);
             if (!failed)
                 plan->forks[plan->fork_count] = (struct ompc_otf2_fork){
                     span->region, span->begin_ns, span->end_ns, span->codeptr,
@@ -118,12 +105,12 @@ static int gather_location(const struct ompc_report *report, struct ompc_otf2_pl
             placed->fork_count += !failed;
         } else if (((span->kind == OMPC_SPAN_CONSTRUCT && span->pair != PAIR_IDLE) || span->kind == OMPC_SPAN_TASK)
                    && span->region != 0) {
-            failed = grow((void **)&g->uses[l], g->use_count[l], &use_capacity, sizeof *g->uses[l]);
+            failed = ompc_grow(&g->uses[l], g->use_count[l] + 1, &use_capacity, sizeof *g->uses[l]);
             if (!failed)
                 g->uses[l][g->use_count[l]++] = (struct region_use){span->region, span->begin_ns};
         }
         if (!failed && acquires(span)) {
-            failed = grow((void **)&g->acquisitions, g->acquisition_count, &g->acquisition_capacity,
+            failed = ompc_grow(&g->acquisitions, g->acquisition_count + 1, &g->acquisition_capacity,
                           sizeof *g->acquisitions);
             if (!failed)
                 g->acquisitions[g->acquisition_count++]
@@ -200,7 +187,7 @@ static uint32_t team_of(struct ompc_otf2_plan *plan, const struct ompc_otf2_fork
     for (size_t t = 0; t < plan->team_count; t++)
         if (plan->teams[t].size == size && memcmp(plan->teams[t].members, members, size * sizeof *members) == 0)
             return (uint32_t)t;
-    if (grow((void **)&plan->teams, plan->team_count, &plan->team_capacity, sizeof *plan->teams) != 0)
+    if (ompc_grow(&plan->teams, plan->team_count + 1, &plan->team_capacity, sizeof *plan->teams) != 0)
         return OMPC_OTF2_NONE;
     uint32_t *copy = malloc(size * sizeof *copy);
     if (copy == NULL)
@@ -253,7 +240,7 @@ static uint32_t all_team(struct ompc_otf2_plan *plan)
     if (plan->all_team != OMPC_OTF2_NONE)
         return plan->all_team;
     uint32_t *members = malloc(((size_t)plan->location_count + 1) * sizeof *members);
-    if (members == NULL || grow((void **)&plan->teams, plan->team_count, &plan->team_capacity,
+    if (members == NULL || ompc_grow(&plan->teams, plan->team_count + 1, &plan->team_capacity,
                                 sizeof *plan->teams) != 0) {
         free(members);
         return OMPC_OTF2_NONE;

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "grow.h"
 #include "locations.h"
 #include "omp_collector_api.h"
 #include "report.h"
@@ -30,14 +31,8 @@ struct span_list {
 /* Appends a span; -1 without memory. */
 static int push_span(struct span_list *list, const struct ompc_span *span)
 {
-    if (list->count == list->capacity) {
-        size_t capacity = list->capacity ? 2 * list->capacity : 256;
-        struct ompc_span *grown = realloc(list->items, capacity * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        list->items = grown;
-        list->capacity = capacity;
-    }
+    if (ompc_grow(&list->items, list->count + 1, &list->capacity, sizeof *list->items) != 0)
+        return -1;
     list->items[list->count++] = *span;
     return 0;
 }
@@ -85,14 +80,8 @@ struct span_stack {
 /* Opens a span on the stack; -1 without memory. */
 static int stack_push(struct span_stack *stack, const struct ompc_span *span)
 {
-    if (stack->depth == stack->capacity) {
-        size_t capacity = stack->capacity ? 2 * stack->capacity : 64;
-        struct ompc_span *grown = realloc(stack->items, capacity * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        stack->items = grown;
-        stack->capacity = capacity;
-    }
+    if (ompc_grow(&stack->items, stack->depth + 1, &stack->capacity, sizeof *stack->items) != 0)
+        return -1;
     stack->items[stack->depth++] = *span;
     return 0;
 }
