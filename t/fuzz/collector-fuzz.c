@@ -87,10 +87,26 @@ static const omp_collector_callback_t harness_callbacks[HARNESS_CALLBACKS] = {
 /* ---- the session as the harness knows it ---- */
 
 static int session_active;
+/*
+ * Slots of the events REGISTER may know: 1..EXTENDED_EVENTS, then
+ * ompcollector's own (OMPCOLLECTOR_EVENT_BASE + 1 up to _END, a private
+ * range that other runtimes answer UNKNOWN).
+ */
+#define EVENT_SLOTS (EXTENDED_EVENTS + (OMPCOLLECTOR_EVENT_END - OMPCOLLECTOR_EVENT_BASE))
 /* What REGISTER first answered per known event (OK or UNSUPPORTED), plus 1; it must stay so. */
-static int register_answer[EXTENDED_EVENTS + 1];
+static int register_answer[EVENT_SLOTS];
 /* Events past 22: 0 not asked yet, 1 known, 2 unknown. */
-static int extended_known[EXTENDED_EVENTS + 1];
+static int extended_known[EVENT_SLOTS];
+
+/* The slot of `event`, -1 for a number no request may know. */
+static int event_slot(int32_t event)
+{
+    if (event >= 1 && event <= EXTENDED_EVENTS)
+        return event;
+    if (event > OMPCOLLECTOR_EVENT_BASE && event < OMPCOLLECTOR_EVENT_END)
+        return EXTENDED_EVENTS + (event - OMPCOLLECTOR_EVENT_BASE);
+    return -1;
+}
 
 /* A finding: say what, and abort so libFuzzer keeps the input. */
 static void __attribute__((noreturn)) finding(const char *what, int entry, const int32_t *header)
@@ -205,19 +221,21 @@ static int unchanged(const unsigned char *before, const unsigned char *after, si
 
 /*
  * Whether REGISTER and UNREGISTER know `event`: 1..22 always; OpenUH's task
- * events past 22 may be known or not, as long as the answer never changes
- * (`ec` is this entry's answer, which decides it the first time).
+ * events past 22 and ompcollector's own may be known or not, as long as the
+ * answer never changes (`ec` is this entry's answer, which decides it the
+ * first time).
  */
 static int event_known(int32_t event, int32_t ec, int index, const int32_t *header)
 {
     if (event >= 1 && event <= EVENTS)
         return 1;
-    if (event <= EVENTS || event > EXTENDED_EVENTS)
+    int slot = event_slot(event);
+    if (slot < 0)
         return 0;
     int known = ec != OMP_ERRCODE_UNKNOWN;
-    if (extended_known[event] == 0)
-        extended_known[event] = known ? 1 : 2;
-    if (extended_known[event] != (known ? 1 : 2))
+    if (extended_known[slot] == 0)
+        extended_known[slot] = known ? 1 : 2;
+    if (extended_known[slot] != (known ? 1 : 2))
         finding("an event past 22 is known to one request and not another", index, header);
     return known;
 }
@@ -257,17 +275,18 @@ static void check_entry(int index, const unsigned char *before, const unsigned c
     size_t may_write = 0; /* bytes of mem that may change */
 
     if (request == OMPCOLLECTOR_REQ_SAMPLE || request == OMPCOLLECTOR_REQ_TASK_FRAMES
-        || request == OMPCOLLECTOR_REQ_TASK_INFO || request == OMPCOLLECTOR_REQ_TASK) {
+        || request == OMPCOLLECTOR_REQ_TASK_INFO || request == OMPCOLLECTOR_REQ_TASK
+        || request == OMPCOLLECTOR_REQ_TASK_DEPENDENCE) {
         /* Our extension requests (their own section of the header): the sizes they document. */
         const int32_t level_size = (int32_t)sizeof(ompcollector_task_frame_t);
         const int32_t head_size = (int32_t)sizeof(ompcollector_task_frames_t);
         if (!session_active) {
             expected_ec = OMP_ERRCODE_SEQUENCE_ERR;
-        } else if (request == OMPCOLLECTOR_REQ_SAMPLE || request == OMPCOLLECTOR_REQ_TASK_INFO
-                   || request == OMPCOLLECTOR_REQ_TASK) {
+        } else if (request != OMPCOLLECTOR_REQ_TASK_FRAMES) {
             expected_rsz = (int32_t)(request == OMPCOLLECTOR_REQ_SAMPLE      ? sizeof(ompcollector_sample_t)
                                      : request == OMPCOLLECTOR_REQ_TASK_INFO ? sizeof(ompcollector_task_info_t)
-                                                                             : sizeof(ompcollector_task_t));
+                                     : request == OMPCOLLECTOR_REQ_TASK      ? sizeof(ompcollector_task_t)
+                                                                             : sizeof(ompcollector_task_dependence_t));
             expected_ec = mem_size < expected_rsz ? OMP_ERRCODE_MEM_TOO_SMALL : OMP_ERRCODE_OK;
             may_write = mem_size < expected_rsz ? 0 : (size_t)expected_rsz;
         } else if (mem_size < head_size) {
@@ -345,9 +364,10 @@ static void check_entry(int index, const unsigned char *before, const unsigned c
                 if (ec != OMP_ERRCODE_OK && ec != OMP_ERRCODE_UNSUPPORTED)
                     finding("REGISTER of a known event answered neither OK nor UNSUPPORTED",
                             index, header);
-                if (register_answer[event] == 0)
-                    register_answer[event] = ec + 1;
-                expected_ec = register_answer[event] - 1;
+                int slot = event_slot(event);
+                if (register_answer[slot] == 0)
+                    register_answer[slot] = ec + 1;
+                expected_ec = register_answer[slot] - 1;
             }
             break;
         }

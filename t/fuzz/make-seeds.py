@@ -14,6 +14,7 @@ import sys
 
 START, REGISTER, UNREGISTER, STATE, CURRENT_PRID, PARENT_PRID, STOP, PAUSE, RESUME = range(9)
 CALLBACK = 0x0000_5555_5555_6a40  # what a PIE program's function address looks like
+OMPCOLLECTOR_EVENT_BASE = 0x4F43_0000  # include/omp_collector_api.h
 
 
 def ints(*values):
@@ -75,6 +76,14 @@ SEEDS = {
     # Malformed: sz below 16, and not a multiple of 4, after a good entry.
     "malformed-short": state(12) + ints(8, STATE, 0, 0) + END,
     "malformed-odd": prid() + ints(18, STATE, 0, 0, 0) + END,
+    # ompcollect's agent: START, then ompcollector's own events (the private
+    # range OMPCOLLECTOR_EVENT_BASE + 1..3), registered and unregistered.
+    "ompcollector-events": simple(START)
+    + b"".join(packed_register(OMPCOLLECTOR_EVENT_BASE + e) for e in (1, 2, 3))
+    + unregister(OMPCOLLECTOR_EVENT_BASE + 2) + END,
+    # Its dependence question (OMPCOLLECTOR_REQ_TASK_DEPENDENCE), with room and with too little.
+    "ompcollector-dependence": simple(START) + ints(32, OMPCOLLECTOR_EVENT_BASE + 5, 0, 0) + bytes(16)
+    + ints(20, OMPCOLLECTOR_EVENT_BASE + 5, 0, 0) + bytes(4) + END,
 }
 
 
