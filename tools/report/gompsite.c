@@ -138,17 +138,18 @@ static int bodies_in(Dwarf_Die *scope, int deep, int depth, Dwarf_Addr *body)
  * function, counting the bodies in all its blocks (a block's ranges need
  * not cover the call GCC moved out of it), if it holds exactly one.
  */
-static int nested_body(Dwarf_Die *scopes, int count, Dwarf_Die *function, Dwarf_Addr *body)
+static int nested_body(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *function, Dwarf_Addr *body)
 {
-    for (int i = 0; i < count; i++) {
+    Dwarf_Die *scopes = NULL;
+    int count = dwarf_getscopes(cu, pc, &scopes), bodies = 0;
+    for (int i = 0; i < count && bodies == 0; i++) {
         int tag = dwarf_tag(&scopes[i]);
         if (tag == DW_TAG_subprogram || tag == DW_TAG_compile_unit)
             break;
-        int bodies = bodies_in(&scopes[i], 0, 0, body);
-        if (bodies > 0)
-            return bodies == 1;
+        bodies = bodies_in(&scopes[i], 0, 0, body);
     }
-    return bodies_in(function, 1, 0, body) == 1;
+    free(scopes);
+    return bodies > 0 ? bodies == 1 : bodies_in(function, 1, 0, body) == 1;
 }
 
 /*
@@ -176,16 +177,14 @@ static int outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_Add
         return 0;
     Dwarf_Addr cu_bias = 0;
     Dwarf_Die *cu = dwfl_module_addrdie(module, return_address - 1, &cu_bias);
-    Dwarf_Die *scopes = NULL;
-    int count = cu != NULL ? dwarf_getscopes(cu, return_address - 1 - cu_bias, &scopes) : 0;
     Dwarf_Die function, site;
     int found = 0;
     Dwarf_Addr value = 0;
     /* Every call site of the emitted function, inlined ones too, lies below its DIE. */
     if (cu != NULL && emitted_function(cu, return_address - 1 - cu_bias, &function)
         && search(&function, return_address - cu_bias, 0, &site) && calls_gomp(&site))
-        found = first_argument_address(&site, &value) || nested_body(scopes, count, &function, &value);
-    free(scopes);
+        found = first_argument_address(&site, &value)
+                || nested_body(cu, return_address - 1 - cu_bias, &function, &value);
     if (found)
         *body = value + cu_bias;
     return found;
