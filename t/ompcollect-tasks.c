@@ -1,10 +1,14 @@
 /* ompcollect-tasks.c - a fib-style task program for t/ompcollect-tasks.sh: deferred tasks with taskwait above a cut-off, undeferred if(0) tasks beside them, and the counts it made printed for the test to compare with the report. */
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <omp.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static _Atomic long deferred, undeferred;
+/* The single's thread, and whether a task of this repetition ran on the other thread. */
+static int single_thread;
+static _Atomic int stolen;
 
 /* The cut-off's serial part: the work the tasks do. */
 static long serial_fib(int n)
@@ -12,17 +16,26 @@ static long serial_fib(int n)
     return n < 2 ? n : serial_fib(n - 1) + serial_fib(n - 2);
 }
 
-/* fib with two deferred tasks and a taskwait per call above the cut-off, serial below it. */
-static long fib(int n, int cutoff)
+/*
+ * fib with two deferred tasks and a taskwait per call above the cut-off,
+ * serial below it.  The top call (`top`) waits, before its taskwait, until
+ * the other thread has run one of them: that thread is in the single's
+ * barrier, so a task runs inside a barrier however busy the machine.
+ */
+static long fib(int n, int cutoff, int top)
 {
+    if (omp_get_thread_num() != single_thread)
+        atomic_store(&stolen, 1);
     if (n < cutoff)
         return serial_fib(n);
     long x = 0, y = 0;
     atomic_fetch_add(&deferred, 2);
 #pragma omp task shared(x) firstprivate(n, cutoff)
-    x = fib(n - 1, cutoff);
+    x = fib(n - 1, cutoff, 0);
 #pragma omp task shared(y) firstprivate(n, cutoff)
-    y = fib(n - 2, cutoff);
+    y = fib(n - 2, cutoff, 0);
+    while (top && omp_get_num_threads() > 1 && !atomic_load(&stolen))
+        ;
 #pragma omp taskwait
     return x + y;
 }
@@ -39,7 +52,9 @@ int main(int argc, char **argv)
 #pragma omp parallel num_threads(2)
 #pragma omp single
         {
-            result = fib(n, cutoff);
+            single_thread = omp_get_thread_num();
+            atomic_store(&stolen, 0);
+            result = fib(n, cutoff, 1);
             for (int i = 0; i < immediate; i++) {
                 atomic_fetch_add(&undeferred, 1);
 #pragma omp task if (0) shared(sink) firstprivate(i)
