@@ -1,4 +1,4 @@
-/* ompcollect-stacks.c - a program whose call stacks t/ompcollect-stacks.sh knows: recursion under a parallel region, a task tree (fib), nested regions, each phase in functions of its own. */
+/* ompcollect-stacks.c - a program whose call stacks t/ompcollect-stacks.sh knows: recursion under a parallel region, deeper recursion than a stack keeps, a task tree (fib), nested regions, each phase in functions of its own. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <omp.h>
 #include <stdio.h>
@@ -48,6 +48,17 @@ KEEP void recursion_region(void)
                 sink = worker_only(20000);
             sink = recurse(10, 20000);
         }
+    }
+}
+
+/* Recursion deeper than the 64 frames a recorded stack keeps: 100 recurse frames above spin. */
+KEEP void deep_region(void)
+{
+    double end = omp_get_wtime() + phase_seconds;
+#pragma omp parallel num_threads(2)
+    {
+        while (omp_get_wtime() < end)
+            sink = recurse(99, 20000);
     }
 }
 
@@ -108,8 +119,11 @@ int main(int argc, char **argv)
     if (argc > 1)
         phase_seconds = atof(argv[1]);
     const char *only = argc > 2 ? argv[2] : "all";
-    if (strcmp(only, "all") == 0 || strcmp(only, "recursion") == 0)
+    if (strcmp(only, "all") == 0 || strstr(only, "recursion") != NULL)
         recursion_region();
+    /* Only when asked for ("recursion+deep"): the compiler runs check the other phases. */
+    if (strstr(only, "deep") != NULL)
+        deep_region();
     if (strcmp(only, "all") == 0 || strcmp(only, "tasks") == 0)
         task_tree();
     if (strcmp(only, "all") == 0 || strcmp(only, "nested") == 0)

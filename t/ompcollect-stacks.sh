@@ -5,7 +5,7 @@
 seconds=${OMPCOLLECT_STACKS_SECONDS:-0.4}
 
 per_compiler=11
-echo "1..$((2 * per_compiler + 4))"
+echo "1..$((2 * per_compiler + 5))"
 n=0
 
 # check NAME DESCRIPTION EXPRESSION: queues one test, a Python expression over one run:
@@ -114,7 +114,7 @@ done
 # The report itself as folded stacks, and the text report's call trees.
 name=stacks-report
 if command -v clang >/dev/null 2>&1 && [ -x "$tmp/stacks-clang" ]; then
-    "$oc" --runtime "$LIBOMP" --stacks=folded -o "$tmp/$name.txt" "$tmp/stacks-clang" "$seconds" recursion >/dev/null 2>"$tmp/$name.err"
+    "$oc" --runtime "$LIBOMP" --stacks=folded -o "$tmp/$name.txt" "$tmp/stacks-clang" "$seconds" recursion+deep >/dev/null 2>"$tmp/$name.err"
     n=$((n + 1))
     if [ -s "$tmp/$name.txt" ] && grep -Eqv '^.* [0-9]+$' "$tmp/$name.txt"; then
         echo "not ok $n - --stacks=folded: the report is folded stacks only"
@@ -125,6 +125,27 @@ if command -v clang >/dev/null 2>&1 && [ -x "$tmp/stacks-clang" ]; then
         echo "not ok $n - --stacks=folded: the report is folded stacks only"
         sed 's/^/# /' "$tmp/$name.err" | head -n 5
     fi
+    # 100 recurse frames: the stack keeps its innermost and outermost 32 and says how many it left out.
+    n=$((n + 1))
+    if python3 - "$tmp/$name.txt" <<'EOF'
+import re, sys
+deep = []
+for line in open(sys.argv[1]):
+    frames = line.rsplit(" ", 1)[0].split(";")
+    if frames[:2] == ["main", "deep_region"] and frames[-2:] == ["spin", "WORK"]:
+        deep.append(frames[:-1])
+ok = len(deep) > 0
+for frames in deep:
+    marks = [int(m.group(1)) for m in (re.match(r"^\[(\d+) frames elided\]$", f) for f in frames) if m]
+    ok = ok and len(marks) == 1 and marks[0] + frames.count("recurse") == 100
+print("# %d deep stacks; first: %s" % (len(deep), ";".join(deep[0]) if deep else "none"))
+sys.exit(0 if ok else 1)
+EOF
+    then
+        echo "ok $n - a stack deeper than 64 frames keeps main and the leaf, with [N frames elided] for exactly the frames left out"
+    else
+        echo "not ok $n - a stack deeper than 64 frames keeps main and the leaf, with [N frames elided] for exactly the frames left out"
+    fi
     "$oc" --runtime "$LIBOMP" --stacks -o "$tmp/$name.text" "$tmp/stacks-clang" "$seconds" recursion >/dev/null 2>&1
     n=$((n + 1))
     if sed -n '/^Call paths by state/,$p' "$tmp/$name.text" | grep -Eq '^ +[0-9.]+% +recursion_region$'; then
@@ -134,7 +155,7 @@ if command -v clang >/dev/null 2>&1 && [ -x "$tmp/stacks-clang" ]; then
         sed -n '/^Call paths by state/,/^$/s/^/# /p' "$tmp/$name.text" | head -n 20
     fi
 else
-    skip "clang did not build the test program" 2
+    skip "clang did not build the test program" 3
 fi
 
 # Options that cannot work are refused before the program runs.
