@@ -11,6 +11,7 @@
 #include "omp_collector_api.h"
 #include "record.h"
 #include "request.h"
+#include "runtime_text.h"
 #include "stackwalk.h"
 
 #include <dirent.h>
@@ -183,15 +184,9 @@ static uint64_t start_ticks(void)
 static int runtime_object(struct dl_phdr_info *info, size_t size, void *found)
 {
     (void)size;
-    const char *name = info->dlpi_name;
-    if (name == NULL || name[0] == '\0')
+    if (!ompc_runtime_name(info->dlpi_name))
         return 0;
-    const char *base = strrchr(name, '/');
-    base = base != NULL ? base + 1 : name;
-    if (strncmp(base, "libomp.so", 9) != 0 && strncmp(base, "libgomp.so", 10) != 0
-        && strncmp(base, "libiomp5.so", 11) != 0)
-        return 0;
-    set_text(found, name);
+    set_text(found, info->dlpi_name);
     return 1;
 }
 
@@ -209,6 +204,7 @@ static void note_runtime(struct ompc_process *slot)
         return;
     char path[OMPC_TEXT_SIZE];
     if (find_runtime(path)) {
+        ompc_runtime_text_note();
         set_text(slot->runtime, path);
         atomic_store(&slot->openmp, 1);
     }

@@ -11,7 +11,8 @@
  * API's STATE, CURRENT_PRID and OMPCOLLECTOR_REQ_SAMPLE requests (which
  * the API answers async-signal-safely) laid out by the request builder
  * (request.h), the agent's other handler-safe functions
- * (ompc_stackwalk_sample, ompc_critical_current, ompc_event_pair), and
+ * (ompc_stackwalk_sample, ompc_critical_current, ompc_event_pair,
+ * ompc_barrier_site), and
  * data that is either the interrupted thread's own
  * (its slot, its timeline, its event log, thread-local variables) or
  * shared through atomics and lock-free tables (regions, constructs).  A
@@ -29,6 +30,7 @@
 #include "omp_collector_api.h"
 #include "record.h"
 #include "request.h"
+#include "runtime_text.h"
 #include "stackwalk.h"
 
 #include <errno.h>
@@ -311,6 +313,7 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight, 
     atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
     struct sample sample;
     read_sample(&sample);
+    sample.extended.wait_codeptr = ompc_barrier_site(sample.state, sample.extended.wait_codeptr);
     /* Inside a wrapped MPI call the thread's time is MPI's, whatever state the runtime names. */
     if (ompc_mpi_depth > 0)
         atomic_fetch_add_explicit(&owner->mpi_threads[index].ticks, weight, memory_order_relaxed);
