@@ -172,6 +172,33 @@ static void *churn(void *unused)
     return NULL;
 }
 
+/*
+ * Each of the C library's sleeps on thread 1 of a region, 1.25 s in all;
+ * the number of sleeps that failed or ended early (a handled signal ends
+ * them with EINTR), plus 1 when the whole took less.
+ */
+static int sleeps(void)
+{
+    int failed = 0;
+#pragma omp parallel num_threads(2) reduction(+ : failed)
+    {
+        if (omp_get_thread_num() == 1) {
+            double start = now();
+            struct timespec tenth = {0, 100000000};
+            failed += nanosleep(&tenth, NULL) != 0;
+            failed += clock_nanosleep(CLOCK_MONOTONIC, 0, &tenth, NULL) != 0;
+            failed += usleep(50000) != 0;
+            failed += sleep(1) != 0;
+            double slept = now() - start;
+            failed += slept < 1.25;
+            printf("sleep: %.3f s of 1.25 slept, %d sleeps cut short\n", slept, failed);
+        } else {
+            work(0.05);
+        }
+    }
+    return failed != 0;
+}
+
 /* Writes this process's pid to `path` (complete or not at all), so a test knows it is running. */
 static void announce(const char *path)
 {
@@ -203,6 +230,8 @@ static void announce(const char *path)
  *   pthread              a thread of its own working through a region
  *   churn                0.1 s of short-lived OpenMP threads started one
  *                        after another, then a region
+ *   sleep                nanosleep, clock_nanosleep, usleep and sleep on
+ *                        thread 1 of a region; exit 0 when all slept whole
  */
 int main(int argc, char **argv)
 {
@@ -293,6 +322,8 @@ int main(int argc, char **argv)
         pthread_join(thread, NULL);
         return 0;
     }
+    if (strcmp(mode, "sleep") == 0)
+        return sleeps();
     if (strcmp(mode, "churn") == 0) {
         pthread_t thread;
         region(0.02);
@@ -306,7 +337,7 @@ int main(int argc, char **argv)
         region(0.02);
         return 0;
     }
-    fprintf(stderr, "usage: %s segv|abort|wait MARKER|fork2|sigurg N|rtsig N|rawsig|block|halfblock S|serialinit S|pthread|churn\n",
+    fprintf(stderr, "usage: %s segv|abort|wait MARKER|fork2|sigurg N|rtsig N|rawsig|block|halfblock S|serialinit S|pthread|churn|sleep\n",
             argv[0]);
     return 2;
 }

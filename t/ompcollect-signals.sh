@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 jobs=$top_builddir/t/ompcollect-jobs
 
-echo "1..12"
+echo "1..14"
 n=0
 # A failed test's JSON report: the numbers the assertions read, ahead of the report's first lines.
 summarize() {
@@ -60,6 +60,15 @@ result $? "a thread that blocks the sampling signal for 0.15 s: the report has t
     "$tmp/block.json" "$tmp/block.err"
 holds "$tmp/block.json" 'others[0]["samples"] + others[0]["blocked_samples"] >= 0.9 * others[0]["expected"] and others[0]["states"]["WORK"] < 0.6 * others[0]["expected"]'
 result $? "blocked thread: the missed samples are not counted as a state" "$tmp/block.json"
+
+# 1.25 s of sleeps at 1 ms: over 1,000 samples' worth, so 0.9 of it leaves 100 samples of slack.
+collect --interval=1ms sleep sleep
+[ $status -eq 0 ] && grep -q 'sleep: .* 0 sleeps cut short' "$tmp/sleep.out"
+result $? "nanosleep, clock_nanosleep, usleep and sleep sleep their whole time while sampled (a handled signal ends them early)" \
+    "$tmp/sleep.out" "$tmp/sleep.err"
+holds "$tmp/sleep.json" 'len(others) == 1 and others[0]["blocked_ns"] == 0 and others[0]["states"]["WORK"] * r["interval_ns"] >= 0.9 * 1.25e9 and cover(others[0]) >= 0.9'
+result $? "the sleeping thread's time is sampled in the state it slept in, none of it counted as blocked" \
+    "$tmp/sleep.json" "$tmp/sleep.err"
 
 collect own pthread
 # The program's thread works 150 ms on its own (>= 100 ms of samples); a sanitizer runtime may add short-lived helper threads of its own.

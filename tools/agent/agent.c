@@ -501,6 +501,19 @@ struct ompc_thread *ompc_current_thread(void)
     return current_thread();
 }
 
+int ompc_thread_sampling_signal(void)
+{
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner == NULL || sample_signal == 0 || !atomic_load(&sampling_on))
+        return 0;
+    struct ompc_thread *slot = current_thread();
+    if (slot == NULL || slot < owner->threads || slot >= owner->threads + OMPC_MAX_THREADS)
+        return 0;
+    if (atomic_load(&has_timer[slot - owner->threads]) != TIMER_LIVE || atomic_load(&slot->blocked) == 1)
+        return 0;
+    return sample_signal;
+}
+
 /*
  * A real-time signal nobody in the process handles or blocks: the highest
  * such, because programs that use one usually take SIGRTMIN upwards.  0
@@ -1701,6 +1714,7 @@ __attribute__((constructor)) static void agent_start(void)
     RESOLVE(execv);
     RESOLVE(execvp);
     RESOLVE(fexecve);
+    ompc_sleep_resolve();
     origin_ns = monotonic_ns();
     is_main = getpid() == record->main_pid;
     tick_ns = (uint64_t)ompc_kernel_tick_ns();

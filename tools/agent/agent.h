@@ -22,6 +22,10 @@ typedef sighandler_t (*signal_t)(int, sighandler_t);
 typedef int (*execve_t)(const char *, char *const[], char *const[]);
 typedef int (*execv_t)(const char *, char *const[]);
 typedef int (*fexecve_t)(int, char *const[], char *const[]);
+typedef int (*nanosleep_t)(const struct timespec *, struct timespec *);
+typedef int (*clock_nanosleep_t)(clockid_t, int, const struct timespec *, struct timespec *);
+typedef unsigned int (*sleep_t)(unsigned int);
+typedef int (*usleep_t)(useconds_t);
 
 /* The C library's versions of what the agent interposes. */
 struct ompc_real_functions {
@@ -32,6 +36,10 @@ struct ompc_real_functions {
     execve_t execve, execvpe;
     execv_t execv, execvp;
     fexecve_t fexecve;
+    nanosleep_t nanosleep;
+    clock_nanosleep_t clock_nanosleep;
+    sleep_t sleep;
+    usleep_t usleep;
 };
 extern struct ompc_real_functions real;
 
@@ -119,6 +127,16 @@ struct ompc_thread *ompc_current_thread(void);
  * agent's TLS is in the static block (see agent.c's `self`).
  */
 extern __thread volatile int ompc_mpi_depth __attribute__((tls_model("initial-exec")));
+
+/*
+ * agent.c: the sampling signal, when the calling thread has a live timer
+ * and has not blocked the signal itself; 0 otherwise.  Not for the
+ * signal handler (it may claim the thread's slot).
+ */
+int ompc_thread_sampling_signal(void);
+
+/* agent_sleep.c: the C library's sleeps, looked up before the program runs (a handler may sleep). */
+void ompc_sleep_resolve(void);
 
 /* sampler.c: OMPCOLLECTOR_REQ_SAMPLE for the calling thread (async-signal-safe); its ec, or -1 when the call failed. */
 int ompc_sample_request(ompcollector_sample_t *out);
