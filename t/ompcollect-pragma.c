@@ -1,4 +1,4 @@
-/* ompcollect-pragma.c - parallel constructs whose runtime call GCC puts on another line than the pragma (a loop's, a declaration's before it, in an inlined function), for t/ompcollect-pragma.sh. */
+/* ompcollect-pragma.c - parallel constructs whose runtime call GCC puts on another line than the pragma (a loop's, a declaration's before it, in an inlined function), and a task and taskwait in a region's body, which compilers outline out of their function, for t/ompcollect-pragma.sh. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <omp.h>
 #include <stdio.h>
@@ -40,6 +40,12 @@ int main(int argc, char **argv)
     {
 #pragma omp atomic
         sum += 1;
+#pragma omp single
+        {
+#pragma omp task /* TASK_IN_BODY */
+            cells[0] += 1;
+#pragma omp taskwait /* TASKWAIT_IN_BODY */
+        }
     }
     printf("pragma: %d regions, sum %.0f\n", regions + 2, sum);
     return 0;

@@ -153,9 +153,33 @@ static int nested_body(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *function, Dwarf_
 }
 
 /*
- * The function emitted around `pc`: the CU's subprogram with code there.
- * Scopes of inlined code end at the inlined subroutine and the CU, so the
- * CU's children are what says it.
+ * A subprogram with code at `pc` below `parent`, searching subprograms and
+ * lexical blocks: GCC nests an outlined body's DIE inside its function's
+ * (main._omp_fn.1 in main, main._omp_fn.2 in main._omp_fn.1), though its
+ * code lies apart from the function's.
+ */
+static int nested_function(Dwarf_Die *parent, Dwarf_Addr pc, int depth, Dwarf_Die *function)
+{
+    Dwarf_Die child;
+    if (depth > MAX_DEPTH || dwarf_child(parent, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_subprogram && dwarf_haspc(&child, pc) > 0) {
+            *function = child;
+            return 1;
+        }
+        if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) && dwarf_haschildren(&child) > 0
+            && nested_function(&child, pc, depth + 1, function))
+            return 1;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+/*
+ * The function emitted around `pc`: the CU's subprogram with code there,
+ * or one nested in a function's DIE.  Scopes of inlined code end at the
+ * inlined subroutine and the CU, so the DIE tree is what says it.
  */
 static int emitted_function(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *function)
 {
@@ -165,7 +189,7 @@ static int emitted_function(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *function)
         if (dwarf_tag(function) == DW_TAG_subprogram && dwarf_haspc(function, pc) > 0)
             return 1;
     } while (dwarf_siblingof(function, function) == 0);
-    return 0;
+    return nested_function(cu, pc, 0, function);
 }
 
 static int outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr *body)

@@ -47,8 +47,10 @@ const char *ompc_location_label(const struct ompc_location *where, uint64_t addr
     /* Without return type, parameters and template arguments: a C++ row stays readable; JSON and CSV keep it whole. */
     char function[256];
     if (where->kind >= OMPC_LOC_SYMBOL)
-        ompc_short_name(where->function != NULL ? where->function : "?", OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES,
-                        function, sizeof function);
+        ompc_short_name(where->enclosing != NULL && where->kind == OMPC_LOC_LINE ? where->enclosing
+                        : where->function != NULL                               ? where->function
+                                                                                : "?",
+                        OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES, function, sizeof function);
     switch (where->kind) {
     case OMPC_LOC_LINE:
         snprintf(buffer, size, "%s %s:%d", function, trimmed(where->file), where->line);
@@ -453,7 +455,7 @@ static json_t *json_inlined_into(const struct ompc_location *where)
     return ompc_json_built(callers, failed);
 }
 
-/* {"address", "kind", "function", "mangled", "function_offset", "file", "line", "inlined_into", "module", "module_offset"} of a location. */
+/* {"address", "kind", "function", "mangled", "function_offset", "file", "line", "inlined_into", "module", "module_offset"[, "enclosing"]} of a location. */
 json_t *ompc_location_json(uint64_t address, const struct ompc_location *where)
 {
     static const char *const kinds[] = {"none", "module", "symbol", "line"};
@@ -468,6 +470,9 @@ json_t *ompc_location_json(uint64_t address, const struct ompc_location *where)
     failed |= ompc_json_set(object, "inlined_into", json_inlined_into(where));
     failed |= ompc_json_set(object, "module", ompc_json_string_or_null(where->module));
     failed |= ompc_json_set(object, "module_offset", ompc_json_hex(where->module_offset, 0));
+    /* Only for clang-outlined code: reports of every other location read as before. */
+    if (where->enclosing != NULL)
+        failed |= ompc_json_set(object, "enclosing", ompc_json_string(where->enclosing));
     return ompc_json_built(object, failed);
 }
 

@@ -721,8 +721,9 @@ const char *ompc_merge_place_name(const struct ompc_merge_location *where, char 
 {
     /* Shortened as the reports' own tables show it; "function" in the JSON keeps it whole. */
     char function[256];
-    ompc_short_name(where->function.text != NULL ? where->function.text : "?",
-                    OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES, function, sizeof function);
+    const char *named = where->kind == 3 && where->enclosing.text != NULL ? where->enclosing.text : where->function.text;
+    ompc_short_name(named != NULL ? named : "?", OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES, function,
+                    sizeof function);
     if (where->kind == 3 && where->file.text != NULL)
         snprintf(buffer, size, "%s %s:%" PRId64, function, base_name(where->file.text), where->line);
     else if (where->kind >= 2 && where->function.text != NULL)
@@ -925,6 +926,8 @@ json_t *ompc_merge_json_place(const struct ompc_merge_location *where)
     failed |= ompc_json_set(object, "line", where->line >= 0 ? json_integer(where->line) : json_null());
     failed |= ompc_json_set(object, "module", json_text_or_null(&where->module));
     failed |= ompc_json_set(object, "module_offset", ompc_json_hex(where->module_offset, 0));
+    if (where->enclosing.text != NULL)
+        failed |= ompc_json_set(object, "enclosing", json_text_or_null(&where->enclosing));
     return ompc_json_built(object, failed);
 }
 

@@ -41,6 +41,7 @@ struct ompc_merge_location {
     uint64_t address;         /* this process's address: differs across processes under ASLR */
     struct ompc_merge_text module, function, file; /* text NULL: null */
     struct ompc_merge_text mangled; /* the linkage name "function" was demangled from; text NULL: null or absent */
+    struct ompc_merge_text enclosing; /* the programmer's function of compiler-outlined code; text NULL: absent */
     uint64_t module_offset;   /* the same in every process of one binary */
     int64_t function_offset;
     int64_t line;             /* -1: none */

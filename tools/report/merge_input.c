@@ -394,6 +394,7 @@ static int take_location(struct reader *reader, const json_t *parent, const char
         || take_text_or_null(reader, object, inner, "module", &location->module) != 0
         || take_text_or_null(reader, object, inner, "function", &location->function) != 0
         || take_text_or_null(reader, object, inner, "mangled", &location->mangled) != 0
+        || take_text_or_null(reader, object, inner, "enclosing", &location->enclosing) != 0
         || take_text_or_null(reader, object, inner, "file", &location->file) != 0)
         return -1;
     return 0;
@@ -617,6 +618,7 @@ static void release_location(struct ompc_merge_location *location)
     free(location->module.text);
     free(location->function.text);
     free(location->mangled.text);
+    free(location->enclosing.text);
     free(location->file.text);
 }
 

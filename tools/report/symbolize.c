@@ -16,6 +16,7 @@
 
 #include "demangle.h"
 #include "gompsite.h"
+#include "outlined.h"
 
 /* A located address, kept so that asking again costs a lookup. */
 struct cached {
@@ -191,6 +192,24 @@ static int name_append(char *name, size_t size, size_t *used, const char *text)
     return 0;
 }
 
+/* A copy of `length` bytes of `text` that the symbolizer keeps; `fallback` when memory runs out. */
+static const char *keep(struct ompc_symbolizer *symbolizer, const char *text, size_t length, const char *fallback)
+{
+    if (symbolizer->owned_count == symbolizer->owned_capacity) {
+        size_t capacity = symbolizer->owned_capacity ? 2 * symbolizer->owned_capacity : 64;
+        char **grown = realloc(symbolizer->owned, capacity * sizeof *grown);
+        if (grown == NULL)
+            return fallback;
+        symbolizer->owned = grown;
+        symbolizer->owned_capacity = capacity;
+    }
+    char *kept = strndup(text, length);
+    if (kept == NULL)
+        return fallback;
+    symbolizer->owned[symbolizer->owned_count++] = kept;
+    return kept;
+}
+
 /*
  * A function with no linkage name (g++'s lambdas, C) qualified by what
  * encloses its declaration: "main::{lambda}::operator()".  A string the
@@ -219,19 +238,7 @@ static const char *qualified_name(struct ompc_symbolizer *symbolizer, Dwarf_Die 
     free(scopes);
     if (failed || used == 0 || name_append(name, sizeof name, &used, plain) != 0)
         return plain;
-    if (symbolizer->owned_count == symbolizer->owned_capacity) {
-        size_t capacity = symbolizer->owned_capacity ? 2 * symbolizer->owned_capacity : 64;
-        char **grown = realloc(symbolizer->owned, capacity * sizeof *grown);
-        if (grown == NULL)
-            return plain;
-        symbolizer->owned = grown;
-        symbolizer->owned_capacity = capacity;
-    }
-    char *kept = strdup(name);
-    if (kept == NULL)
-        return plain;
-    symbolizer->owned[symbolizer->owned_count++] = kept;
-    return kept;
+    return keep(symbolizer, name, used, plain);
 }
 
 /* A function DIE's name, demangled: from its linkage name when it has one (C++'s qualified, mangled name), else its plain name, qualified. */
@@ -337,6 +344,29 @@ static void pragma_line(Dwfl_Module *module, GElf_Addr return_address, struct om
         out->line = line;
 }
 
+/*
+ * For code in a body the compiler outlined for an OpenMP construct, the
+ * function the programmer wrote it in: GCC keeps it in the body's name
+ * (main._omp_fn.1; demangled C++: "f() [clone ._omp_fn.1]"), clang up to
+ * 15 only in its DWARF (outlined.c).
+ */
+static void enclosing_function(struct ompc_symbolizer *symbolizer, Dwfl_Module *module, GElf_Addr lookup,
+                               struct ompc_location *out)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu, parent;
+    const char *mangled, *name = out->function, *cut;
+    if (name == NULL)
+        return;
+    if ((cut = strstr(name, " [clone ._omp_fn.")) != NULL || (cut = strstr(name, "._omp_fn.")) != NULL) {
+        if (cut > name)
+            out->enclosing = keep(symbolizer, name, (size_t)(cut - name), NULL);
+    } else if (ompc_is_clang_outlined(name) && (cu = cu_of(module, lookup, &bias)) != NULL
+               && ompc_outlined_parent(cu, out->file, out->line, &parent)) {
+        out->enclosing = die_name(symbolizer, &parent, &mangled);
+    }
+}
+
 /* DWARF line first, then the ELF symbol, then module + offset; the callers when inlined (owned by the caller). */
 static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
                                          struct ompc_location *out)
@@ -368,7 +398,9 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
         return NULL;
     if (is_return_address)
         pragma_line(module, address, out);
-    return inlined_frames(symbolizer, module, lookup, out);
+    struct ompc_inline_caller *callers = inlined_frames(symbolizer, module, lookup, out);
+    enclosing_function(symbolizer, module, lookup, out);
+    return callers;
 }
 
 /* Doubles the cache; -1 when memory runs out. */

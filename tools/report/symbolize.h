@@ -32,6 +32,13 @@ struct ompc_location {
     int line;
     const char *mangled;     /* the linkage name `function` was demangled from; NULL when it was not mangled */
     /*
+     * When `function` is a body the compiler outlined for an OpenMP
+     * construct (GCC's main._omp_fn.N, clang's .omp_outlined..N), the
+     * function the programmer wrote it in; NULL otherwise.  Labels show
+     * it in place of `function`.
+     */
+    const char *enclosing;
+    /*
      * When the address lies in code the compiler inlined, `function` is the
      * inlined function (DWARF's inline records) and these are the functions
      * it was inlined into, innermost first, each with the call's line; the
