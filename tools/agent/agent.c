@@ -900,11 +900,13 @@ static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *tot
 static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
 {
     atomic_fetch_add_explicit(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1, memory_order_relaxed);
-    /* The task construct table's request comes first: a run's end logs what it ends from its answer. */
-    int ends = has_task_info ? ompc_task_site_event(owner, slot, event) : OMPC_TASK_END_UNKNOWN;
+    /* One clock reading, taken where first needed (0 until then), serves the construct table, the log and the timers. */
     uint64_t now = 0;
+    /* The task construct table's request comes first: a run's end logs what it ends from its answer. */
+    int ends = has_task_info ? ompc_task_site_event(owner, slot, event, &now) : OMPC_TASK_END_UNKNOWN;
     if (record->event_log_bytes != 0 && OMPC_EVENT_IS_TASK(event)) {
-        now = now_ns();
+        if (now == 0)
+            now = now_ns();
         log_task_event(owner, slot, event, now, ends);
     }
     if (slot == &owner->untracked)
@@ -912,7 +914,7 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
     switch (event) {
     case OMP_EVENT_THR_BEGIN_CREATE_TASK:
         if (slot->task_create_depth++ == 0)
-            slot->task_create_since = now_ns();
+            slot->task_create_since = now != 0 ? now : now_ns();
         break;
     case OMP_EVENT_THR_END_CREATE_TASK_IMM:
     case OMP_EVENT_THR_END_CREATE_TASK_DEL:
@@ -929,12 +931,12 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
         if (slot->task_exec_depth > 0) {
             atomic_fetch_add_explicit(&slot->task_suspensions, 1, memory_order_relaxed);
             if (slot->task_suspend_depth++ == 0)
-                slot->task_suspend_since = now_ns();
+                slot->task_suspend_since = now != 0 ? now : now_ns();
         }
         break;
     case OMP_EVENT_THR_END_SUSPEND_TASK:
         if (slot->task_exec_depth > 0)
-            task_timer_end(&slot->task_suspend_depth, slot->task_suspend_since, &slot->task_suspend_ns, 0);
+            task_timer_end(&slot->task_suspend_depth, slot->task_suspend_since, &slot->task_suspend_ns, now);
         break;
     default:
         break;

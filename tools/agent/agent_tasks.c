@@ -130,26 +130,42 @@ static void suspension(struct ompc_process *owner, const ompcollector_task_info_
     run->since = now;
 }
 
+/*
+ * A completing task counts once for its construct: in the row its run
+ * found at its start (the same construct), else looked up as then (a
+ * full table counts the lookup dropped again).
+ */
+static void completes(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_info_t *info,
+                      const struct task_run *run)
+{
+    if (!(info->flags & OMPCOLLECTOR_TASK_COMPLETING))
+        return;
+    add(&slot->task_completions, 1);
+    struct ompc_task_construct *row = run != NULL && run->row >= 0 ? &owner->task_constructs[run->row]
+                                                                   : row_at(owner, info->codeptr, NULL);
+    if (row != NULL)
+        add(&row->completed, 1);
+}
+
 /* The run on top ends (BEGIN_FINISH): its times go to its construct, and a completing task counts once. */
 static void run_ends(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_info_t *info,
                      uint64_t now)
 {
-    if (info->flags & OMPCOLLECTOR_TASK_COMPLETING) {
-        add(&slot->task_completions, 1);
-        struct ompc_task_construct *row = row_at(owner, info->codeptr, NULL);
-        if (row != NULL)
-            add(&row->completed, 1);
-    }
     if (scratch.depth > OMPC_TASK_NEST_DEPTH) {
+        completes(owner, slot, info, NULL);
         scratch.depth--;
         return;
     }
     /* A run the shim ended without its own FINISH (it never reported it) is dropped with the one below it. */
     while (scratch.depth > 0 && scratch.runs[scratch.depth - 1].task_id != info->task_id)
         scratch.depth--;
-    if (scratch.depth == 0)
+    if (scratch.depth == 0) {
+        completes(owner, slot, info, NULL);
         return;
+    }
     struct task_run *run = &scratch.runs[--scratch.depth];
+    /* Its row was looked up from the same construct when the run began. */
+    completes(owner, slot, info, run);
     if (now > run->since) {
         if (run->suspended)
             run->suspend_ns += now - run->since;
@@ -165,24 +181,39 @@ static void run_ends(struct ompc_process *owner, struct ompc_thread *slot, const
     store_max(&row->max_ns, run->exec_ns);
 }
 
-int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
+/* The event's clock reading, read once for all who time it. */
+static uint64_t clock_of(uint64_t *now)
 {
-    if (event == OMP_EVENT_THR_BEGIN_CREATE_TASK) {
-        scratch.create_since = now_ns();
+    if (*now == 0)
+        *now = now_ns();
+    return *now;
+}
+
+int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t *now_at)
+{
+    switch (event) {
+    case OMP_EVENT_THR_BEGIN_CREATE_TASK:
+        scratch.create_since = clock_of(now_at);
+        return OMPC_TASK_END_UNKNOWN;
+    case OMP_EVENT_THR_BEGIN_SUSPEND_TASK:
+    case OMP_EVENT_THR_END_SUSPEND_TASK:
+        /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
+        if (scratch.depth <= 0)
+            return OMPC_TASK_END_UNKNOWN;
+        break;
+    case OMP_EVENT_THR_END_CREATE_TASK_IMM:
+    case OMP_EVENT_THR_END_CREATE_TASK_DEL:
+    case OMP_EVENT_THR_BEGIN_STEAL_TASK:
+    case OMP_EVENT_THR_BEGIN_EXEC_TASK:
+    case OMP_EVENT_THR_BEGIN_FINISH_TASK:
+        break;
+    default:
         return OMPC_TASK_END_UNKNOWN;
     }
-    if (event != OMP_EVENT_THR_END_CREATE_TASK_IMM && event != OMP_EVENT_THR_END_CREATE_TASK_DEL
-        && event != OMP_EVENT_THR_BEGIN_STEAL_TASK && event != OMP_EVENT_THR_BEGIN_EXEC_TASK
-        && event != OMP_EVENT_THR_BEGIN_FINISH_TASK && event != OMP_EVENT_THR_BEGIN_SUSPEND_TASK
-        && event != OMP_EVENT_THR_END_SUSPEND_TASK)
-        return OMPC_TASK_END_UNKNOWN;
-    /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
-    if ((event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK || event == OMP_EVENT_THR_END_SUSPEND_TASK) && scratch.depth <= 0)
-        return OMPC_TASK_END_UNKNOWN;
     ompcollector_task_info_t info;
     if (task_info(&info) != 0)
         return OMPC_TASK_END_UNKNOWN;
-    uint64_t now = now_ns();
+    uint64_t now = clock_of(now_at);
     switch (event) {
     case OMP_EVENT_THR_END_CREATE_TASK_IMM:
     case OMP_EVENT_THR_END_CREATE_TASK_DEL:
