@@ -993,7 +993,46 @@ static void on_own_task_event(int code)
     errno = saved_errno;
 }
 
-/* The one callback for every registered event; runs on the thread where the event happens. */
+/*
+ * The process and the calling thread's slot for an event, or NULL: a
+ * process that was not recording starts now (it runs OpenMP after all).
+ */
+static inline __attribute__((always_inline)) struct ompc_process *event_owner(struct ompc_thread **slot)
+{
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner == NULL) {
+        begin_recording(-1);
+        owner = atomic_load(&process);
+        if (owner == NULL)
+            return NULL;
+    }
+    if (!atomic_load_explicit(&owner->openmp, memory_order_relaxed))
+        note_runtime(owner);
+    *slot = current_thread();
+    return *slot != NULL ? owner : NULL;
+}
+
+/*
+ * The callback of the task events (23..35), apart from on_event so that
+ * the several a task has pay for nothing of the other events' work in
+ * their frame; runs on the thread where the event happens.
+ */
+static void on_task_event(OMP_COLLECTORAPI_EVENT event_code)
+{
+    int event = (int)event_code;
+    if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event < OMPC_TASK_EVENT_FIRST
+        || event >= OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS)
+        return;
+    int saved_errno = errno;
+    struct ompc_thread *slot;
+    struct ompc_process *owner = event_owner(&slot);
+    /* Task events read the clock only where a timer starts or stops or --trace logs them (task_event). */
+    if (owner != NULL)
+        task_event(owner, slot, event);
+    errno = saved_errno;
+}
+
+/* The callback of the other registered events (task events: on_task_event); runs on the thread where the event happens. */
 static void on_event(OMP_COLLECTORAPI_EVENT event_code)
 {
     int event = (int)event_code;
@@ -1004,30 +1043,16 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
                                                                        : OMPC_EVENT_TASK_DEPENDENCE);
         return;
     }
-    if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event <= 0
-        || event >= OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS)
+    if (event >= OMPC_TASK_EVENT_FIRST && event < OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS) {
+        on_task_event(event_code);
+        return;
+    }
+    if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event <= 0 || event >= OMPC_NEVENTS)
         return;
     int saved_errno = errno;
-    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_thread *slot;
+    struct ompc_process *owner = event_owner(&slot);
     if (owner == NULL) {
-        /* A process that was not recording runs OpenMP after all. */
-        begin_recording(-1);
-        owner = atomic_load(&process);
-        if (owner == NULL) {
-            errno = saved_errno;
-            return;
-        }
-    }
-    if (!atomic_load_explicit(&owner->openmp, memory_order_relaxed))
-        note_runtime(owner);
-    struct ompc_thread *slot = current_thread();
-    if (slot == NULL) {
-        errno = saved_errno;
-        return;
-    }
-    /* Task events read the clock only where a timer starts or stops or --trace logs them (task_event). */
-    if (event >= OMPC_NEVENTS) {
-        task_event(owner, slot, event);
         errno = saved_errno;
         return;
     }
@@ -1053,11 +1078,11 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
 }
 
 /*
- * Registers answers[0..count-1].event for on_event in one batch and fills
- * in each answer's ec (-1 when the call itself failed).  One batch, so a
- * runtime that refuses the buffer refuses every event alike.
+ * Registers answers[0..count-1].event for `callback` in one batch and
+ * fills in each answer's ec (-1 when the call itself failed).  One batch,
+ * so a runtime that refuses the buffer refuses every event alike.
  */
-static void register_batch(struct ompc_event_request *answers, int count)
+static void register_batch(struct ompc_event_request *answers, int count, omp_collector_callback_t callback)
 {
     _Static_assert(OMPC_TASK_EVENTS <= OMPC_NEVENTS, "the task events fit the batch");
     int32_t storage[OMPC_REQUEST_WORDS(OMPC_NEVENTS * OMPC_REQUEST_SIZE(OMPC_REQUEST_REGISTER_MEM))];
@@ -1065,7 +1090,7 @@ static void register_batch(struct ompc_event_request *answers, int count)
     struct ompc_request batch;
     ompc_request_init(&batch, storage, sizeof storage);
     for (int i = 0; i < count; i++)
-        entries[i] = ompc_request_add_register(&batch, answers[i].event, on_event);
+        entries[i] = ompc_request_add_register(&batch, answers[i].event, callback);
     int result = ompc_request_send(&batch, api);
     for (int i = 0; i < count; i++)
         answers[i].ec = result == 0 && entries[i] >= 0 ? ompc_request_ec(&batch, entries[i]) : -1;
@@ -1076,14 +1101,14 @@ static void register_task_events(void)
 {
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
         task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
-    register_batch(task_requests, OMPC_TASK_EVENTS);
+    register_batch(task_requests, OMPC_TASK_EVENTS, on_task_event);
     task_request_count = OMPC_TASK_EVENTS;
     /* The shim's task waits and dependences, for the event log only (--trace, --task-graph); other runtimes answer UNKNOWN. */
     if (record->event_log_bytes != 0) {
         struct ompc_event_request own[3] = {{.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
                                             {.event = OMPCOLLECTOR_EVENT_END_TASK_WAIT},
                                             {.event = OMPCOLLECTOR_EVENT_TASK_DEPENDENCE}};
-        register_batch(own, 3);
+        register_batch(own, 3, on_event);
     }
 }
 
@@ -1095,7 +1120,7 @@ static void register_events(uint32_t mask)
     for (int event = 1; event < OMPC_NEVENTS; event++)
         if (mask & (UINT32_C(1) << event))
             requests[count++].event = event;
-    register_batch(requests, count);
+    register_batch(requests, count, on_event);
     request_count = count;
 }
 

@@ -26,6 +26,10 @@ struct task_scratch {
     struct task_run runs[OMPC_TASK_NEST_DEPTH];
     int32_t depth;
     uint64_t create_since;
+    /* The row last found, for the next event of the same construct (tasks of one construct come in runs). */
+    const struct ompc_process *last_owner;
+    uint64_t last_codeptr;
+    int32_t last_row;
 };
 static __thread struct task_scratch scratch __attribute__((tls_model("initial-exec")));
 
@@ -56,10 +60,28 @@ static void store_max(_Atomic uint64_t *into, uint64_t value)
         ;
 }
 
-/* The row of the task construct at `codeptr`, NULL when unknown (0) or the table is full (counted). */
-static struct ompc_task_construct *row_at(struct ompc_process *owner, uint64_t codeptr, int32_t *index)
+/*
+ * The row of the task construct at `codeptr`, NULL when unknown (0) or the
+ * table is full (counted).  A row, once a construct's, stays its own, so
+ * the last one found answers again without a lookup (row_at, inline); a
+ * failed lookup is not kept, so each is counted as before.
+ */
+static __attribute__((noinline)) int row_lookup(struct ompc_process *owner, uint64_t codeptr)
 {
-    int row = codeptr != 0 ? ompc_record_task_construct(owner, codeptr) : -1;
+    int row = ompc_record_task_construct(owner, codeptr);
+    if (row >= 0) {
+        scratch.last_owner = owner;
+        scratch.last_codeptr = codeptr;
+        scratch.last_row = row;
+    }
+    return row;
+}
+
+static inline struct ompc_task_construct *row_at(struct ompc_process *owner, uint64_t codeptr, int32_t *index)
+{
+    int row = codeptr == 0                                                     ? -1
+              : codeptr == scratch.last_codeptr && owner == scratch.last_owner ? scratch.last_row
+                                                                               : row_lookup(owner, codeptr);
     if (index != NULL)
         *index = row;
     return row >= 0 ? &owner->task_constructs[row] : NULL;
