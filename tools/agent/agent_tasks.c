@@ -211,27 +211,17 @@ static uint64_t clock_of(uint64_t *now)
     return *now;
 }
 
-int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t *now_at)
+/* The events that ask the shim (ompc_task_site_event), one bit each. */
+#define ASKED_EVENTS                                                                                            \
+    ((UINT64_C(1) << OMP_EVENT_THR_END_CREATE_TASK_IMM) | (UINT64_C(1) << OMP_EVENT_THR_END_CREATE_TASK_DEL)   \
+     | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_STEAL_TASK) | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_EXEC_TASK)        \
+     | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_FINISH_TASK) | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_SUSPEND_TASK)    \
+     | (UINT64_C(1) << OMP_EVENT_THR_END_SUSPEND_TASK))
+
+/* ompc_task_site_event for an event that asks TASK_INFO: out of line, so the others pay nothing of its frame. */
+static __attribute__((noinline)) int asked_event(struct ompc_process *owner, struct ompc_thread *slot, int event,
+                                                 uint64_t *now_at)
 {
-    switch (event) {
-    case OMP_EVENT_THR_BEGIN_CREATE_TASK:
-        scratch.create_since = clock_of(now_at);
-        return OMPC_TASK_END_UNKNOWN;
-    case OMP_EVENT_THR_BEGIN_SUSPEND_TASK:
-    case OMP_EVENT_THR_END_SUSPEND_TASK:
-        /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
-        if (scratch.depth <= 0)
-            return OMPC_TASK_END_UNKNOWN;
-        break;
-    case OMP_EVENT_THR_END_CREATE_TASK_IMM:
-    case OMP_EVENT_THR_END_CREATE_TASK_DEL:
-    case OMP_EVENT_THR_BEGIN_STEAL_TASK:
-    case OMP_EVENT_THR_BEGIN_EXEC_TASK:
-    case OMP_EVENT_THR_BEGIN_FINISH_TASK:
-        break;
-    default:
-        return OMPC_TASK_END_UNKNOWN;
-    }
     ompcollector_task_info_t info;
     if (task_info(&info) != 0)
         return OMPC_TASK_END_UNKNOWN;
@@ -262,4 +252,18 @@ int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, i
         break;
     }
     return OMPC_TASK_END_UNKNOWN;
+}
+
+int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t *now_at)
+{
+    if (event == OMP_EVENT_THR_BEGIN_CREATE_TASK) {
+        scratch.create_since = clock_of(now_at);
+        return OMPC_TASK_END_UNKNOWN;
+    }
+    if (event < 0 || event >= 64 || !((ASKED_EVENTS >> event) & 1))
+        return OMPC_TASK_END_UNKNOWN;
+    /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
+    if ((event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK || event == OMP_EVENT_THR_END_SUSPEND_TASK) && scratch.depth <= 0)
+        return OMPC_TASK_END_UNKNOWN;
+    return asked_event(owner, slot, event, now_at);
 }
