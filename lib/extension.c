@@ -47,12 +47,6 @@ uint64_t oc_region_codeptr(uint64_t region_id)
     return codeptr;
 }
 
-/* Whether a request number is one of ours. */
-int oc_is_extension_request(int32_t request)
-{
-    return request > OMPCOLLECTOR_REQ_BASE && request < OMPCOLLECTOR_REQ_END;
-}
-
 /*
  * What a wait in `state` (IBAR, EBAR or the task wait's state) is, and
  * where: the running task's taskwait or taskgroup when it is in one and
@@ -79,7 +73,7 @@ static void wait_kind(ompcollector_sample_t *out)
  * the region.
  * Async-signal-safe: yes; any thread.
  */
-static int sample(unsigned char *mem, int32_t mem_size, int32_t *rsz)
+static __attribute__((noinline)) int sample(unsigned char *mem, int32_t mem_size, int32_t *rsz)
 {
     ompcollector_sample_t out;
     *rsz = (int32_t)sizeof out;
@@ -115,7 +109,7 @@ static int sample(unsigned char *mem, int32_t mem_size, int32_t *rsz)
  * parent level (t/conformance/checks/task-info-ancestor.c).
  * Async-signal-safe: yes; any thread.
  */
-static int task_frames(unsigned char *mem, int32_t mem_size, int32_t *rsz)
+static __attribute__((noinline)) int task_frames(unsigned char *mem, int32_t mem_size, int32_t *rsz)
 {
     ompcollector_task_frames_t head = {0, 0};
     const int32_t head_size = (int32_t)sizeof head, level_size = (int32_t)sizeof(ompcollector_task_frame_t);
@@ -241,7 +235,9 @@ static int task_dependence(unsigned char *mem, int32_t mem_size, int32_t *rsz)
 
 /*
  * Answers one of our requests; returns the ec and sets *rsz.  Writes only
- * inside mem[0, mem_size).
+ * inside mem[0, mem_size).  The per-event requests (TASK_INFO, TASK,
+ * TASK_DEPENDENCE) are inlined here, SAMPLE and TASK_FRAMES are not: their
+ * locals would make every request pay their prologue.
  * Async-signal-safe: yes; any thread.
  */
 int oc_extension_request(int32_t request, unsigned char *mem, int32_t mem_size, int32_t *rsz)

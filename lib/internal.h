@@ -368,12 +368,34 @@ static inline uint64_t oc_current_region_id(int state)
     /* A barrier can belong to a region the thread has not reported beginning (see the slow path). */
     return oc_current_region_id_slow(state);
 }
-const struct oc_task *oc_current_task(void);
+/*
+ * The task TASK_ID and TASK_PID answer for: inside END_CREATE_TASK
+ * delivery the task just created, else the one on top of this thread's
+ * chain, except an implicit task whose region has ended (the worker is
+ * idle, only told so late).  NULL when the thread runs no followed task.
+ * Inline: every task request and TASK_INFO, once per task event, asks it.
+ * Async-signal-safe: yes; reads only this thread's chain, which only this
+ * thread changes; any thread.
+ */
+static inline const struct oc_task *oc_current_task(void)
+{
+    const struct oc_task *task = oc_self.creating;
+    if (task != NULL)
+        return task;
+    task = oc_self.task_top;
+    if (task != NULL && task->implicit && (oc_self.idle || oc_region_has_ended(task->region_id)))
+        return NULL;
+    return task;
+}
 
 /* extension.c */
 void oc_remember_region_codeptr(uint64_t region_id, const void *codeptr);
 uint64_t oc_region_codeptr(uint64_t region_id);
-int oc_is_extension_request(int32_t request);
+/* Whether a request number is one of ours (OMPCOLLECTOR_REQ_*). */
+static inline int oc_is_extension_request(int32_t request)
+{
+    return request > OMPCOLLECTOR_REQ_BASE && request < OMPCOLLECTOR_REQ_END;
+}
 int oc_extension_request(int32_t request, unsigned char *mem, int32_t mem_size, int32_t *rsz);
 
 /* protocol.c */

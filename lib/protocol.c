@@ -301,22 +301,12 @@ static const request_handler request_handlers[OMP_REQ_LAST] = {
     [OMP_REQ_TASK_PID] = handle_task_pid,
 };
 
-/* Answers one well-formed entry: unknown requests, then sequencing, then the handler. */
+/* Answers one well-formed legacy entry: unknown requests, then sequencing, then the handler. */
 static __attribute__((noinline)) void process_entry(int32_t *header, int32_t size, struct sample *sample)
 {
     struct entry entry = {header, (unsigned char *)header + ENTRY_HEADER_SIZE,
                           size - ENTRY_HEADER_SIZE, sample};
     int32_t request = header[1];
-    if ((uint32_t)request >= OMP_REQ_LAST && oc_is_extension_request(request)) {
-        if (!atomic_load(&oc_session_active)) {
-            answer(&entry, OMP_ERRCODE_SEQUENCE_ERR, 0);
-            return;
-        }
-        int32_t rsz;
-        int ec = oc_extension_request(request, entry.mem, entry.mem_size, &rsz);
-        answer(&entry, ec, rsz);
-        return;
-    }
     if (request < 0 || request >= OMP_REQ_LAST) {
         answer(&entry, OMP_ERRCODE_UNKNOWN, 0);
         return;
@@ -352,6 +342,27 @@ static inline __attribute__((always_inline)) int sample_entry(int32_t *header, i
 }
 
 /*
+ * Our own requests (OMPCOLLECTOR_REQ_*), answered inline in the loop as
+ * sample_entry answers a sampler's: an agent asks TASK_INFO on each task
+ * event.  Returns 0 for any other request.
+ */
+static inline __attribute__((always_inline)) int extension_entry(int32_t *header, int32_t size)
+{
+    int32_t request = header[1];
+    if (!oc_is_extension_request(request))
+        return 0;
+    struct entry entry = {header, (unsigned char *)header + ENTRY_HEADER_SIZE, size - ENTRY_HEADER_SIZE, NULL};
+    if (!atomic_load(&oc_session_active)) {
+        answer(&entry, OMP_ERRCODE_SEQUENCE_ERR, 0);
+        return 1;
+    }
+    int32_t rsz;
+    int ec = oc_extension_request(request, entry.mem, entry.mem_size, &rsz);
+    answer(&entry, ec, rsz);
+    return 1;
+}
+
+/*
  * The entry point.  Entries are 32-bit ints; processing stops with -1 at
  * the first entry that is misaligned or whose size is malformed, leaving it
  * and everything after it untouched.
@@ -375,7 +386,7 @@ int oc_collector_api(void *arg)
             return 0;
         if (size < ENTRY_HEADER_SIZE || size % 4 != 0)
             return -1;
-        if (!sample_entry(header, size, &sample))
+        if (!sample_entry(header, size, &sample) && !extension_entry(header, size))
             process_entry(header, size, &sample);
         cursor += size;
     }

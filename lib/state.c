@@ -136,22 +136,3 @@ uint64_t oc_current_region_id_slow(int state)
     }
     return frame != NULL ? frame->region_id : 0;
 }
-
-/*
- * The task TASK_ID and TASK_PID answer for: inside END_CREATE_TASK
- * delivery the task just created, else the one on top of this thread's
- * chain, except an implicit task whose region has ended (the worker is
- * idle, only told so late).  NULL when the thread runs no followed task.
- * Async-signal-safe: yes; reads only this thread's chain, which only this
- * thread changes; any thread.
- */
-const struct oc_task *oc_current_task(void)
-{
-    const struct oc_task *task = oc_self.creating;
-    if (task != NULL)
-        return task;
-    task = oc_self.task_top;
-    if (task != NULL && task->implicit && (oc_self.idle || oc_region_has_ended(task->region_id)))
-        return NULL;
-    return task;
-}

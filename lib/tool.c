@@ -129,12 +129,35 @@ static struct oc_task *task_of(ompt_data_t *task_data)
 }
 
 /*
- * Implicit-task records a thread keeps for reuse: every region gives each
- * thread an implicit task, and a record taken from here costs a few
- * instructions where calloc and free cost a few hundred.  Bounded by the
- * deepest nesting a thread unwinds at once.
+ * Task records a thread keeps for reuse: every region gives each thread an
+ * implicit task and every task construct a record, and one taken from here
+ * costs a few instructions where calloc and free cost a few hundred.  A
+ * record goes to the list of the thread that frees it, whichever thread
+ * made it, and is taken by that thread's next task: a thread that creates
+ * tasks others run keeps allocating, one that runs them keeps at most
+ * this many (72 bytes each).  libomp's task deque holds 256 tasks before
+ * it runs the next one at once, so a thread creating and then running its
+ * own tasks cycles through no more records between two task waits.
  */
-#define OC_SPARE_TASKS 8
+#define OC_SPARE_TASKS 256
+
+/*
+ * Whether finished explicit tasks' records are reused.  Not under the
+ * sanitizers: a record read on one thread and freed on another is ordered
+ * only by the runtime, which ThreadSanitizer cannot see and before which
+ * free() and calloc() reset what it knows; AddressSanitizer finds a use
+ * after free only in freed memory.
+ */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define OC_REUSE_EXPLICIT_TASKS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define OC_REUSE_EXPLICIT_TASKS 0
+#endif
+#endif
+#ifndef OC_REUSE_EXPLICIT_TASKS
+#define OC_REUSE_EXPLICIT_TASKS 1
+#endif
 
 /* A zeroed task record from the heap, NULL when memory is short (the uncommon half of task_new). */
 static __attribute__((noinline)) struct oc_task *task_alloc(void)
@@ -305,13 +328,8 @@ static inline __attribute__((always_inline)) void task_free(struct oc_task *task
 {
     if (task_of(task_data) == task)
         task_publish(task_data, NULL);
-    /*
-     * Only implicit tasks' records are kept: they live and die on one
-     * thread.  An explicit task's may have been read on another thread,
-     * synchronised only through the runtime, which ThreadSanitizer cannot
-     * see; free() and calloc() stand between such reads and a reuse.
-     */
-    if (task->implicit && oc_self.spare_task_count < OC_SPARE_TASKS) {
+    /* Off every chain and out of the runtime's data: nothing names it now but a reuse (OC_SPARE_TASKS). */
+    if ((task->implicit || OC_REUSE_EXPLICIT_TASKS) && oc_self.spare_task_count < OC_SPARE_TASKS) {
         task->below = oc_self.spare_tasks;
         oc_self.spare_tasks = task;
         oc_self.spare_task_count++;

@@ -468,6 +468,82 @@ static int untied_parts_counted_once_complete(void)
            && last.flags == (OMPCOLLECTOR_TASK_UNTIED | OMPCOLLECTOR_TASK_COMPLETING) && last.codeptr == 0x7170;
 }
 
+/*
+ * Records of finished tasks serve later tasks (tool.c keeps them on the
+ * thread that frees them): tasks made on the master and run to completion
+ * on a worker, then as many made and run on that worker.  Every task,
+ * whichever record it got, answers for itself alone: a fresh id, its own
+ * construct, one part, COMPLETING only in its own last FINISH; and no
+ * record is handed to two live tasks.
+ */
+#define REUSE_TASKS 300
+static ompt_data_t made_here[REUSE_TASKS], made_there[REUSE_TASKS];
+static uint64_t made_ids[REUSE_TASKS];
+static int reuse_ok;
+
+/* Runs tasks[0..REUSE_TASKS) in turn on the calling thread; whether each answered for itself. */
+static int run_tasks(ompt_data_t *tasks, const uint64_t *ids, uint64_t codeptr)
+{
+    for (int i = 0; i < REUSE_TASKS; i++) {
+        fake_task_begin(&tasks[i], OC_TASK_SWITCH);
+        const ompcollector_task_info_t *run = &seen[OMP_EVENT_THR_BEGIN_EXEC_TASK];
+        if (run->task_id != ids[i] || run->codeptr != codeptr || run->parts != 1 || run->flags != 0)
+            return 0;
+        fake_task_end(OC_TASK_COMPLETE);
+        const ompcollector_task_info_t *done = &seen[OMP_EVENT_THR_BEGIN_FINISH_TASK];
+        if (done->task_id != ids[i] || done->codeptr != codeptr || done->flags != OMPCOLLECTOR_TASK_COMPLETING)
+            return 0;
+    }
+    return 1;
+}
+
+/* Makes tasks[0..REUSE_TASKS) at `codeptr`, their ids into ids[]; whether each is new and has its own record. */
+static int make_tasks(ompt_data_t *tasks, uint64_t *ids, uint64_t codeptr, uint64_t above)
+{
+    fake_ompt_set_codeptr((void *)(uintptr_t)codeptr);
+    for (int i = 0; i < REUSE_TASKS; i++) {
+        fake_task_create(&tasks[i], ompt_task_explicit);
+        const ompcollector_task_info_t *made = &seen[OMP_EVENT_THR_END_CREATE_TASK_DEL];
+        if (made->codeptr != codeptr || made->task_id <= above || made->parts != 0 || made->flags != 0
+            || tasks[i].ptr == NULL)
+            return 0;
+        ids[i] = made->task_id;
+        above = made->task_id;
+        for (int k = 0; k < i; k++)
+            if (tasks[k].ptr == tasks[i].ptr)
+                return 0;
+    }
+    fake_ompt_set_codeptr(NULL);
+    return 1;
+}
+
+static void *reusing_worker(void *unused)
+{
+    (void)unused;
+    static uint64_t there_ids[REUSE_TASKS];
+    fake_fire_implicit_task(OC_SCOPE_BEGIN, &team, 1);
+    reuse_ok = run_tasks(made_here, made_ids, 0x9100)
+               && make_tasks(made_there, there_ids, 0x9200, made_ids[REUSE_TASKS - 1])
+               && run_tasks(made_there, there_ids, 0x9200)
+               && make_tasks(made_here, made_ids, 0x9300, there_ids[REUSE_TASKS - 1])
+               && run_tasks(made_here, made_ids, 0x9300);
+    return NULL;
+}
+
+static int reused_records_answer_for_their_task(void)
+{
+    if (!start_session() || !register_task_events())
+        return 0;
+    enter_region((void *)0x1111);
+    if (!make_tasks(made_here, made_ids, 0x9100, 0))
+        return 0;
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, reusing_worker, NULL) != 0)
+        return 0;
+    pthread_join(thread, NULL);
+    return reuse_ok && seen_count[OMP_EVENT_THR_BEGIN_FINISH_TASK] == 3 * REUSE_TASKS;
+}
+
 static int task_info_short_mem_writes_nothing(void)
 {
     struct probe probe;
@@ -708,6 +784,7 @@ static const struct {
     {"TASK_INFO of a task libomp gave the parallel construct's address: the caller of the runtime's entry frame instead", parallel_address_on_a_task_is_corrected},
     {"TASK_INFO in creation of undeferred and merged tasks: their constructs and flags (merged: no id)", task_info_undeferred_and_merged},
     {"TASK_INFO of an untied task: parts 1 then 2, a FINISH per part, COMPLETING only on the last", untied_parts_counted_once_complete},
+    {"TASK_INFO of tasks made on one thread and finished on another, then made and run there (reused records): each its own", reused_records_answer_for_their_task},
     {"TASK_INFO with 20 bytes of mem: MEM_TOO_SMALL, rsz 24, nothing written", task_info_short_mem_writes_nothing},
     {"TASK_INFO in serial code: no task, all zero", serial_thread_runs_no_task},
     {"SAMPLE in a taskwait: EBAR (Oracle's numbering), its call site, wait_kind TASKWAIT", taskwait_sample_says_taskwait},

@@ -909,11 +909,13 @@ static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *tot
 static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
 {
     atomic_fetch_add_explicit(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1, memory_order_relaxed);
-    /* The task construct table's request comes first: a run's end logs what it ends from its answer. */
-    int ends = has_task_info ? ompc_task_site_event(owner, slot, event) : OMPC_TASK_END_UNKNOWN;
+    /* One clock reading, taken where first needed (0 until then), serves the construct table, the log and the timers. */
     uint64_t now = 0;
+    /* The task construct table's request comes first: a run's end logs what it ends from its answer. */
+    int ends = has_task_info ? ompc_task_site_event(owner, slot, event, &now) : OMPC_TASK_END_UNKNOWN;
     if (record->event_log_bytes != 0 && OMPC_EVENT_IS_TASK(event)) {
-        now = now_ns();
+        if (now == 0)
+            now = now_ns();
         log_task_event(owner, slot, event, now, ends);
     }
     if (slot == &owner->untracked)
@@ -921,7 +923,7 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
     switch (event) {
     case OMP_EVENT_THR_BEGIN_CREATE_TASK:
         if (slot->task_create_depth++ == 0)
-            slot->task_create_since = now_ns();
+            slot->task_create_since = now != 0 ? now : now_ns();
         break;
     case OMP_EVENT_THR_END_CREATE_TASK_IMM:
     case OMP_EVENT_THR_END_CREATE_TASK_DEL:
@@ -938,12 +940,12 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
         if (slot->task_exec_depth > 0) {
             atomic_fetch_add_explicit(&slot->task_suspensions, 1, memory_order_relaxed);
             if (slot->task_suspend_depth++ == 0)
-                slot->task_suspend_since = now_ns();
+                slot->task_suspend_since = now != 0 ? now : now_ns();
         }
         break;
     case OMP_EVENT_THR_END_SUSPEND_TASK:
         if (slot->task_exec_depth > 0)
-            task_timer_end(&slot->task_suspend_depth, slot->task_suspend_since, &slot->task_suspend_ns, 0);
+            task_timer_end(&slot->task_suspend_depth, slot->task_suspend_since, &slot->task_suspend_ns, now);
         break;
     default:
         break;
@@ -1000,7 +1002,46 @@ static void on_own_task_event(int code)
     errno = saved_errno;
 }
 
-/* The one callback for every registered event; runs on the thread where the event happens. */
+/*
+ * The process and the calling thread's slot for an event, or NULL: a
+ * process that was not recording starts now (it runs OpenMP after all).
+ */
+static inline __attribute__((always_inline)) struct ompc_process *event_owner(struct ompc_thread **slot)
+{
+    struct ompc_process *owner = atomic_load(&process);
+    if (owner == NULL) {
+        begin_recording(-1);
+        owner = atomic_load(&process);
+        if (owner == NULL)
+            return NULL;
+    }
+    if (!atomic_load_explicit(&owner->openmp, memory_order_relaxed))
+        note_runtime(owner);
+    *slot = current_thread();
+    return *slot != NULL ? owner : NULL;
+}
+
+/*
+ * The callback of the task events (23..35), apart from on_event so that
+ * the several a task has pay for nothing of the other events' work in
+ * their frame; runs on the thread where the event happens.
+ */
+static void on_task_event(OMP_COLLECTORAPI_EVENT event_code)
+{
+    int event = (int)event_code;
+    if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event < OMPC_TASK_EVENT_FIRST
+        || event >= OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS)
+        return;
+    int saved_errno = errno;
+    struct ompc_thread *slot;
+    struct ompc_process *owner = event_owner(&slot);
+    /* Task events read the clock only where a timer starts or stops or --trace logs them (task_event). */
+    if (owner != NULL)
+        task_event(owner, slot, event);
+    errno = saved_errno;
+}
+
+/* The callback of the other registered events (task events: on_task_event); runs on the thread where the event happens. */
 static void on_event(OMP_COLLECTORAPI_EVENT event_code)
 {
     int event = (int)event_code;
@@ -1011,30 +1052,16 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
                                                                        : OMPC_EVENT_TASK_DEPENDENCE);
         return;
     }
-    if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event <= 0
-        || event >= OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS)
+    if (event >= OMPC_TASK_EVENT_FIRST && event < OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS) {
+        on_task_event(event_code);
+        return;
+    }
+    if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event <= 0 || event >= OMPC_NEVENTS)
         return;
     int saved_errno = errno;
-    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_thread *slot;
+    struct ompc_process *owner = event_owner(&slot);
     if (owner == NULL) {
-        /* A process that was not recording runs OpenMP after all. */
-        begin_recording(-1);
-        owner = atomic_load(&process);
-        if (owner == NULL) {
-            errno = saved_errno;
-            return;
-        }
-    }
-    if (!atomic_load_explicit(&owner->openmp, memory_order_relaxed))
-        note_runtime(owner);
-    struct ompc_thread *slot = current_thread();
-    if (slot == NULL) {
-        errno = saved_errno;
-        return;
-    }
-    /* Task events read the clock only where a timer starts or stops or --trace logs them (task_event). */
-    if (event >= OMPC_NEVENTS) {
-        task_event(owner, slot, event);
         errno = saved_errno;
         return;
     }
@@ -1060,11 +1087,11 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
 }
 
 /*
- * Registers answers[0..count-1].event for on_event in one batch and fills
- * in each answer's ec (-1 when the call itself failed).  One batch, so a
- * runtime that refuses the buffer refuses every event alike.
+ * Registers answers[0..count-1].event for `callback` in one batch and
+ * fills in each answer's ec (-1 when the call itself failed).  One batch,
+ * so a runtime that refuses the buffer refuses every event alike.
  */
-static void register_batch(struct ompc_event_request *answers, int count)
+static void register_batch(struct ompc_event_request *answers, int count, omp_collector_callback_t callback)
 {
     _Static_assert(OMPC_TASK_EVENTS <= OMPC_NEVENTS, "the task events fit the batch");
     int32_t storage[OMPC_REQUEST_WORDS(OMPC_NEVENTS * OMPC_REQUEST_SIZE(OMPC_REQUEST_REGISTER_MEM))];
@@ -1072,7 +1099,7 @@ static void register_batch(struct ompc_event_request *answers, int count)
     struct ompc_request batch;
     ompc_request_init(&batch, storage, sizeof storage);
     for (int i = 0; i < count; i++)
-        entries[i] = ompc_request_add_register(&batch, answers[i].event, on_event);
+        entries[i] = ompc_request_add_register(&batch, answers[i].event, callback);
     int result = ompc_request_send(&batch, api);
     for (int i = 0; i < count; i++)
         answers[i].ec = result == 0 && entries[i] >= 0 ? ompc_request_ec(&batch, entries[i]) : -1;
@@ -1083,14 +1110,14 @@ static void register_task_events(void)
 {
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
         task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
-    register_batch(task_requests, OMPC_TASK_EVENTS);
+    register_batch(task_requests, OMPC_TASK_EVENTS, on_task_event);
     task_request_count = OMPC_TASK_EVENTS;
     /* The shim's task waits and dependences, for the event log only (--trace, --task-graph); other runtimes answer UNKNOWN. */
     if (record->event_log_bytes != 0) {
         struct ompc_event_request own[3] = {{.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
                                             {.event = OMPCOLLECTOR_EVENT_END_TASK_WAIT},
                                             {.event = OMPCOLLECTOR_EVENT_TASK_DEPENDENCE}};
-        register_batch(own, 3);
+        register_batch(own, 3, on_event);
     }
 }
 
@@ -1102,7 +1129,7 @@ static void register_events(uint32_t mask)
     for (int event = 1; event < OMPC_NEVENTS; event++)
         if (mask & (UINT32_C(1) << event))
             requests[count++].event = event;
-    register_batch(requests, count);
+    register_batch(requests, count, on_event);
     request_count = count;
 }
 

@@ -26,6 +26,10 @@ struct task_scratch {
     struct task_run runs[OMPC_TASK_NEST_DEPTH];
     int32_t depth;
     uint64_t create_since;
+    /* The row last found, for the next event of the same construct (tasks of one construct come in runs). */
+    const struct ompc_process *last_owner;
+    uint64_t last_codeptr;
+    int32_t last_row;
 };
 static __thread struct task_scratch scratch __attribute__((tls_model("initial-exec")));
 
@@ -56,10 +60,28 @@ static void store_max(_Atomic uint64_t *into, uint64_t value)
         ;
 }
 
-/* The row of the task construct at `codeptr`, NULL when unknown (0) or the table is full (counted). */
-static struct ompc_task_construct *row_at(struct ompc_process *owner, uint64_t codeptr, int32_t *index)
+/*
+ * The row of the task construct at `codeptr`, NULL when unknown (0) or the
+ * table is full (counted).  A row, once a construct's, stays its own, so
+ * the last one found answers again without a lookup (row_at, inline); a
+ * failed lookup is not kept, so each is counted as before.
+ */
+static __attribute__((noinline)) int row_lookup(struct ompc_process *owner, uint64_t codeptr)
 {
-    int row = codeptr != 0 ? ompc_record_task_construct(owner, codeptr) : -1;
+    int row = ompc_record_task_construct(owner, codeptr);
+    if (row >= 0) {
+        scratch.last_owner = owner;
+        scratch.last_codeptr = codeptr;
+        scratch.last_row = row;
+    }
+    return row;
+}
+
+static inline struct ompc_task_construct *row_at(struct ompc_process *owner, uint64_t codeptr, int32_t *index)
+{
+    int row = codeptr == 0                                                     ? -1
+              : codeptr == scratch.last_codeptr && owner == scratch.last_owner ? scratch.last_row
+                                                                               : row_lookup(owner, codeptr);
     if (index != NULL)
         *index = row;
     return row >= 0 ? &owner->task_constructs[row] : NULL;
@@ -130,26 +152,42 @@ static void suspension(struct ompc_process *owner, const ompcollector_task_info_
     run->since = now;
 }
 
+/*
+ * A completing task counts once for its construct: in the row its run
+ * found at its start (the same construct), else looked up as then (a
+ * full table counts the lookup dropped again).
+ */
+static void completes(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_info_t *info,
+                      const struct task_run *run)
+{
+    if (!(info->flags & OMPCOLLECTOR_TASK_COMPLETING))
+        return;
+    add(&slot->task_completions, 1);
+    struct ompc_task_construct *row = run != NULL && run->row >= 0 ? &owner->task_constructs[run->row]
+                                                                   : row_at(owner, info->codeptr, NULL);
+    if (row != NULL)
+        add(&row->completed, 1);
+}
+
 /* The run on top ends (BEGIN_FINISH): its times go to its construct, and a completing task counts once. */
 static void run_ends(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_info_t *info,
                      uint64_t now)
 {
-    if (info->flags & OMPCOLLECTOR_TASK_COMPLETING) {
-        add(&slot->task_completions, 1);
-        struct ompc_task_construct *row = row_at(owner, info->codeptr, NULL);
-        if (row != NULL)
-            add(&row->completed, 1);
-    }
     if (scratch.depth > OMPC_TASK_NEST_DEPTH) {
+        completes(owner, slot, info, NULL);
         scratch.depth--;
         return;
     }
     /* A run the shim ended without its own FINISH (it never reported it) is dropped with the one below it. */
     while (scratch.depth > 0 && scratch.runs[scratch.depth - 1].task_id != info->task_id)
         scratch.depth--;
-    if (scratch.depth == 0)
+    if (scratch.depth == 0) {
+        completes(owner, slot, info, NULL);
         return;
+    }
     struct task_run *run = &scratch.runs[--scratch.depth];
+    /* Its row was looked up from the same construct when the run began. */
+    completes(owner, slot, info, run);
     if (now > run->since) {
         if (run->suspended)
             run->suspend_ns += now - run->since;
@@ -165,24 +203,29 @@ static void run_ends(struct ompc_process *owner, struct ompc_thread *slot, const
     store_max(&row->max_ns, run->exec_ns);
 }
 
-int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
+/* The event's clock reading, read once for all who time it. */
+static uint64_t clock_of(uint64_t *now)
 {
-    if (event == OMP_EVENT_THR_BEGIN_CREATE_TASK) {
-        scratch.create_since = now_ns();
-        return OMPC_TASK_END_UNKNOWN;
-    }
-    if (event != OMP_EVENT_THR_END_CREATE_TASK_IMM && event != OMP_EVENT_THR_END_CREATE_TASK_DEL
-        && event != OMP_EVENT_THR_BEGIN_STEAL_TASK && event != OMP_EVENT_THR_BEGIN_EXEC_TASK
-        && event != OMP_EVENT_THR_BEGIN_FINISH_TASK && event != OMP_EVENT_THR_BEGIN_SUSPEND_TASK
-        && event != OMP_EVENT_THR_END_SUSPEND_TASK)
-        return OMPC_TASK_END_UNKNOWN;
-    /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
-    if ((event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK || event == OMP_EVENT_THR_END_SUSPEND_TASK) && scratch.depth <= 0)
-        return OMPC_TASK_END_UNKNOWN;
+    if (*now == 0)
+        *now = now_ns();
+    return *now;
+}
+
+/* The events that ask the shim (ompc_task_site_event), one bit each. */
+#define ASKED_EVENTS                                                                                            \
+    ((UINT64_C(1) << OMP_EVENT_THR_END_CREATE_TASK_IMM) | (UINT64_C(1) << OMP_EVENT_THR_END_CREATE_TASK_DEL)   \
+     | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_STEAL_TASK) | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_EXEC_TASK)        \
+     | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_FINISH_TASK) | (UINT64_C(1) << OMP_EVENT_THR_BEGIN_SUSPEND_TASK)    \
+     | (UINT64_C(1) << OMP_EVENT_THR_END_SUSPEND_TASK))
+
+/* ompc_task_site_event for an event that asks TASK_INFO: out of line, so the others pay nothing of its frame. */
+static __attribute__((noinline)) int asked_event(struct ompc_process *owner, struct ompc_thread *slot, int event,
+                                                 uint64_t *now_at)
+{
     ompcollector_task_info_t info;
     if (task_info(&info) != 0)
         return OMPC_TASK_END_UNKNOWN;
-    uint64_t now = now_ns();
+    uint64_t now = clock_of(now_at);
     switch (event) {
     case OMP_EVENT_THR_END_CREATE_TASK_IMM:
     case OMP_EVENT_THR_END_CREATE_TASK_DEL:
@@ -209,4 +252,18 @@ int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, i
         break;
     }
     return OMPC_TASK_END_UNKNOWN;
+}
+
+int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t *now_at)
+{
+    if (event == OMP_EVENT_THR_BEGIN_CREATE_TASK) {
+        scratch.create_since = clock_of(now_at);
+        return OMPC_TASK_END_UNKNOWN;
+    }
+    if (event < 0 || event >= 64 || !((ASKED_EVENTS >> event) & 1))
+        return OMPC_TASK_END_UNKNOWN;
+    /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
+    if ((event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK || event == OMP_EVENT_THR_END_SUSPEND_TASK) && scratch.depth <= 0)
+        return OMPC_TASK_END_UNKNOWN;
+    return asked_event(owner, slot, event, now_at);
 }

@@ -15,8 +15,10 @@ int ompc_task_info_probe(void);
  * whose has_task_info is set gets here.  Allocates, locks and formats
  * nothing.  Returns what a BEGIN_FINISH_TASK ends, for the event log
  * (OMPC_TASK_END_PART or _COMPLETES; OMPC_TASK_END_UNKNOWN for the other
- * events, or when the shim did not answer).
+ * events, or when the shim did not answer).  *now is the event's clock
+ * reading, shared with the caller's timers: 0 until someone reads it,
+ * and set here when this needs it.
  */
-int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event);
+int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t *now);
 
 #endif /* OMPCOLLECT_AGENT_TASKS_H */
