@@ -154,6 +154,7 @@ struct sample {
     uint64_t wait_id;   /* in a wait state */
     uint64_t region_id; /* 0: none */
     ompcollector_sample_t extended; /* all 0 unless the runtime answers OMPCOLLECTOR_REQ_SAMPLE */
+    int runtime_site;   /* the runtime gave the wait an address of its own code, now 0 (ompc_barrier_site) */
 };
 
 /*
@@ -215,9 +216,14 @@ static inline __attribute__((always_inline)) void sample_wait(struct ompc_thread
         || state == THR_ATWT_STATE)
         count_wait(slot, state, sample->wait_id, extended->wait_codeptr, extended->wait_object, 0, weight);
     else if (has_sample && (state == THR_EBAR_STATE || state == THR_IBAR_STATE)) {
-        /* Runtimes often give a worker's implicit barrier no code address: it is its region's. */
+        /*
+         * Runtimes often give a worker's implicit barrier no code address:
+         * it is its region's.  So is a wait the runtime placed in its own
+         * code (libomp 14 does for some of GCC code's joins and
+         * taskwaits): the region is the nearest place of the user's known.
+         */
         uint64_t where = extended->wait_codeptr;
-        if (where == 0 && state == THR_IBAR_STATE)
+        if (where == 0 && (state == THR_IBAR_STATE || sample->runtime_site))
             where = extended->region_codeptr;
         if (where != 0)
             count_wait(slot, state, 0, where, 0, extended->wait_kind, weight);
@@ -313,7 +319,10 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight, 
     atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
     struct sample sample;
     read_sample(&sample);
-    sample.extended.wait_codeptr = ompc_barrier_site(sample.state, sample.extended.wait_codeptr);
+    uint64_t reported = sample.extended.wait_codeptr;
+    /* Not a frame of the user's, nor a place: the stack walk and the logs get none, the wait table the region. */
+    sample.extended.wait_codeptr = ompc_barrier_site(sample.state, reported);
+    sample.runtime_site = sample.extended.wait_codeptr != reported;
     /* Inside a wrapped MPI call the thread's time is MPI's, whatever state the runtime names. */
     if (ompc_mpi_depth > 0)
         atomic_fetch_add_explicit(&owner->mpi_threads[index].ticks, weight, memory_order_relaxed);

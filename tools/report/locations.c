@@ -137,6 +137,38 @@ static int build_constructs(const struct ompc_model_process *process, struct omp
 }
 
 /* Merges every thread's wait entries by (state, code address, object); returns -1 when memory runs out. */
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/*
+ * A region's closing barrier is at its parallel construct's call (the
+ * master's, and the agent puts a worker's there); any other implicit
+ * barrier closes a worksharing construct.  A `parallel for` has both at
+ * one pragma, which the rows' names would not tell apart.  -1 when memory
+ * runs out.
+ */
+static int mark_worksharing(struct ompc_locations *out)
+{
+    uint64_t *calls = malloc(((size_t)out->construct_count + 1) * sizeof *calls);
+    if (calls == NULL)
+        return -1;
+    for (int i = 0; i < out->construct_count; i++)
+        calls[i] = out->constructs[i].codeptr;
+    ompc_qsort(calls, (size_t)out->construct_count, sizeof *calls, compare_u64);
+    for (int j = 0; j < out->wait_count; j++) {
+        struct ompc_wait_row *row = &out->waits[j];
+        row->worksharing = row->state == THR_IBAR_STATE && row->kind != OMPCOLLECTOR_WAIT_TASKWAIT
+                           && row->kind != OMPCOLLECTOR_WAIT_TASKGROUP
+                           && ompc_bsearch(&row->codeptr, calls, (size_t)out->construct_count, sizeof *calls,
+                                           compare_u64) == NULL;
+    }
+    free(calls);
+    return 0;
+}
+
 static int build_waits(const struct ompc_model_process *process, struct ompc_locations *out)
 {
     int thread_count = process->thread_count;
@@ -183,6 +215,8 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
             row->threads++;
     }
     free(entries);
+    if (mark_worksharing(out) != 0)
+        return -1;
     for (int j = 0; j < out->wait_count; j++) {
         struct ompc_wait_row *row = &out->waits[j];
         locate(out->symbolizer, row->codeptr, 1, &row->where);
@@ -297,7 +331,9 @@ const char *ompc_wait_what(const struct ompc_wait_row *row, char *buffer, size_t
         else if (row->kind == OMPCOLLECTOR_WAIT_TASKGROUP)
             snprintf(buffer, size, "taskgroup");
         else
-            snprintf(buffer, size, row->state == THR_EBAR_STATE ? "barrier (explicit)" : "barrier (implicit)");
+            snprintf(buffer, size, row->state == THR_EBAR_STATE ? "barrier (explicit)"
+                                   : row->worksharing           ? "barrier (end of worksharing)"
+                                                                : "barrier (implicit)");
         break;
     default:
         snprintf(buffer, size, "%s", ompc_state_name(row->state));

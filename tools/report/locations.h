@@ -32,6 +32,7 @@ struct ompc_wait_row {
     struct ompc_location where, what;
     uint64_t ticks;
     int threads;
+    int worksharing;           /* IBAR not at a parallel construct's call: a worksharing construct's closing barrier */
 };
 
 /* One task construct (OMPCOLLECTOR_REQ_TASK_INFO): every task made at the same code address. */
