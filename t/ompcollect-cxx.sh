@@ -24,9 +24,9 @@ for cxx in clang++ g++; do
         continue
     fi
     name=cxx-$cxx
-    # The stacks' build keeps frame pointers: what is checked is the inlined frame, not unwinding without them.
-    if ! $cxx -fopenmp -g -O2 -o "$tmp/$name" "$source" >"$tmp/$name.build" 2>&1 ||
-        ! $cxx -fopenmp -g -O2 -fno-omit-frame-pointer -o "$tmp/$name-fp" "$source" >>"$tmp/$name.build" 2>&1; then
+    # Built once (t/test-programs.sh); the stacks' build keeps frame pointers.
+    if ! built=$(test_program "$name" 2>"$tmp/$name.build") || ! cp "$built" "$tmp/$name" ||
+        ! built=$(test_program "$name-fp" 2>>"$tmp/$name.build") || ! cp "$built" "$tmp/$name-fp"; then
         skip "$cxx cannot build OpenMP programs: $(head -n 1 "$tmp/$name.build")" 7
         continue
     fi

@@ -40,7 +40,8 @@ for cc in clang gcc; do
         continue
     fi
     # -O2 without -fno-omit-frame-pointer: x86-64 compilers keep no frame pointers (GCC runs on libomp through its libgomp substitute).
-    if ! $cc -O2 -g -fopenmp -o "$tmp/dwarf-$cc" "$top_srcdir/t/ompcollect-dwarf.c" -lm 2>"$tmp/build.err"; then
+    # Built once (t/test-programs.sh).
+    if ! built=$(test_program dwarf-$cc 2>"$tmp/build.err") || ! cp "$built" "$tmp/dwarf-$cc"; then
         skip "$cc cannot build OpenMP programs" $per_compiler
         continue
     fi

@@ -14,7 +14,8 @@ for cc in clang gcc; do
         skip "$cc is not installed" 5
         continue
     fi
-    if ! $cc -fopenmp -g -O2 -o "$tmp/pragma-$cc" "$source" 2>"$tmp/build.err"; then
+    # Built once (t/test-programs.sh).
+    if ! built=$(test_program pragma-$cc 2>"$tmp/build.err") || ! cp "$built" "$tmp/pragma-$cc"; then
         skip "$cc cannot build OpenMP programs" 5
         continue
     fi

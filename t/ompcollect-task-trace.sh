@@ -51,22 +51,39 @@ EOF
 
     # Nesting: every task span lies inside a span of its thread; some inside the barrier they ran in.
     python3 - "$tmp/$cc.trace.json" >"$tmp/$cc.nest" 2>&1 <<'EOF'
-import json, sys
+import bisect, json, sys
 trace = json.load(open(sys.argv[1]))
 events = [e for e in trace['traceEvents'] if e.get('ph') == 'X']
 by_tid = {}
 for e in events:
     by_tid.setdefault(e['tid'], []).append(e)
+# Times are µs with ns decimals: sums compare within half a nanosecond.
+e = 0.0005
+def reach(s):
+    return min(s['ts'], s['ts'] + s['dur']), max(s['ts'], s['ts'] + s['dur'])
 inner = {}
 for tid, spans in by_tid.items():
-    for t in spans:
+    # Only a span that reaches into [start - e, end + e] of a task can hold
+    # it or overlap it, so each task is held against those, found by one
+    # sweep over the spans in order of start, not against all its thread's.
+    order = sorted(range(len(spans)), key=lambda i: reach(spans[i])[0])
+    starts = [reach(spans[i])[0] for i in order]
+    tasks = sorted((i for i, s in enumerate(spans) if s['cat'] == 'task'), key=lambda i: reach(spans[i])[0])
+    near, running, added = {}, [], 0
+    for i in tasks:
+        lo, hi = reach(spans[i])
+        while added < len(order) and starts[added] < lo - e:
+            running.append(order[added])
+            added += 1
+        running = [j for j in running if reach(spans[j])[1] >= lo - e]
+        later = order[bisect.bisect_left(starts, lo - e):bisect.bisect_right(starts, hi + e)]
+        near[i] = [spans[j] for j in sorted(running + later)]
+    for i, t in enumerate(spans):
         if t['cat'] != 'task':
             continue
-        # Times are µs with ns decimals: sums compare within half a nanosecond.
-        e = 0.0005
-        around = [s for s in spans if s is not t and s['ts'] <= t['ts'] + e and t['ts'] + t['dur'] <= s['ts'] + s['dur'] + e]
+        around = [s for s in near[i] if s is not t and s['ts'] <= t['ts'] + e and t['ts'] + t['dur'] <= s['ts'] + s['dur'] + e]
         assert around, "task %s on %s is inside no span" % (t['args']['task'], tid)
-        for s in spans:  # no partial overlap with any span of its thread
+        for s in near[i]:  # no partial overlap with any span of its thread
             if s is t:
                 continue
             a0, a1, b0, b1 = t['ts'], t['ts'] + t['dur'], s['ts'], s['ts'] + s['dur']

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test-programs.sh - the programs the ompcollect scripts build with clang and GCC (examples/solver.c with and without -g, t/ompcollect-stacks.c, t/ompcollect-tasks.c, t/ompcollect-tasksites.c, t/ompcollect-taskgraph.c), built into t/bin once: by make check before the tests start, else by the first script that needs one.
+# test-programs.sh - the programs the ompcollect scripts build with clang and GCC (examples/solver.c with and without -g, t/ompcollect-stacks.c, t/ompcollect-tasks.c, t/ompcollect-tasksites.c, t/ompcollect-taskgraph.c, t/ompcollect-dwarf.c, t/ompcollect-pragma.c, and t/ompcollect-cxx.cc with their C++ compilers), built into t/bin once: by make check before the tests start, else by the first script that needs one.
 # SPDX-License-Identifier: BSD-3-Clause
 # Sourced by t/ompcollect-lib.sh for test_program; run as
 # `test-programs.sh CC...` (tools/Makefile.inc) it builds every program for
@@ -7,10 +7,11 @@
 # script that needs it builds it again and says why in its test.
 
 # test_program NAME: the path of program NAME (solver-CC, solver-CC-nodebug,
-# stacks-CC, tasks-CC, tasksites-CC or taskgraph-CC), built when it is missing, was made by another
+# stacks-CC, tasks-CC, tasksites-CC, taskgraph-CC, dwarf-CC, pragma-CC, or
+# cxx-CXX and cxx-CXX-fp for a C++ compiler CXX), built when it is missing, was made by another
 # command line (kept in NAME.cmd) or is older than its sources.
 test_program() {
-    tp_name=$1
+    tp_name=$1 tp_libs=
     case $tp_name in
     solver-*-nodebug)
         tp_cc=${tp_name#solver-}
@@ -21,6 +22,12 @@ test_program() {
     tasks-*) set -- "$top_srcdir/t/ompcollect-tasks.c" "${tp_name#tasks-}" -fopenmp -O2 ;;
     tasksites-*) set -- "$top_srcdir/t/ompcollect-tasksites.c" "${tp_name#tasksites-}" -fopenmp -g -O2 ;;
     taskgraph-*) set -- "$top_srcdir/t/ompcollect-taskgraph.c" "${tp_name#taskgraph-}" -fopenmp -g -O2 ;;
+    # -O2 without -fno-omit-frame-pointer: x86-64 compilers keep no frame pointers.
+    dwarf-*) set -- "$top_srcdir/t/ompcollect-dwarf.c" "${tp_name#dwarf-}" -O2 -g -fopenmp; tp_libs=-lm ;;
+    pragma-*) set -- "$top_srcdir/t/ompcollect-pragma.c" "${tp_name#pragma-}" -fopenmp -g -O2 ;;
+    # The stacks' build keeps frame pointers: what is checked is the inlined frame, not unwinding without them.
+    cxx-*-fp) tp_cc=${tp_name#cxx-}; set -- "$top_srcdir/t/ompcollect-cxx.cc" "${tp_cc%-fp}" -fopenmp -g -O2 -fno-omit-frame-pointer ;;
+    cxx-*) set -- "$top_srcdir/t/ompcollect-cxx.cc" "${tp_name#cxx-}" -fopenmp -g -O2 ;;
     *)
         echo "test_program: no program $tp_name" >&2
         return 2
@@ -29,9 +36,10 @@ test_program() {
     tp_source=$1
     shift
     tp_program=$top_builddir/t/bin/$tp_name
-    set -- "$@" -o "$tp_program" "$tp_source"
+    # shellcheck disable=SC2086 # tp_libs is words
+    set -- "$@" -o "$tp_program" "$tp_source" $tp_libs
     if [ -x "$tp_program" ] && [ "$(cat "$tp_program.cmd" 2>/dev/null)" = "$*" ] &&
-        [ -z "$(find "$tp_source" "$top_srcdir/examples" -type f -name '*.[ch]' -newer "$tp_program" 2>/dev/null | head -n 1)" ]; then
+        [ -z "$(find "$tp_source" "$top_srcdir/examples" -type f \( -name '*.[ch]' -o -name '*.cc' \) -newer "$tp_program" 2>/dev/null | head -n 1)" ]; then
         echo "$tp_program"
         return 0
     fi
@@ -49,7 +57,11 @@ case $0 in
     : "${top_srcdir:?}" "${top_builddir:?}"
     for cc in "$@"; do
         command -v "$cc" >/dev/null 2>&1 || continue
-        for name in solver-$cc solver-$cc-nodebug stacks-$cc tasks-$cc tasksites-$cc taskgraph-$cc; do
+        names="solver-$cc solver-$cc-nodebug stacks-$cc tasks-$cc tasksites-$cc taskgraph-$cc dwarf-$cc pragma-$cc"
+        # The C++ compiler of the same family: clang++ beside clang, g++ beside gcc.
+        case $cc in gcc) cxx=g++ ;; *) cxx=$cc++ ;; esac
+        command -v "$cxx" >/dev/null 2>&1 && names="$names cxx-$cxx cxx-$cxx-fp"
+        for name in $names; do
             test_program "$name" >/dev/null 2>&1 || echo "test-programs.sh: $name did not build (its test will say why)" >&2
         done
     done
