@@ -16,6 +16,7 @@
 
 #include "demangle.h"
 #include "gompsite.h"
+#include "grow.h"
 #include "outlined.h"
 
 /* A located address, kept so that asking again costs a lookup. */
@@ -195,14 +196,9 @@ static int name_append(char *name, size_t size, size_t *used, const char *text)
 /* A copy of `length` bytes of `text` that the symbolizer keeps; `fallback` when memory runs out. */
 static const char *keep(struct ompc_symbolizer *symbolizer, const char *text, size_t length, const char *fallback)
 {
-    if (symbolizer->owned_count == symbolizer->owned_capacity) {
-        size_t capacity = symbolizer->owned_capacity ? 2 * symbolizer->owned_capacity : 64;
-        char **grown = realloc(symbolizer->owned, capacity * sizeof *grown);
-        if (grown == NULL)
-            return fallback;
-        symbolizer->owned = grown;
-        symbolizer->owned_capacity = capacity;
-    }
+    if (ompc_grow(&symbolizer->owned, symbolizer->owned_count + 1, &symbolizer->owned_capacity,
+                  sizeof *symbolizer->owned) != 0)
+        return fallback;
     char *kept = strndup(text, length);
     if (kept == NULL)
         return fallback;

@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "bounds.h"
+#include "grow.h"
 #include "locations.h"
 #include "report.h"
 #include "symbolize.h"
@@ -58,14 +59,8 @@ static uint32_t string_ref(struct definitions *defs, const char *text)
     for (size_t i = 0; i < defs->string_count; i++)
         if (strcmp(defs->strings[i], text) == 0)
             return (uint32_t)i;
-    if (defs->string_count == defs->string_capacity) {
-        size_t capacity = defs->string_capacity ? 2 * defs->string_capacity : 64;
-        char **grown = realloc(defs->strings, capacity * sizeof *grown);
-        if (grown == NULL)
-            return UINT32_MAX;
-        defs->strings = grown;
-        defs->string_capacity = capacity;
-    }
+    if (ompc_grow(&defs->strings, defs->string_count + 1, &defs->string_capacity, sizeof *defs->strings) != 0)
+        return UINT32_MAX;
     char *copy = strdup(text);
     if (copy == NULL)
         return UINT32_MAX;
