@@ -506,7 +506,8 @@ int ompc_thread_sampling_signal(void)
     struct ompc_process *owner = atomic_load(&process);
     if (owner == NULL || sample_signal == 0 || !atomic_load(&sampling_on))
         return 0;
-    struct ompc_thread *slot = current_thread();
+    /* The thread's own slot only, never claimed here: a program's signal handler may sleep. */
+    struct ompc_thread *slot = self;
     if (slot == NULL || slot < owner->threads || slot >= owner->threads + OMPC_MAX_THREADS)
         return 0;
     if (atomic_load(&has_timer[slot - owner->threads]) != TIMER_LIVE || atomic_load(&slot->blocked) == 1)

@@ -129,9 +129,9 @@ struct ompc_thread *ompc_current_thread(void);
 extern __thread volatile int ompc_mpi_depth __attribute__((tls_model("initial-exec")));
 
 /*
- * agent.c: the sampling signal, when the calling thread has a live timer
- * and has not blocked the signal itself; 0 otherwise.  Not for the
- * signal handler (it may claim the thread's slot).
+ * agent.c: the sampling signal, when the calling thread has its slot and
+ * a live timer and has not blocked the signal itself; 0 otherwise.
+ * Async-signal-safe: reads the thread's slot and atomics only.
  */
 int ompc_thread_sampling_signal(void);
 
