@@ -5,7 +5,7 @@
 prog=$top_builddir/t/ompcollect-advice
 source=$top_srcdir/t/ompcollect-advice.c
 
-echo "1..$((14 + ${TIMING_CHECKS:-0}))"
+echo "1..$((11 + 4 * ${TIMING_CHECKS:-0}))"
 n=0
 
 # collect NAME ARGUMENT...: the program under ompcollect at 1 ms, saved; its JSON report in $tmp/NAME.json, its text in $tmp/NAME.txt.
@@ -98,14 +98,22 @@ fibtask=$(line_of fibtask)
 collect finefib fib 27 3 3
 # The check needs the task constructs (OMPCOLLECTOR_REQ_TASK_INFO): a runtime that ran the tasks but names none skips.
 if [ "$(py finefib "r['tasks'] is not None and r['tasks']['constructs'] is None")" = True ]; then
-    skip "the runtime names no task constructs: task granularity is unknown" 5 "fine and coarse tasks"
-else
+    skip "the runtime names no task constructs: task granularity is unknown" $((2 + 3 * ${TIMING_CHECKS:-0})) "fine and coarse tasks"
+elif [ "${TIMING_CHECKS:-0}" = 1 ]; then
+    # A task of a few instructions lasts what the runtime and the tool spend
+    # around it, which a busy machine stretches (a preempted run counts its
+    # wait) while creation stays short: the shim built with ASan leaves a
+    # margin of about 10% under the factor, and the staged CI's loaded make
+    # check crossed it.  t/granularity-t holds the decision itself; the
+    # live finding is judged by `make check-timing`, on a machine left alone.
     ok "$(py finefib "$(cat "$tmp/finefib.status") == 0 and len(o) >= 1 and o[0]['kind'] == 'too_fine_tasks' and o[0]['location']['line'] == $fibtask and 'cutoff' in o[0]['hint']")" \
         "fine tasks: the first opportunity is the too-fine task construct at line $fibtask, with a coarser cutoff as the hint" "$tmp/finefib.txt"
     ok "$(py finefib "[t['mean_task_ns'] < t['factor'] * t['overhead_ns'] and t['create_ns'] > 0 and abs(t['overhead_ns'] - t['create_ns'] - t['sched_ns']) <= 0.2 for t in [o[0]['tasks']]] == [True]")" \
         "fine tasks: the finding gives the mean task, the measured creation and the scheduling per task" "$tmp/finefib.txt"
     ok "$(sed -n '/^Opportunities/{n;p;}' "$tmp/finefib.txt" | grep -q "^  1\. too-fine tasks at fib .*ompcollect-advice\.c:$fibtask (mean task .* us against .* us of overhead per task" && echo True)" \
         "fine tasks: the text report opens with the too-fine tasks at ompcollect-advice.c:$fibtask and their numbers" "$tmp/finefib.txt"
+fi
+if [ "$(py finefib "r['tasks'] is not None and r['tasks']['constructs'] is None")" != True ]; then
     # The scheduling each thread is charged is its queued runs times the least
     # waiting per run of any thread: never more than its own IBAR and EBAR time.
     ok "$(py finefib "r['tasks']['sched_ns'] > 0 and r['totals']['task_overhead']['sched_ns'] == r['tasks']['sched_ns'] and all(t['sched_ns'] <= (s['states']['IBAR'] + s['states']['EBAR']) * r['interval_ns'] for t in r['tasks']['threads'] for s in [r['threads'][t['index']]])")" \
