@@ -97,7 +97,8 @@ fi
 fibtask=$(line_of fibtask)
 collect finefib fib 27 3 3
 # The check needs the task constructs (OMPCOLLECTOR_REQ_TASK_INFO): a runtime that ran the tasks but names none skips.
-if [ "$(py finefib "r['tasks'] is not None and r['tasks']['constructs'] is None")" = True ]; then
+unnamed=$(py finefib "r['tasks'] is not None and r['tasks']['constructs'] is None")
+if [ "$unnamed" = True ]; then
     skip "the runtime names no task constructs: task granularity is unknown" $((2 + 3 * ${TIMING_CHECKS:-0})) "fine and coarse tasks"
 elif [ "${TIMING_CHECKS:-0}" = 1 ]; then
     # A task of a few instructions lasts what the runtime and the tool spend
@@ -113,7 +114,7 @@ elif [ "${TIMING_CHECKS:-0}" = 1 ]; then
     ok "$(sed -n '/^Opportunities/{n;p;}' "$tmp/finefib.txt" | grep -q "^  1\. too-fine tasks at fib .*ompcollect-advice\.c:$fibtask (mean task .* us against .* us of overhead per task" && echo True)" \
         "fine tasks: the text report opens with the too-fine tasks at ompcollect-advice.c:$fibtask and their numbers" "$tmp/finefib.txt"
 fi
-if [ "$(py finefib "r['tasks'] is not None and r['tasks']['constructs'] is None")" != True ]; then
+if [ "$unnamed" != True ]; then
     # The scheduling each thread is charged is its queued runs times the least
     # waiting per run of any thread: never more than its own IBAR and EBAR time.
     ok "$(py finefib "r['tasks']['sched_ns'] > 0 and r['totals']['task_overhead']['sched_ns'] == r['tasks']['sched_ns'] and all(t['sched_ns'] <= (s['states']['IBAR'] + s['states']['EBAR']) * r['interval_ns'] for t in r['tasks']['threads'] for s in [r['threads'][t['index']]])")" \

@@ -49,6 +49,17 @@ if [ -n "$sanitizers" ]; then
     export LD_PRELOAD ASAN_OPTIONS
 fi
 
+# mpi_launcher WHAT: the whole script skipped when there is no MPI launcher
+# (MPIRUN or mpirun) to run WHAT with, else mpi_flags.
+mpi_launcher() {
+    mpirun=${MPIRUN:-mpirun}
+    if ! command -v "$mpirun" >/dev/null 2>&1; then
+        echo "1..0 # SKIP no MPI launcher ($mpirun) to run $1 with"
+        exit 0
+    fi
+    mpi_flags
+}
+
 # mpi_flags: mpirun (MPIRUN or mpirun), its flags (Open MPI: running as root
 # allowed, ranks on fewer cores than asked) and limit, a timeout so that a
 # hung MPI job cannot hang the suite.

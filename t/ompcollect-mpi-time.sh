@@ -9,12 +9,7 @@ if [ ! -x "$program" ] || [ ! -f "$library" ]; then
     echo "1..0 # SKIP no MPI library or test program: configure found no usable mpicc (Debian: apt-get install openmpi-bin libopenmpi-dev)"
     exit 0
 fi
-mpirun=${MPIRUN:-mpirun}
-if ! command -v "$mpirun" >/dev/null 2>&1; then
-    echo "1..0 # SKIP no MPI launcher ($mpirun) to run the test program with"
-    exit 0
-fi
-mpi_flags
+mpi_launcher "the test program"
 # Rank 1 computes this long before the barrier rank 0 waits in.
 seconds=0.8
 if ! $limit "$mpirun" -np 2 $flags "$program" 0.01 >"$tmp/plain.out" 2>"$tmp/plain.err" \

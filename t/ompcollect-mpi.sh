@@ -8,12 +8,7 @@ if [ ! -x "$hybrid" ]; then
     echo "1..0 # SKIP examples/hybrid was not built: configure found no usable mpicc (Debian: apt-get install openmpi-bin libopenmpi-dev)"
     exit 0
 fi
-mpirun=${MPIRUN:-mpirun}
-if ! command -v "$mpirun" >/dev/null 2>&1; then
-    echo "1..0 # SKIP no MPI launcher ($mpirun) to run examples/hybrid with"
-    exit 0
-fi
-mpi_flags
+mpi_launcher examples/hybrid
 seconds=${OMPCOLLECT_MPI_SECONDS:-0.3}
 
 if ! $limit "$mpirun" -np 2 $flags "$hybrid" 0.05 >"$tmp/plain.out" 2>"$tmp/plain.err" \
