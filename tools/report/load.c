@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "omp_collector_api.h"
+#include "sort.h"
 #include "symbolize.h"
 
 void ompc_damage_note(struct ompc_damage *damage, const char *fmt, ...)
@@ -45,11 +48,36 @@ static int read_exact(int fd, void *buffer, size_t size, uint64_t offset)
 }
 
 /*
+ * The parts of a process slot that hold data, as read_sparse found them,
+ * in order: the rest of the slot is holes, zeros nobody wrote.  The table
+ * scans skip the holes, since reading a page of the slot's fresh mapping
+ * costs a page fault, and a slot is megabytes of mostly free rows.
+ */
+struct filled {
+    size_t count, capacity;
+    struct filled_run {
+        uint64_t from, to; /* offsets in the slot */
+    } *runs;
+};
+
+/* Notes [from, to) of the slot as data; -1 without memory. */
+static int note_filled(struct filled *filled, uint64_t from, uint64_t to)
+{
+    if (filled == NULL)
+        return 0;
+    if (ompc_grow(&filled->runs, filled->count + 1, &filled->capacity, sizeof *filled->runs) != 0)
+        return -1;
+    filled->runs[filled->count++] = (struct filled_run){from, to};
+    return 0;
+}
+
+/*
  * read_exact into a zeroed buffer, reading only the parts of the file
  * that hold data: a record's tables are sparse reservations, mostly holes
- * (-1 when the file ends before `offset + size`, as read_exact).
+ * (-1 when the file ends before `offset + size`, as read_exact).  The
+ * parts read go to `filled` (when not NULL).
  */
-static int read_sparse(int fd, void *buffer, size_t size, uint64_t offset)
+static int read_sparse(int fd, void *buffer, size_t size, uint64_t offset, struct filled *filled)
 {
     struct stat info;
     if (fstat(fd, &info) != 0 || (uint64_t)info.st_size < offset || (uint64_t)info.st_size - offset < size)
@@ -57,17 +85,47 @@ static int read_sparse(int fd, void *buffer, size_t size, uint64_t offset)
     uint64_t end = offset + size;
     for (uint64_t at = offset; at < end;) {
         off_t data = lseek(fd, (off_t)at, SEEK_DATA);
-        if (data < 0) /* ENXIO: holes to the end; else no hole support, so read it all */
-            return errno == ENXIO ? 0 : read_exact(fd, (char *)buffer + (at - offset), end - at, at);
+        if (data < 0 && errno == ENXIO) /* holes to the end */
+            return 0;
+        if (data < 0) /* no hole support: read it all */
+            return note_filled(filled, at - offset, size) != 0
+                || read_exact(fd, (char *)buffer + (at - offset), end - at, at) != 0 ? -1 : 0;
         if ((uint64_t)data >= end)
             return 0;
         off_t hole = lseek(fd, data, SEEK_HOLE);
         uint64_t stop = hole < 0 || (uint64_t)hole > end ? end : (uint64_t)hole;
-        if (read_exact(fd, (char *)buffer + ((uint64_t)data - offset), stop - (uint64_t)data, (uint64_t)data) != 0)
+        if (note_filled(filled, (uint64_t)data - offset, stop - offset) != 0
+            || read_exact(fd, (char *)buffer + ((uint64_t)data - offset), stop - (uint64_t)data, (uint64_t)data) != 0)
             return -1;
         at = stop;
     }
     return 0;
+}
+
+/*
+ * The first row at or after `row` of a slot's table (`count` rows of
+ * `size` bytes at `base`) that lies at least partly in data; `count` when
+ * none does.  Rows in holes are zero: free.
+ */
+static int next_filled_row(const struct filled *filled, size_t base, size_t size, int row, int count)
+{
+    if (row >= count)
+        return count;
+    uint64_t at = base + (uint64_t)row * size;
+    size_t low = 0, high = filled->count;
+    while (low < high) { /* the first run ending after `at` */
+        size_t middle = low + (high - low) / 2;
+        if (filled->runs[middle].to <= at)
+            low = middle + 1;
+        else
+            high = middle;
+    }
+    if (low == filled->count)
+        return count;
+    if (filled->runs[low].from <= at)
+        return row;
+    uint64_t next = (filled->runs[low].from - base) / size;
+    return next >= (uint64_t)count ? count : (int)next;
 }
 
 /* Where slot `index` starts in the record. */
@@ -108,6 +166,7 @@ struct limits {
     uint64_t latest_ns; /* the latest time relative to the origin the process can have recorded; UINT64_MAX unknown */
     unsigned long clamped; /* times past latest_ns, set to it */
     unsigned long bad_waits; /* wait slots in no state, emptied */
+    const struct filled *filled; /* the slot's data */
 };
 
 /* A relative time, at most limits->latest_ns (counted when it was later). */
@@ -525,18 +584,37 @@ static void take_mpi(struct ompc_model_process *to, const struct ompc_process *f
                                       "thread's timer counted, or more time than the run; held to them)", bad);
 }
 
-/* The region table, slot for slot (its order is the agent's hash). */
+/* qsort: regions by id, then by their place in the table (which only a damaged record can need). */
+static int compare_regions(const void *a, const void *b)
+{
+    const struct ompc_model_region *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return (x->slot > y->slot) - (x->slot < y->slot);
+}
+
+/* Steps ROW over the rows of the slot's table MEMBER (COUNT rows) that hold data. */
+#define EACH_FILLED_ROW(limits, member, count, row)                                                               \
+    for (int row = next_filled_row((limits)->filled, offsetof(struct ompc_process, member),                       \
+                                   sizeof(((struct ompc_process *)0)->member[0]), 0, (count));                    \
+         row < (count); row = next_filled_row((limits)->filled, offsetof(struct ompc_process, member),            \
+                                              sizeof(((struct ompc_process *)0)->member[0]), row + 1, (count)))
+
+/* The region table's used rows, by id. */
 static int take_regions(struct ompc_model_process *to, const struct ompc_process *from, struct limits *limits)
 {
-    to->regions = calloc(OMPC_MAX_REGIONS, sizeof *to->regions);
+    uint32_t used = 0;
+    EACH_FILLED_ROW(limits, regions, OMPC_MAX_REGIONS, i)
+        used += atomic_load(&from->regions[i].id) != 0;
+    to->regions = calloc(used + 1, sizeof *to->regions);
     if (to->regions == NULL)
         return -1;
-    for (int i = 0; i < OMPC_MAX_REGIONS; i++) {
+    EACH_FILLED_ROW(limits, regions, OMPC_MAX_REGIONS, i) {
         const struct ompc_region *region = &from->regions[i];
-        struct ompc_model_region *row = &to->regions[i];
-        /* A free slot stays zero: the table is mostly free, and writing it would touch every page. */
-        if (atomic_load(&region->id) == 0)
+        if (atomic_load(&region->id) == 0 || to->region_count == used)
             continue;
+        struct ompc_model_region *row = &to->regions[to->region_count++];
+        row->slot = (uint32_t)i;
         row->id = atomic_load(&region->id);
         row->parent = atomic_load(&region->parent);
         row->forks = atomic_load(&region->forks);
@@ -548,6 +626,7 @@ static int take_regions(struct ompc_model_process *to, const struct ompc_process
             row->ticks[s] = atomic_load(&region->ticks[s]);
         row->codeptr = atomic_load(&region->codeptr);
     }
+    ompc_qsort(to->regions, to->region_count, sizeof *to->regions, compare_regions);
     return 0;
 }
 
@@ -586,7 +665,7 @@ static int take_constructs(int fd, struct ompc_model_process *to, const struct o
                            const struct limits *limits)
 {
     uint32_t used = 0;
-    for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++)
+    EACH_FILLED_ROW(limits, constructs, OMPC_MAX_CONSTRUCTS, i)
         used += atomic_load(&from->constructs[i].codeptr) != 0;
     int *row_of = malloc(OMPC_MAX_CONSTRUCTS * sizeof *row_of);
     uint64_t *counts = malloc(OMPC_MAX_CONSTRUCTS * sizeof *counts);
@@ -596,12 +675,14 @@ static int take_constructs(int fd, struct ompc_model_process *to, const struct o
         free(counts);
         return -1;
     }
-    for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++) {
+    for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++)
+        row_of[i] = -1;
+    EACH_FILLED_ROW(limits, constructs, OMPC_MAX_CONSTRUCTS, i) {
         const struct ompc_construct *raw = &from->constructs[i];
         uint64_t codeptr = atomic_load(&raw->codeptr);
-        row_of[i] = codeptr != 0 && to->construct_count < used ? (int)to->construct_count : -1;
-        if (row_of[i] < 0)
+        if (codeptr == 0 || to->construct_count == used)
             continue;
+        row_of[i] = (int)to->construct_count;
         struct ompc_model_construct *row = &to->constructs[to->construct_count++];
         *row = (struct ompc_model_construct){.codeptr = codeptr, .forks = atomic_load(&raw->forks),
                                              .joins = atomic_load(&raw->joins), .time_ns = atomic_load(&raw->time_ns),
@@ -660,14 +741,14 @@ static int take_task_constructs(struct ompc_model_process *to, const struct ompc
     to->task_constructs_dropped = atomic_load(&from->task_constructs_dropped);
     to->task_nest_overflow = atomic_load(&from->task_nest_overflow);
     uint32_t used = 0;
-    for (int i = 0; i < OMPC_MAX_TASK_CONSTRUCTS; i++)
+    EACH_FILLED_ROW(limits, task_constructs, OMPC_MAX_TASK_CONSTRUCTS, i)
         used += atomic_load(&from->task_constructs[i].codeptr) != 0;
     to->task_constructs = calloc(used + 1, sizeof *to->task_constructs);
     if (to->task_constructs == NULL)
         return -1;
     unsigned long bad = 0;
-    for (int i = 0; i < OMPC_MAX_TASK_CONSTRUCTS && to->task_construct_count < used; i++) {
-        if (atomic_load(&from->task_constructs[i].codeptr) == 0)
+    EACH_FILLED_ROW(limits, task_constructs, OMPC_MAX_TASK_CONSTRUCTS, i) {
+        if (atomic_load(&from->task_constructs[i].codeptr) == 0 || to->task_construct_count == used)
             continue;
         bad += (unsigned long)take_task_construct(&to->task_constructs[to->task_construct_count++],
                                                   &from->task_constructs[i], limits);
@@ -789,16 +870,17 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     int failed = 0;
     /* A version-5 slot ends before the MPI fields, which stay zero. */
     size_t slot_bytes = header->version == OMPC_RECORD_VERSION ? sizeof *from : OMPC_PROCESS_SIZE_NO_MPI;
-    if (index >= header->process_count || read_sparse(fd, from, slot_bytes, slot_offset(header, index)) != 0) {
+    struct filled filled = {0, 0, NULL};
+    if (index >= header->process_count || read_sparse(fd, from, slot_bytes, slot_offset(header, index), &filled) != 0) {
         ompc_damage_note(&to->damage, "the record ends inside this process's slot (truncated): nothing of it read");
         to->state = OMPC_PROC_FREE;
         failed = (to->threads = calloc(1, sizeof *to->threads)) == NULL
-              || (to->regions = calloc(OMPC_MAX_REGIONS, sizeof *to->regions)) == NULL
+              || (to->regions = calloc(1, sizeof *to->regions)) == NULL
               || (to->constructs = calloc(1, sizeof *to->constructs)) == NULL
               || (to->task_constructs = calloc(1, sizeof *to->task_constructs)) == NULL
               || take_code(to, memset(from, 0, sizeof *from)) != 0;
     } else {
-        struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0};
+        struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0, &filled};
         to->origin_ns = from->origin_ns;
         take_identity(to, from, &limits);
         failed = take_threads(fd, to, from, what, &limits) != 0;
@@ -813,6 +895,7 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
             ompc_damage_note(&to->damage, "%lu waits in no state of the 11 (ignored)", limits.bad_waits);
     }
     munmap(from, sizeof *from);
+    free(filled.runs);
     if (failed) {
         ompc_model_free(to);
         return NULL;

@@ -72,7 +72,8 @@ struct ompc_model_thread {
 
 /* One parallel region (record.h's struct ompc_region). */
 struct ompc_model_region {
-    uint64_t id; /* 0: a free slot */
+    uint64_t id;
+    uint32_t slot; /* its row in the record's table */
     uint64_t parent;
     uint32_t forks, joins;
     uint64_t fork_ns, time_ns;
@@ -160,7 +161,8 @@ struct ompc_model_process {
     uint64_t forks, joins, outermost_ns, nest_overflow;
     struct ompc_model_thread untracked;
     struct ompc_model_thread *threads;
-    struct ompc_model_region *regions; /* OMPC_MAX_REGIONS slots, as the agent hashed them */
+    struct ompc_model_region *regions; /* the used rows, by id */
+    uint32_t region_count;
     uint32_t has_sample;
     uint64_t constructs_dropped;
     struct ompc_model_construct *constructs; /* the used rows, in table order */

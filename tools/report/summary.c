@@ -78,15 +78,11 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
         summary->mpi_calls += thread->mpi_calls;
     }
 
-    summary->regions = malloc(OMPC_MAX_REGIONS * sizeof *summary->regions);
+    summary->regions = malloc((process->region_count + 1) * sizeof *summary->regions);
     if (summary->regions == NULL)
         return -1;
-    for (int i = 0; i < OMPC_MAX_REGIONS; i++) {
-        const struct ompc_model_region *region = &process->regions[i];
-        if (region->id == 0)
-            continue;
-        summary->regions[summary->region_count++] = region;
-    }
+    for (uint32_t i = 0; i < process->region_count; i++)
+        summary->regions[summary->region_count++] = &process->regions[i];
     /* The totals count every instance, also those past the region table. */
     summary->forks = process->forks;
     summary->joins = process->joins;

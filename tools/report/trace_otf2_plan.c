@@ -13,18 +13,18 @@
 /* The pairs (names.c) whose END is the thread acquiring what it waited for: LKWT (a lock), CTWT (a critical's). */
 enum { PAIR_IDLE = 0, PAIR_LKWT = 3, PAIR_CTWT = 4 };
 
-/* The thread slots the samples saw in region `id` (its row in the record), 0 when it has none. */
+/* The thread slots the samples saw in region `id`, 0 when it has none. */
 static uint64_t region_mask(const struct ompc_model_process *process, uint64_t id)
 {
-    uint64_t hash = id * UINT64_C(0x9E3779B97F4A7C15);
-    for (unsigned probe = 0; id != 0 && probe < 64; probe++) {
-        const struct ompc_model_region *row = &process->regions[((hash >> 50) + probe) % OMPC_MAX_REGIONS];
-        if (row->id == 0)
-            break;
-        if (row->id == id)
-            return row->thread_mask;
+    size_t low = 0, high = process->region_count;
+    while (low < high) { /* the regions are by id: the first one of `id` */
+        size_t middle = low + (high - low) / 2;
+        if (process->regions[middle].id < id)
+            low = middle + 1;
+        else
+            high = middle;
     }
-    return 0;
+    return low < process->region_count && process->regions[low].id == id ? process->regions[low].thread_mask : 0;
 }
 
 /* qsort: a location's items in writing order: by begin, the enclosing first, regions before what they hold, states last. */
