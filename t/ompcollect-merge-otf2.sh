@@ -16,7 +16,7 @@ if ! command -v otf2-print >/dev/null 2>&1; then
     exit 0
 fi
 
-echo "1..15"
+echo "1..16"
 n=0
 result_lines="head -n 40"
 
@@ -105,6 +105,15 @@ grep -q '^PROGRAM_BEGIN  *2 .*Argument: "label of rank-b"' "$tmp/sevents" \
     && ! grep -q 'warning\|INVALID' "$tmp/sevents"
 result $? "the second archive's events keep their own strings, attributes and creating threads, remapped" \
     "$tmp/sevents"
+
+# Any record of an input fits in the merged archive's chunks: they are the
+# largest of the inputs' (otf2-synth's libotf2 defaults, ompcollect's 256 KB).
+chunks() {
+    otf2-print -A "$1/traces.otf2" | awk '/^Chunk size (events|definitions)/ {printf "%s ", $4}'
+}
+[ "$(chunks "$tmp/sjob")" = "1048576 4194304 " ] && [ "$(chunks "$tmp/job")" = "262144 262144 " ] \
+    && [ "$(chunks "$tmp/tr1")" = "262144 262144 " ]
+result $? "the merged archive's chunk sizes are the largest of its inputs' ($(chunks "$tmp/sjob")and $(chunks "$tmp/job"))"
 
 # What merge refuses: one archive twice, an output directory in use, damaged archives.
 "$oc" merge --trace="$tmp/twice" "$tmp/tr1" "$tmp/tr2" "$tmp/tr1/traces.otf2" >"$tmp/out" 2>"$tmp/err"

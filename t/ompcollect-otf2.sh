@@ -12,7 +12,7 @@ read_archive() {
     env -u LD_PRELOAD "$reader" "$@"
 }
 
-echo "1..11"
+echo "1..12"
 n=0
 # A failed test shows the first 40 lines of each file it names.
 result_lines="head -n 40"
@@ -299,4 +299,25 @@ EOF
         "$tmp/nested.check" "$tmp/nested.read" "$tmp/err"
 else
     skip "no OTF2: t/otf2-read is not built"
+fi
+
+# A definition must fit in one of the archive's chunks (256 KB): a file name
+# longer than a path can be (a #line of 300,000 bytes here) is kept as its
+# first 4096 bytes and its length, and the archive is written.
+if [ $have_otf2 -eq 1 ] && command -v otf2-print >/dev/null 2>&1; then
+    long=$(head -c 300000 </dev/zero | tr '\0' x)
+    { printf '#line 1 "%s.c"\n' "$long"
+      printf 'int main(void)\n{\n    int n = 0;\n#pragma omp parallel reduction(+ : n)\n    n++;\n    return n == 0;\n}\n'
+    } >"$tmp/long.c"
+    if $CC -fopenmp -g -o "$tmp/long" "$tmp/long.c" >"$tmp/long.cc" 2>&1; then
+        run --runtime "$LIBOMP" -o /dev/null --trace "$tmp/long.otf2" "$tmp/long"
+        [ $status -eq 0 ] && otf2-print -G "$tmp/long.otf2/traces.otf2" >"$tmp/long.defs" 2>&1 \
+            && grep -q "^STRING .*x\{4000\}.*\[\.\.\. 3[0-9]\{5\} bytes in all\]\"\$" "$tmp/long.defs" \
+            && ! grep -q "x\{5000\}" "$tmp/long.defs"
+        result $? "a 300,000-byte file name: the trace keeps its first 4096 bytes and its length" "$tmp/err" "$tmp/long.defs"
+    else
+        skip "$CC cannot build an OpenMP program ($(head -n 1 "$tmp/long.cc"))"
+    fi
+else
+    skip "no OTF2 or no otf2-print"
 fi

@@ -87,6 +87,7 @@ struct merger {
     struct comm_locations *comms;
     size_t comm_count;
     int inputs;           /* how many archives */
+    uint64_t event_chunk, def_chunk; /* the merged archive's chunk sizes: the largest of the inputs' */
     /* The archive being copied. */
     const char *input;
     int input_index;
@@ -1363,15 +1364,26 @@ static int read_definitions(struct merger *m, OTF2_Reader *reader, OTF2_GlobalDe
     return status == OTF2_SUCCESS ? 0 : otf2_failed(m, "reading its global definitions", status);
 }
 
-/* The first pass over an archive: its clock. */
+/* A chunk size of an input, held to what libotf2 writes, and kept when it is the largest so far. */
+static void keep_chunk(uint64_t *largest, uint64_t size)
+{
+    size = size < OTF2_CHUNK_SIZE_MIN ? OTF2_CHUNK_SIZE_MIN : size > OTF2_CHUNK_SIZE_MAX ? OTF2_CHUNK_SIZE_MAX : size;
+    *largest = size > *largest ? size : *largest;
+}
+
+/* The first pass over an archive: its clock, and its chunk sizes (any of its records fits in the merged archive's). */
 static int read_clock(struct merger *m, const char *anchor, struct clock *clock)
 {
     OTF2_Reader *reader = open_reader(m, anchor);
     OTF2_GlobalDefReaderCallbacks *callbacks = OTF2_GlobalDefReaderCallbacks_New();
-    uint64_t count;
+    uint64_t count, event_chunk, def_chunk;
     int status = reader != NULL && callbacks != NULL ? 0 : -1;
     if (callbacks == NULL && reader != NULL)
         fail(m, "out of memory");
+    if (status == 0 && OTF2_Reader_GetChunkSize(reader, &event_chunk, &def_chunk) == OTF2_SUCCESS) {
+        keep_chunk(&m->event_chunk, event_chunk);
+        keep_chunk(&m->def_chunk, def_chunk);
+    }
     if (status == 0) {
         OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(callbacks, read_clock_properties);
         status = read_definitions(m, reader, callbacks, clock, &count);
@@ -1384,6 +1396,18 @@ static int read_clock(struct merger *m, const char *anchor, struct clock *clock)
         OTF2_GlobalDefReaderCallbacks_Delete(callbacks);
     if (reader != NULL)
         OTF2_Reader_Close(reader);
+    return status;
+}
+
+/* Every archive's clock, read before the merged archive is made (a damaged input is refused before that); -1 after a message. */
+static int read_clocks(struct merger *m, const char *const *anchors, int count, struct clock *clocks)
+{
+    int status = 0;
+    for (int i = 0; i < count && status == 0; i++) {
+        m->input = anchors[i];
+        status = read_clock(m, anchors[i], &clocks[i]);
+    }
+    m->input = NULL;
     return status;
 }
 
@@ -1518,19 +1542,13 @@ static int read_archive(struct merger *m, const char *anchor, int i, OTF2_Global
 }
 
 /* Every pass over every archive: the clocks, the definitions pass by pass, the events. */
-static int merge_archives(struct merger *m, const char *const *anchors, int count)
+static int merge_archives(struct merger *m, const char *const *anchors, int count, struct clock *clocks)
 {
-    struct clock *clocks = calloc((size_t)count, sizeof *clocks);
     int64_t *shifts = calloc((size_t)count, sizeof *shifts);
     uint64_t *handled = calloc((size_t)count, sizeof *handled), *defined = calloc((size_t)count, sizeof *defined);
     OTF2_EvtReaderCallbacks *events = event_callbacks();
-    int status = clocks != NULL && shifts != NULL && handled != NULL && defined != NULL && events != NULL
+    int status = shifts != NULL && handled != NULL && defined != NULL && events != NULL
                      ? 0 : (fail(m, "out of memory"), -1);
-    for (int i = 0; i < count && status == 0; i++) {
-        m->input = anchors[i];
-        status = read_clock(m, anchors[i], &clocks[i]);
-    }
-    m->input = NULL;
     if (status == 0)
         status = merged_clock(m, clocks, anchors, count, shifts);
     for (int pass = 0; pass < PASS_COUNT && status == 0; pass++) {
@@ -1556,7 +1574,6 @@ static int merge_archives(struct merger *m, const char *const *anchors, int coun
     }
     if (events != NULL)
         OTF2_EvtReaderCallbacks_Delete(events);
-    free(clocks);
     free(shifts);
     free(handled);
     free(defined);
@@ -1576,8 +1593,8 @@ static OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush, .otf2
 static int open_output(struct merger *m, const char *directory, const char *name, int count)
 {
     char description[128];
-    m->archive = OTF2_Archive_Open(directory, name, OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20, OTF2_SUBSTRATE_POSIX,
-                                   OTF2_COMPRESSION_NONE);
+    m->archive = OTF2_Archive_Open(directory, name, OTF2_FILEMODE_WRITE, m->event_chunk, m->def_chunk,
+                                   OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (m->archive == NULL)
         return otf2_failed(m, "making the merged archive", OTF2_ERROR_INVALID);
     OTF2_ErrorCode status = OTF2_Archive_SetFlushCallbacks(m->archive, &flush_callbacks, NULL);
@@ -1630,9 +1647,13 @@ int ompc_otf2_merge(const char *const *anchors, int count, const char *directory
         error[0] = '\0';
     OTF2_ErrorCallback old = OTF2_Error_RegisterCallback(otf2_complaint, &m);
     m.inputs = count;
-    int status = open_output(&m, directory, name, count);
+    struct clock *clocks = calloc((size_t)count, sizeof *clocks);
+    int status = clocks != NULL ? read_clocks(&m, anchors, count, clocks) : (fail(&m, "out of memory"), -1);
     if (status == 0)
-        status = merge_archives(&m, anchors, count);
+        status = open_output(&m, directory, name, count);
+    if (status == 0)
+        status = merge_archives(&m, anchors, count, clocks);
+    free(clocks);
     if (status == 0)
         status = close_output(&m);
     if (m.archive != NULL)

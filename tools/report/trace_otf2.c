@@ -53,17 +53,41 @@ struct definitions {
     size_t key_count, key_capacity;
 };
 
+/*
+ * The longest string defined whole.  A definition must fit in one of the
+ * archive's 256 KB chunks; the longest real text is a path (4 KB), and
+ * only a damaged binary's line table names a file that is longer.
+ */
+#define STRING_MAX 4096
+
+/* `text` as the archive keeps it when longer than STRING_MAX: its first STRING_MAX bytes and how long it was; NULL without memory. */
+static char *string_cut(const char *text, size_t length)
+{
+    char *cut = malloc(STRING_MAX + 64);
+    if (cut != NULL)
+        snprintf(cut, STRING_MAX + 64, "%.*s[... %zu bytes in all]", STRING_MAX, text, length);
+    return cut;
+}
+
 /* The string ref of `text`, defined on first use; UINT32_MAX without memory. */
 static uint32_t string_ref(struct definitions *defs, const char *text)
 {
+    size_t length = strlen(text);
+    char *cut = length > STRING_MAX ? string_cut(text, length) : NULL;
+    if (length > STRING_MAX && cut == NULL)
+        return UINT32_MAX;
+    const char *kept = cut != NULL ? cut : text;
     for (size_t i = 0; i < defs->string_count; i++)
-        if (strcmp(defs->strings[i], text) == 0)
+        if (strcmp(defs->strings[i], kept) == 0) {
+            free(cut);
             return (uint32_t)i;
-    if (ompc_grow(&defs->strings, defs->string_count + 1, &defs->string_capacity, sizeof *defs->strings) != 0)
+        }
+    char *copy = cut != NULL ? cut : strdup(text);
+    if (copy == NULL || ompc_grow(&defs->strings, defs->string_count + 1, &defs->string_capacity,
+                                  sizeof *defs->strings) != 0) {
+        free(copy);
         return UINT32_MAX;
-    char *copy = strdup(text);
-    if (copy == NULL)
-        return UINT32_MAX;
+    }
     defs->strings[defs->string_count] = copy;
     return (uint32_t)defs->string_count++;
 }
@@ -462,7 +486,9 @@ static OTF2_ErrorCode archive_open(struct archive_job *job, const char *director
     OTF2_ErrorCode status;
     char text[512];
     job->step = "opening the archive";
-    job->archive = OTF2_Archive_Open(directory, name, OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
+    /* The smallest chunks libotf2 allows: every location's writer holds one (256 threads, 64 MB), every reader
+     * clears one per location and per pass over the definitions; no definition is longer than STRING_MAX. */
+    job->archive = OTF2_Archive_Open(directory, name, OTF2_FILEMODE_WRITE, OTF2_CHUNK_SIZE_MIN, OTF2_CHUNK_SIZE_MIN,
                                      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (job->archive == NULL)
         return OTF2_ERROR_INVALID;
