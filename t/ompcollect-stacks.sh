@@ -60,7 +60,9 @@ EOF
         else
             echo "not ok $n - $name: $description"
             echo "# expression: $expression -> $value" | head -n 5
-            { grep -v '^main;' "$tmp/$name.folded" | head -n 10; sort -t' ' -k2 -rn "$tmp/$name.folded" | head -n 5; } | sed 's/^/# /'
+            # Stacks outside main, the most sampled, and the least (where a rare path shows).
+            { grep -v '^main;' "$tmp/$name.folded" | head -n 10; sort -t' ' -k2 -rn "$tmp/$name.folded" | head -n 5
+              sort -t' ' -k2 -n "$tmp/$name.folded" | head -n 5; } | sed 's/^/# /'
         fi
     done <"$tmp/$name.checks" 3<"$tmp/$name.values"
     rm -f "$tmp/$name.checks"
@@ -100,8 +102,10 @@ for cc in clang gcc; do
         "any(has(f, 'main', 'recursion_region', *(['recurse'] * 11), 'spin') for f, s, c in stacks if s == 'WORK')"
     check $name "every recurse frame lies under main and recursion_region" \
         "all(has(f, 'main', 'recursion_region', 'recurse') for f, s, c in stacks if 'recurse' in f)"
+    # A sample can land in worker_only itself, before it calls recurse (a
+    # few instructions: rare; a make -j2 check here met one).
     check $name "a worker's stack (worker_only runs on thread 1 alone) continues through the forking function" \
-        "any('worker_only' in f for f, s, c in stacks) and all(has(f, 'main', 'recursion_region', 'worker_only', 'recurse') for f, s, c in stacks if 'worker_only' in f)"
+        "any(has(f, 'main', 'recursion_region', 'worker_only', 'recurse') for f, s, c in stacks) and all(has(f, 'main', 'recursion_region', 'worker_only') for f, s, c in stacks if 'worker_only' in f)"
     check $name "task tree: every fib frame lies under main and task_tree, on both threads' samples" \
         "sum(c for f, s, c in stacks if 'fib' in [x.split('.')[0] for x in f]) > 0 and all(has(f, 'main', 'task_tree', 'fib') for f, s, c in stacks if 'fib' in [x.split('.')[0] for x in f])"
     check $name "nested regions: inner_leaf lies under main, nested_regions and inner_region" \

@@ -15,7 +15,7 @@
 #include "sampler.h"
 
 #define TEAM 4
-#define HOLD_US 300000
+#define HOLD_US 150000
 enum phase { P_NONE, P_CRITICAL, P_LOCK, P_BARRIER, P_IMBALANCE, P_ORDERED, P_BETWEEN, P_WORK, P_COUNT };
 static const char *const phase_names[P_COUNT] = {"none", "critical", "lock", "explicit barrier",
                                                  "imbalanced loop", "ordered", "between regions",

@@ -250,7 +250,7 @@ static void judge_teams(int p)
 int main(void)
 {
     const char *duration = getenv("TEAM_STATES_SECONDS");
-    seconds = duration != NULL ? atof(duration) : 0.5;
+    seconds = duration != NULL ? atof(duration) : 0.2;
     /* Before START, which starts the runtime: it reads its settings once. */
     setenv("KMP_FORCE_REDUCTION", "critical", 1);
     if (collector_lookup_reported() == NULL || !collector_report_runtime())
