@@ -92,6 +92,42 @@ ok() {
     fi
 }
 
+# check NAME DESCRIPTION EXPRESSION: queues a test of the JSON report
+# $tmp/NAME.json, a Python expression over t/ompcollect-query.py's names;
+# checked NAME [DIAGNOSTIC] evaluates NAME's queue in one python3 and prints a
+# TAP line each, in order.  A failed test shows its expression's value,
+# DIAGNOSTIC's when given (an expression over the report) and the first lines
+# of the run's stderr ($tmp/NAME.err).  Scripts with other checks define their own.
+tab=$(printf '\t')
+check() {
+    printf '%s\t%s\n' "$2" "$3" >>"$tmp/$1.checks"
+}
+checked() {
+    if [ -s "$tmp/$1.json" ]; then
+        python3 "$query" "$tmp/$1.json" --each "$tmp/$1.checks" >"$tmp/$1.values" 2>&1
+    else
+        : >"$tmp/$1.values"
+    fi
+    while IFS="$tab" read -r description expression; do
+        n=$((n + 1))
+        if [ ! -s "$tmp/$1.json" ]; then
+            echo "not ok $n - $1: $description # no report"
+            sed 's/^/# stderr: /' "$tmp/$1.err" 2>/dev/null | head -n 10
+            continue
+        fi
+        IFS= read -r value <&3
+        if [ "$value" = True ]; then
+            echo "ok $n - $1: $description"
+        else
+            echo "not ok $n - $1: $description"
+            echo "# expression: $expression -> $value"
+            [ -n "${2:-}" ] && python3 "$query" "$tmp/$1.json" "$2" 2>&1 | sed 's/^/# /'
+            sed 's/^/# stderr: /' "$tmp/$1.err" 2>/dev/null | head -n 10
+        fi
+    done <"$tmp/$1.checks" 3<"$tmp/$1.values"
+    rm -f "$tmp/$1.checks"
+}
+
 # holds REPORT EXPRESSION: true when the Python expression over a JSON report (see t/ompcollect-query.py) is true.
 holds() {
     [ "$(python3 "$query" "$1" "$2" 2>&1)" = True ]

@@ -18,44 +18,14 @@ for cc in clang gcc; do
 done
 echo "1..30"
 n=0
-# check NAME DESCRIPTION EXPRESSION: queues a test of build NAME's JSON report
-# (t/ompcollect-query.py); checked NAME evaluates them in one python3 and prints
-# a TAP line each, in order.
-check() {
-    printf '%s\t%s\n' "$2" "$3" >>"$tmp/$1.checks"
-}
-checked() {
-    if [ -s "$tmp/$1.json" ]; then
-        python3 "$query" "$tmp/$1.json" --each "$tmp/$1.checks" >"$tmp/$1.values" 2>&1
-    else
-        : >"$tmp/$1.values"
-    fi
-    while IFS="$tab" read -r description expression; do
-        n=$((n + 1))
-        if [ ! -s "$tmp/$1.json" ]; then
-            echo "not ok $n - $1: $description # no report"
-            sed 's/^/# stderr: /' "$tmp/$1.err" 2>/dev/null | head -n 10
-            continue
-        fi
-        IFS= read -r value <&3
-        if [ "$value" = True ]; then
-            echo "ok $n - $1: $description"
-        else
-            echo "not ok $n - $1: $description"
-            echo "# expression: $expression -> $value"
-            python3 "$query" "$tmp/$1.json" \
-                '"\n".join([str((c["location"]["function"], c["location"]["file"], c["location"]["line"], c["location"]["kind"])) for c in r["constructs"]] + [str((w["what"], w["location"]["function"], w["location"]["line"], w["object"]["function"])) for w in r["wait_locations"]])' \
-                2>&1 | sed 's/^/# /'
-        fi
-    done <"$tmp/$1.checks" 3<"$tmp/$1.values"
-    rm -f "$tmp/$1.checks"
-}
-tab=$(printf '\t')
+# check and checked (t/ompcollect-lib.sh); a failed check shows the report's constructs and waits.
+names='"\n".join([str((c["location"]["function"], c["location"]["file"], c["location"]["line"], c["location"]["kind"])) for c in r["constructs"]] + [str((w["what"], w["location"]["function"], w["location"]["line"], w["object"]["function"])) for w in r["wait_locations"]])'
 # Runs one build under ompcollect with a JSON report.
 # gcc code's explicit barriers read EBAR only when OMPCOLLECTOR_GCC_BARRIERS=explicit asks (README).
 # The waits are short and named only when a sample lands in them: 1 ms, whatever the default.
 collect() {
-    OMPCOLLECTOR_GCC_BARRIERS=explicit "$oc" --runtime "$LIBOMP" --interval=1ms -f json -o "$tmp/$1.json" "$tmp/$1" "$seconds" >"$tmp/$1.out" 2>"$tmp/$1.err"
+    OMPCOLLECTOR_GCC_BARRIERS=explicit "$oc" --runtime "$LIBOMP" --interval=1ms -f json -o "$tmp/$1.json" \
+        --save="$tmp/$1.ses" "$tmp/$1" "$seconds" >"$tmp/$1.out" 2>"$tmp/$1.err"
     echo $? >"$tmp/$1.status"
 }
 # A construct row in function $1 (GCC may clone it as solve.constprop.0) at line $2.
@@ -99,7 +69,7 @@ for cc in clang gcc; do
         "not [w for w in r['wait_locations'] if w['state'] in ('IBAR', 'EBAR') and any(x in (w['location']['module'] or '') for x in ('/libomp.so', '/libgomp.so', '/libiomp5.so'))]"
     check $name "raw addresses and the module map are in the JSON" \
         "all(int(c['location']['address'], 16) > 0 for c in r['constructs']) and any(m['path'].endswith('$name') for m in r['modules'])"
-    checked $name
+    checked $name "$names"
 
     name=solver-$cc-nodebug
     collect $name
@@ -109,17 +79,17 @@ for cc in clang gcc; do
         "any(w['state'] == 'LKWT' and w['object']['function'] == 'lk' for w in r['wait_locations'])"
     check $name "without -g: the critical is still named critical(accum)" \
         "any(w['state'] == 'CTWT' and w['what'] == 'critical(accum)' for w in r['wait_locations'])"
-    checked $name
+    checked $name "$names"
 
     name=solver-$cc-stripped
     collect $name
     check $name "stripped: ran and reported (exit 0)" "$(cat "$tmp/$name.status") == 0"
     check $name "stripped: constructs fall back to module + offset" \
         "len(r['constructs']) >= 2 and all(c['location']['kind'] == 'module' and c['location']['module'].endswith('$name') for c in r['constructs'])"
-    checked $name
+    checked $name "$names"
     n=$((n + 1))
     if grep -q "solver-$cc-stripped+0x" "$tmp/$name.text" 2>/dev/null \
-        || { "$oc" --runtime "$LIBOMP" -o "$tmp/$name.text" "$tmp/$name" "$seconds" >/dev/null 2>&1 \
+        || { "$oc" report -o "$tmp/$name.text" "$tmp/$name.ses" >/dev/null 2>&1 \
             && grep -q "solver-$cc-stripped+0x" "$tmp/$name.text"; }; then
         echo "ok $n - $name: the text report shows module+offset rows"
     else

@@ -8,21 +8,8 @@ seconds=0.5
 
 echo "1..17"
 n=0
-# One TAP line; on failure, the expression's value and a per-thread summary as diagnostics.
-check() {
-    n=$((n + 1))
-    value=$(python3 "$query" "$tmp/$1.json" "$3" 2>&1)
-    if [ "$value" = True ]; then
-        echo "ok $n - $1: $2"
-    else
-        echo "not ok $n - $1: $2"
-        echo "# expression: $3 -> $value"
-        python3 "$query" "$tmp/$1.json" \
-            '"\n".join("thread %d%s: %s" % (t["index"], "*" if t["initial"] else "", ", ".join("%s %.1f%%" % (s, share(t, s)) for s in r["states"] if t["states"][s])) for t in threads)' \
-            2>&1 | sed 's/^/# /'
-        sed 's/^/# stderr: /' "$tmp/$1.err" | head -n 10
-    fi
-}
+# check and checked (t/ompcollect-lib.sh); a failed check shows each thread's states.
+threads='"\n".join("thread %d%s: %s" % (t["index"], "*" if t["initial"] else "", ", ".join("%s %.1f%%" % (s, share(t, s)) for s in r["states"] if t["states"][s])) for t in threads)'
 # Runs an example under ompcollect with a JSON report; its stdout stays in $tmp/NAME.out.
 # The shares checked here need the sample density of 1 ms, whatever the default
 # interval (the kernel's tick) is on the machine.
@@ -50,6 +37,7 @@ check imbalance "the long-work initial thread spends >= 50% in WORK" \
     "share(initial, 'WORK') >= 50"
 check imbalance "every thread got >= 90% of the samples its lifetime allows" \
     "all(cover(t) >= 0.9 for t in threads)"
+checked imbalance "$threads"
 
 collect critical
 check critical "a waiting thread spends >= 20% of its samples in CTWT" \
@@ -58,6 +46,7 @@ check critical "the most waited-on wait id is the critical, waited for by both t
     "len(waits) >= 1 and waits[0]['state'] == 'CTWT' and waits[0]['threads'] == 2"
 check critical "no lock waits are reported for a critical" \
     "totals['states']['LKWT'] == 0"
+checked critical "$threads"
 
 collect locks
 check locks "a waiting thread spends >= 20% of its samples in LKWT" \
@@ -66,12 +55,14 @@ check locks "the most waited-on wait id is the lock, waited for by both threads"
     "len(waits) >= 1 and waits[0]['state'] == 'LKWT' and waits[0]['threads'] == 2"
 check locks "no critical waits are reported for a lock" \
     "totals['states']['CTWT'] == 0"
+checked locks "$threads"
 
 collect ordered
 check ordered "both threads wait for their turn: >= 15% ODWT each" \
     "len(threads) == 2 and all(share(t, 'ODWT') >= 15 for t in threads)"
 check ordered "the most waited-on wait id is the ordered construct" \
     "len(waits) >= 1 and waits[0]['state'] == 'ODWT'"
+checked ordered "$threads"
 
 collect nested
 outer=$(printed nested)
@@ -84,3 +75,4 @@ check nested "four threads are sampled (initial, outer worker, two inner workers
     "len(threads) == 4 and all(t['samples'] > 0 for t in threads)"
 check nested "oversubscribed threads still get >= 90% of their samples" \
     "all(cover(t) >= 0.9 for t in threads)"
+checked nested "$threads"
