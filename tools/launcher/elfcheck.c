@@ -9,6 +9,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * Whether a needed library is part of the compilers' and the C library's
+ * runtimes, which never load an MPI library: only another one can (a
+ * program's own library built with mpicc), which the launcher then asks
+ * the dynamic loader about.
+ */
+static int runtime_library(const char *name)
+{
+    static const char *const prefixes[] = {
+        "libc.so.", "libm.so.", "libmvec.so.", "libpthread.so.", "libdl.so.", "librt.so.", "ld-linux",
+        "libgcc_s.so.", "libstdc++.so.", "libatomic.so.", "libquadmath.so.", "libgfortran.so.",
+        "libgomp.so.", "libomp.so", "libiomp5.so"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
 /* The DT_NEEDED names of the dynamic section described by section header `dynamic`. */
 static void scan_needed(const unsigned char *bytes, size_t size, const Elf64_Ehdr *header,
                         const Elf64_Shdr *dynamic, struct ompc_elf_info *info)
@@ -22,13 +40,17 @@ static void scan_needed(const unsigned char *bytes, size_t size, const Elf64_Ehd
         return;
     const Elf64_Dyn *entries = (const Elf64_Dyn *)(bytes + dynamic->sh_offset);
     size_t count = dynamic->sh_size / sizeof(Elf64_Dyn);
+    info->needs_read = 1;
     for (size_t k = 0; k < count && entries[k].d_tag != DT_NULL; k++) {
         if (entries[k].d_tag != DT_NEEDED || entries[k].d_un.d_val >= strings->sh_size)
             continue;
         const char *name = (const char *)bytes + strings->sh_offset + entries[k].d_un.d_val;
         size_t room = strings->sh_size - entries[k].d_un.d_val;
-        if (strnlen(name, room) == room)
+        if (strnlen(name, room) == room) {
+            info->needs_other = 1; /* unreadable: it may be anything */
             continue;
+        }
+        info->needs_other |= !runtime_library(name);
         info->needs_gomp |= strncmp(name, "libgomp.so", 10) == 0;
         info->needs_llvm |= strncmp(name, "libomp.so", 9) == 0 || strncmp(name, "libiomp5.so", 11) == 0;
         if (info->mpi[0] == '\0' && (strncmp(name, "libmpi.so", 9) == 0 || strncmp(name, "libmpich.so", 11) == 0)

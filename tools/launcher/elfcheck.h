@@ -12,6 +12,8 @@ struct ompc_elf_info {
     int needs_llvm;    /* DT_NEEDED names an LLVM or Intel OpenMP runtime */
     char loader[256];  /* PT_INTERP's path, or "" (none, or too long) */
     char mpi[64];      /* the first DT_NEEDED that names an MPI library (libmpi.so.N, libmpich.so.N), or "" */
+    int needs_read;    /* its DT_NEEDED names were read (a file without section headers has none to read) */
+    int needs_other;   /* a DT_NEEDED names a library outside the C, C++, Fortran and OpenMP runtimes */
 };
 
 /* Reads `path`; returns 0 with `info` filled in, or -1 when it cannot be read. */

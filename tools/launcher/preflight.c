@@ -492,7 +492,9 @@ void arrange_mpi(struct run *run, const struct ompc_elf_info *elf, char **preloa
         return;
     }
     char *file = elf->mpi[0] == '\0' ? program_file(run->command[0]) : NULL;
-    int linked = strcmp(elf->mpi, soname) == 0 || (elf->mpi[0] == '\0' && loads_library(elf, file, soname));
+    /* Only a library outside the runtimes can bring libmpi in (elfcheck.c); the loader says which does. */
+    int linked = strcmp(elf->mpi, soname) == 0
+              || (elf->mpi[0] == '\0' && (elf->needs_other || !elf->needs_read) && loads_library(elf, file, soname));
     free(file);
     if (!linked) {
         if (elf->mpi[0] != '\0')
