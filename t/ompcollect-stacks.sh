@@ -2,7 +2,7 @@
 # ompcollect-stacks.sh - builds t/ompcollect-stacks.c with clang and GCC (-g -fno-omit-frame-pointer) and checks --stacks: folded stacks start at main, hold no runtime frame, continue workers' stacks through the forking function, and add up to the samples.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
-seconds=${OMPCOLLECT_STACKS_SECONDS:-0.4}
+seconds=${OMPCOLLECT_STACKS_SECONDS:-0.25}
 
 per_compiler=11
 echo "1..$((2 * per_compiler + 5))"

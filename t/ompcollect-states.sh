@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 examples=$top_builddir/examples
 # Long enough for hundreds of samples per thread, short enough for a 2-core machine.
-seconds=0.5
+seconds=0.3
 
 echo "1..17"
 n=0
