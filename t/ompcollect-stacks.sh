@@ -151,14 +151,17 @@ EOF
     else
         echo "not ok $n - a stack deeper than 64 frames keeps main and the leaf, with [N frames elided] for exactly the frames left out"
     fi
-    # The same run's text report (its saved record).
+    # The same run's text report (its saved record): a run of recursive calls is one row, so the
+    # 100-frame recursion leaves rows for recursion_region, its sibling.
     "$oc" report --stacks -o "$tmp/$name.text" "$tmp/$name.ses" >/dev/null 2>&1
     n=$((n + 1))
-    if sed -n '/^Call paths by state/,$p' "$tmp/$name.text" | grep -Eq '^ +[0-9.]+% +deep_region$'; then
-        echo "ok $n - the text report shows a call tree per state"
+    sed -n '/^Call paths by state/,/^$/p' "$tmp/$name.text" >"$tmp/$name.tree"
+    if grep -Eq '^ +[0-9.]+% +deep_region$' "$tmp/$name.tree" && grep -Eq '^ +[0-9.]+% +recursion_region$' "$tmp/$name.tree" \
+        && grep -Eq '^ +[0-9.]+% +recurse \(x[0-9]+\)$' "$tmp/$name.tree"; then
+        echo "ok $n - the text report shows a call tree per state, a recursion as one row (recurse (xN)) beside its siblings"
     else
-        echo "not ok $n - the text report shows a call tree per state"
-        sed -n '/^Call paths by state/,/^$/s/^/# /p' "$tmp/$name.text" | head -n 20
+        echo "not ok $n - the text report shows a call tree per state, a recursion as one row (recurse (xN)) beside its siblings"
+        sed 's/^/# /' "$tmp/$name.tree" | head -n 30
     fi
 else
     skip "clang did not build the test program" 3

@@ -689,7 +689,28 @@ int ompc_stacks_folded(const struct ompc_stacks *stacks, FILE *out)
     return ferror(out) ? -1 : 0;
 }
 
-/* Prints the rows of a tree below `node`, depth-first, the widest first; `rows` counts what is left to print. */
+/*
+ * The last node of the run of recursive calls that `node` begins: its
+ * only child, and that one's, while each is the same function with every
+ * sample of its parent.  `*repeats` gets the run's length (1: no run).
+ */
+static const struct ompc_stack_node *recursion_end(const struct ompc_stack_node *node, int *repeats)
+{
+    *repeats = 1;
+    while (node->child_count == 1 && node->children[0].samples == node->samples
+           && node->children[0].name_length == node->name_length
+           && memcmp(node->children[0].name, node->name, node->name_length) == 0) {
+        node = &node->children[0];
+        ++*repeats;
+    }
+    return node;
+}
+
+/*
+ * Prints the rows of a tree below `node`, depth-first, the widest first;
+ * `rows` counts what is left to print.  A run of recursive calls is one
+ * row ("recurse (x62)"), so a deep recursion leaves rows for its siblings.
+ */
 static void text_tree(const struct ompc_stack_node *node, int depth, uint64_t state_samples, uint64_t total,
                       int *rows, FILE *out)
 {
@@ -698,9 +719,14 @@ static void text_tree(const struct ompc_stack_node *node, int depth, uint64_t st
         if ((double)next->samples < TEXT_MIN_SHARE * (double)state_samples)
             break;
         (*rows)--;
-        fprintf(out, "  %6.1f%% %*s%.*s\n", total ? 100.0 * (double)next->samples / (double)total : 0.0,
+        int repeats;
+        const struct ompc_stack_node *last = recursion_end(next, &repeats);
+        fprintf(out, "  %6.1f%% %*s%.*s", total ? 100.0 * (double)next->samples / (double)total : 0.0,
                 2 * depth + 2, "", (int)next->name_length, next->name);
-        text_tree(next, depth + 1, state_samples, total, rows, out);
+        if (repeats > 1)
+            fprintf(out, " (x%d)", repeats);
+        fputc('\n', out);
+        text_tree(last, depth + 1, state_samples, total, rows, out);
     }
 }
 
