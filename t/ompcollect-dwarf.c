@@ -59,17 +59,20 @@ KEEP void init_data(double seconds)
 }
 
 /*
- * Blocks every signal around a little work, again and again: the samples
- * the blocked timer held back arrive as the mask is lifted, inside the
- * agent's interposed pthread_sigmask, whose frames are not the user's.
- * A fixed number of rounds: the samples it gets follow the CPU it used,
- * however loaded the machine.
+ * Blocks every signal around a little work, again and again, for `seconds`
+ * of wall-clock time: the samples the blocked timer held back arrive as the
+ * mask is lifted, inside the agent's interposed pthread_sigmask, whose
+ * frames are not the user's.  The agent's timers run on wall-clock time, so
+ * a time, not a number of rounds, gives the same samples on a fast or a
+ * slow CPU (a fixed 9,000 rounds gave 4 samples where the check needs 10
+ * on a CPU twice this one's speed).
  */
-KEEP void mask_loop(long rounds)
+KEEP void mask_loop(double seconds)
 {
     sigset_t all, old;
     sigfillset(&all);
-    for (long i = 0; i < rounds; i++) {
+    double end = omp_get_wtime() + seconds;
+    while (omp_get_wtime() < end) {
         pthread_sigmask(SIG_BLOCK, &all, &old);
         sink = leaf_work(3);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -98,7 +101,7 @@ int main(int argc, char **argv)
         return 0;
     }
     init_data(seconds / 2);
-    mask_loop((long)(seconds * 15000));
+    mask_loop(seconds / 4);
     task_tree(seconds);
     printf("%g\n", sink);
     return 0;

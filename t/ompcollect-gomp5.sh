@@ -72,7 +72,7 @@ fi
 if ! build gomp5-copies; then
     skip "gcc cannot build OpenMP programs" 4
 else
-    run --stacks -f json -o "$tmp/copies.json" --stacks-file="$tmp/copies.folded" --save="$tmp/copies.ses" \
+    run --stacks --interval=1ms -f json -o "$tmp/copies.json" --stacks-file="$tmp/copies.folded" --save="$tmp/copies.ses" \
         "$tmp/gomp5-copies"
     "$oc" report --stacks=folded -o "$tmp/replay.folded" "$tmp/copies.ses" >/dev/null 2>>"$tmp/err"
     if [ "$status" -ne 0 ] || [ ! -s "$tmp/copies.folded" ]; then

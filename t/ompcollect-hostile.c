@@ -32,10 +32,10 @@ int main(int argc, char **argv)
     int fd;
     struct ompc_record_header *header = map_record(&fd);
     if (argc < 2 || header == NULL) {
-        fprintf(stderr, "usage: %s plant PID | plant-next PID | cut | scribble (under ompcollect)\n", argv[0]);
+        fprintf(stderr, "usage: %s plant PID | plant-next PID [MARKER] | cut | scribble (under ompcollect)\n", argv[0]);
         return 2;
     }
-    if ((strcmp(argv[1], "plant") == 0 || strcmp(argv[1], "plant-next") == 0) && argc == 3) {
+    if ((strcmp(argv[1], "plant") == 0 && argc == 3) || (strcmp(argv[1], "plant-next") == 0 && argc <= 4)) {
         /*
          * A slot past ours that says "still recording" and names a process
          * that is not ours: the table's last (every free slot before it
@@ -50,6 +50,23 @@ int main(int argc, char **argv)
         for (uint32_t i = 1; last && i < header->process_count; i++)
             if (atomic_load(&ompc_record_process(header, i)->state) == OMPC_PROC_FREE)
                 atomic_store(&ompc_record_process(header, i)->state, OMPC_PROC_CLAIMED);
+        /*
+         * With a MARKER: says the entry is planted by writing its pid there
+         * (whole, through a rename), then waits for a signal, so that the
+         * test's SIGTERM to the launcher lands while it supervises this
+         * process (its default action ends the wait; a minute at most).
+         */
+        if (argc == 4) {
+            char temporary[4096];
+            snprintf(temporary, sizeof temporary, "%s.tmp", argv[3]);
+            FILE *marker = fopen(temporary, "w");
+            if (marker == NULL || fprintf(marker, "%ld\n", (long)getpid()) < 0 || fclose(marker) != 0
+                || rename(temporary, argv[3]) != 0)
+                return 4;
+            for (int waited = 0; waited < 60; waited++)
+                sleep(1);
+            return 5;
+        }
     } else if (strcmp(argv[1], "cut") == 0) {
         /*
          * Cut away everything past this process's slot (the other slots and

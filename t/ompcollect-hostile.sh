@@ -16,14 +16,14 @@ result $? "a planted 'still recording' entry naming another process is not waite
 kill -0 "$bystander" 2>/dev/null
 result $? "the process the planted entry names was not signalled"
 # The forged slot next to the program's this time: where it lies does not matter to the launcher,
-# and 62 claimed slots fewer to read make the run seconds shorter.
-timeout 60 "$oc" -o "$tmp/plant2.txt" "$prog" plant-next "$bystander" >"$tmp/plant2.out" 2>"$tmp/plant2.err" &
-launcher=$!
-sleep 1
-kill -TERM "$launcher" 2>/dev/null
-wait "$launcher"
-kill -0 "$bystander" 2>/dev/null
-result $? "a SIGTERM to ompcollect is not forwarded to the process a planted entry names"
+# and 62 claimed slots fewer to read make the run seconds shorter.  The program creates the marker
+# once the entry is planted and then waits for a signal: the SIGTERM lands while the launcher
+# supervises, and the program's own end by it (exit 143) shows the launcher forwarded it there.
+status=$(python3 "$top_srcdir/t/ompcollect-run.py" "$tmp/planted" 15 launcher -- \
+    "$oc" -o "$tmp/plant2.txt" "$prog" plant-next "$bystander" "$tmp/planted" 2>"$tmp/plant2.err")
+[ "$status" = 143 ] && grep -q "was killed by signal 15" "$tmp/plant2.err" && kill -0 "$bystander" 2>/dev/null
+result $? "a SIGTERM to ompcollect while it supervises reaches the program (exit $status), not the process a planted entry names" \
+    "$tmp/plant2.err"
 kill "$bystander" 2>/dev/null
 
 "$oc" -o "$tmp/cut.txt" "$prog" cut >"$tmp/cut.out" 2>"$tmp/cut.err"

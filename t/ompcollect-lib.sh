@@ -16,6 +16,12 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ompcollect-test.XXXXXX") || exit 1
 # KEEP_TMP=1 keeps the scratch directory, to read a failure's reports afterwards.
 trap '[ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"' EXIT
 unset OMP_TOOL OMPCOLLECT_SHIM OMPCOLLECT_COLLECTOR OMPCOLLECT_RUNTIME OMP_NUM_THREADS
+# OMPCOLLECT_TEST_THREADS=N: the teams whose size no test fixes get N threads, as on
+# an N-core machine (README, "Machines the suite runs on"); else the machine's.
+if [ -n "${OMPCOLLECT_TEST_THREADS:-}" ]; then
+    OMP_NUM_THREADS=$OMPCOLLECT_TEST_THREADS
+    export OMP_NUM_THREADS
+fi
 
 # A shim built with --enable-sanitizers needs the sanitizer runtimes loaded
 # ahead of it in every process ompcollect starts; the programs themselves

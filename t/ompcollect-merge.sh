@@ -10,8 +10,8 @@ n=0
 # Two real reports of two processes; the crafted inputs are edits of the first.
 # 0.3 s each: dozens of samples, the barrier waits among them (the merge's
 # checks need one construct and its wait in each, not the default 1 s).
-"$oc" --runtime "$LIBOMP" --format=json -o "$tmp/r1.json" "$example" 0.3 >/dev/null 2>"$tmp/run.err" \
-    && "$oc" --runtime "$LIBOMP" --format=json -o "$tmp/r2.json" "$example" 0.3 >/dev/null 2>>"$tmp/run.err"
+"$oc" --runtime "$LIBOMP" --interval=2ms --format=json -o "$tmp/r1.json" "$example" 0.3 >/dev/null 2>"$tmp/run.err" \
+    && "$oc" --runtime "$LIBOMP" --interval=2ms --format=json -o "$tmp/r2.json" "$example" 0.3 >/dev/null 2>>"$tmp/run.err"
 status=$?
 if [ $status -eq 77 ] || ! [ -s "$tmp/r2.json" ]; then
     echo "Bail out! examples/imbalance gave no JSON report to merge (status $status): $(head -n 3 "$tmp/run.err" | tr '\n' ' ')"

@@ -20,7 +20,7 @@ fi
 
 echo "1..10"
 n=0
-(cd "$tmp" && $limit "$mpirun" -np 2 $flags "$oc" --runtime "$LIBOMP" -f json -o 'r.%r.json' "$program" "$seconds" \
+(cd "$tmp" && $limit "$mpirun" -np 2 $flags "$oc" --runtime "$LIBOMP" --interval=2ms -f json -o 'r.%r.json' "$program" "$seconds" \
     >"$tmp/job.out" 2>"$tmp/job.err")
 status=$?
 [ $status -eq 0 ] && [ -f "$tmp/r.0.json" ] && [ -f "$tmp/r.1.json" ] \

@@ -80,7 +80,8 @@ for cc in clang gcc; do
         skip "$cc cannot build OpenMP programs" $per_compiler
         continue
     fi
-    "$oc" --runtime "$LIBOMP" --stacks -f json -o "$tmp/$name.json" --stacks-file="$tmp/$name.folded" \
+    # The interval is given: the checks need samples in short paths, and the default follows the kernel's tick.
+    "$oc" --runtime "$LIBOMP" --stacks --interval=2ms -f json -o "$tmp/$name.json" --stacks-file="$tmp/$name.folded" \
         "$tmp/$name" "$seconds" >"$tmp/$name.out" 2>"$tmp/$name.err"
     status=$?
     check $name "ran (exit $status), every folded line is 'frames;STATE count' with a state of the API" \

@@ -322,7 +322,10 @@ static struct timespec timespec_of(uint64_t ns)
  * interval.  An interval that is a whole number of ticks is put on the
  * tick's grid (first expiry at the next multiple of the interval), so its
  * expirations ride on the interrupts the tick takes anyway; the period is
- * the interval either way, only its phase changes.
+ * the interval either way, only its phase changes.  The period is armed at
+ * an absolute start that the sampler knows (timer_armed_ns): the
+ * expirations by any time are then exactly those the period implies, which
+ * is how the handler counts them (sampler.c, expirations).
  */
 static void arm_timer(struct ompc_thread *slot, int index)
 {
@@ -335,33 +338,25 @@ static void arm_timer(struct ompc_thread *slot, int index)
     if (timer_create(CLOCK_MONOTONIC, &event, &timers[index]) != 0)
         return;
     uint64_t interval = (uint64_t)record->interval_ns;
+    uint64_t start = monotonic_ns(), period_start = start;
+    if (tick_ns != 0 && interval % tick_ns == 0)
+        period_start = start / interval * interval;
     struct itimerspec period;
     period.it_interval = timespec_of(interval);
-    period.it_value = period.it_interval;
-    int flags = 0;
-    uint64_t grid_start = 0;
-    if (tick_ns != 0 && interval % tick_ns == 0) {
-        /* The period begins at the last multiple of the interval: expirations by any later time are exactly those the period implies. */
-        grid_start = monotonic_ns() / interval * interval;
-        period.it_value = timespec_of(grid_start + interval);
-        flags = TIMER_ABSTIME;
-    }
+    period.it_value = timespec_of(period_start + interval);
     /* glibc hands out the kernel's timer id for SIGEV_THREAD_ID timers; the signal carries it back. */
     timer_ids[index] = (int)(intptr_t)timers[index];
-    atomic_store(&timer_armed_ns[index], grid_start);
+    atomic_store(&timer_armed_ns[index], period_start);
     atomic_store(&timer_counted[index], 0);
     atomic_store(&has_timer[index], TIMER_LIVE);
-    if (timer_settime(timers[index], flags, &period, NULL) != 0) {
+    if (timer_settime(timers[index], TIMER_ABSTIME, &period, NULL) != 0) {
         atomic_store(&has_timer[index], TIMER_NONE);
         timer_delete(timers[index]);
         return;
     }
-    /* A relative period's start is read after arming, so the expirations it implies never outnumber the real ones. */
-    if (grid_start == 0)
-        atomic_store(&timer_armed_ns[index], monotonic_ns());
     /* The report's coverage: the thread's life before this was not sampled (never 0: that means never armed). */
     if (atomic_load(&slot->armed_ns) == 0)
-        atomic_store(&slot->armed_ns, now_ns() | 1);
+        atomic_store(&slot->armed_ns, (start - origin_ns) | 1);
 }
 
 /* Deletes thread `index`'s timer; caller holds slots_mutex. */

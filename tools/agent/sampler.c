@@ -76,25 +76,29 @@ int ompc_state_request(ompcollector_sample_t *out)
 }
 
 /*
- * Timer expirations one delivery of thread `index`'s signal stands for:
- * the kernel's 1 + si_overrun, or more when the period's fixed expiry
- * points say more have passed since the last counted one (a thread off the
- * CPU or with the signal blocked collects one pending signal).
+ * Timer expirations one delivery of thread `index`'s signal stands for: those
+ * the period's fixed expiry points (arm_timer) put between the last counted
+ * one and now.  A thread off the CPU or with the signal blocked collects
+ * one pending signal for many; and an expiration that came while an earlier
+ * signal was being handled is counted by that handler and again brings a
+ * signal of its own, which then stands for none (0): counting the kernel's
+ * 1 + si_overrun for it would count that time twice, and a thread could
+ * then be sampled for longer than its timer ran.  Only before the period's
+ * start is known (never, as arm_timer orders it) does the kernel's count serve.
  * Async-signal-safe: yes, only the thread's own signal handler calls it.
  */
 static uint64_t expirations(int index, int overrun)
 {
-    uint64_t weight = 1 + (uint64_t)(overrun > 0 ? overrun : 0);
     uint64_t armed = atomic_load_explicit(&timer_armed_ns[index], memory_order_relaxed);
     uint64_t counted = atomic_load_explicit(&timer_counted[index], memory_order_relaxed);
     uint64_t now = monotonic_ns();
-    if (armed != 0 && now > armed && record->interval_ns > 0) {
-        uint64_t due = (now - armed) / (uint64_t)record->interval_ns;
-        if (due > counted + weight)
-            weight = due - counted;
-    }
-    atomic_store_explicit(&timer_counted[index], counted + weight, memory_order_relaxed);
-    return weight;
+    if (armed == 0 || record->interval_ns <= 0)
+        return 1 + (uint64_t)(overrun > 0 ? overrun : 0);
+    uint64_t due = now > armed ? (now - armed) / (uint64_t)record->interval_ns : 0;
+    if (due <= counted)
+        return 0;
+    atomic_store_explicit(&timer_counted[index], due, memory_order_relaxed);
+    return due - counted;
 }
 
 /* Remembers that this thread waited for object `id` in `state` at `codeptr`; only the thread's own handler writes here. */
@@ -409,8 +413,11 @@ void ompc_on_sample(int signal_number, siginfo_t *info, void *context)
         struct ompc_process *owner = atomic_load_explicit(&process, memory_order_acquire);
         if (timer == TIMER_LIVE && owner != NULL && atomic_load_explicit(&sampling_on, memory_order_acquire)
             && atomic_load_explicit(&owner->threads[index].status, memory_order_acquire)
-                   == OMPC_SLOT_LIVE)
-            take_sample(owner, index, expirations(index, info->si_overrun), context);
+                   == OMPC_SLOT_LIVE) {
+            uint64_t weight = expirations(index, info->si_overrun);
+            if (weight > 0)
+                take_sample(owner, index, weight, context);
+        }
     } else {
         pass_on(signal_number, info, context);
     }

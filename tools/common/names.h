@@ -59,6 +59,9 @@ int ompc_parse_interval(const char *text, long long *nanoseconds);
  * The kernel's scheduler tick in nanoseconds (CLOCK_MONOTONIC_COARSE's
  * resolution), 0 when unknown or finer than 100 us (no usable tick).  The
  * launcher picks the default interval from it, the agent puts timers on it.
+ * OMPCOLLECT_TEST_TICK (an interval, e.g. 10ms) stands in for the kernel's,
+ * so the suite can run as on a kernel it is not on (an HZ=100 one: README,
+ * "Machines the suite runs on").
  */
 long long ompc_kernel_tick_ns(void);
 

@@ -429,6 +429,26 @@ static const char *option_name(int option)
 }
 
 /* Parses the command line up to the program (or the saved run); returns the index of its first word. */
+/*
+ * Test-only: OMPCOLLECT_TEST_INTERVAL_SCALE=K makes every interval, given
+ * or default, K times longer, so a run gets the samples per unit of work
+ * that a K times faster CPU would: a check whose workload is a fixed amount
+ * of work, not a time or a sample count, then shows up as a failure (README,
+ * "Machines the suite runs on").
+ */
+static void scale_interval_for_tests(struct run *run)
+{
+    const char *text = getenv("OMPCOLLECT_TEST_INTERVAL_SCALE");
+    if (text == NULL || *text == '\0')
+        return;
+    char *end;
+    double scale = strtod(text, &end);
+    if (*end != '\0' || !(scale >= 1 && scale <= 100))
+        die(EXIT_OWN_FAILURE, "OMPCOLLECT_TEST_INTERVAL_SCALE '%s' is not a factor from 1 to 100", text);
+    double scaled = (double)run->interval_ns * scale;
+    run->interval_ns = scaled < 1e10 ? (long long)scaled : 10000000000LL;
+}
+
 int parse_options(int argc, char **argv, struct run *run, struct cli *cli)
 {
     opterr = 0;
@@ -455,6 +475,8 @@ int parse_options(int argc, char **argv, struct run *run, struct cli *cli)
             die(EXIT_OWN_FAILURE, "unknown option '-%c' (try '%s --help')", optopt, PROGRAM_NAME);
         die(EXIT_OWN_FAILURE, "unknown option '%s' (try '%s --help')", argv[optind - 1], PROGRAM_NAME);
     }
+    if (!cli->replay)
+        scale_interval_for_tests(run);
     return optind;
 }
 
