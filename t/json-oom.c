@@ -77,7 +77,7 @@ static int write_process(const char *name, const struct ompc_report *report, FIL
 {
     struct ompc_view view = {.kind = OMPC_VIEW_PROCESS, .process = report};
     struct ompc_sink sink = {.kind = OMPC_SINK_STREAM, .out = out};
-    return ompc_writer_write(ompc_writer_find(OMPC_VIEW_PROCESS, name), &view, &sink);
+    return ompc_writer_write(ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, name), &view, &sink);
 }
 
 static int write_report(void *data, FILE *out)

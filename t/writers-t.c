@@ -17,6 +17,7 @@
 #include "omp_collector_api.h"
 #include "record.h"
 #include "report.h"
+#include "compare_writers.h"
 #include "writer.h"
 
 #define ORIGIN_NS UINT64_C(500000000000)
@@ -140,52 +141,66 @@ static void free_files(struct files *files)
         nftw(files->directory, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* The table: names unique per view, every entry complete, and every output the launcher and merge ask for there. */
-static void check_table(void)
+/* Both tables: each entry complete and its name unique among its view's; each holds its own views only. */
+static void check_tables(void)
 {
-    int complete = 1, unique = 1;
-    for (const struct ompc_writer *w = ompc_writers; w->name != NULL; w++) {
-        complete &= w->write != NULL && (w->sink == OMPC_SINK_STREAM || w->sink == OMPC_SINK_DIRECTORY);
-        unique &= ompc_writer_find(w->view, w->name) == w;
-    }
-    tap_ok(complete && unique,
-           "every writer has a write function and a sink kind, and a name unique among its view's");
+    int complete = 1, unique = 1, own = 1;
+    const struct ompc_writer *const tables[] = {ompc_report_writers, ompc_compare_writers};
+    for (int t = 0; t < 2; t++)
+        for (const struct ompc_writer *w = tables[t]; w->name != NULL; w++) {
+            complete &= w->write != NULL && (w->sink == OMPC_SINK_STREAM || w->sink == OMPC_SINK_DIRECTORY);
+            unique &= ompc_writer_find(tables[t], w->view, w->name) == w;
+            own &= (w->view == OMPC_VIEW_PROCESS) == (t == 0);
+        }
+    tap_ok(complete && unique && own,
+           "every writer has a write function and a sink kind, and a name unique among its view's; the report's "
+           "table holds a process's writers only, compare's merge's and diff's only");
     static const char *const process[] = {"text", "csv", "json", "folded", "svg", "trace-json", "csv-dir"};
     int found = 1;
     for (size_t i = 0; i < sizeof process / sizeof process[0]; i++)
-        found &= ompc_writer_find(OMPC_VIEW_PROCESS, process[i]) != NULL;
-    found &= ompc_writer_find(OMPC_VIEW_MERGE, "text") != NULL && ompc_writer_find(OMPC_VIEW_MERGE, "json") != NULL;
-    found &= ompc_writer_find(OMPC_VIEW_DIFF, "text") != NULL && ompc_writer_find(OMPC_VIEW_DIFF, "json") != NULL
-             && ompc_writer_find(OMPC_VIEW_DIFF, "csv") != NULL;
+        found &= ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, process[i]) != NULL;
+    found &= ompc_writer_find(ompc_compare_writers, OMPC_VIEW_MERGE, "text") != NULL
+             && ompc_writer_find(ompc_compare_writers, OMPC_VIEW_MERGE, "json") != NULL;
+    found &= ompc_writer_find(ompc_compare_writers, OMPC_VIEW_DIFF, "text") != NULL
+             && ompc_writer_find(ompc_compare_writers, OMPC_VIEW_DIFF, "json") != NULL
+             && ompc_writer_find(ompc_compare_writers, OMPC_VIEW_DIFF, "csv") != NULL;
 #ifdef HAVE_OTF2
-    found &= ompc_writer_find(OMPC_VIEW_PROCESS, "otf2") != NULL;
+    found &= ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "otf2") != NULL;
 #else
-    found &= ompc_writer_find(OMPC_VIEW_PROCESS, "otf2") == NULL;
+    found &= ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "otf2") == NULL;
 #endif
-    tap_ok(found, "the table has every output: the report's formats, the timeline, both traces, the CSV "
+    tap_ok(found, "the tables have every output: the report's formats, the timeline, both traces, the CSV "
                   "directory, merge's two, diff's three");
 }
 
-/* Each writer given a view or a sink of another kind refuses it, says so, and writes nothing. */
+/* Whether writer `w`, given a view or a sink of another kind, refuses it, says so, and writes nothing. */
+static int refuses(const struct ompc_writer *w, const struct ompc_report *report)
+{
+    char *text = NULL;
+    size_t size = 0;
+    FILE *memory = open_memstream(&text, &size);
+    enum ompc_view_kind other = w->view == OMPC_VIEW_PROCESS ? OMPC_VIEW_MERGE : OMPC_VIEW_PROCESS;
+    struct ompc_view wrong_view = {.kind = other};
+    struct ompc_view view = {.kind = OMPC_VIEW_PROCESS, .process = report};
+    struct ompc_sink stream = {.kind = OMPC_SINK_STREAM, .out = memory};
+    struct ompc_sink directory = {.kind = OMPC_SINK_DIRECTORY};
+    int refused = ompc_writer_write(w, &wrong_view, &stream) == -1 && stream.error[0] != '\0';
+    if (w->view == OMPC_VIEW_PROCESS)
+        refused &= ompc_writer_write(w, &view, w->sink == OMPC_SINK_STREAM ? &directory : &stream) == -1;
+    fclose(memory);
+    refused &= size == 0;
+    free(text);
+    return refused;
+}
+
+/* Each writer of both tables given a view or a sink of another kind refuses it. */
 static void check_refusals(const struct ompc_report *report)
 {
     int refused = 1;
-    for (const struct ompc_writer *w = ompc_writers; w->name != NULL; w++) {
-        char *text = NULL;
-        size_t size = 0;
-        FILE *memory = open_memstream(&text, &size);
-        enum ompc_view_kind other = w->view == OMPC_VIEW_PROCESS ? OMPC_VIEW_MERGE : OMPC_VIEW_PROCESS;
-        struct ompc_view wrong_view = {.kind = other};
-        struct ompc_view view = {.kind = OMPC_VIEW_PROCESS, .process = report};
-        struct ompc_sink stream = {.kind = OMPC_SINK_STREAM, .out = memory};
-        struct ompc_sink directory = {.kind = OMPC_SINK_DIRECTORY};
-        refused &= ompc_writer_write(w, &wrong_view, &stream) == -1 && stream.error[0] != '\0';
-        if (w->view == OMPC_VIEW_PROCESS)
-            refused &= ompc_writer_write(w, &view, w->sink == OMPC_SINK_STREAM ? &directory : &stream) == -1;
-        fclose(memory);
-        refused &= size == 0;
-        free(text);
-    }
+    const struct ompc_writer *const tables[] = {ompc_report_writers, ompc_compare_writers};
+    for (int t = 0; t < 2; t++)
+        for (const struct ompc_writer *w = tables[t]; w->name != NULL; w++)
+            refused &= refuses(w, report);
     tap_ok(refused, "a writer refuses a view or a sink of another kind, saying why and writing nothing");
 }
 
@@ -193,7 +208,7 @@ static void check_refusals(const struct ompc_report *report)
 static void check_all_write(const struct ompc_report *report)
 {
     struct ompc_view view = {.kind = OMPC_VIEW_PROCESS, .process = report};
-    for (const struct ompc_writer *w = ompc_writers; w->name != NULL; w++) {
+    for (const struct ompc_writer *w = ompc_report_writers; w->name != NULL; w++) {
         if (w->view != OMPC_VIEW_PROCESS)
             continue;
         char *text = NULL;
@@ -257,12 +272,12 @@ static void check_csv_sinks(const struct ompc_report *report)
     size_t size = 0;
     FILE *memory = open_memstream(&stream, &size);
     struct ompc_sink sink = {.kind = OMPC_SINK_STREAM, .out = memory};
-    int status = ompc_writer_write(ompc_writer_find(OMPC_VIEW_PROCESS, "csv"), &view, &sink);
+    int status = ompc_writer_write(ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "csv"), &view, &sink);
     fclose(memory);
     struct files files = {0};
     struct ompc_sink directory = {.kind = OMPC_SINK_DIRECTORY, .open = open_file, .directory = make_directory,
                                   .context = &files};
-    status |= ompc_writer_write(ompc_writer_find(OMPC_VIEW_PROCESS, "csv-dir"), &view, &directory);
+    status |= ompc_writer_write(ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "csv-dir"), &view, &directory);
     close_files(&files);
     char *names[32] = {NULL}, *texts[32] = {NULL};
     int count = status == 0 ? split_stream(stream, names, texts, 32) : -1;
@@ -290,10 +305,10 @@ static void check_csv_sinks(const struct ompc_report *report)
 int main(void)
 {
     int process_writers = 0;
-    for (const struct ompc_writer *w = ompc_writers; w->name != NULL; w++)
+    for (const struct ompc_writer *w = ompc_report_writers; w->name != NULL; w++)
         process_writers += w->view == OMPC_VIEW_PROCESS;
     tap_plan(2 + 1 + process_writers + 2);
-    check_table();
+    check_tables();
     struct ompc_model_process *process = load_model();
     struct ompc_report report = describe(process);
     check_refusals(&report);

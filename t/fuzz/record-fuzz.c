@@ -138,7 +138,7 @@ static void write_all(struct ompc_model_process *process)
     /* Every writer of a process's view that writes a stream (the directory ones write the same through files); the JSON ones into memory, read back. */
     struct ompc_view view = {.kind = OMPC_VIEW_PROCESS, .process = &report};
     struct ompc_sink out = {.kind = OMPC_SINK_STREAM, .out = sink};
-    for (const struct ompc_writer *writer = ompc_writers; writer->name != NULL; writer++) {
+    for (const struct ompc_writer *writer = ompc_report_writers; writer->name != NULL; writer++) {
         if (writer->view != OMPC_VIEW_PROCESS || writer->sink != OMPC_SINK_STREAM)
             continue;
         if (strstr(writer->name, "json") != NULL)

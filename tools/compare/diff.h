@@ -113,7 +113,4 @@ const char *ompc_diff_summary(const struct ompc_diff *diff, char *buffer, size_t
 /* The warnings about the two reports (different programs, a run cut short, no samples), each on one line; how many. */
 int ompc_diff_warnings(const struct ompc_diff *diff, char (*lines)[OMPC_DIFF_WARNING_SIZE]);
 
-/* ompcollect diff [-f text|csv|json] [-o FILE] A.json B.json; exit 0, 1 on unusable input, 2 on usage errors. */
-int ompc_diff_main(int argc, char **argv);
-
 #endif /* OMPCOLLECT_DIFF_H */

@@ -133,8 +133,8 @@ void ompc_reports_complain(const char *command, const char *fmt, ...) __attribut
  */
 int ompc_merge_load(const char *command, const char *path, struct ompc_merge_input *input);
 
-/* Writes `length` bytes of `text` to the file `output` (NULL: stdout); 0, or 1 after a message. */
-int ompc_reports_write_output(const char *command, const char *output, const char *text, size_t length);
+/* Reads and checks every report (merge's), refusing a file given twice; 0, or -1 after a message for each it cannot use. */
+int ompc_merge_load_all(char **paths, int count, struct ompc_merge_input *inputs);
 
 /* Orders code locations by what is the same in every process of one binary (module and offset; else the address). */
 int ompc_merge_compare_places(const struct ompc_merge_location *x, const struct ompc_merge_location *y);

@@ -137,14 +137,14 @@ static int task_graph_json(const char *pattern)
 static size_t outputs_asked(const struct run *run, struct output *outputs)
 {
     const struct output asked[] = {
-        {ompc_writer_find(OMPC_VIEW_PROCESS, format_writers[run->format]), run->output, "report"},
-        {ompc_writer_find(OMPC_VIEW_PROCESS, "svg"), run->timeline, "timeline"},
-        {ompc_writer_find(OMPC_VIEW_PROCESS, "trace-json"), run->trace_json, "trace"},
-        {ompc_writer_find(OMPC_VIEW_PROCESS, "csv-dir"), run->csv_dir, "CSV table"},
+        {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, format_writers[run->format]), run->output, "report"},
+        {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "svg"), run->timeline, "timeline"},
+        {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "trace-json"), run->trace_json, "trace"},
+        {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "csv-dir"), run->csv_dir, "CSV table"},
         /* NULL without libotf2, where check_trace_directory refused --trace before the run. */
-        {ompc_writer_find(OMPC_VIEW_PROCESS, "otf2"), run->trace, "OTF2 trace"},
-        {ompc_writer_find(OMPC_VIEW_PROCESS, "folded"), run->folded, "folded stacks"},
-        {ompc_writer_find(OMPC_VIEW_PROCESS, task_graph_json(run->task_graph) ? "task-graph-json" : "task-graph-dot"),
+        {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "otf2"), run->trace, "OTF2 trace"},
+        {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "folded"), run->folded, "folded stacks"},
+        {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, task_graph_json(run->task_graph) ? "task-graph-json" : "task-graph-dot"),
          run->task_graph, "task graph"},
     };
     size_t count = 0;

@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "cli.h"
+#include "compare_cmd.h"
 #include "launcher.h"
 #include "output.h"
 #include "preflight.h"
@@ -19,8 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int ompc_merge_main(int argc, char **argv);
-int ompc_diff_main(int argc, char **argv);
 
 /* Prints a message prefixed with our name and exits with `status`. */
 void die(int status, const char *fmt, ...)

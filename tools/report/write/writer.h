@@ -79,11 +79,12 @@ struct ompc_writer {
     int (*write)(const struct ompc_view *view, struct ompc_sink *sink);
 };
 
-/* Every writer this build has, ending with one whose name is NULL. */
-extern const struct ompc_writer ompc_writers[];
+/* A process's writers in this build, ending with one whose name is NULL (merge's and diff's: compare/compare_writers.h). */
+extern const struct ompc_writer ompc_report_writers[];
 
-/* The writer of `view` views called `name`, or NULL (OTF2 in a build without libotf2). */
-const struct ompc_writer *ompc_writer_find(enum ompc_view_kind view, const char *name);
+/* The writer in `table` of `view` views called `name`, or NULL (OTF2 in a build without libotf2). */
+const struct ompc_writer *ompc_writer_find(const struct ompc_writer *table, enum ompc_view_kind view,
+                                           const char *name);
 
 /* Writes `view` to `sink` with `writer`; -1, without writing, when either is not the kind the writer takes. */
 int ompc_writer_write(const struct ompc_writer *writer, const struct ompc_view *view, struct ompc_sink *sink);

@@ -1,9 +1,7 @@
-/* writers.c - the table of every ompcollect writer (each output is one entry), and the adapters that give the timeline, the traces, merge's summary and diff's comparison the writer interface. */
+/* writers.c - the table of a process's writers (each output is one entry), the adapters that give the timeline and the traces the writer interface, and the lookup and the kind check every table shares. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
-#include "diff.h"
-#include "merge.h"
 #include "names.h"
 #include "report.h"
 #include "writer.h"
@@ -31,35 +29,8 @@ static int otf2_writer(const struct ompc_view *view, struct ompc_sink *sink)
 }
 #endif
 
-static int merge_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
-{
-    return ompc_merge_write(sink->out, OMPC_FORMAT_TEXT, view->merge.inputs, view->merge.count, sink->error,
-                            sizeof sink->error);
-}
-
-static int merge_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
-{
-    return ompc_merge_write(sink->out, OMPC_FORMAT_JSON, view->merge.inputs, view->merge.count, sink->error,
-                            sizeof sink->error);
-}
-
-static int diff_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
-{
-    return ompc_diff_write(sink->out, OMPC_FORMAT_TEXT, view->diff.a, view->diff.b, sink->error, sizeof sink->error);
-}
-
-static int diff_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)
-{
-    return ompc_diff_write(sink->out, OMPC_FORMAT_CSV, view->diff.a, view->diff.b, sink->error, sizeof sink->error);
-}
-
-static int diff_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
-{
-    return ompc_diff_write(sink->out, OMPC_FORMAT_JSON, view->diff.a, view->diff.b, sink->error, sizeof sink->error);
-}
-
-/* The launcher, `ompcollect report`, `ompcollect merge` and `ompcollect diff` find their writers here by view and name. */
-const struct ompc_writer ompc_writers[] = {
+/* The launcher and `ompcollect report` find a process's writers here by name (compare/ has merge's and diff's). */
+const struct ompc_writer ompc_report_writers[] = {
     {"text", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_report_text_writer},
     {"csv", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_report_csv_writer},
     {"json", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_report_json_writer},
@@ -72,17 +43,12 @@ const struct ompc_writer ompc_writers[] = {
 #ifdef HAVE_OTF2
     {"otf2", OMPC_VIEW_PROCESS, OMPC_SINK_DIRECTORY, OMPC_OTF2_NAME ".otf2", otf2_writer},
 #endif
-    {"text", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_text_writer},
-    {"json", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_json_writer},
-    {"text", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_text_writer},
-    {"csv", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_csv_writer},
-    {"json", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_json_writer},
     {NULL, OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, NULL},
 };
 
-const struct ompc_writer *ompc_writer_find(enum ompc_view_kind view, const char *name)
+const struct ompc_writer *ompc_writer_find(const struct ompc_writer *table, enum ompc_view_kind view, const char *name)
 {
-    for (const struct ompc_writer *writer = ompc_writers; writer->name != NULL; writer++)
+    for (const struct ompc_writer *writer = table; writer->name != NULL; writer++)
         if (writer->view == view && strcmp(writer->name, name) == 0)
             return writer;
     return NULL;

@@ -1,0 +1,55 @@
+/* compare_writers.c - the table of merge's and diff's writers, and the adapters that give merge's summary and diff's comparison the writer interface. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <config.h>
+
+#include "compare_writers.h"
+#include "diff.h"
+#include "merge.h"
+
+/* merge's summary in `format`. */
+static int merge_writer(const struct ompc_view *view, struct ompc_sink *sink, int format)
+{
+    return ompc_merge_write(sink->out, format, view->merge.inputs, view->merge.count, sink->error,
+                            sizeof sink->error);
+}
+
+static int merge_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return merge_writer(view, sink, OMPC_FORMAT_TEXT);
+}
+
+static int merge_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return merge_writer(view, sink, OMPC_FORMAT_JSON);
+}
+
+/* diff's comparison in `format`. */
+static int diff_writer(const struct ompc_view *view, struct ompc_sink *sink, int format)
+{
+    return ompc_diff_write(sink->out, format, view->diff.a, view->diff.b, sink->error, sizeof sink->error);
+}
+
+static int diff_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return diff_writer(view, sink, OMPC_FORMAT_TEXT);
+}
+
+static int diff_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return diff_writer(view, sink, OMPC_FORMAT_CSV);
+}
+
+static int diff_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return diff_writer(view, sink, OMPC_FORMAT_JSON);
+}
+
+/* `ompcollect merge` and `ompcollect diff` find their writers here by view and name. */
+const struct ompc_writer ompc_compare_writers[] = {
+    {"text", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_text_writer},
+    {"json", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_json_writer},
+    {"text", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_text_writer},
+    {"csv", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_csv_writer},
+    {"json", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_json_writer},
+    {NULL, OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, NULL},
+};
