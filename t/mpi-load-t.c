@@ -15,6 +15,7 @@
 #include "omp_collector_api.h"
 #include "record.h"
 #include "report.h"
+#include "sections.h"
 #include "summary.h"
 
 #define ORIGIN_NS UINT64_C(500000000000)

@@ -3,14 +3,11 @@
 #ifndef OMPCOLLECT_ADVICE_H
 #define OMPCOLLECT_ADVICE_H 1
 
-#include <jansson.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "granularity.h"
 
 struct summary;
-struct ompc_csv_tables;
 
 /*
  * The OpenMP threads' samples split the POP way (ompcollect(1), EFFICIENCY
@@ -82,17 +79,10 @@ int ompc_advice_build(const struct summary *summary, struct ompc_advice *advice)
 /* Frees what build allocated; safe on a zeroed or half-built one. */
 void ompc_advice_free(struct ompc_advice *advice);
 
-/* The one sentence on what typically fixes a finding, worded as a hypothesis. */
-const char *ompc_finding_hint(const struct summary *summary, const struct ompc_finding *finding);
+/* Whether a construct's instances are short enough for fork and join to be most of them (SHORT_REGION_NS). */
+int ompc_construct_short_regions(const struct ompc_construct_row *row);
 
-/* The text report's "Opportunities" section (at its top) and "Efficiency" section (before its totals). */
-void ompc_advice_text_opportunities(const struct summary *summary, FILE *out);
-void ompc_advice_text_efficiency(const struct summary *summary, FILE *out);
-
-/* The CSV tables "efficiency", "construct_efficiency", "wait_gain" and "opportunity"; -1 when memory ran out. */
-int ompc_advice_csv(const struct summary *summary, struct ompc_csv_tables *tables);
-
-/* The JSON members "efficiency" and "opportunities" of the report `root`; 0, or -1 when memory runs out. */
-int ompc_advice_json(const struct summary *summary, json_t *root);
+/* Whether a wait location is a task wait (taskwait, taskgroup): no construct's balance explains it. */
+int ompc_wait_is_task_wait(const struct ompc_wait_row *row);
 
 #endif /* OMPCOLLECT_ADVICE_H */

@@ -3,7 +3,6 @@
 #include <config.h>
 
 #include "bounds.h"
-#include "jsonw.h"
 #include "record.h"
 #include "taskgraph.h"
 
@@ -129,19 +128,4 @@ int ompc_limits_reached(const struct ompc_model_process *process, uint64_t event
         process->modules_dropped, OMPC_MAX_MODULES, OMPC_MODULE_PATH - 1);
     buffer_limits(process, &sums, event_log_bytes, out, &used);
     return used;
-}
-
-json_t *ompc_limits_json(const struct ompc_limit *limits, int count)
-{
-    json_t *array = json_array();
-    int failed = 0;
-    for (int i = 0; i < count && !failed; i++) {
-        json_t *entry = json_object();
-        int bad = ompc_json_set(entry, "what", json_string(limits[i].what));
-        bad |= ompc_json_set(entry, "count", ompc_json_u64(limits[i].count));
-        bad |= ompc_json_set(entry, "bound", ompc_json_u64(limits[i].bound));
-        bad |= ompc_json_set(entry, "text", ompc_json_string(limits[i].text));
-        failed |= ompc_json_append(array, ompc_json_built(entry, bad));
-    }
-    return ompc_json_built(array, failed);
 }

@@ -7,7 +7,6 @@
 
 #include "model.h"
 
-#include <jansson.h>
 
 /* One bound a run reached. */
 struct ompc_limit {
@@ -26,11 +25,5 @@ struct ompc_limit {
  */
 int ompc_limits_reached(const struct ompc_model_process *process, uint64_t event_log_bytes,
                         struct ompc_limit out[OMPC_LIMIT_KINDS]);
-
-/*
- * The limits as a JSON array of {what, count, bound, text}, the same in the
- * report and the trace; NULL when out of memory.
- */
-json_t *ompc_limits_json(const struct ompc_limit *limits, int count);
 
 #endif /* OMPCOLLECT_BOUNDS_H */

@@ -3,9 +3,7 @@
 #ifndef OMPCOLLECT_LOCATIONS_H
 #define OMPCOLLECT_LOCATIONS_H 1
 
-#include <jansson.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "model.h"
 #include "record.h"
@@ -58,24 +56,6 @@ int ompc_locations_build(const struct ompc_model_process *process, struct ompc_l
 
 /* Frees what build allocated; safe on a zeroed or half-built one. */
 void ompc_locations_free(struct ompc_locations *locations);
-
-/* The "Parallel constructs" and "Waits by location" text tables; `total` is the samples shares are of. */
-void ompc_locations_text(const struct ompc_locations *locations, uint64_t total, FILE *out);
-
-struct ompc_csv_tables;
-
-/* The same as CSV tables ("construct", "wait_location"), each after its header row; -1 when memory ran out. */
-int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_tables *tables);
-
-/* The same as members of the JSON report `report` ("locations_known", "constructs", "wait_locations", "modules", "modules_dropped"); 0, or -1 when memory runs out. */
-int ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
-                        json_t *report);
-
-/* function,file,line,module,module_offset of a location as CSV fields (no leading comma). */
-void ompc_location_csv(FILE *out, const struct ompc_location *where);
-
-/* {"address", "kind", "function", "function_offset", "file", "line", "module", "module_offset"} of a location. */
-json_t *ompc_location_json(uint64_t address, const struct ompc_location *where);
 
 /* What a wait location waited in, as a reader names it ("critical(accum)", "lock `lk` (global)"); `buffer` holds it. */
 const char *ompc_wait_what(const struct ompc_wait_row *row, char *buffer, size_t size);

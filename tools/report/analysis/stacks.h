@@ -3,9 +3,7 @@
 #ifndef OMPCOLLECT_STACKS_H
 #define OMPCOLLECT_STACKS_H 1
 
-#include <jansson.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "model.h"
 #include "record.h"
@@ -54,14 +52,5 @@ struct ompc_stacks *ompc_stacks_build(const struct ompc_model_process *process);
 
 /* Frees what build made. */
 void ompc_stacks_free(struct ompc_stacks *stacks);
-
-/* The folded stacks, "main;solve;work;IBAR 12", one line per stack and state; returns 0 or -1 on a write error. */
-int ompc_stacks_folded(const struct ompc_stacks *stacks, FILE *out);
-
-/* The text report's section: a top-down call tree per state, shares of `total` samples. */
-void ompc_stacks_text(const struct ompc_stacks *stacks, uint64_t total, FILE *out);
-
-/* Sets the member "stacks" of the JSON report `report` (null when `stacks` is NULL); 0, or -1 when memory runs out. */
-int ompc_stacks_json(const struct ompc_stacks *stacks, json_t *report);
 
 #endif /* OMPCOLLECT_STACKS_H */

@@ -4,7 +4,6 @@
 #define OMPCOLLECT_SUMMARY_H 1
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include "advice.h"
 #include "bounds.h"
@@ -12,7 +11,6 @@
 #include "model.h"
 #include "report.h"
 
-struct ompc_csv_tables; /* csv.h: the CSV tables' way to a stream or a directory */
 
 /* One object wait id, merged over every thread that waited for it. */
 struct merged_wait {
@@ -151,10 +149,5 @@ int ompc_event_log_totals(const struct ompc_model_process *process, uint64_t *re
 
 /* The uncontended waits the threads took out of their event logs again (OMPC_SHORT_WAIT_NS): how many, and their time. */
 void ompc_short_wait_totals(const struct ompc_model_process *process, uint64_t *count, uint64_t *ns);
-
-/* The report's three formats, each from the summary; the JSON one returns 0, or -1 when memory runs out or the write fails. */
-void ompc_report_text(const struct summary *summary, FILE *out);
-int ompc_report_csv(const struct summary *summary, struct ompc_csv_tables *tables);
-int ompc_report_json(const struct summary *summary, FILE *out);
 
 #endif /* OMPCOLLECT_SUMMARY_H */

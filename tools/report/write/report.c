@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "sections.h"
 #include "csv.h"
 #include "stacks.h"
 #include "summary.h"

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "sections.h"
 #include "cover.h"
 #include "omp_collector_api.h"
 #include "sort.h"

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "sections.h"
 #include "bounds.h"
 #include "jsonw.h"
 #include "locations.h"
