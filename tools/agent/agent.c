@@ -36,66 +36,29 @@
 #define sigev_notify_thread_id _sigev_un._tid
 #endif
 
-#define AGENT_EXPORT __attribute__((visibility("default")))
-
 /* Exit status of the launched process when the collector cannot attach; the launcher reads why from the record. */
 #define AGENT_REFUSE_STATUS 125
 
-/* The shared state agent.h describes, which the sampling handler (sampler.c) reads. */
-struct ompc_real_functions real;
-collector_api_t api;
-struct ompc_record_header *record;
-struct ompc_process *_Atomic process;
-uint64_t origin_ns;
-int has_sample;
-_Atomic int sampling_on;
-_Atomic int handler_installed;
-struct sigaction program_actions[2];
-_Atomic int program_action_current;
-int timer_ids[OMPC_MAX_THREADS];
-_Atomic unsigned char has_timer[OMPC_MAX_THREADS];
-_Atomic uint64_t timer_armed_ns[OMPC_MAX_THREADS];
-_Atomic uint64_t timer_counted[OMPC_MAX_THREADS];
-
-/* Looks up the next definition of `name` once; a missing one stays NULL. */
-#define RESOLVE(name)                                                                   \
-    do {                                                                                \
-        if (real.name == NULL)                                                          \
-            real.name = (__typeof__(real.name))dlsym(RTLD_NEXT, #name);                 \
-    } while (0)
-
-static int is_main;         /* the process the launcher started: it refuses to run unobserved */
-static int session_live;    /* START answered OK in this image */
-static struct ompc_event_request requests[OMPC_NEVENTS];
-static int request_count;
-static struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
-static int task_request_count;
-static int has_task_request; /* the runtime answered OMPCOLLECTOR_REQ_TASK at START */
-static int has_task_info; /* the runtime answered OMPCOLLECTOR_REQ_TASK_INFO at START and the task events were asked for */
-/* dlpi_adds and dlpi_subs when the module map was last brought up to date. */
-static unsigned long long modules_adds, modules_subs;
-
-static _Atomic int collecting;  /* attached and not yet at exit */
-static uint64_t session_began;  /* CLOCK_MONOTONIC when the start-up (START, which initializes the runtime, and REGISTER) ended */
-static int sample_signal;       /* 0: none chosen yet */
-
-/* Per-thread timers, private to the process (a fork does not inherit them). */
-static timer_t timers[OMPC_MAX_THREADS];
 /*
- * The kernel's scheduler tick (CLOCK_MONOTONIC_COARSE's resolution), 0 when
- * unknown.  Linux fires every CPU's tick at multiples of it on
- * CLOCK_MONOTONIC; a timer that expires on those same instants is run by
- * the tick's own interrupt, while one between ticks costs an interrupt of
- * its own -- on a virtual machine the dearer part of a sample by far.
+ * The agent's state (agent_state.h): the one instance.  The entry points
+ * this file owns (the constructor, the event callbacks, the signal
+ * handler, fork's and exit's handlers, the scanner) reach it here, as
+ * nothing calls them with a pointer of ours; every other module is handed
+ * one.  The hooks below that interpose.c calls use the pointer they get,
+ * named `state` so as not to shadow this.
  */
-static uint64_t tick_ns;
+static struct ompc_agent agent = {
+    .slots_mutex = PTHREAD_MUTEX_INITIALIZER,
+    .begin_mutex = PTHREAD_MUTEX_INITIALIZER,
+    .scanner_mutex = PTHREAD_MUTEX_INITIALIZER,
+    .scan_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
-/* Claims, timer changes and releases of thread slots; never taken in the signal handler. */
-static pthread_mutex_t slots_mutex = PTHREAD_MUTEX_INITIALIZER;
-/* Serialises claiming the process slot. */
-static pthread_mutex_t begin_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_key_t slot_key;
-static int slot_key_made;
+struct ompc_agent *ompc_agent_instance(void)
+{
+    return &agent;
+}
+
 /*
  * This thread's slot.  Initial-exec: the agent is always preloaded, so its
  * TLS is in the static block, and a load from %fs costs neither a
@@ -103,20 +66,6 @@ static int slot_key_made;
  * allocation on first touch.
  */
 static __thread struct ompc_thread *self __attribute__((tls_model("initial-exec")));
-
-/* The scanner: new threads, gone threads, a heartbeat, the handler's ownership, the runtime's arrival. */
-static pthread_t scanner;
-static int scanner_started;
-static pid_t scanner_tid;
-static int scanner_stop;
-static pthread_mutex_t scanner_mutex = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t scanner_cond;
-/*
- * Held by the scanner while it scans (it allocates, and takes the loader's
- * lock): fork waits for it, so a child never inherits a lock the scanner
- * held -- a malloc that is not fork-safe (AddressSanitizer's) would hang.
- */
-static pthread_mutex_t scan_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The kernel id of the calling thread, which SIGEV_THREAD_ID timers target. */
 static pid_t current_tid(void)
@@ -224,8 +173,8 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *opaque)
 {
     struct ompc_process *slot = opaque;
     if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-        modules_adds = info->dlpi_adds;
-        modules_subs = info->dlpi_subs;
+        agent.modules_adds = info->dlpi_adds;
+        agent.modules_subs = info->dlpi_subs;
     }
     char path[OMPC_MODULE_PATH];
     const char *name = info->dlpi_name;
@@ -262,7 +211,7 @@ static void refresh_modules(struct ompc_process *slot, int always)
 {
     if (!always) {
         /* dlpi_adds/dlpi_subs are the same in every entry: one visit tells whether anything changed. */
-        unsigned long long counts[2] = {modules_adds, modules_subs};
+        unsigned long long counts[2] = {agent.modules_adds, agent.modules_subs};
         if (dl_iterate_phdr(modules_changed, counts) == 2)
             return;
     }
@@ -275,8 +224,8 @@ static void refresh_modules(struct ompc_process *slot, int always)
  */
 static struct ompc_process *claim_process(int parent)
 {
-    for (uint32_t i = 0; i < record->process_count; i++) {
-        struct ompc_process *slot = ompc_record_process(record, i);
+    for (uint32_t i = 0; i < agent.record->process_count; i++) {
+        struct ompc_process *slot = ompc_record_process(agent.record, i);
         uint32_t expected = OMPC_PROC_FREE;
         if (!atomic_compare_exchange_strong(&slot->state, &expected, OMPC_PROC_CLAIMED))
             continue;
@@ -286,25 +235,26 @@ static struct ompc_process *claim_process(int parent)
         slot->parent_slot = parent;
         slot->exec_slot = -1;
         for (uint32_t k = 0; k < i; k++) {
-            const struct ompc_process *other = ompc_record_process(record, k);
+            const struct ompc_process *other = ompc_record_process(agent.record, k);
             if (other->pid == slot->pid && atomic_load(&other->state) == OMPC_PROC_EXECED)
                 slot->exec_slot = (int32_t)k;
         }
         slot->start_ticks = start_ticks();
-        slot->origin_ns = origin_ns;
-        atomic_store(&slot->session_ns, session_began > origin_ns ? session_began - origin_ns : 0);
+        slot->origin_ns = agent.origin_ns;
+        atomic_store(&slot->session_ns,
+                     agent.session_began > agent.origin_ns ? agent.session_began - agent.origin_ns : 0);
         set_text(slot->program, program_invocation_name);
-        memcpy(slot->requests, requests, sizeof requests);
-        slot->request_count = request_count;
-        memcpy(slot->task_requests, task_requests, sizeof task_requests);
-        slot->task_request_count = task_request_count;
-        slot->event_mask = record->event_mask;
-        atomic_store(&slot->alive_ns, now_ns());
+        memcpy(slot->requests, agent.requests, sizeof agent.requests);
+        slot->request_count = agent.request_count;
+        memcpy(slot->task_requests, agent.task_requests, sizeof agent.task_requests);
+        slot->task_request_count = agent.task_request_count;
+        slot->event_mask = agent.record->event_mask;
+        atomic_store(&slot->alive_ns, now_ns(&agent));
         note_runtime(slot);
         atomic_store(&slot->state, OMPC_PROC_RECORDING);
         return slot;
     }
-    atomic_fetch_add(&record->processes_dropped, 1);
+    atomic_fetch_add(&agent.record->processes_dropped, 1);
     return NULL;
 }
 
@@ -332,52 +282,52 @@ static void arm_timer(struct ompc_thread *slot, int index)
     struct sigevent event;
     memset(&event, 0, sizeof event);
     event.sigev_notify = SIGEV_THREAD_ID;
-    event.sigev_signo = sample_signal;
+    event.sigev_signo = agent.sample_signal;
     event.sigev_value.sival_int = index;
     event.sigev_notify_thread_id = slot->tid;
-    if (timer_create(CLOCK_MONOTONIC, &event, &timers[index]) != 0)
+    if (timer_create(CLOCK_MONOTONIC, &event, &agent.timers[index]) != 0)
         return;
-    uint64_t interval = (uint64_t)record->interval_ns;
+    uint64_t interval = (uint64_t)agent.record->interval_ns;
     uint64_t start = monotonic_ns(), period_start = start;
-    if (tick_ns != 0 && interval % tick_ns == 0)
+    if (agent.tick_ns != 0 && interval % agent.tick_ns == 0)
         period_start = start / interval * interval;
     struct itimerspec period;
     period.it_interval = timespec_of(interval);
     period.it_value = timespec_of(period_start + interval);
     /* glibc hands out the kernel's timer id for SIGEV_THREAD_ID timers; the signal carries it back. */
-    timer_ids[index] = (int)(intptr_t)timers[index];
-    atomic_store(&timer_armed_ns[index], period_start);
-    atomic_store(&timer_counted[index], 0);
-    atomic_store(&has_timer[index], TIMER_LIVE);
-    if (timer_settime(timers[index], TIMER_ABSTIME, &period, NULL) != 0) {
-        atomic_store(&has_timer[index], TIMER_NONE);
-        timer_delete(timers[index]);
+    agent.timer_ids[index] = (int)(intptr_t)agent.timers[index];
+    atomic_store(&agent.timer_armed_ns[index], period_start);
+    atomic_store(&agent.timer_counted[index], 0);
+    atomic_store(&agent.has_timer[index], TIMER_LIVE);
+    if (timer_settime(agent.timers[index], TIMER_ABSTIME, &period, NULL) != 0) {
+        atomic_store(&agent.has_timer[index], TIMER_NONE);
+        timer_delete(agent.timers[index]);
         return;
     }
     /* The report's coverage: the thread's life before this was not sampled (never 0: that means never armed). */
     if (atomic_load(&slot->armed_ns) == 0)
-        atomic_store(&slot->armed_ns, (start - origin_ns) | 1);
+        atomic_store(&slot->armed_ns, (start - agent.origin_ns) | 1);
 }
 
 /* Deletes thread `index`'s timer; caller holds slots_mutex. */
 static void disarm_timer(int index)
 {
     unsigned char live = TIMER_LIVE;
-    if (atomic_compare_exchange_strong(&has_timer[index], &live, TIMER_DELETED))
-        timer_delete(timers[index]);
+    if (atomic_compare_exchange_strong(&agent.has_timer[index], &live, TIMER_DELETED))
+        timer_delete(agent.timers[index]);
 }
 
 /* Stops every timer of the process, e.g. because the handler is no longer ours; caller holds no lock. */
 static void stop_sampling(int why)
 {
-    struct ompc_process *slot = atomic_load(&process);
-    atomic_store(&sampling_on, 0);
-    pthread_mutex_lock(&slots_mutex);
+    struct ompc_process *slot = atomic_load(&agent.process);
+    atomic_store(&agent.sampling_on, 0);
+    pthread_mutex_lock(&agent.slots_mutex);
     for (int i = 0; i < OMPC_MAX_THREADS; i++)
         disarm_timer(i);
-    pthread_mutex_unlock(&slots_mutex);
+    pthread_mutex_unlock(&agent.slots_mutex);
     if (slot != NULL && atomic_load(&slot->sampling) == OMPC_SAMPLING_ON) {
-        atomic_store(&slot->sampling_stopped_ns, now_ns());
+        atomic_store(&slot->sampling_stopped_ns, now_ns(&agent));
         atomic_store(&slot->sampling, (uint32_t)why);
     }
 }
@@ -389,10 +339,10 @@ static void stop_sampling(int why)
  */
 static struct ompc_thread *claim_thread(pid_t tid, int initial, int scanned)
 {
-    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_process *owner = atomic_load(&agent.process);
     if (owner == NULL)
         return NULL;
-    pthread_mutex_lock(&slots_mutex);
+    pthread_mutex_lock(&agent.slots_mutex);
     int count = atomic_load_explicit(&owner->thread_count, memory_order_relaxed);
     for (int i = 0; i < count; i++) {
         /*
@@ -402,48 +352,48 @@ static struct ompc_thread *claim_thread(pid_t tid, int initial, int scanned)
          */
         if (owner->threads[i].tid == tid
             && (scanned || atomic_load(&owner->threads[i].status) == OMPC_SLOT_LIVE)) {
-            pthread_mutex_unlock(&slots_mutex);
+            pthread_mutex_unlock(&agent.slots_mutex);
             return &owner->threads[i];
         }
     }
-    if (count == OMPC_MAX_THREADS || !atomic_load(&collecting)) {
+    if (count == OMPC_MAX_THREADS || !atomic_load(&agent.collecting)) {
         if (count == OMPC_MAX_THREADS)
             atomic_fetch_add(&owner->threads_not_followed, 1);
-        pthread_mutex_unlock(&slots_mutex);
+        pthread_mutex_unlock(&agent.slots_mutex);
         return NULL;
     }
     struct ompc_thread *slot = &owner->threads[count];
     slot->tid = tid;
     slot->initial = initial;
-    slot->start_ns = now_ns();
+    slot->start_ns = now_ns(&agent);
     slot->last_state = -1;
     /* Without arena room the thread's waits count as overflow and its construct counters are missing: both said in the report. */
-    atomic_store(&slot->waits, ompc_record_alloc(record, OMPC_WAIT_SLOTS * sizeof(struct ompc_wait)));
-    atomic_store(&slot->construct_work, ompc_record_alloc(record, OMPC_MAX_CONSTRUCTS * sizeof(uint64_t)));
-    if (record->flags & OMPC_OPT_TIMELINE) {
-        uint64_t offset = ompc_record_alloc(record, OMPC_TIMELINE_CAP * sizeof(uint64_t));
+    atomic_store(&slot->waits, ompc_record_alloc(agent.record, OMPC_WAIT_SLOTS * sizeof(struct ompc_wait)));
+    atomic_store(&slot->construct_work, ompc_record_alloc(agent.record, OMPC_MAX_CONSTRUCTS * sizeof(uint64_t)));
+    if (agent.record->flags & OMPC_OPT_TIMELINE) {
+        uint64_t offset = ompc_record_alloc(agent.record, OMPC_TIMELINE_CAP * sizeof(uint64_t));
         if (offset != 0)
             atomic_store(&slot->timeline, offset);
         else
             atomic_store(&slot->timeline_truncated, 1);
         /* Each state change's code address, for the SVG's tooltips; without room the timeline only loses them. */
-        if (offset != 0 && has_sample)
-            atomic_store(&slot->timeline_where, ompc_record_alloc(record, OMPC_TIMELINE_CAP * sizeof(uint64_t)));
+        if (offset != 0 && agent.has_sample)
+            atomic_store(&slot->timeline_where, ompc_record_alloc(agent.record, OMPC_TIMELINE_CAP * sizeof(uint64_t)));
     }
-    if (record->flags & OMPC_OPT_STACKS)
-        ompc_stackwalk_claim(record, slot, tid == current_tid());
-    if (record->event_log_bytes != 0) {
+    if (agent.record->flags & OMPC_OPT_STACKS)
+        ompc_stackwalk_claim(agent.record, slot, tid == current_tid());
+    if (agent.record->event_log_bytes != 0) {
         /* No room: every event of the thread is counted as dropped from its first. */
-        uint64_t offset = ompc_record_alloc(record, record->event_log_bytes);
+        uint64_t offset = ompc_record_alloc(agent.record, agent.record->event_log_bytes);
         slot->event_log_capacity
-            = offset != 0 ? (uint32_t)(record->event_log_bytes / sizeof(struct ompc_event_entry)) : 0;
+            = offset != 0 ? (uint32_t)(agent.record->event_log_bytes / sizeof(struct ompc_event_entry)) : 0;
         atomic_store(&slot->event_log, offset);
     }
     atomic_store(&slot->status, OMPC_SLOT_LIVE);
-    if (atomic_load(&sampling_on))
+    if (atomic_load(&agent.sampling_on))
         arm_timer(slot, count);
     atomic_store_explicit(&owner->thread_count, count + 1, memory_order_release);
-    pthread_mutex_unlock(&slots_mutex);
+    pthread_mutex_unlock(&agent.slots_mutex);
     return slot;
 }
 
@@ -462,13 +412,13 @@ static void release_locked(struct ompc_process *owner, struct ompc_thread *slot,
 /* A thread that registered itself is exiting: its lifetime ends here. */
 static void on_thread_exit(void *slot)
 {
-    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_process *owner = atomic_load(&agent.process);
     if (owner == NULL || (struct ompc_thread *)slot < owner->threads
         || (struct ompc_thread *)slot >= owner->threads + OMPC_MAX_THREADS)
         return;
-    pthread_mutex_lock(&slots_mutex);
-    release_locked(owner, slot, now_ns());
-    pthread_mutex_unlock(&slots_mutex);
+    pthread_mutex_lock(&agent.slots_mutex);
+    release_locked(owner, slot, now_ns(&agent));
+    pthread_mutex_unlock(&agent.slots_mutex);
 }
 
 /* The calling thread's slot, claimed on first use; threads past the limit share `untracked`; NULL when not recording. */
@@ -476,17 +426,17 @@ static struct ompc_thread *current_thread(void)
 {
     if (self != NULL)
         return self;
-    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_process *owner = atomic_load(&agent.process);
     if (owner == NULL)
         return NULL;
     pid_t tid = current_tid();
     struct ompc_thread *slot = claim_thread(tid, tid == getpid(), 0);
     if (slot == NULL)
         return self = &owner->untracked;
-    if (slot_key_made)
-        pthread_setspecific(slot_key, slot);
+    if (agent.slot_key_made)
+        pthread_setspecific(agent.slot_key, slot);
     /* A slot the scanner claimed for this thread has no stack bounds yet: only the thread can read them. */
-    if (record->flags & OMPC_OPT_STACKS)
+    if (agent.record->flags & OMPC_OPT_STACKS)
         ompc_stackwalk_bounds(slot);
     return self = slot;
 }
@@ -496,18 +446,28 @@ struct ompc_thread *ompc_current_thread(void)
     return current_thread();
 }
 
-int ompc_thread_sampling_signal(void)
+int ompc_thread_sampling_signal(struct ompc_agent *state)
 {
-    struct ompc_process *owner = atomic_load(&process);
-    if (owner == NULL || sample_signal == 0 || !atomic_load(&sampling_on))
+    struct ompc_process *owner = atomic_load(&state->process);
+    if (owner == NULL || state->sample_signal == 0 || !atomic_load(&state->sampling_on))
         return 0;
     /* The thread's own slot only, never claimed here: a program's signal handler may sleep. */
     struct ompc_thread *slot = self;
     if (slot == NULL || slot < owner->threads || slot >= owner->threads + OMPC_MAX_THREADS)
         return 0;
-    if (atomic_load(&has_timer[slot - owner->threads]) != TIMER_LIVE || atomic_load(&slot->blocked) == 1)
+    if (atomic_load(&state->has_timer[slot - owner->threads]) != TIMER_LIVE || atomic_load(&slot->blocked) == 1)
         return 0;
-    return sample_signal;
+    return state->sample_signal;
+}
+
+/*
+ * The sampling signal's handler: the kernel hands it no pointer of ours,
+ * so it takes the state from here and the sampler (sampler.c) does the
+ * rest.  Async-signal-safe: one call, nothing else.
+ */
+static void on_sample(int signal_number, siginfo_t *info, void *context)
+{
+    ompc_sample_signal(&agent, signal_number, info, context);
 }
 
 /*
@@ -518,10 +478,10 @@ int ompc_thread_sampling_signal(void)
 static int choose_signal(void)
 {
     sigset_t blocked;
-    real.pthread_sigmask(SIG_BLOCK, NULL, &blocked);
+    agent.real.pthread_sigmask(SIG_BLOCK, NULL, &blocked);
     for (int candidate = SIGRTMAX; candidate >= SIGRTMIN; candidate--) {
         struct sigaction current;
-        if (sigismember(&blocked, candidate) || real.sigaction(candidate, NULL, &current) != 0)
+        if (sigismember(&blocked, candidate) || agent.real.sigaction(candidate, NULL, &current) != 0)
             continue;
         if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_DFL)
             return candidate;
@@ -536,24 +496,24 @@ static int choose_signal(void)
  */
 static void start_sampling(struct ompc_process *owner)
 {
-    if (!atomic_load(&handler_installed)) {
-        sample_signal = choose_signal();
+    if (!atomic_load(&agent.handler_installed)) {
+        agent.sample_signal = choose_signal();
         struct sigaction action;
         memset(&action, 0, sizeof action);
-        action.sa_sigaction = ompc_on_sample;
+        action.sa_sigaction = on_sample;
         action.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
         sigemptyset(&action.sa_mask);
-        if (sample_signal == 0
-            || real.sigaction(sample_signal, &action, &program_actions[0]) != 0) {
+        if (agent.sample_signal == 0
+            || agent.real.sigaction(agent.sample_signal, &action, &agent.program_actions[0]) != 0) {
             atomic_store(&owner->sampling, OMPC_SAMPLING_NO_SIGNAL);
             return;
         }
-        atomic_store(&program_action_current, 0);
-        atomic_store(&handler_installed, 1);
+        atomic_store(&agent.program_action_current, 0);
+        atomic_store(&agent.handler_installed, 1);
     }
-    owner->sample_signal = sample_signal;
+    owner->sample_signal = agent.sample_signal;
     atomic_store(&owner->sampling, OMPC_SAMPLING_ON);
-    atomic_store(&sampling_on, 1);
+    atomic_store(&agent.sampling_on, 1);
 }
 
 /* ---- events ---- */
@@ -575,7 +535,7 @@ static int simple_request(int request)
     struct ompc_request batch;
     ompc_request_init(&batch, storage, sizeof storage);
     int entry = ompc_request_add(&batch, request, 0);
-    if (ompc_request_send(&batch, api) != 0)
+    if (ompc_request_send(&batch, agent.api) != 0)
         return -1;
     return ompc_request_ec(&batch, entry);
 }
@@ -587,7 +547,7 @@ static int probe_task_request(void)
     struct ompc_request batch;
     ompc_request_init(&batch, storage, sizeof storage);
     int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK, sizeof(ompcollector_task_t));
-    return ompc_request_send(&batch, api) == 0 && ompc_request_ec(&batch, entry) == OMP_ERRCODE_OK;
+    return ompc_request_send(&batch, agent.api) == 0 && ompc_request_ec(&batch, entry) == OMP_ERRCODE_OK;
 }
 
 /*
@@ -673,7 +633,7 @@ static void region_event(struct ompc_process *owner, struct ompc_thread *slot, i
     /* Only FORK needs the parent; JOIN spares the runtime the question. */
     int parent = event == OMP_EVENT_FORK
                      ? ompc_request_add(&batch, OMP_REQ_PARENT_PRID, OMPC_REQUEST_PRID_MEM) : -1;
-    if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, current) != OMP_ERRCODE_OK)
+    if (ompc_request_send(&batch, agent.api) != 0 || ompc_request_ec(&batch, current) != OMP_ERRCODE_OK)
         return;
     uint64_t region_id = ompc_request_u64(&batch, current, 0), parent_id = 0;
     if (parent >= 0 && ompc_request_ec(&batch, parent) == OMP_ERRCODE_OK)
@@ -681,7 +641,7 @@ static void region_event(struct ompc_process *owner, struct ompc_thread *slot, i
     /* The parallel construct's address, at FORK (OMPCOLLECTOR_REQ_SAMPLE; 0 unknown). */
     uint64_t codeptr = 0;
     ompcollector_sample_t here;
-    if (event == OMP_EVENT_FORK && has_sample && ompc_sample_request(&here) == OMP_ERRCODE_OK)
+    if (event == OMP_EVENT_FORK && agent.has_sample && ompc_sample_request(&agent, &here) == OMP_ERRCODE_OK)
         codeptr = here.region_codeptr;
     if (event == OMP_EVENT_FORK)
         region_forked(owner, slot, parent_id, codeptr, now);
@@ -721,7 +681,7 @@ static int retract_short_wait(struct ompc_thread *slot, int event, uint64_t now)
     if (length == 0 || length > slot->event_log_capacity)
         return 0;
     const struct ompc_event_entry *last
-        = (const struct ompc_event_entry *)((char *)record
+        = (const struct ompc_event_entry *)((char *)agent.record
                                             + atomic_load_explicit(&slot->event_log, memory_order_relaxed))
           + (length - 1);
     uint64_t began = OMPC_EVENT_WHEN(last);
@@ -764,9 +724,9 @@ static void log_event(struct ompc_process *owner, struct ompc_thread *slot, int 
     int pair = ompc_event_pair(event);
     /* IDLE, IBAR, EBAR, LKWT, CTWT, ODWT and ATWT: the pairs that are waits (numbered in names.c). */
     int wait_begin = event % 2 == 1 && pair >= 0 && (pair <= 5 || pair == 9);
-    if (has_sample) {
+    if (agent.has_sample) {
         ompcollector_sample_t here;
-        if (ompc_sample_request(&here) == OMP_ERRCODE_OK) {
+        if (ompc_sample_request(&agent, &here) == OMP_ERRCODE_OK) {
             entry.region = here.region_id;
             if (wait_begin) {
                 entry.wait_id = here.wait_id;
@@ -777,7 +737,7 @@ static void log_event(struct ompc_process *owner, struct ompc_thread *slot, int 
         }
     } else {
         ompcollector_sample_t here;
-        if (ompc_state_request(&here) == 0) {
+        if (ompc_state_request(&agent, &here) == 0) {
             if (wait_begin)
                 entry.wait_id = here.wait_id;
             entry.region = here.region_id;
@@ -785,7 +745,8 @@ static void log_event(struct ompc_process *owner, struct ompc_thread *slot, int 
     }
     uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
     struct ompc_event_entry *log
-        = (struct ompc_event_entry *)((char *)record + atomic_load_explicit(&slot->event_log, memory_order_relaxed));
+        = (struct ompc_event_entry *)((char *)agent.record
+                                      + atomic_load_explicit(&slot->event_log, memory_order_relaxed));
     if (pair >= 0 && event % 2 == 0)
         atomic_store_explicit(&slot->event_log_open_wait, 0, memory_order_relaxed);
     atomic_signal_fence(memory_order_seq_cst);
@@ -803,9 +764,9 @@ static void fork_stack(struct ompc_process *owner, struct ompc_thread *slot)
     struct ompc_request batch;
     ompc_request_init(&batch, storage, sizeof storage);
     int current = ompc_request_add(&batch, OMP_REQ_CURRENT_PRID, OMPC_REQUEST_PRID_MEM);
-    if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, current) != OMP_ERRCODE_OK)
+    if (ompc_request_send(&batch, agent.api) != 0 || ompc_request_ec(&batch, current) != OMP_ERRCODE_OK)
         return;
-    ompc_stackwalk_fork(api, record, owner, slot, ompc_request_u64(&batch, current, 0));
+    ompc_stackwalk_fork(agent.api, agent.record, owner, slot, ompc_request_u64(&batch, current, 0));
 }
 
 static void begin_recording(int parent);
@@ -818,12 +779,12 @@ static void begin_recording(int parent);
 static int task_request(ompcollector_task_t *out)
 {
     *out = (ompcollector_task_t){0};
-    if (has_task_request) {
+    if (agent.has_task_request) {
         int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof *out))];
         struct ompc_request batch;
         ompc_request_init(&batch, storage, sizeof storage);
         int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK, sizeof *out);
-        if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
+        if (ompc_request_send(&batch, agent.api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
             return 0;
         memcpy(out, ompc_request_mem(&batch, entry), sizeof *out);
         return 1;
@@ -834,7 +795,7 @@ static int task_request(ompcollector_task_t *out)
     int id = ompc_request_add(&batch, OMP_REQ_TASK_ID, 8);
     int parent = ompc_request_add(&batch, OMP_REQ_TASK_PID, 8);
     int region = ompc_request_add(&batch, OMP_REQ_CURRENT_PRID, OMPC_REQUEST_PRID_MEM);
-    if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, id) != OMP_ERRCODE_OK
+    if (ompc_request_send(&batch, agent.api) != 0 || ompc_request_ec(&batch, id) != OMP_ERRCODE_OK
         || ompc_request_rsz(&batch, id) != 8)
         return 0;
     int64_t task = (int64_t)ompc_request_u64(&batch, id, 0);
@@ -876,7 +837,8 @@ static void log_task_event(struct ompc_process *owner, struct ompc_thread *slot,
     }
     uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
     struct ompc_event_entry *log
-        = (struct ompc_event_entry *)((char *)record + atomic_load_explicit(&slot->event_log, memory_order_relaxed));
+        = (struct ompc_event_entry *)((char *)agent.record
+                                      + atomic_load_explicit(&slot->event_log, memory_order_relaxed));
     log[length] = entry;
     atomic_signal_fence(memory_order_seq_cst);
     atomic_store_explicit(&slot->event_log_length, length + 1, memory_order_release);
@@ -887,7 +849,7 @@ static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *tot
 {
     if (*depth > 0 && --*depth == 0) {
         if (now == 0)
-            now = now_ns();
+            now = now_ns(&agent);
         if (now > since)
             atomic_fetch_add_explicit(total, now - since, memory_order_relaxed);
     }
@@ -908,10 +870,10 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
     /* One clock reading, taken where first needed (0 until then), serves the construct table, the log and the timers. */
     uint64_t now = 0;
     /* The task construct table's request comes first: a run's end logs what it ends from its answer. */
-    int ends = has_task_info ? ompc_task_site_event(owner, slot, event, &now) : OMPC_TASK_END_UNKNOWN;
-    if (record->event_log_bytes != 0 && OMPC_EVENT_IS_TASK(event)) {
+    int ends = agent.has_task_info ? ompc_task_site_event(&agent, owner, slot, event, &now) : OMPC_TASK_END_UNKNOWN;
+    if (agent.record->event_log_bytes != 0 && OMPC_EVENT_IS_TASK(event)) {
         if (now == 0)
-            now = now_ns();
+            now = now_ns(&agent);
         log_task_event(owner, slot, event, now, ends);
     }
     if (slot == &owner->untracked)
@@ -919,7 +881,7 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
     switch (event) {
     case OMP_EVENT_THR_BEGIN_CREATE_TASK:
         if (slot->task_create_depth++ == 0)
-            slot->task_create_since = now != 0 ? now : now_ns();
+            slot->task_create_since = now != 0 ? now : now_ns(&agent);
         break;
     case OMP_EVENT_THR_END_CREATE_TASK_IMM:
     case OMP_EVENT_THR_END_CREATE_TASK_DEL:
@@ -927,7 +889,7 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
         break;
     case OMP_EVENT_THR_BEGIN_EXEC_TASK:
         if (slot->task_exec_depth++ == 0)
-            slot->task_exec_since = now != 0 ? now : now_ns();
+            slot->task_exec_since = now != 0 ? now : now_ns(&agent);
         break;
     case OMP_EVENT_THR_BEGIN_FINISH_TASK:
         task_timer_end(&slot->task_exec_depth, slot->task_exec_since, &slot->task_exec_ns, now);
@@ -936,7 +898,7 @@ static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int
         if (slot->task_exec_depth > 0) {
             atomic_fetch_add_explicit(&slot->task_suspensions, 1, memory_order_relaxed);
             if (slot->task_suspend_depth++ == 0)
-                slot->task_suspend_since = now != 0 ? now : now_ns();
+                slot->task_suspend_since = now != 0 ? now : now_ns(&agent);
         }
         break;
     case OMP_EVENT_THR_END_SUSPEND_TASK:
@@ -955,7 +917,7 @@ static int dependence_request(ompcollector_task_dependence_t *out)
     struct ompc_request batch;
     ompc_request_init(&batch, storage, sizeof storage);
     int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK_DEPENDENCE, sizeof *out);
-    if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
+    if (ompc_request_send(&batch, agent.api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
         return 0;
     memcpy(out, ompc_request_mem(&batch, entry), sizeof *out);
     return 1;
@@ -970,11 +932,11 @@ static int dependence_request(ompcollector_task_dependence_t *out)
  */
 static void on_own_task_event(int code)
 {
-    if (!atomic_load_explicit(&collecting, memory_order_relaxed))
+    if (!atomic_load_explicit(&agent.collecting, memory_order_relaxed))
         return;
     int saved_errno = errno;
-    struct ompc_process *owner = atomic_load(&process);
-    struct ompc_thread *slot = owner != NULL && record->event_log_bytes != 0 ? current_thread() : NULL;
+    struct ompc_process *owner = atomic_load(&agent.process);
+    struct ompc_thread *slot = owner != NULL && agent.record->event_log_bytes != 0 ? current_thread() : NULL;
     struct ompc_event_entry entry = {0};
     ompcollector_task_t task;
     ompcollector_task_dependence_t dependence;
@@ -984,10 +946,10 @@ static void on_own_task_event(int code)
     } else if (code != OMPC_EVENT_TASK_DEPENDENCE && slot != NULL && task_request(&task)) {
         entry.task = task.id;
     }
-    uint64_t now = now_ns();
+    uint64_t now = now_ns(&agent);
     if (entry.task != 0 && (code != OMPC_EVENT_TASK_DEPENDENCE || entry.parent != 0) && log_room(owner, slot, now)) {
         uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
-        struct ompc_event_entry *log = (struct ompc_event_entry *)((char *)record
+        struct ompc_event_entry *log = (struct ompc_event_entry *)((char *)agent.record
                                                                    + atomic_load_explicit(&slot->event_log,
                                                                                           memory_order_relaxed));
         entry.when = (now << 8) | (uint64_t)code;
@@ -1004,10 +966,10 @@ static void on_own_task_event(int code)
  */
 static inline __attribute__((always_inline)) struct ompc_process *event_owner(struct ompc_thread **slot)
 {
-    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_process *owner = atomic_load(&agent.process);
     if (owner == NULL) {
         begin_recording(-1);
-        owner = atomic_load(&process);
+        owner = atomic_load(&agent.process);
         if (owner == NULL)
             return NULL;
     }
@@ -1025,7 +987,7 @@ static inline __attribute__((always_inline)) struct ompc_process *event_owner(st
 static void on_task_event(OMP_COLLECTORAPI_EVENT event_code)
 {
     int event = (int)event_code;
-    if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event < OMPC_TASK_EVENT_FIRST
+    if (!atomic_load_explicit(&agent.collecting, memory_order_relaxed) || event < OMPC_TASK_EVENT_FIRST
         || event >= OMPC_TASK_EVENT_FIRST + OMPC_TASK_EVENTS)
         return;
     int saved_errno = errno;
@@ -1052,7 +1014,7 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
         on_task_event(event_code);
         return;
     }
-    if (!atomic_load_explicit(&collecting, memory_order_relaxed) || event <= 0 || event >= OMPC_NEVENTS)
+    if (!atomic_load_explicit(&agent.collecting, memory_order_relaxed) || event <= 0 || event >= OMPC_NEVENTS)
         return;
     int saved_errno = errno;
     struct ompc_thread *slot;
@@ -1061,11 +1023,11 @@ static void on_event(OMP_COLLECTORAPI_EVENT event_code)
         errno = saved_errno;
         return;
     }
-    uint64_t now = now_ns();
+    uint64_t now = now_ns(&agent);
     atomic_fetch_add_explicit(&slot->events[event], 1, memory_order_relaxed);
-    if (record->event_log_bytes != 0)
+    if (agent.record->event_log_bytes != 0)
         log_event(owner, slot, event, now);
-    if (event == OMP_EVENT_FORK && (record->flags & OMPC_OPT_STACKS) && slot != &owner->untracked)
+    if (event == OMP_EVENT_FORK && (agent.record->flags & OMPC_OPT_STACKS) && slot != &owner->untracked)
         fork_stack(owner, slot);
     if (event == OMP_EVENT_FORK || event == OMP_EVENT_JOIN) {
         region_event(owner, slot, event, now);
@@ -1096,7 +1058,7 @@ static void register_batch(struct ompc_event_request *answers, int count, omp_co
     ompc_request_init(&batch, storage, sizeof storage);
     for (int i = 0; i < count; i++)
         entries[i] = ompc_request_add_register(&batch, answers[i].event, callback);
-    int result = ompc_request_send(&batch, api);
+    int result = ompc_request_send(&batch, agent.api);
     for (int i = 0; i < count; i++)
         answers[i].ec = result == 0 && entries[i] >= 0 ? ompc_request_ec(&batch, entries[i]) : -1;
 }
@@ -1105,11 +1067,11 @@ static void register_batch(struct ompc_event_request *answers, int count, omp_co
 static void register_task_events(void)
 {
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
-        task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
-    register_batch(task_requests, OMPC_TASK_EVENTS, on_task_event);
-    task_request_count = OMPC_TASK_EVENTS;
+        agent.task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
+    register_batch(agent.task_requests, OMPC_TASK_EVENTS, on_task_event);
+    agent.task_request_count = OMPC_TASK_EVENTS;
     /* The shim's task waits and dependences, for the event log only (--trace, --task-graph); other runtimes answer UNKNOWN. */
-    if (record->event_log_bytes != 0) {
+    if (agent.record->event_log_bytes != 0) {
         struct ompc_event_request own[3] = {{.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
                                             {.event = OMPCOLLECTOR_EVENT_END_TASK_WAIT},
                                             {.event = OMPCOLLECTOR_EVENT_TASK_DEPENDENCE}};
@@ -1124,9 +1086,9 @@ static void register_events(uint32_t mask)
     mask |= (UINT32_C(1) << OMP_EVENT_FORK) | (UINT32_C(1) << OMP_EVENT_JOIN);
     for (int event = 1; event < OMPC_NEVENTS; event++)
         if (mask & (UINT32_C(1) << event))
-            requests[count++].event = event;
-    register_batch(requests, count, on_event);
-    request_count = count;
+            agent.requests[count++].event = event;
+    register_batch(agent.requests, count, on_event);
+    agent.request_count = count;
 }
 
 /* ---- the scanner ---- */
@@ -1134,7 +1096,7 @@ static void register_events(uint32_t mask)
 /* Threads that already exist or were started behind pthread_create's back get a slot here. */
 static void scan_tasks(struct ompc_process *owner)
 {
-    uint64_t scan_began = now_ns();
+    uint64_t scan_began = now_ns(&agent);
     DIR *directory = opendir("/proc/self/task");
     if (directory == NULL)
         return;
@@ -1150,14 +1112,14 @@ static void scan_tasks(struct ompc_process *owner)
             present[present_count++] = tid;
         else
             complete = 0;
-        if (tid != scanner_tid)
+        if (tid != agent.scanner_tid)
             claim_thread(tid, tid == getpid(), 1);
     }
     closedir(directory);
     if (!complete)
         return;
-    uint64_t now = now_ns();
-    pthread_mutex_lock(&slots_mutex);
+    uint64_t now = now_ns(&agent);
+    pthread_mutex_lock(&agent.slots_mutex);
     int count = atomic_load(&owner->thread_count);
     for (int i = 0; i < count; i++) {
         /* A thread claimed after the listing began may simply not be in it. */
@@ -1170,7 +1132,7 @@ static void scan_tasks(struct ompc_process *owner)
         if (!alive)
             release_locked(owner, &owner->threads[i], now);
     }
-    pthread_mutex_unlock(&slots_mutex);
+    pthread_mutex_unlock(&agent.slots_mutex);
 }
 
 /*
@@ -1181,14 +1143,14 @@ static void scan_tasks(struct ompc_process *owner)
  */
 static void check_handler(void)
 {
-    if (!atomic_load(&handler_installed) || !atomic_load(&sampling_on))
+    if (!atomic_load(&agent.handler_installed) || !atomic_load(&agent.sampling_on))
         return;
     struct sigaction current;
-    if (real.sigaction(sample_signal, NULL, &current) != 0)
+    if (agent.real.sigaction(agent.sample_signal, NULL, &current) != 0)
         return;
-    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == ompc_on_sample)
+    if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_sample)
         return;
-    atomic_store(&handler_installed, 0);
+    atomic_store(&agent.handler_installed, 0);
     stop_sampling(OMPC_SAMPLING_REPLACED);
 }
 
@@ -1196,31 +1158,31 @@ static void check_handler(void)
 static void *scanner_main(void *unused)
 {
     (void)unused;
-    scanner_tid = current_tid();
-    pthread_mutex_lock(&scanner_mutex);
-    while (!scanner_stop) {
-        pthread_mutex_unlock(&scanner_mutex);
-        pthread_mutex_lock(&scan_lock);
-        struct ompc_process *owner = atomic_load(&process);
+    agent.scanner_tid = current_tid();
+    pthread_mutex_lock(&agent.scanner_mutex);
+    while (!agent.scanner_stop) {
+        pthread_mutex_unlock(&agent.scanner_mutex);
+        pthread_mutex_lock(&agent.scan_lock);
+        struct ompc_process *owner = atomic_load(&agent.process);
         if (owner != NULL) {
             scan_tasks(owner);
             check_handler();
             if (!atomic_load(&owner->openmp))
                 note_runtime(owner);
             refresh_modules(owner, 0);
-            atomic_store(&owner->alive_ns, now_ns());
+            atomic_store(&owner->alive_ns, now_ns(&agent));
         }
-        pthread_mutex_unlock(&scan_lock);
-        pthread_mutex_lock(&scanner_mutex);
+        pthread_mutex_unlock(&agent.scan_lock);
+        pthread_mutex_lock(&agent.scanner_mutex);
         /* Waking on a tick costs no timer interrupt of its own. */
         uint64_t wake = monotonic_ns() + 10000000;
-        if (tick_ns != 0)
-            wake = (wake + tick_ns - 1) / tick_ns * tick_ns;
+        if (agent.tick_ns != 0)
+            wake = (wake + agent.tick_ns - 1) / agent.tick_ns * agent.tick_ns;
         struct timespec deadline = timespec_of(wake);
-        if (!scanner_stop)
-            pthread_cond_timedwait(&scanner_cond, &scanner_mutex, &deadline);
+        if (!agent.scanner_stop)
+            pthread_cond_timedwait(&agent.scanner_cond, &agent.scanner_mutex, &deadline);
     }
-    pthread_mutex_unlock(&scanner_mutex);
+    pthread_mutex_unlock(&agent.scanner_mutex);
     return NULL;
 }
 
@@ -1230,27 +1192,27 @@ static void start_scanner(void)
     pthread_condattr_t attributes;
     pthread_condattr_init(&attributes);
     pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
-    pthread_cond_init(&scanner_cond, &attributes);
+    pthread_cond_init(&agent.scanner_cond, &attributes);
     pthread_condattr_destroy(&attributes);
-    scanner_stop = 0;
+    agent.scanner_stop = 0;
     sigset_t blocked, previous;
     sigfillset(&blocked);
-    real.pthread_sigmask(SIG_BLOCK, &blocked, &previous);
-    scanner_started = real.pthread_create(&scanner, NULL, scanner_main, NULL) == 0;
-    real.pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    agent.real.pthread_sigmask(SIG_BLOCK, &blocked, &previous);
+    agent.scanner_started = agent.real.pthread_create(&agent.scanner, NULL, scanner_main, NULL) == 0;
+    agent.real.pthread_sigmask(SIG_SETMASK, &previous, NULL);
 }
 
 /* Ends the scanner, so no slot changes after the process's record is closed. */
 static void stop_scanner(void)
 {
-    if (!scanner_started)
+    if (!agent.scanner_started)
         return;
-    pthread_mutex_lock(&scanner_mutex);
-    scanner_stop = 1;
-    pthread_cond_signal(&scanner_cond);
-    pthread_mutex_unlock(&scanner_mutex);
-    pthread_join(scanner, NULL);
-    scanner_started = 0;
+    pthread_mutex_lock(&agent.scanner_mutex);
+    agent.scanner_stop = 1;
+    pthread_cond_signal(&agent.scanner_cond);
+    pthread_mutex_unlock(&agent.scanner_mutex);
+    pthread_join(agent.scanner, NULL);
+    agent.scanner_started = 0;
 }
 
 /*
@@ -1261,30 +1223,31 @@ static void stop_scanner(void)
  */
 static void begin_recording(int parent)
 {
-    if (record == NULL || !session_live || atomic_load(&process) != NULL)
+    if (agent.record == NULL || !agent.session_live || atomic_load(&agent.process) != NULL)
         return;
-    pthread_mutex_lock(&begin_mutex);
-    if (atomic_load(&process) == NULL && atomic_load(&collecting)) {
+    pthread_mutex_lock(&agent.begin_mutex);
+    if (atomic_load(&agent.process) == NULL && atomic_load(&agent.collecting)) {
         struct ompc_process *slot = claim_process(parent);
         if (slot != NULL) {
-            atomic_store(&slot->has_sample, (uint32_t)has_sample);
-            atomic_store(&slot->has_task_info, (uint32_t)has_task_info);
+            atomic_store(&slot->has_sample, (uint32_t)agent.has_sample);
+            atomic_store(&slot->has_task_info, (uint32_t)agent.has_task_info);
             refresh_modules(slot, 1);
-            atomic_store(&process, slot);
-            if (record->flags & OMPC_OPT_SAMPLE)
+            atomic_store(&agent.process, slot);
+            if (agent.record->flags & OMPC_OPT_SAMPLE)
                 start_sampling(slot);
             current_thread();
             start_scanner();
         }
     }
-    pthread_mutex_unlock(&begin_mutex);
+    pthread_mutex_unlock(&agent.begin_mutex);
 }
 
 /* A process without a slot that now has an OpenMP runtime begins recording. */
 static void begin_if_openmp(void)
 {
     char path[OMPC_TEXT_SIZE];
-    if (atomic_load(&process) == NULL && session_live && atomic_load(&collecting) && find_runtime(path))
+    if (atomic_load(&agent.process) == NULL && agent.session_live && atomic_load(&agent.collecting)
+        && find_runtime(path))
         begin_recording(-1);
 }
 
@@ -1301,33 +1264,33 @@ static void *thread_trampoline(void *opaque)
 {
     struct start_box box = *(struct start_box *)opaque;
     free(opaque);
-    if (atomic_load(&collecting))
+    if (atomic_load(&agent.collecting))
         current_thread();
     return box.start(box.argument);
 }
 
 /*
- * pthread_create, interposed: the agent is preloaded ahead of libc, so the
- * runtime's worker threads come through here and are sampled from their
- * first instruction.  The scanner catches whatever does not.
+ * pthread_create's hook (interpose.c): the agent is preloaded ahead of
+ * libc, so the runtime's worker threads come through here and are sampled
+ * from their first instruction.  The scanner catches whatever does not.
  */
-AGENT_EXPORT int pthread_create(pthread_t *restrict thread, const pthread_attr_t *restrict attributes,
-                                void *(*start)(void *), void *restrict argument)
+int ompc_hook_pthread_create(struct ompc_agent *state, pthread_t *restrict thread,
+                             const pthread_attr_t *restrict attributes, void *(*start)(void *),
+                             void *restrict argument)
 {
-    RESOLVE(pthread_create);
-    if (real.pthread_create == NULL)
+    if (state->real.pthread_create == NULL)
         return EAGAIN;
-    if (!atomic_load(&collecting))
-        return real.pthread_create(thread, attributes, start, argument);
+    if (!atomic_load(&state->collecting))
+        return state->real.pthread_create(thread, attributes, start, argument);
     begin_if_openmp();
-    if (atomic_load(&process) == NULL)
-        return real.pthread_create(thread, attributes, start, argument);
+    if (atomic_load(&state->process) == NULL)
+        return state->real.pthread_create(thread, attributes, start, argument);
     struct start_box *box = malloc(sizeof *box);
     if (box == NULL)
-        return real.pthread_create(thread, attributes, start, argument);
+        return state->real.pthread_create(thread, attributes, start, argument);
     box->start = start;
     box->argument = argument;
-    int result = real.pthread_create(thread, attributes, thread_trampoline, box);
+    int result = state->real.pthread_create(thread, attributes, thread_trampoline, box);
     if (result != 0)
         free(box);
     return result;
@@ -1336,31 +1299,30 @@ AGENT_EXPORT int pthread_create(pthread_t *restrict thread, const pthread_attr_t
 /* ---- the program's own use of the sampling signal ---- */
 
 /*
- * sigaction, interposed.  For the sampling signal the program gets a
- * disposition of its own that our handler honours for every delivery that
- * is not our timers': its handler sees exactly its own signals, we keep
- * sampling, and what it reads back is what it set.  Every other signal goes
- * straight to the C library.
+ * sigaction's hook (interpose.c).  For the sampling signal the program
+ * gets a disposition of its own that our handler honours for every
+ * delivery that is not our timers': its handler sees exactly its own
+ * signals, we keep sampling, and what it reads back is what it set.
+ * Every other signal goes straight to the C library.
  */
-AGENT_EXPORT int sigaction(int signal_number, const struct sigaction *restrict action,
-                           struct sigaction *restrict previous)
+int ompc_hook_sigaction(struct ompc_agent *state, int signal_number, const struct sigaction *restrict action,
+                        struct sigaction *restrict previous)
 {
-    RESOLVE(sigaction);
-    if (real.sigaction == NULL) {
+    if (state->real.sigaction == NULL) {
         errno = ENOSYS;
         return -1;
     }
-    if (signal_number == 0 || signal_number != sample_signal || !atomic_load(&handler_installed))
-        return real.sigaction(signal_number, action, previous);
-    int current = atomic_load(&program_action_current);
-    struct sigaction before = program_actions[current];
+    if (signal_number == 0 || signal_number != state->sample_signal || !atomic_load(&state->handler_installed))
+        return state->real.sigaction(signal_number, action, previous);
+    int current = atomic_load(&state->program_action_current);
+    struct sigaction before = state->program_actions[current];
     if (action != NULL) {
-        program_actions[1 - current] = *action;
-        atomic_store(&program_action_current, 1 - current);
-        struct ompc_process *owner = atomic_load(&process);
+        state->program_actions[1 - current] = *action;
+        atomic_store(&state->program_action_current, 1 - current);
+        struct ompc_process *owner = atomic_load(&state->process);
         if (owner != NULL && action->sa_handler != SIG_DFL && action->sa_handler != SIG_IGN
             && atomic_load(&owner->program_handler_ns) == 0) {
-            uint64_t now = now_ns();
+            uint64_t now = now_ns(state);
             atomic_store(&owner->program_handler_ns, now != 0 ? now : 1);
         }
     }
@@ -1377,53 +1339,42 @@ static sighandler_t emulate_signal(int signal_number, sighandler_t handler, int 
     action.sa_handler = handler;
     action.sa_flags = flags;
     sigemptyset(&action.sa_mask);
+    /* The exported sigaction, as the program's own call would reach it (another interposer ahead of us included). */
     if (sigaction(signal_number, &action, &previous) != 0)
         return SIG_ERR;
     return previous.sa_handler;
 }
 
-/* signal, interposed (glibc's calls the library's sigaction internally, past our interposer). */
-AGENT_EXPORT sighandler_t signal(int signal_number, sighandler_t handler)
+/*
+ * The hook of signal, bsd_signal and sysv_signal (interpose.c): `flags`
+ * give each one's semantics when the sampling signal is emulated; glibc's
+ * own call the library's sigaction internally, past our interposer.
+ */
+sighandler_t ompc_hook_signal(struct ompc_agent *state, signal_t real_signal, int signal_number,
+                              sighandler_t handler, int flags)
 {
-    RESOLVE(signal);
-    if (signal_number != 0 && signal_number == sample_signal && atomic_load(&handler_installed))
-        return emulate_signal(signal_number, handler, SA_RESTART);
-    return real.signal != NULL ? real.signal(signal_number, handler) : SIG_ERR;
-}
-
-/* bsd_signal, interposed: signal's BSD semantics. */
-AGENT_EXPORT sighandler_t bsd_signal(int signal_number, sighandler_t handler)
-{
-    RESOLVE(bsd_signal);
-    if (signal_number != 0 && signal_number == sample_signal && atomic_load(&handler_installed))
-        return emulate_signal(signal_number, handler, SA_RESTART);
-    return real.bsd_signal != NULL ? real.bsd_signal(signal_number, handler) : SIG_ERR;
-}
-
-/* sysv_signal, interposed: one-shot, not blocked during its handler. */
-AGENT_EXPORT sighandler_t sysv_signal(int signal_number, sighandler_t handler)
-{
-    RESOLVE(sysv_signal);
-    if (signal_number != 0 && signal_number == sample_signal && atomic_load(&handler_installed))
-        return emulate_signal(signal_number, handler, SA_RESETHAND | SA_NODEFER);
-    return real.sysv_signal != NULL ? real.sysv_signal(signal_number, handler) : SIG_ERR;
+    if (signal_number != 0 && signal_number == state->sample_signal && atomic_load(&state->handler_installed))
+        return emulate_signal(signal_number, handler, flags);
+    return real_signal != NULL ? real_signal(signal_number, handler) : SIG_ERR;
 }
 
 /*
- * A signal-mask change of the calling thread.  Blocking the sampling signal
- * is the program's right; the thread's samples stop meanwhile, and the time
- * and the expirations it missed are recorded so the report can say so
- * instead of counting them as a state.
+ * The hook of sigprocmask and pthread_sigmask (interpose.c): a signal-mask
+ * change of the calling thread through `change`.  Blocking the sampling
+ * signal is the program's right; the thread's samples stop meanwhile, and
+ * the time and the expirations it missed are recorded so the report can
+ * say so instead of counting them as a state.
  */
-static int mask_change(sigmask_t change, int how, const sigset_t *set, sigset_t *previous)
+int ompc_hook_mask_change(struct ompc_agent *state, sigmask_t change, int how, const sigset_t *set,
+                          sigset_t *previous)
 {
     if (change == NULL) {
         errno = ENOSYS;
         return -1;
     }
     struct ompc_thread *slot = self;
-    struct ompc_process *owner = atomic_load(&process);
-    int signal_number = sample_signal;
+    struct ompc_process *owner = atomic_load(&state->process);
+    int signal_number = state->sample_signal;
     if (slot == NULL || owner == NULL || slot == &owner->untracked || signal_number == 0
         || set == NULL)
         return change(how, set, previous);
@@ -1433,12 +1384,12 @@ static int mask_change(sigmask_t change, int how, const sigset_t *set, sigset_t 
     int blocks = !was_blocked && (how == SIG_BLOCK || how == SIG_SETMASK)
                  && sigismember(set, signal_number);
     if (unblocks) {
-        atomic_fetch_add(&slot->blocked_ns, now_ns() - slot->blocked_since_ns);
+        atomic_fetch_add(&slot->blocked_ns, now_ns(state) - slot->blocked_since_ns);
         atomic_store(&slot->blocked, 2);
     }
     int result = change(how, set, previous);
     if (result == 0 && blocks) {
-        slot->blocked_since_ns = now_ns();
+        slot->blocked_since_ns = now_ns(state);
         atomic_store(&slot->blocked, 1);
         if (!slot->ever_blocked) {
             slot->ever_blocked = 1;
@@ -1448,36 +1399,22 @@ static int mask_change(sigmask_t change, int how, const sigset_t *set, sigset_t 
     return result;
 }
 
-/* sigprocmask, interposed (see mask_change). */
-AGENT_EXPORT int sigprocmask(int how, const sigset_t *restrict set, sigset_t *restrict previous)
-{
-    RESOLVE(sigprocmask);
-    return mask_change(real.sigprocmask, how, set, previous);
-}
-
-/* pthread_sigmask, interposed (see mask_change). */
-AGENT_EXPORT int pthread_sigmask(int how, const sigset_t *restrict set, sigset_t *restrict previous)
-{
-    RESOLVE(pthread_sigmask);
-    return mask_change(real.pthread_sigmask, how, set, previous);
-}
-
 /* ---- fork, exec, exit ---- */
 
 /* Before fork: no scan and no slot claim may be half done in the child's copy. */
 static void before_fork(void)
 {
-    pthread_mutex_lock(&scan_lock);
-    pthread_mutex_lock(&begin_mutex);
-    pthread_mutex_lock(&slots_mutex);
+    pthread_mutex_lock(&agent.scan_lock);
+    pthread_mutex_lock(&agent.begin_mutex);
+    pthread_mutex_lock(&agent.slots_mutex);
 }
 
 /* In the parent after fork. */
 static void after_fork_parent(void)
 {
-    pthread_mutex_unlock(&slots_mutex);
-    pthread_mutex_unlock(&begin_mutex);
-    pthread_mutex_unlock(&scan_lock);
+    pthread_mutex_unlock(&agent.slots_mutex);
+    pthread_mutex_unlock(&agent.begin_mutex);
+    pthread_mutex_unlock(&agent.scan_lock);
 }
 
 /*
@@ -1489,21 +1426,21 @@ static void after_fork_parent(void)
  */
 static void after_fork_child(void)
 {
-    pthread_mutex_unlock(&slots_mutex);
-    pthread_mutex_unlock(&begin_mutex);
-    pthread_mutex_unlock(&scan_lock);
-    pthread_mutex_init(&scanner_mutex, NULL);
-    scanner_started = 0;
+    pthread_mutex_unlock(&agent.slots_mutex);
+    pthread_mutex_unlock(&agent.begin_mutex);
+    pthread_mutex_unlock(&agent.scan_lock);
+    pthread_mutex_init(&agent.scanner_mutex, NULL);
+    agent.scanner_started = 0;
     /* A child inherits neither timers nor pending signals. */
     for (int i = 0; i < OMPC_MAX_THREADS; i++)
-        atomic_store(&has_timer[i], TIMER_NONE);
+        atomic_store(&agent.has_timer[i], TIMER_NONE);
     self = NULL;
-    if (slot_key_made)
-        pthread_setspecific(slot_key, NULL);
-    struct ompc_process *parent = atomic_exchange(&process, NULL);
-    if (parent == NULL || !atomic_load(&collecting))
+    if (agent.slot_key_made)
+        pthread_setspecific(agent.slot_key, NULL);
+    struct ompc_process *parent = atomic_exchange(&agent.process, NULL);
+    if (parent == NULL || !atomic_load(&agent.collecting))
         return;
-    origin_ns = monotonic_ns();
+    agent.origin_ns = monotonic_ns();
     begin_recording((int)parent->index);
 }
 
@@ -1511,147 +1448,61 @@ static void after_fork_child(void)
  * Before an exec: close this image's record and make sure no sampling
  * signal is left pending, because the new image starts with the default
  * action for it, which would end the process.  A vfork child shares our
- * memory but not our pid, and must leave the record alone.
+ * memory but not our pid, and must leave the record alone.  The exec
+ * interposers' hook (interpose.c), with ompc_hook_exec_returned.
  */
-static void before_exec(void)
+void ompc_hook_exec_before(struct ompc_agent *state)
 {
-    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_process *owner = atomic_load(&state->process);
     if (owner == NULL || owner->pid != getpid())
         return;
-    int was_sampling = atomic_exchange(&sampling_on, 0);
-    pthread_mutex_lock(&slots_mutex);
+    int was_sampling = atomic_exchange(&state->sampling_on, 0);
+    pthread_mutex_lock(&state->slots_mutex);
     for (int i = 0; i < OMPC_MAX_THREADS; i++)
         disarm_timer(i);
-    pthread_mutex_unlock(&slots_mutex);
-    if (sample_signal != 0) {
+    pthread_mutex_unlock(&state->slots_mutex);
+    if (state->sample_signal != 0) {
         sigset_t only, saved;
         sigemptyset(&only);
-        sigaddset(&only, sample_signal);
-        real.pthread_sigmask(SIG_BLOCK, &only, &saved);
+        sigaddset(&only, state->sample_signal);
+        state->real.pthread_sigmask(SIG_BLOCK, &only, &saved);
         struct timespec zero = {0, 0};
         while (sigtimedwait(&only, NULL, &zero) > 0)
             continue;
-        real.pthread_sigmask(SIG_SETMASK, &saved, NULL);
+        state->real.pthread_sigmask(SIG_SETMASK, &saved, NULL);
     }
     note_runtime(owner);
-    atomic_store(&owner->end_ns, now_ns());
+    atomic_store(&owner->end_ns, now_ns(state));
     atomic_store(&owner->state, OMPC_PROC_EXECED);
-    atomic_store(&sampling_on, was_sampling);
+    atomic_store(&state->sampling_on, was_sampling);
 }
 
 /* The exec failed: the image goes on, and so does its record. */
-static void after_failed_exec(void)
+static void after_failed_exec(struct ompc_agent *state)
 {
-    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_process *owner = atomic_load(&state->process);
     if (owner == NULL || owner->pid != getpid()
         || atomic_load(&owner->state) != OMPC_PROC_EXECED)
         return;
     atomic_store(&owner->end_ns, 0);
     atomic_store(&owner->state, OMPC_PROC_RECORDING);
-    if (!atomic_load(&sampling_on))
+    if (!atomic_load(&state->sampling_on))
         return;
-    pthread_mutex_lock(&slots_mutex);
+    pthread_mutex_lock(&state->slots_mutex);
     int count = atomic_load(&owner->thread_count);
     for (int i = 0; i < count; i++)
         if (atomic_load(&owner->threads[i].status) == OMPC_SLOT_LIVE)
             arm_timer(&owner->threads[i], i);
-    pthread_mutex_unlock(&slots_mutex);
+    pthread_mutex_unlock(&state->slots_mutex);
 }
 
 /* An exec interposer's answer once the exec has come back (failed): its result and errno, with the record resumed. */
-static int exec_returned(int result)
+int ompc_hook_exec_returned(struct ompc_agent *state, int result)
 {
     int error = errno;
-    after_failed_exec();
+    after_failed_exec(state);
     errno = error;
     return result;
-}
-
-/* execve, interposed (see before_exec). */
-AGENT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
-{
-    RESOLVE(execve);
-    before_exec();
-    return exec_returned(real.execve(path, argv, envp));
-}
-
-/* execv, interposed. */
-AGENT_EXPORT int execv(const char *path, char *const argv[])
-{
-    RESOLVE(execv);
-    before_exec();
-    return exec_returned(real.execv(path, argv));
-}
-
-/* execvp, interposed. */
-AGENT_EXPORT int execvp(const char *file, char *const argv[])
-{
-    RESOLVE(execvp);
-    before_exec();
-    return exec_returned(real.execvp(file, argv));
-}
-
-/* execvpe, interposed. */
-AGENT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-    RESOLVE(execvpe);
-    before_exec();
-    return exec_returned(real.execvpe(file, argv, envp));
-}
-
-/* fexecve, interposed. */
-AGENT_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
-{
-    RESOLVE(fexecve);
-    before_exec();
-    return exec_returned(real.fexecve(fd, argv, envp));
-}
-
-/*
- * Declares `argv`, the execl-style list from `first` on as execv takes it
- * (its NULL included), and leaves `args` just past that NULL, where
- * execle's environment follows; the caller va_ends `args`.  A macro, not a
- * function: the array's length is known only by reading the list, and
- * both the array (a VLA) and the list live in the interposer's frame.
- */
-#define LIST_ARGV(argv, first, args)                                          \
-    size_t argv##_count = 1;                                                  \
-    va_start(args, first);                                                    \
-    while (va_arg(args, const char *) != NULL)                                \
-        argv##_count++;                                                       \
-    va_end(args);                                                             \
-    char *argv[argv##_count + 1];                                             \
-    va_start(args, first);                                                    \
-    argv[0] = (char *)(first);                                                \
-    for (size_t argv##_next = 1; argv##_next <= argv##_count; argv##_next++) \
-        argv[argv##_next] = va_arg(args, char *)
-
-/* execl, interposed through execv. */
-AGENT_EXPORT int execl(const char *path, const char *arg, ...)
-{
-    va_list args;
-    LIST_ARGV(argv, arg, args);
-    va_end(args);
-    return execv(path, argv);
-}
-
-/* execlp, interposed through execvp. */
-AGENT_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-    va_list args;
-    LIST_ARGV(argv, arg, args);
-    va_end(args);
-    return execvp(file, argv);
-}
-
-/* execle, interposed through execve: the environment follows the list's NULL. */
-AGENT_EXPORT int execle(const char *path, const char *arg, ...)
-{
-    va_list args;
-    LIST_ARGV(argv, arg, args);
-    char *const *envp = va_arg(args, char *const *);
-    va_end(args);
-    return execve(path, argv, envp);
 }
 
 /*
@@ -1663,23 +1514,23 @@ AGENT_EXPORT int execle(const char *path, const char *arg, ...)
 static void at_exit(int status, void *unused)
 {
     (void)unused;
-    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_process *owner = atomic_load(&agent.process);
     if (owner == NULL || owner->pid != getpid())
         return;
-    atomic_store(&sampling_on, 0);
+    atomic_store(&agent.sampling_on, 0);
     /* Under the slots' lock, before the end is read: a claim either came first or finds collecting over, so no slot begins after the end. */
-    pthread_mutex_lock(&slots_mutex);
-    atomic_store(&collecting, 0);
-    pthread_mutex_unlock(&slots_mutex);
-    uint64_t end = now_ns();
+    pthread_mutex_lock(&agent.slots_mutex);
+    atomic_store(&agent.collecting, 0);
+    pthread_mutex_unlock(&agent.slots_mutex);
+    uint64_t end = now_ns(&agent);
     stop_scanner();
-    pthread_mutex_lock(&slots_mutex);
+    pthread_mutex_lock(&agent.slots_mutex);
     int count = atomic_load(&owner->thread_count);
     for (int i = 0; i < count; i++)
         release_locked(owner, &owner->threads[i], end);
-    pthread_mutex_unlock(&slots_mutex);
+    pthread_mutex_unlock(&agent.slots_mutex);
     note_runtime(owner);
-    if (session_live)
+    if (agent.session_live)
         simple_request(OMP_REQ_STOP);
     atomic_store(&owner->exit_status, status);
     atomic_store(&owner->end_ns, end);
@@ -1701,16 +1552,16 @@ static void cannot_attach(const char *fmt, ...)
     vsnprintf(reason, sizeof reason, fmt, args);
     va_end(args);
     int runtime = find_runtime(path);
-    if (is_main || runtime) {
+    if (agent.is_main || runtime) {
         struct ompc_process *slot = claim_process(-1);
         if (slot != NULL) {
             set_text(slot->attach_error, reason);
             atomic_store(&slot->state, OMPC_PROC_REFUSED);
-        } else if (is_main) {
+        } else if (agent.is_main) {
             fprintf(stderr, "ompcollect: cannot attach: %s\n", reason);
         }
     }
-    if (is_main)
+    if (agent.is_main)
         _exit(AGENT_REFUSE_STATUS);
 }
 
@@ -1722,32 +1573,32 @@ static void cannot_attach(const char *fmt, ...)
  */
 __attribute__((constructor)) static void agent_start(void)
 {
-    record = map_record();
-    if (record == NULL)
+    agent.record = map_record();
+    if (agent.record == NULL)
         return;
-    RESOLVE(pthread_create);
-    RESOLVE(sigaction);
-    RESOLVE(sigprocmask);
-    RESOLVE(pthread_sigmask);
-    RESOLVE(signal);
-    RESOLVE(bsd_signal);
-    RESOLVE(sysv_signal);
-    RESOLVE(execve);
-    RESOLVE(execvpe);
-    RESOLVE(execv);
-    RESOLVE(execvp);
-    RESOLVE(fexecve);
-    ompc_sleep_resolve();
-    origin_ns = monotonic_ns();
-    is_main = getpid() == record->main_pid;
-    tick_ns = (uint64_t)ompc_kernel_tick_ns();
-    if (real.pthread_create == NULL || real.sigaction == NULL || real.pthread_sigmask == NULL) {
+    OMPC_RESOLVE(&agent, pthread_create);
+    OMPC_RESOLVE(&agent, sigaction);
+    OMPC_RESOLVE(&agent, sigprocmask);
+    OMPC_RESOLVE(&agent, pthread_sigmask);
+    OMPC_RESOLVE(&agent, signal);
+    OMPC_RESOLVE(&agent, bsd_signal);
+    OMPC_RESOLVE(&agent, sysv_signal);
+    OMPC_RESOLVE(&agent, execve);
+    OMPC_RESOLVE(&agent, execvpe);
+    OMPC_RESOLVE(&agent, execv);
+    OMPC_RESOLVE(&agent, execvp);
+    OMPC_RESOLVE(&agent, fexecve);
+    ompc_sleep_resolve(&agent);
+    agent.origin_ns = monotonic_ns();
+    agent.is_main = getpid() == agent.record->main_pid;
+    agent.tick_ns = (uint64_t)ompc_kernel_tick_ns();
+    if (agent.real.pthread_create == NULL || agent.real.sigaction == NULL || agent.real.pthread_sigmask == NULL) {
         cannot_attach("cannot find the C library's pthread_create, sigaction or pthread_sigmask");
         return;
     }
-    api = find_api();
-    if (api == NULL) {
-        cannot_attach("%s was not found in the process (is libompcollector.so preloaded?)",
+    agent.api = find_api();
+    if (agent.api == NULL) {
+        cannot_attach("%s was not found in the agent.process (is libompcollector.so preloaded?)",
                       OMP_COLLECTOR_API);
         return;
     }
@@ -1759,25 +1610,25 @@ __attribute__((constructor)) static void agent_start(void)
         return;
     }
     ompcollector_sample_t probe;
-    has_sample = ompc_sample_request(&probe) == OMP_ERRCODE_OK;
-    has_task_request = probe_task_request();
-    register_events(record->event_mask);
-    if (record->flags & OMPC_OPT_TASKS) {
+    agent.has_sample = ompc_sample_request(&agent, &probe) == OMP_ERRCODE_OK;
+    agent.has_task_request = probe_task_request();
+    register_events(agent.record->event_mask);
+    if (agent.record->flags & OMPC_OPT_TASKS) {
         register_task_events();
-        has_task_info = ompc_task_info_probe();
+        agent.has_task_info = ompc_task_info_probe(&agent);
     }
-    if (request_count < 1 || requests[0].ec != OMP_ERRCODE_OK) {
-        cannot_attach("REGISTER of FORK answered %s", ec_name(request_count ? requests[0].ec : -1));
+    if (agent.request_count < 1 || agent.requests[0].ec != OMP_ERRCODE_OK) {
+        cannot_attach("REGISTER of FORK answered %s", ec_name(agent.request_count ? agent.requests[0].ec : -1));
         simple_request(OMP_REQ_STOP);
         return;
     }
-    session_live = 1;
+    agent.session_live = 1;
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-    slot_key_made = pthread_key_create(&slot_key, on_thread_exit) == 0;
+    agent.slot_key_made = pthread_key_create(&agent.slot_key, on_thread_exit) == 0;
     on_exit(at_exit, NULL);
-    atomic_store(&collecting, 1);
-    session_began = monotonic_ns();
+    atomic_store(&agent.collecting, 1);
+    agent.session_began = monotonic_ns();
     char path[OMPC_TEXT_SIZE];
-    if (is_main || find_runtime(path))
+    if (agent.is_main || find_runtime(path))
         begin_recording(-1);
 }

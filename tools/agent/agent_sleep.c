@@ -1,4 +1,4 @@
-/* agent_sleep.c - the C library's sleeps, interposed so that the sampling signal never cuts a program's sleep short: a handled signal ends nanosleep with EINTR whatever SA_RESTART says, and sleep() returns early. */
+/* agent_sleep.c - the hooks of the C library's sleeps (interpose.c), so that the sampling signal never cuts a program's sleep short: a handled signal ends nanosleep with EINTR whatever SA_RESTART says, and sleep() returns early. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
@@ -16,6 +16,7 @@
 #include <config.h>
 
 #include "agent.h"
+#include "interpose.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,34 +24,32 @@
 #include <time.h>
 #include <unistd.h>
 
-#define AGENT_EXPORT __attribute__((visibility("default")))
-
-void ompc_sleep_resolve(void)
+void ompc_sleep_resolve(struct ompc_agent *agent)
 {
-    if (real.nanosleep == NULL)
-        real.nanosleep = (nanosleep_t)dlsym(RTLD_NEXT, "nanosleep");
-    if (real.clock_nanosleep == NULL)
-        real.clock_nanosleep = (clock_nanosleep_t)dlsym(RTLD_NEXT, "clock_nanosleep");
-    if (real.sleep == NULL)
-        real.sleep = (sleep_t)dlsym(RTLD_NEXT, "sleep");
-    if (real.usleep == NULL)
-        real.usleep = (usleep_t)dlsym(RTLD_NEXT, "usleep");
+    if (agent->real.nanosleep == NULL)
+        agent->real.nanosleep = (nanosleep_t)dlsym(RTLD_NEXT, "nanosleep");
+    if (agent->real.clock_nanosleep == NULL)
+        agent->real.clock_nanosleep = (clock_nanosleep_t)dlsym(RTLD_NEXT, "clock_nanosleep");
+    if (agent->real.sleep == NULL)
+        agent->real.sleep = (sleep_t)dlsym(RTLD_NEXT, "sleep");
+    if (agent->real.usleep == NULL)
+        agent->real.usleep = (usleep_t)dlsym(RTLD_NEXT, "usleep");
 }
 
 /* Blocks the thread's sampling signal for a sleep; the signal, or 0 when nothing was blocked. */
-static int hold_samples(void)
+static int hold_samples(struct ompc_agent *agent)
 {
-    int signal_number = ompc_thread_sampling_signal();
-    if (signal_number == 0 || real.pthread_sigmask == NULL)
+    int signal_number = ompc_thread_sampling_signal(agent);
+    if (signal_number == 0 || agent->real.pthread_sigmask == NULL)
         return 0;
     sigset_t only;
     sigemptyset(&only);
     sigaddset(&only, signal_number);
-    return real.pthread_sigmask(SIG_BLOCK, &only, NULL) == 0 ? signal_number : 0;
+    return agent->real.pthread_sigmask(SIG_BLOCK, &only, NULL) == 0 ? signal_number : 0;
 }
 
 /* Lifts the block: the folded expirations arrive here, and the sleep's errno stays what it was. */
-static void release_samples(int signal_number)
+static void release_samples(struct ompc_agent *agent, int signal_number)
 {
     if (signal_number == 0)
         return;
@@ -58,55 +57,55 @@ static void release_samples(int signal_number)
     sigset_t only;
     sigemptyset(&only);
     sigaddset(&only, signal_number);
-    real.pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+    agent->real.pthread_sigmask(SIG_UNBLOCK, &only, NULL);
     errno = saved;
 }
 
-AGENT_EXPORT int nanosleep(const struct timespec *request, struct timespec *remaining)
+int ompc_hook_nanosleep(struct ompc_agent *agent, const struct timespec *request, struct timespec *remaining)
 {
-    ompc_sleep_resolve();
-    if (real.nanosleep == NULL) {
+    ompc_sleep_resolve(agent);
+    if (agent->real.nanosleep == NULL) {
         errno = ENOSYS;
         return -1;
     }
-    int held = hold_samples();
-    int result = real.nanosleep(request, remaining);
-    release_samples(held);
+    int held = hold_samples(agent);
+    int result = agent->real.nanosleep(request, remaining);
+    release_samples(agent, held);
     return result;
 }
 
-AGENT_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request,
-                                 struct timespec *remaining)
+int ompc_hook_clock_nanosleep(struct ompc_agent *agent, clockid_t clock, int flags, const struct timespec *request,
+                              struct timespec *remaining)
 {
-    ompc_sleep_resolve();
-    if (real.clock_nanosleep == NULL)
+    ompc_sleep_resolve(agent);
+    if (agent->real.clock_nanosleep == NULL)
         return ENOSYS;
-    int held = hold_samples();
-    int result = real.clock_nanosleep(clock, flags, request, remaining);
-    release_samples(held);
+    int held = hold_samples(agent);
+    int result = agent->real.clock_nanosleep(clock, flags, request, remaining);
+    release_samples(agent, held);
     return result;
 }
 
-AGENT_EXPORT unsigned int sleep(unsigned int seconds)
+unsigned int ompc_hook_sleep(struct ompc_agent *agent, unsigned int seconds)
 {
-    ompc_sleep_resolve();
-    if (real.sleep == NULL)
+    ompc_sleep_resolve(agent);
+    if (agent->real.sleep == NULL)
         return seconds;
-    int held = hold_samples();
-    unsigned int result = real.sleep(seconds);
-    release_samples(held);
+    int held = hold_samples(agent);
+    unsigned int result = agent->real.sleep(seconds);
+    release_samples(agent, held);
     return result;
 }
 
-AGENT_EXPORT int usleep(useconds_t microseconds)
+int ompc_hook_usleep(struct ompc_agent *agent, useconds_t microseconds)
 {
-    ompc_sleep_resolve();
-    if (real.usleep == NULL) {
+    ompc_sleep_resolve(agent);
+    if (agent->real.usleep == NULL) {
         errno = ENOSYS;
         return -1;
     }
-    int held = hold_samples();
-    int result = real.usleep(microseconds);
-    release_samples(held);
+    int held = hold_samples(agent);
+    int result = agent->real.usleep(microseconds);
+    release_samples(agent, held);
     return result;
 }

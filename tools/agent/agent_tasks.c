@@ -34,22 +34,22 @@ struct task_scratch {
 static __thread struct task_scratch scratch __attribute__((tls_model("initial-exec")));
 
 /* OMPCOLLECTOR_REQ_TASK_INFO for the calling thread; 0 when answered. */
-static int task_info(ompcollector_task_info_t *out)
+static int task_info(struct ompc_agent *agent, ompcollector_task_info_t *out)
 {
     int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof *out))];
     struct ompc_request batch;
     ompc_request_init(&batch, storage, sizeof storage);
     int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK_INFO, sizeof *out);
-    if (ompc_request_send(&batch, api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
+    if (ompc_request_send(&batch, agent->api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
         return -1;
     memcpy(out, ompc_request_mem(&batch, entry), sizeof *out);
     return 0;
 }
 
-int ompc_task_info_probe(void)
+int ompc_task_info_probe(struct ompc_agent *agent)
 {
     ompcollector_task_info_t probe;
-    return task_info(&probe) == 0;
+    return task_info(agent, &probe) == 0;
 }
 
 /* A lock-free maximum. */
@@ -204,10 +204,10 @@ static void run_ends(struct ompc_process *owner, struct ompc_thread *slot, const
 }
 
 /* The event's clock reading, read once for all who time it. */
-static uint64_t clock_of(uint64_t *now)
+static uint64_t clock_of(struct ompc_agent *agent, uint64_t *now)
 {
     if (*now == 0)
-        *now = now_ns();
+        *now = now_ns(agent);
     return *now;
 }
 
@@ -219,13 +219,13 @@ static uint64_t clock_of(uint64_t *now)
      | (UINT64_C(1) << OMP_EVENT_THR_END_SUSPEND_TASK))
 
 /* ompc_task_site_event for an event that asks TASK_INFO: out of line, so the others pay nothing of its frame. */
-static __attribute__((noinline)) int asked_event(struct ompc_process *owner, struct ompc_thread *slot, int event,
-                                                 uint64_t *now_at)
+static __attribute__((noinline)) int asked_event(struct ompc_agent *agent, struct ompc_process *owner,
+                                                 struct ompc_thread *slot, int event, uint64_t *now_at)
 {
     ompcollector_task_info_t info;
-    if (task_info(&info) != 0)
+    if (task_info(agent, &info) != 0)
         return OMPC_TASK_END_UNKNOWN;
-    uint64_t now = clock_of(now_at);
+    uint64_t now = clock_of(agent, now_at);
     switch (event) {
     case OMP_EVENT_THR_END_CREATE_TASK_IMM:
     case OMP_EVENT_THR_END_CREATE_TASK_DEL:
@@ -254,10 +254,11 @@ static __attribute__((noinline)) int asked_event(struct ompc_process *owner, str
     return OMPC_TASK_END_UNKNOWN;
 }
 
-int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t *now_at)
+int ompc_task_site_event(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot, int event,
+                         uint64_t *now_at)
 {
     if (event == OMP_EVENT_THR_BEGIN_CREATE_TASK) {
-        scratch.create_since = clock_of(now_at);
+        scratch.create_since = clock_of(agent, now_at);
         return OMPC_TASK_END_UNKNOWN;
     }
     if (event < 0 || event >= 64 || !((ASKED_EVENTS >> event) & 1))
@@ -265,5 +266,5 @@ int ompc_task_site_event(struct ompc_process *owner, struct ompc_thread *slot, i
     /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
     if ((event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK || event == OMP_EVENT_THR_END_SUSPEND_TASK) && scratch.depth <= 0)
         return OMPC_TASK_END_UNKNOWN;
-    return asked_event(owner, slot, event, now_at);
+    return asked_event(agent, owner, slot, event, now_at);
 }

@@ -19,7 +19,9 @@
  * delivery that is not one of our timers' goes to the program's own
  * handler (pass_on), which answers for itself.  Anything that needs more
  * is agent.c's, outside the handler.  The steps of take_sample are always
- * inlined, so splitting it costs a sample no call.
+ * inlined, so splitting it costs a sample no call.  The agent's state
+ * (agent_state.h) comes in as `agent` rather than from globals, so what
+ * the handler may touch of it is what its parameters show.
  */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -39,13 +41,13 @@
 #include <string.h>
 
 /* OMPCOLLECTOR_REQ_SAMPLE for the calling thread (async-signal-safe); its ec, or -1 when the call failed. */
-int ompc_sample_request(ompcollector_sample_t *out)
+int ompc_sample_request(struct ompc_agent *agent, ompcollector_sample_t *out)
 {
     int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof *out))];
     struct ompc_request batch;
     ompc_request_init(&batch, storage, sizeof storage);
     int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_SAMPLE, sizeof *out);
-    if (ompc_request_send(&batch, api) != 0)
+    if (ompc_request_send(&batch, agent->api) != 0)
         return -1;
     memcpy(out, ompc_request_mem(&batch, entry), sizeof *out);
     return ompc_request_ec(&batch, entry);
@@ -55,7 +57,7 @@ int ompc_sample_request(ompcollector_sample_t *out)
  * STATE (state at mem+0, wait id at mem+4) and CURRENT_PRID in one call
  * (async-signal-safe), for a runtime without OMPCOLLECTOR_REQ_SAMPLE.
  */
-int ompc_state_request(ompcollector_sample_t *out)
+int ompc_state_request(struct ompc_agent *agent, ompcollector_sample_t *out)
 {
     int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(OMPC_REQUEST_STATE_MEM)
                                        + OMPC_REQUEST_SIZE(OMPC_REQUEST_PRID_MEM))];
@@ -64,7 +66,7 @@ int ompc_state_request(ompcollector_sample_t *out)
     int state = ompc_request_add(&batch, OMP_REQ_STATE, OMPC_REQUEST_STATE_MEM);
     int prid = ompc_request_add(&batch, OMP_REQ_CURRENT_PRID, OMPC_REQUEST_PRID_MEM);
     *out = (ompcollector_sample_t){0};
-    if (ompc_request_send(&batch, api) != 0)
+    if (ompc_request_send(&batch, agent->api) != 0)
         return -1;
     if (ompc_request_ec(&batch, state) == OMP_ERRCODE_OK) {
         out->state = ompc_request_int(&batch, state, 0);
@@ -87,26 +89,26 @@ int ompc_state_request(ompcollector_sample_t *out)
  * start is known (never, as arm_timer orders it) does the kernel's count serve.
  * Async-signal-safe: yes, only the thread's own signal handler calls it.
  */
-static uint64_t expirations(int index, int overrun)
+static uint64_t expirations(struct ompc_agent *agent, int index, int overrun)
 {
-    uint64_t armed = atomic_load_explicit(&timer_armed_ns[index], memory_order_relaxed);
-    uint64_t counted = atomic_load_explicit(&timer_counted[index], memory_order_relaxed);
+    uint64_t armed = atomic_load_explicit(&agent->timer_armed_ns[index], memory_order_relaxed);
+    uint64_t counted = atomic_load_explicit(&agent->timer_counted[index], memory_order_relaxed);
     uint64_t now = monotonic_ns();
-    if (armed == 0 || record->interval_ns <= 0)
+    if (armed == 0 || agent->record->interval_ns <= 0)
         return 1 + (uint64_t)(overrun > 0 ? overrun : 0);
-    uint64_t due = now > armed ? (now - armed) / (uint64_t)record->interval_ns : 0;
+    uint64_t due = now > armed ? (now - armed) / (uint64_t)agent->record->interval_ns : 0;
     if (due <= counted)
         return 0;
-    atomic_store_explicit(&timer_counted[index], due, memory_order_relaxed);
+    atomic_store_explicit(&agent->timer_counted[index], due, memory_order_relaxed);
     return due - counted;
 }
 
 /* Remembers that this thread waited for object `id` in `state` at `codeptr`; only the thread's own handler writes here. */
-static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_t codeptr, uint64_t object,
-                       int kind, uint64_t weight)
+static void count_wait(struct ompc_agent *agent, struct ompc_thread *slot, int state, uint64_t id, uint64_t codeptr,
+                       uint64_t object, int kind, uint64_t weight)
 {
     uint64_t table = atomic_load_explicit(&slot->waits, memory_order_relaxed);
-    struct ompc_wait *waits = table != 0 ? (struct ompc_wait *)((char *)record + table) : NULL;
+    struct ompc_wait *waits = table != 0 ? (struct ompc_wait *)((char *)agent->record + table) : NULL;
     uint64_t hash = (id ^ (uint64_t)state ^ codeptr) * UINT64_C(0x9E3779B97F4A7C15);
     /* Probing is bounded: a full table costs a sample a few probes, not a walk of every slot. */
     for (unsigned probe = 0; waits != NULL && probe < 64; probe++) {
@@ -135,14 +137,15 @@ static void count_wait(struct ompc_thread *slot, int state, uint64_t id, uint64_
  * not see yet.  The handler interrupts the thread itself, so the entry is
  * not being written meanwhile.
  */
-static void complete_wait_entry(struct ompc_thread *slot, int state, uint64_t wait_id, uint64_t codeptr)
+static void complete_wait_entry(struct ompc_agent *agent, struct ompc_thread *slot, int state, uint64_t wait_id,
+                                uint64_t codeptr)
 {
     static const int pair_states[OMPC_NPAIRS] = {0, THR_IBAR_STATE, THR_EBAR_STATE, THR_LKWT_STATE,
                                                   THR_CTWT_STATE, THR_ODWT_STATE, 0, 0, 0, THR_ATWT_STATE};
     uint32_t open = atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed);
     if (open == 0 || open > slot->event_log_capacity)
         return;
-    struct ompc_event_entry *entry = (struct ompc_event_entry *)((char *)record
+    struct ompc_event_entry *entry = (struct ompc_event_entry *)((char *)agent->record
                                      + atomic_load_explicit(&slot->event_log, memory_order_relaxed)) + (open - 1);
     int pair = ompc_event_pair(OMPC_EVENT_CODE(entry));
     if (pair < 0 || pair >= OMPC_NPAIRS || pair_states[pair] != state || entry->wait_id != 0)
@@ -183,15 +186,15 @@ static inline __attribute__((always_inline)) uint64_t unblocked_weight(struct om
  * runtime answered it at START, else from STATE and CURRENT_PRID
  * (ompc_state_request), both async-signal-safe.
  */
-static inline __attribute__((always_inline)) void read_sample(struct sample *sample)
+static inline __attribute__((always_inline)) void read_sample(struct ompc_agent *agent, struct sample *sample)
 {
     *sample = (struct sample){0};
     ompcollector_sample_t legacy;
     const ompcollector_sample_t *answer = NULL;
-    if (has_sample) {
-        if (ompc_sample_request(&sample->extended) == OMP_ERRCODE_OK)
+    if (agent->has_sample) {
+        if (ompc_sample_request(agent, &sample->extended) == OMP_ERRCODE_OK)
             answer = &sample->extended;
-    } else if (ompc_state_request(&legacy) == 0) {
+    } else if (ompc_state_request(agent, &legacy) == 0) {
         /* The legacy answer has no code addresses: sample->extended stays zero. */
         answer = &legacy;
     }
@@ -205,8 +208,8 @@ static inline __attribute__((always_inline)) void read_sample(struct sample *sam
 }
 
 /* In the sampling handler (async-signal-safe): a sample in a wait counts for the object and code address waited for. */
-static inline __attribute__((always_inline)) void sample_wait(struct ompc_thread *slot, struct sample *sample,
-                                                              uint64_t weight)
+static inline __attribute__((always_inline)) void sample_wait(struct ompc_agent *agent, struct ompc_thread *slot,
+                                                              struct sample *sample, uint64_t weight)
 {
     int state = sample->state;
     ompcollector_sample_t *extended = &sample->extended;
@@ -218,8 +221,8 @@ static inline __attribute__((always_inline)) void sample_wait(struct ompc_thread
     }
     if (state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE
         || state == THR_ATWT_STATE)
-        count_wait(slot, state, sample->wait_id, extended->wait_codeptr, extended->wait_object, 0, weight);
-    else if (has_sample && (state == THR_EBAR_STATE || state == THR_IBAR_STATE)) {
+        count_wait(agent, slot, state, sample->wait_id, extended->wait_codeptr, extended->wait_object, 0, weight);
+    else if (agent->has_sample && (state == THR_EBAR_STATE || state == THR_IBAR_STATE)) {
         /*
          * Runtimes often give a worker's implicit barrier no code address:
          * it is its region's.  So is a wait the runtime placed in its own
@@ -230,7 +233,7 @@ static inline __attribute__((always_inline)) void sample_wait(struct ompc_thread
         if (where == 0 && (state == THR_IBAR_STATE || sample->runtime_site))
             where = extended->region_codeptr;
         if (where != 0)
-            count_wait(slot, state, 0, where, 0, extended->wait_kind, weight);
+            count_wait(agent, slot, state, 0, where, 0, extended->wait_kind, weight);
     }
 }
 
@@ -239,7 +242,7 @@ static inline __attribute__((always_inline)) void sample_wait(struct ompc_thread
  * counts for its parallel construct (and, working, in this thread's
  * counter of that construct) and for its region.
  */
-static inline __attribute__((always_inline)) void sample_region(struct ompc_process *owner,
+static inline __attribute__((always_inline)) void sample_region(struct ompc_agent *agent, struct ompc_process *owner,
                                                                 struct ompc_thread *slot, int index,
                                                                 const struct sample *sample, uint64_t weight)
 {
@@ -251,7 +254,7 @@ static inline __attribute__((always_inline)) void sample_region(struct ompc_proc
         atomic_fetch_or_explicit(&row->thread_mask, UINT64_C(1) << (index % 64), memory_order_relaxed);
         uint64_t work = atomic_load_explicit(&slot->construct_work, memory_order_relaxed);
         if (sample->state == THR_WORK_STATE && work != 0)
-            atomic_fetch_add_explicit((_Atomic uint64_t *)((char *)record + work) + construct, weight,
+            atomic_fetch_add_explicit((_Atomic uint64_t *)((char *)agent->record + work) + construct, weight,
                                       memory_order_relaxed);
     }
     if (sample->region_id != 0) {
@@ -269,28 +272,28 @@ static inline __attribute__((always_inline)) void sample_region(struct ompc_proc
  * handler appends to its timeline): a timeline entry when the state, or
  * where the thread is, changed since the last one.
  */
-static inline __attribute__((always_inline)) void sample_timeline(struct ompc_thread *slot,
+static inline __attribute__((always_inline)) void sample_timeline(struct ompc_agent *agent, struct ompc_thread *slot,
                                                                   const struct sample *sample, uint64_t now,
                                                                   uint64_t weight)
 {
     int state = sample->state;
     /* Where the thread is, for the timeline's tooltips: the construct it waits in, else its region's. */
     uint64_t where = 0;
-    if (has_sample)
+    if (agent->has_sample)
         where = state != THR_WORK_STATE && sample->extended.wait_codeptr != 0 ? sample->extended.wait_codeptr
                                                                               : sample->extended.region_codeptr;
     uint64_t where_offset = atomic_load_explicit(&slot->timeline_where, memory_order_relaxed);
     uint64_t offset = atomic_load_explicit(&slot->timeline, memory_order_relaxed);
     if (offset == 0 || (state == slot->last_state && (where_offset == 0 || where == slot->last_where)))
         return;
-    uint64_t *timeline = (uint64_t *)((char *)record + offset);
+    uint64_t *timeline = (uint64_t *)((char *)agent->record + offset);
     uint32_t length = atomic_load_explicit(&slot->timeline_length, memory_order_relaxed);
     if (length >= OMPC_TIMELINE_CAP) {
         atomic_store_explicit(&slot->timeline_truncated, 1, memory_order_relaxed);
         return;
     }
     /* Folded expirations mean the thread sat in this state, off the CPU, that long already. */
-    uint64_t since = now - (weight - 1) * (uint64_t)record->interval_ns;
+    uint64_t since = now - (weight - 1) * (uint64_t)agent->record->interval_ns;
     if (since > now || since < slot->start_ns)
         since = slot->start_ns;
     uint64_t since_us = since / 1000;
@@ -298,7 +301,7 @@ static inline __attribute__((always_inline)) void sample_timeline(struct ompc_th
         since_us = timeline[length - 1] >> 8;
     timeline[length] = (since_us << 8) | (uint64_t)state;
     if (where_offset != 0)
-        ((uint64_t *)((char *)record + where_offset))[length] = where;
+        ((uint64_t *)((char *)agent->record + where_offset))[length] = where;
     atomic_store_explicit(&slot->timeline_length, length + 1, memory_order_release);
     slot->last_state = state;
     slot->last_where = where;
@@ -311,35 +314,36 @@ static inline __attribute__((always_inline)) void sample_timeline(struct ompc_th
  * could not change state meanwhile, so they all count for this state --
  * unless the thread had the signal blocked, which says nothing of its state.
  */
-static void take_sample(struct ompc_process *owner, int index, uint64_t weight, void *context)
+static void take_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight,
+                        void *context)
 {
     struct ompc_thread *slot = &owner->threads[index];
     /* A signal held back while the thread blocked it arrives inside the mask call that lifts the block. */
     int at_unblock = atomic_load_explicit(&slot->blocked, memory_order_relaxed) == 2 ? OMPC_STACK_AT_UNBLOCK : 0;
     weight = unblocked_weight(slot, weight);
-    uint64_t now = now_ns();
+    uint64_t now = now_ns(agent);
     atomic_fetch_add_explicit(&slot->signals, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&slot->ticks, weight, memory_order_relaxed);
     atomic_store_explicit(&slot->last_sample_ns, now, memory_order_relaxed);
     struct sample sample;
-    read_sample(&sample);
+    read_sample(agent, &sample);
     uint64_t reported = sample.extended.wait_codeptr;
     /* Not a frame of the user's, nor a place: the stack walk and the logs get none, the wait table the region. */
     sample.extended.wait_codeptr = ompc_barrier_site(sample.state, reported);
     sample.runtime_site = sample.extended.wait_codeptr != reported;
     /* Inside a wrapped MPI call the thread's time is MPI's, whatever state the runtime names. */
-    if (ompc_mpi_depth > 0)
+    if (ompc_mpi_inside())
         atomic_fetch_add_explicit(&owner->mpi_threads[index].ticks, weight, memory_order_relaxed);
     else
         atomic_fetch_add_explicit(&slot->state_ticks[sample.state], weight, memory_order_relaxed);
     if (sample.wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
-        complete_wait_entry(slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);
-    if (record->flags & OMPC_OPT_STACKS)
-        ompc_stackwalk_sample(api, record, owner, slot, sample.state, weight, sample.region_id,
+        complete_wait_entry(agent, slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);
+    if (agent->record->flags & OMPC_OPT_STACKS)
+        ompc_stackwalk_sample(agent->api, agent->record, owner, slot, sample.state, weight, sample.region_id,
                               sample.extended.wait_codeptr, context, at_unblock);
-    sample_wait(slot, &sample, weight);
-    sample_region(owner, slot, index, &sample, weight);
-    sample_timeline(slot, &sample, now, weight);
+    sample_wait(agent, slot, &sample, weight);
+    sample_region(agent, owner, slot, index, &sample, weight);
+    sample_timeline(agent, slot, &sample, now, weight);
 }
 
 /*
@@ -348,78 +352,79 @@ static void take_sample(struct ompc_process *owner, int index, uint64_t weight, 
  * stop sampling, restore that default and let the signal do what it would
  * have done without us.
  */
-static void default_action(int signal_number)
+static void default_action(struct ompc_agent *agent, int signal_number)
 {
-    struct ompc_process *owner = atomic_load(&process);
-    atomic_store(&sampling_on, 0);
+    struct ompc_process *owner = atomic_load(&agent->process);
+    atomic_store(&agent->sampling_on, 0);
     if (owner != NULL && atomic_load(&owner->sampling) == OMPC_SAMPLING_ON) {
-        atomic_store(&owner->sampling_stopped_ns, now_ns());
+        atomic_store(&owner->sampling_stopped_ns, now_ns(agent));
         atomic_store(&owner->sampling, OMPC_SAMPLING_DEFAULT);
     }
     struct sigaction fallback;
     memset(&fallback, 0, sizeof fallback);
     fallback.sa_handler = SIG_DFL;
     sigemptyset(&fallback.sa_mask);
-    atomic_store(&handler_installed, 0);
-    real.sigaction(signal_number, &fallback, NULL);
+    atomic_store(&agent->handler_installed, 0);
+    agent->real.sigaction(signal_number, &fallback, NULL);
     sigset_t unblock;
     sigemptyset(&unblock);
     sigaddset(&unblock, signal_number);
     raise(signal_number);
-    real.pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
+    agent->real.pthread_sigmask(SIG_UNBLOCK, &unblock, NULL);
 }
 
 /* A delivery of the sampling signal that is not one of our timers' belongs to the program's handler. */
-static void pass_on(int signal_number, siginfo_t *info, void *context)
+static void pass_on(struct ompc_agent *agent, int signal_number, siginfo_t *info, void *context)
 {
-    struct ompc_process *owner = atomic_load(&process);
+    struct ompc_process *owner = atomic_load(&agent->process);
     if (owner != NULL)
         atomic_fetch_add_explicit(&owner->signals_passed, 1, memory_order_relaxed);
-    int current = atomic_load(&program_action_current);
-    struct sigaction action = program_actions[current];
+    int current = atomic_load(&agent->program_action_current);
+    struct sigaction action = agent->program_actions[current];
     if (action.sa_handler == SIG_IGN)
         return;
     if (action.sa_handler == SIG_DFL) {
-        default_action(signal_number);
+        default_action(agent, signal_number);
         return;
     }
     if (action.sa_flags & SA_RESETHAND) {
-        program_actions[current].sa_handler = SIG_DFL;
-        program_actions[current].sa_flags &= ~SA_SIGINFO;
+        agent->program_actions[current].sa_handler = SIG_DFL;
+        agent->program_actions[current].sa_flags &= ~SA_SIGINFO;
     }
     sigset_t saved;
-    real.pthread_sigmask(SIG_BLOCK, &action.sa_mask, &saved);
+    agent->real.pthread_sigmask(SIG_BLOCK, &action.sa_mask, &saved);
     if (action.sa_flags & SA_SIGINFO)
         action.sa_sigaction(signal_number, info, context);
     else
         action.sa_handler(signal_number);
-    real.pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    agent->real.pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
 /*
- * The sampling signal.  The timer's value names the thread's slot and the
+ * The sampling signal, from agent.c's handler (on_sample), which passes
+ * the agent's state on.  The timer's value names the thread's slot and the
  * kernel's timer id proves the timer is ours, so the handler does no
  * lookup; it touches only the API, the clock and that slot's counters.
  */
-void ompc_on_sample(int signal_number, siginfo_t *info, void *context)
+void ompc_sample_signal(struct ompc_agent *agent, int signal_number, siginfo_t *info, void *context)
 {
     int saved_errno = errno;
     int index = info->si_value.sival_int;
     unsigned char timer = index >= 0 && index < OMPC_MAX_THREADS
-                              ? atomic_load_explicit(&has_timer[index], memory_order_acquire)
+                              ? atomic_load_explicit(&agent->has_timer[index], memory_order_acquire)
                               : TIMER_NONE;
-    if (info->si_code == SI_TIMER && timer != TIMER_NONE && info->si_timerid == timer_ids[index]) {
+    if (info->si_code == SI_TIMER && timer != TIMER_NONE && info->si_timerid == agent->timer_ids[index]) {
         /* A deleted timer's last signal, delivered late, is ours all the same: never the program's. */
-        struct ompc_process *owner = atomic_load_explicit(&process, memory_order_acquire);
-        if (timer == TIMER_LIVE && owner != NULL && atomic_load_explicit(&sampling_on, memory_order_acquire)
+        struct ompc_process *owner = atomic_load_explicit(&agent->process, memory_order_acquire);
+        if (timer == TIMER_LIVE && owner != NULL && atomic_load_explicit(&agent->sampling_on, memory_order_acquire)
             && atomic_load_explicit(&owner->threads[index].status, memory_order_acquire)
                    == OMPC_SLOT_LIVE) {
-            uint64_t weight = expirations(index, info->si_overrun);
+            uint64_t weight = expirations(agent, index, info->si_overrun);
             if (weight > 0)
-                take_sample(owner, index, weight, context);
+                take_sample(agent, owner, index, weight, context);
         }
     } else {
-        pass_on(signal_number, info, context);
+        pass_on(agent, signal_number, info, context);
     }
     errno = saved_errno;
 }
