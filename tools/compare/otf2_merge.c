@@ -391,6 +391,139 @@ static OTF2_CallbackCode wrote(struct merger *m, OTF2_ErrorCode status)
     return OTF2_CALLBACK_SUCCESS;
 }
 
+/*
+ * The callbacks below are generated from their arguments' descriptions
+ * (DEFINITIONS, EVENTS), so that each kind of definition and event says only
+ * what differs: which arguments are refs to remap and what makes two
+ * definitions one.  A field is (how, type, name, with), `with` being what
+ * the how needs, or _:
+ *   id     passed as it is (and part of the key)
+ *   ref    a 32-bit ref of kind `with`, remapped
+ *   loc    a location ref, remapped
+ *   value  an attribute value whose type is field `with`, remapped when it
+ *          is a ref, keyed by the bits its type uses
+ *   str    a string, keyed by its bytes
+ *   lock   a lock of paradigm `with`, given the archive's own merged id
+ *   time   a timestamp, moved onto the merged clock
+ */
+#define REMAP_id(type, name, with)
+#define REMAP_str(type, name, with)
+#define REMAP_ref(type, name, with) || remap32(m, with, name, &name) != 0
+#define REMAP_loc(type, name, with) || remap(m, K_LOCATION, name, OTF2_UNDEFINED_LOCATION, &name) != 0
+#define REMAP_value(type, name, with) || remap_value(m, with, &name) != 0
+#define REMAP_lock(type, name, with) || lock_id(m, with, &name) != 0
+#define REMAP_time(type, name, with) || (name = when(m, name), 0)
+#define KEY_id(type, name, with) key_u64(&key, (uint64_t)name);
+#define KEY_ref KEY_id
+#define KEY_value(type, name, with) key_u64(&key, value_bits(with, name));
+#define KEY_str(type, name, with) key_bytes(&key, name, strlen(name));
+
+#define FIELD_PARAM(how, type, name, with) , type name
+#define FIELD_ARG(how, type, name, with) , name
+#define FIELD_REMAP(how, type, name, with) REMAP_##how(type, name, with)
+#define FIELD_KEY(how, type, name, with) KEY_##how(type, name, with)
+#define KEYED(...) EACH(FIELD_KEY, __VA_ARGS__)
+#define UNKEYED(...)
+#define UNPACK(...) __VA_ARGS__
+
+/* EACH(M, (a), (b), ...): M(a) M(b) ...; a callback has at most nine fields past its own ref. */
+#define EACH(M, ...) \
+    EACH_PICK(__VA_ARGS__, EACH9, EACH8, EACH7, EACH6, EACH5, EACH4, EACH3, EACH2, EACH1, )(M, __VA_ARGS__)
+#define EACH_PICK(_1, _2, _3, _4, _5, _6, _7, _8, _9, each, ...) each
+#define EACH1(M, a) M a
+#define EACH2(M, a, ...) M a EACH1(M, __VA_ARGS__)
+#define EACH3(M, a, ...) M a EACH2(M, __VA_ARGS__)
+#define EACH4(M, a, ...) M a EACH3(M, __VA_ARGS__)
+#define EACH5(M, a, ...) M a EACH4(M, __VA_ARGS__)
+#define EACH6(M, a, ...) M a EACH5(M, __VA_ARGS__)
+#define EACH7(M, a, ...) M a EACH6(M, __VA_ARGS__)
+#define EACH8(M, a, ...) M a EACH7(M, __VA_ARGS__)
+#define EACH9(M, a, ...) M a EACH8(M, __VA_ARGS__)
+
+/*
+ * The passes over the archives' definitions, so that the merged archive
+ * defines everything before it is referred to and each kind in the order of
+ * its refs: everything but groups and what refers to them; the
+ * COMM_LOCATIONS groups (merged into one per paradigm, written after the
+ * pass); the other groups; communicators, metric instances and recorders,
+ * callpath parameters.
+ */
+enum pass { PASS_MAIN, PASS_COMM_LOCATIONS, PASS_GROUPS, PASS_LATE, PASS_COUNT };
+
+/* The attribute value every property ends with, and its type. */
+#define TYPED_VALUE (id, OTF2_Type, type, _), (value, OTF2_AttributeValue, value, type)
+
+/*
+ * Every global definition merge copies: X(function, Name, pass, mode, self,
+ * key, fields...), read with OTF2_GlobalDefReaderCallbacks_SetNameCallback
+ * in `pass` and written with OTF2_GlobalDefWriter_WriteName.
+ *   mode   unify: one definition for equal content (the key and every
+ *          field), its own ref (of type `self`) mapped to the merged one;
+ *          share: the same, for a definition with no ref of its own;
+ *          first: one per key alone, the first archive's fields winning;
+ *          own: each archive's its own, under a new ref (a process, a team);
+ *          copy: written as it comes, as its owner is the archive's own;
+ *          hand: `function` is written out below, for what a field cannot say
+ *   key    what the key starts with: the kind, then what sets it apart
+ * Each field is remapped in turn, so the first bad ref is the one reported.
+ */
+#define DEFINITIONS(X)                                                                                               \
+    X(def_clock, ClockProperties, PASS_MAIN, hand, _, _, _)                                                          \
+    X(def_string, String, PASS_MAIN, unify, OTF2_StringRef, (K_STRING), (str, const char *, string, _))              \
+    X(def_paradigm, Paradigm, PASS_MAIN, first, _, (K_PARADIGM, paradigm), (id, OTF2_Paradigm, paradigm, _),         \
+      (ref, OTF2_StringRef, name, K_STRING), (id, OTF2_ParadigmClass, paradigm_class, _))                            \
+    X(def_paradigm_property, ParadigmProperty, PASS_MAIN, first, _, (K_PROPERTY, K_PARADIGM, paradigm, property),    \
+      (id, OTF2_Paradigm, paradigm, _), (id, OTF2_ParadigmProperty, property, _), TYPED_VALUE)                       \
+    X(def_attribute, Attribute, PASS_MAIN, unify, OTF2_AttributeRef, (K_ATTRIBUTE),                                  \
+      (ref, OTF2_StringRef, name, K_STRING), (ref, OTF2_StringRef, description, K_STRING), (id, OTF2_Type, type, _)) \
+    X(def_node, SystemTreeNode, PASS_MAIN, unify, OTF2_SystemTreeNodeRef, (K_NODE),                                  \
+      (ref, OTF2_StringRef, name, K_STRING), (ref, OTF2_StringRef, class_name, K_STRING),                            \
+      (ref, OTF2_SystemTreeNodeRef, parent, K_NODE))                                                                 \
+    X(def_node_property, SystemTreeNodeProperty, PASS_MAIN, share, _, (K_PROPERTY, K_NODE),                          \
+      (ref, OTF2_SystemTreeNodeRef, node, K_NODE), (ref, OTF2_StringRef, name, K_STRING), TYPED_VALUE)               \
+    X(def_node_domain, SystemTreeNodeDomain, PASS_MAIN, share, _, (K_PROPERTY, K_COUNT),                             \
+      (ref, OTF2_SystemTreeNodeRef, node, K_NODE), (id, OTF2_SystemTreeDomain, domain, _))                           \
+    X(def_location_group, LocationGroup, PASS_MAIN, own, OTF2_LocationGroupRef, (K_LOCATION_GROUP),                  \
+      (ref, OTF2_StringRef, name, K_STRING), (id, OTF2_LocationGroupType, type, _),                                  \
+      (ref, OTF2_SystemTreeNodeRef, parent, K_NODE), (ref, OTF2_LocationGroupRef, creator, K_LOCATION_GROUP))        \
+    X(def_location_group_property, LocationGroupProperty, PASS_MAIN, copy, _, (K_PROPERTY),                          \
+      (ref, OTF2_LocationGroupRef, group, K_LOCATION_GROUP), (ref, OTF2_StringRef, name, K_STRING), TYPED_VALUE)     \
+    X(def_location, Location, PASS_MAIN, hand, _, _, _)                                                              \
+    X(def_location_property, LocationProperty, PASS_MAIN, copy, _, (K_PROPERTY),                                     \
+      (loc, OTF2_LocationRef, location, _), (ref, OTF2_StringRef, name, K_STRING), TYPED_VALUE)                      \
+    X(def_region, Region, PASS_MAIN, unify, OTF2_RegionRef, (K_REGION), (ref, OTF2_StringRef, name, K_STRING),       \
+      (ref, OTF2_StringRef, canonical, K_STRING), (ref, OTF2_StringRef, description, K_STRING),                      \
+      (id, OTF2_RegionRole, role, _), (id, OTF2_Paradigm, paradigm, _), (id, OTF2_RegionFlag, flags, _),             \
+      (ref, OTF2_StringRef, file, K_STRING), (id, uint32_t, begin, _), (id, uint32_t, end, _))                       \
+    X(def_source, SourceCodeLocation, PASS_MAIN, unify, OTF2_SourceCodeLocationRef, (K_SOURCE),                      \
+      (ref, OTF2_StringRef, file, K_STRING), (id, uint32_t, line, _))                                                \
+    X(def_callpath, Callpath, PASS_MAIN, unify, OTF2_CallpathRef, (K_CALLPATH),                                      \
+      (ref, OTF2_CallpathRef, parent, K_CALLPATH), (ref, OTF2_RegionRef, region, K_REGION))                          \
+    X(def_comm_locations, Group, PASS_COMM_LOCATIONS, hand, _, _, _)                                                 \
+    X(def_group, Group, PASS_GROUPS, hand, _, _, _)                                                                  \
+    X(def_comm, Comm, PASS_LATE, own, OTF2_CommRef, (K_COMM), (ref, OTF2_StringRef, name, K_STRING),                 \
+      (ref, OTF2_GroupRef, group, K_GROUP), (ref, OTF2_CommRef, parent, K_COMM), (id, OTF2_CommFlag, flags, _))      \
+    X(def_member, MetricMember, PASS_MAIN, unify, OTF2_MetricMemberRef, (K_MEMBER),                                  \
+      (ref, OTF2_StringRef, name, K_STRING), (ref, OTF2_StringRef, description, K_STRING),                           \
+      (id, OTF2_MetricType, type, _), (id, OTF2_MetricMode, mode, _), (id, OTF2_Type, value_type, _),                \
+      (id, OTF2_Base, base, _), (id, int64_t, exponent, _), (ref, OTF2_StringRef, unit, K_STRING))                   \
+    X(def_metric_class, MetricClass, PASS_MAIN, hand, _, _, _)                                                       \
+    X(def_metric_instance, MetricInstance, PASS_LATE, hand, _, _, _)                                                 \
+    X(def_metric_recorder, MetricClassRecorder, PASS_LATE, copy, _, (K_PROPERTY),                                    \
+      (ref, OTF2_MetricRef, metric, K_METRIC), (loc, OTF2_LocationRef, recorder, _))                                 \
+    X(def_parameter, Parameter, PASS_MAIN, unify, OTF2_ParameterRef, (K_PARAMETER),                                  \
+      (ref, OTF2_StringRef, name, K_STRING), (id, OTF2_ParameterType, type, _))                                      \
+    X(def_context, CallingContext, PASS_MAIN, unify, OTF2_CallingContextRef, (K_CONTEXT),                            \
+      (ref, OTF2_RegionRef, region, K_REGION), (ref, OTF2_SourceCodeLocationRef, source, K_SOURCE),                  \
+      (ref, OTF2_CallingContextRef, parent, K_CONTEXT))                                                              \
+    X(def_context_property, CallingContextProperty, PASS_MAIN, share, _, (K_PROPERTY, K_CONTEXT),                    \
+      (ref, OTF2_CallingContextRef, context, K_CONTEXT), (ref, OTF2_StringRef, name, K_STRING), TYPED_VALUE)         \
+    X(def_interrupt, InterruptGenerator, PASS_MAIN, unify, OTF2_InterruptGeneratorRef, (K_INTERRUPT),                \
+      (ref, OTF2_StringRef, name, K_STRING), (id, OTF2_InterruptGeneratorMode, mode, _), (id, OTF2_Base, base, _),   \
+      (id, int64_t, exponent, _), (id, uint64_t, period, _))                                                         \
+    X(def_callpath_parameter, CallpathParameter, PASS_LATE, share, _, (K_PROPERTY, K_CALLPATH),                      \
+      (ref, OTF2_CallpathRef, callpath, K_CALLPATH), (ref, OTF2_ParameterRef, parameter, K_PARAMETER), TYPED_VALUE)
+
 /* ClockProperties: read in the first pass (see read_clock); the merged archive has one clock. */
 static OTF2_CallbackCode def_clock(void *user, uint64_t resolution, uint64_t offset, uint64_t length,
                                    uint64_t realtime)
@@ -398,165 +531,6 @@ static OTF2_CallbackCode def_clock(void *user, uint64_t resolution, uint64_t off
     (void)resolution, (void)offset, (void)length, (void)realtime;
     ((struct merger *)user)->handled++;
     return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_string(void *user, OTF2_StringRef self, const char *string)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    key_start(&key, K_STRING);
-    key_bytes(&key, string, strlen(string));
-    if (unify(m, K_STRING, &key, self, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteString(m->defs, (OTF2_StringRef)merged, string))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_paradigm(void *user, OTF2_Paradigm paradigm, OTF2_StringRef name,
-                                      OTF2_ParadigmClass paradigm_class)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    uint32_t n;
-    if (remap32(m, K_STRING, name, &n) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_PARADIGM);
-    key_u64(&key, paradigm); /* one definition of each paradigm: the first archive's name for it */
-    if (unify(m, K_PARADIGM, &key, paradigm, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteParadigm(m->defs, paradigm, n, paradigm_class))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_paradigm_property(void *user, OTF2_Paradigm paradigm, OTF2_ParadigmProperty property,
-                                               OTF2_Type type, OTF2_AttributeValue value)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap_value(m, type, &value) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_PROPERTY);
-    key_u64(&key, K_PARADIGM);
-    key_u64(&key, paradigm);
-    key_u64(&key, property);
-    if (unify(m, K_PROPERTY, &key, 0, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteParadigmProperty(m->defs, paradigm, property, type, value))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_attribute(void *user, OTF2_AttributeRef self, OTF2_StringRef name,
-                                       OTF2_StringRef description, OTF2_Type type)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_STRING, name, &name) != 0 || remap32(m, K_STRING, description, &description) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_ATTRIBUTE);
-    key_u64(&key, name);
-    key_u64(&key, description);
-    key_u64(&key, type);
-    if (unify(m, K_ATTRIBUTE, &key, self, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteAttribute(m->defs, (OTF2_AttributeRef)merged, name,
-                                                                description, type))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-/* A node of the system tree (machine, node): ranks on one node share it. */
-static OTF2_CallbackCode def_node(void *user, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
-                                  OTF2_StringRef class_name, OTF2_SystemTreeNodeRef parent)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_STRING, name, &name) != 0 || remap32(m, K_STRING, class_name, &class_name) != 0
-        || remap32(m, K_NODE, parent, &parent) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_NODE);
-    key_u64(&key, name);
-    key_u64(&key, class_name);
-    key_u64(&key, parent);
-    if (unify(m, K_NODE, &key, self, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteSystemTreeNode(m->defs, (OTF2_SystemTreeNodeRef)merged, name,
-                                                                     class_name, parent))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_node_property(void *user, OTF2_SystemTreeNodeRef node, OTF2_StringRef name,
-                                           OTF2_Type type, OTF2_AttributeValue value)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_NODE, node, &node) != 0 || remap32(m, K_STRING, name, &name) != 0
-        || remap_value(m, type, &value) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_PROPERTY);
-    key_u64(&key, K_NODE);
-    key_u64(&key, node);
-    key_u64(&key, name);
-    key_u64(&key, type);
-    key_u64(&key, value_bits(type, value));
-    if (unify(m, K_PROPERTY, &key, 0, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteSystemTreeNodeProperty(m->defs, node, name, type, value))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_node_domain(void *user, OTF2_SystemTreeNodeRef node, OTF2_SystemTreeDomain domain)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_NODE, node, &node) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_PROPERTY);
-    key_u64(&key, K_COUNT); /* domains apart from properties */
-    key_u64(&key, node);
-    key_u64(&key, domain);
-    if (unify(m, K_PROPERTY, &key, 0, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteSystemTreeNodeDomain(m->defs, node, domain))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-/* A process: every archive's are its own (one per rank), never unified with another's. */
-static OTF2_CallbackCode def_location_group(void *user, OTF2_LocationGroupRef self, OTF2_StringRef name,
-                                            OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
-                                            OTF2_LocationGroupRef creator)
-{
-    struct merger *m = user;
-    uint32_t merged = (uint32_t)m->next[K_LOCATION_GROUP];
-    if (remap32(m, K_STRING, name, &name) != 0 || remap32(m, K_NODE, parent, &parent) != 0
-        || remap32(m, K_LOCATION_GROUP, creator, &creator) != 0 || map_ref(m, K_LOCATION_GROUP, self, merged) != 0)
-        return OTF2_CALLBACK_ERROR;
-    m->next[K_LOCATION_GROUP]++;
-    m->handled++;
-    return wrote(m, OTF2_GlobalDefWriter_WriteLocationGroup(m->defs, merged, name, type, parent, creator));
-}
-
-static OTF2_CallbackCode def_location_group_property(void *user, OTF2_LocationGroupRef group, OTF2_StringRef name,
-                                                     OTF2_Type type, OTF2_AttributeValue value)
-{
-    struct merger *m = user;
-    if (remap32(m, K_LOCATION_GROUP, group, &group) != 0 || remap32(m, K_STRING, name, &name) != 0
-        || remap_value(m, type, &value) != 0)
-        return OTF2_CALLBACK_ERROR;
-    m->handled++;
-    return wrote(m, OTF2_GlobalDefWriter_WriteLocationGroupProperty(m->defs, group, name, type, value));
 }
 
 /* A thread: kept as the archive's own; its events are copied one for one, which copy_location checks. */
@@ -583,74 +557,6 @@ static OTF2_CallbackCode def_location(void *user, OTF2_LocationRef self, OTF2_St
     m->location_count++;
     m->handled++;
     return wrote(m, OTF2_GlobalDefWriter_WriteLocation(m->defs, location->self, name, type, events, group));
-}
-
-static OTF2_CallbackCode def_location_property(void *user, OTF2_LocationRef location, OTF2_StringRef name,
-                                               OTF2_Type type, OTF2_AttributeValue value)
-{
-    struct merger *m = user;
-    if (remap(m, K_LOCATION, location, OTF2_UNDEFINED_LOCATION, &location) != 0
-        || remap32(m, K_STRING, name, &name) != 0 || remap_value(m, type, &value) != 0)
-        return OTF2_CALLBACK_ERROR;
-    m->handled++;
-    return wrote(m, OTF2_GlobalDefWriter_WriteLocationProperty(m->defs, location, name, type, value));
-}
-
-static OTF2_CallbackCode def_region(void *user, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canonical,
-                                    OTF2_StringRef description, OTF2_RegionRole role, OTF2_Paradigm paradigm,
-                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t begin, uint32_t end)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_STRING, name, &name) != 0 || remap32(m, K_STRING, canonical, &canonical) != 0
-        || remap32(m, K_STRING, description, &description) != 0 || remap32(m, K_STRING, file, &file) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_REGION);
-    uint64_t fields[] = {name, canonical, description, role, paradigm, flags, file, begin, end};
-    key_bytes(&key, fields, sizeof fields);
-    if (unify(m, K_REGION, &key, self, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteRegion(m->defs, (OTF2_RegionRef)merged, name, canonical,
-                                                             description, role, paradigm, flags, file, begin, end))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_source(void *user, OTF2_SourceCodeLocationRef self, OTF2_StringRef file, uint32_t line)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_STRING, file, &file) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_SOURCE);
-    key_u64(&key, file);
-    key_u64(&key, line);
-    if (unify(m, K_SOURCE, &key, self, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteSourceCodeLocation(m->defs, (OTF2_SourceCodeLocationRef)merged,
-                                                                         file, line))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_callpath(void *user, OTF2_CallpathRef self, OTF2_CallpathRef parent,
-                                      OTF2_RegionRef region)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_CALLPATH, parent, &parent) != 0 || remap32(m, K_REGION, region, &region) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_CALLPATH);
-    key_u64(&key, parent);
-    key_u64(&key, region);
-    if (unify(m, K_CALLPATH, &key, self, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteCallpath(m->defs, (OTF2_CallpathRef)merged, parent, region))
-                 : OTF2_CALLBACK_SUCCESS;
 }
 
 /* The COMM_LOCATIONS group of `paradigm` in the merged archive, made on first use; NULL without memory. */
@@ -762,6 +668,7 @@ static int remap_members(struct merger *m, OTF2_GroupType type, OTF2_Paradigm pa
     return 0;
 }
 
+/* By hand, as a group's members are refs of the kind its type says, or indexes into a COMM_LOCATIONS group. */
 static OTF2_CallbackCode def_group(void *user, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
                                    OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t count,
                                    const uint64_t *members)
@@ -794,42 +701,7 @@ static OTF2_CallbackCode def_group(void *user, OTF2_GroupRef self, OTF2_StringRe
     return code;
 }
 
-/* A communicator (an OpenMP thread team): every archive's are its own. */
-static OTF2_CallbackCode def_comm(void *user, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
-                                  OTF2_CommRef parent, OTF2_CommFlag flags)
-{
-    struct merger *m = user;
-    uint32_t merged = (uint32_t)m->next[K_COMM];
-    if (remap32(m, K_STRING, name, &name) != 0 || remap32(m, K_GROUP, group, &group) != 0
-        || remap32(m, K_COMM, parent, &parent) != 0 || map_ref(m, K_COMM, self, merged) != 0)
-        return OTF2_CALLBACK_ERROR;
-    m->next[K_COMM]++;
-    m->handled++;
-    return wrote(m, OTF2_GlobalDefWriter_WriteComm(m->defs, merged, name, group, parent, flags));
-}
-
-static OTF2_CallbackCode def_member(void *user, OTF2_MetricMemberRef self, OTF2_StringRef name,
-                                    OTF2_StringRef description, OTF2_MetricType type, OTF2_MetricMode mode,
-                                    OTF2_Type value_type, OTF2_Base base, int64_t exponent, OTF2_StringRef unit)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_STRING, name, &name) != 0 || remap32(m, K_STRING, description, &description) != 0
-        || remap32(m, K_STRING, unit, &unit) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_MEMBER);
-    uint64_t fields[] = {name, description, type, mode, value_type, base, (uint64_t)exponent, unit};
-    key_bytes(&key, fields, sizeof fields);
-    if (unify(m, K_MEMBER, &key, self, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteMetricMember(m->defs, (OTF2_MetricMemberRef)merged, name,
-                                                                   description, type, mode, value_type, base,
-                                                                   exponent, unit))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
+/* By hand, as its members are an array of refs. */
 static OTF2_CallbackCode def_metric_class(void *user, OTF2_MetricRef self, uint8_t count,
                                           const OTF2_MetricMemberRef *members, OTF2_MetricOccurrence occurrence,
                                           OTF2_RecorderKind recorder)
@@ -853,7 +725,7 @@ static OTF2_CallbackCode def_metric_class(void *user, OTF2_MetricRef self, uint8
                  : OTF2_CALLBACK_SUCCESS;
 }
 
-/* A metric recorded by one location for a scope: the archive's own. */
+/* A metric recorded by one location for a scope: the archive's own; by hand, as the scope's kind of ref varies. */
 static OTF2_CallbackCode def_metric_instance(void *user, OTF2_MetricRef self, OTF2_MetricRef metric_class,
                                              OTF2_LocationRef recorder, OTF2_MetricScope scope_kind, uint64_t scope)
 {
@@ -877,161 +749,85 @@ static OTF2_CallbackCode def_metric_instance(void *user, OTF2_MetricRef self, OT
                                                              scope));
 }
 
-static OTF2_CallbackCode def_metric_recorder(void *user, OTF2_MetricRef metric, OTF2_LocationRef recorder)
+/* A key starting with `words`: the kind of definition first. */
+static void key_begin(struct key *key, const uint64_t *words, size_t count)
 {
-    struct merger *m = user;
-    if (remap32(m, K_METRIC, metric, &metric) != 0
-        || remap(m, K_LOCATION, recorder, OTF2_UNDEFINED_LOCATION, &recorder) != 0)
-        return OTF2_CALLBACK_ERROR;
-    m->handled++;
-    return wrote(m, OTF2_GlobalDefWriter_WriteMetricClassRecorder(m->defs, metric, recorder));
-}
-
-static OTF2_CallbackCode def_parameter(void *user, OTF2_ParameterRef self, OTF2_StringRef name,
-                                       OTF2_ParameterType type)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_STRING, name, &name) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_PARAMETER);
-    key_u64(&key, name);
-    key_u64(&key, type);
-    if (unify(m, K_PARAMETER, &key, self, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteParameter(m->defs, (OTF2_ParameterRef)merged, name, type))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_context(void *user, OTF2_CallingContextRef self, OTF2_RegionRef region,
-                                     OTF2_SourceCodeLocationRef source, OTF2_CallingContextRef parent)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_REGION, region, &region) != 0 || remap32(m, K_SOURCE, source, &source) != 0
-        || remap32(m, K_CONTEXT, parent, &parent) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_CONTEXT);
-    key_u64(&key, region);
-    key_u64(&key, source);
-    key_u64(&key, parent);
-    if (unify(m, K_CONTEXT, &key, self, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteCallingContext(m->defs, (OTF2_CallingContextRef)merged, region,
-                                                                     source, parent))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_interrupt(void *user, OTF2_InterruptGeneratorRef self, OTF2_StringRef name,
-                                       OTF2_InterruptGeneratorMode mode, OTF2_Base base, int64_t exponent,
-                                       uint64_t period)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_STRING, name, &name) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_INTERRUPT);
-    uint64_t fields[] = {name, mode, base, (uint64_t)exponent, period};
-    key_bytes(&key, fields, sizeof fields);
-    if (unify(m, K_INTERRUPT, &key, self, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteInterruptGenerator(m->defs, (OTF2_InterruptGeneratorRef)merged,
-                                                                         name, mode, base, exponent, period))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-/* A property of a calling context or a callpath's parameter: kept once for equal content. */
-static OTF2_CallbackCode def_context_property(void *user, OTF2_CallingContextRef context, OTF2_StringRef name,
-                                              OTF2_Type type, OTF2_AttributeValue value)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_CONTEXT, context, &context) != 0 || remap32(m, K_STRING, name, &name) != 0
-        || remap_value(m, type, &value) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_PROPERTY);
-    uint64_t fields[] = {K_CONTEXT, context, name, type, value_bits(type, value)};
-    key_bytes(&key, fields, sizeof fields);
-    if (unify(m, K_PROPERTY, &key, 0, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteCallingContextProperty(m->defs, context, name, type, value))
-                 : OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode def_callpath_parameter(void *user, OTF2_CallpathRef callpath, OTF2_ParameterRef parameter,
-                                                OTF2_Type type, OTF2_AttributeValue value)
-{
-    struct merger *m = user;
-    struct key key;
-    uint64_t merged;
-    int fresh;
-    if (remap32(m, K_CALLPATH, callpath, &callpath) != 0 || remap32(m, K_PARAMETER, parameter, &parameter) != 0
-        || remap_value(m, type, &value) != 0)
-        return OTF2_CALLBACK_ERROR;
-    key_start(&key, K_PROPERTY);
-    uint64_t fields[] = {K_CALLPATH, callpath, parameter, type, value_bits(type, value)};
-    key_bytes(&key, fields, sizeof fields);
-    if (unify(m, K_PROPERTY, &key, 0, &merged, &fresh) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return fresh ? wrote(m, OTF2_GlobalDefWriter_WriteCallpathParameter(m->defs, callpath, parameter, type, value))
-                 : OTF2_CALLBACK_SUCCESS;
+    key_start(key, (enum kind)words[0]);
+    key_bytes(key, words + 1, (count - 1) * sizeof *words);
 }
 
 /*
- * The passes over the archives' definitions, so that the merged archive
- * defines everything before it is referred to and each kind in the order of
- * its refs: everything but groups and what refers to them; the
- * COMM_LOCATIONS groups (merged into one per paradigm, written after the
- * pass); the other groups; communicators, metric instances and recorders,
- * callpath parameters.
+ * How a row of DEFINITIONS gets its merged ref, by its mode: 1 when the
+ * definition is to be written, 0 when an equal one already is, -1 on failure.
  */
-enum pass { PASS_MAIN, PASS_COMM_LOCATIONS, PASS_GROUPS, PASS_LATE, PASS_COUNT };
+/* unify, share, first. */
+static int unified_ref(struct merger *m, enum kind kind, struct key *key, uint64_t old, uint64_t *merged)
+{
+    int fresh;
+    return unify(m, kind, key, old, merged, &fresh) != 0 ? -1 : fresh;
+}
+
+/* own: a new ref, whatever the content; truncated, as the kinds made so have 32-bit refs. */
+static int own_ref(struct merger *m, enum kind kind, struct key *key, uint64_t old, uint64_t *merged)
+{
+    (void)key;
+    *merged = (uint32_t)m->next[kind];
+    if (map_ref(m, kind, old, *merged) != 0)
+        return -1;
+    m->next[kind]++;
+    m->handled++;
+    return 1;
+}
+
+/* copy: no ref of its own, so the merged one is never read. */
+static int copied_ref(struct merger *m, enum kind kind, struct key *key, uint64_t old, uint64_t *merged)
+{
+    (void)kind, (void)key, (void)old;
+    *merged = 0;
+    m->handled++;
+    return 1;
+}
+
+/*
+ * The callback of a row of DEFINITIONS (hand: none, it is written out
+ * above).  Its mode says how the merged ref is found, whether the fields
+ * join the key, and its own ref as a parameter, as the ref written and as
+ * the old ref unify maps.
+ */
+#define DEFINITION_FUNCTION(function, Name, pass, mode, ...) DEF_##mode(function, Name, __VA_ARGS__)
+#define DEF_hand(...)
+#define DEF_unify(f, N, T, k, ...) DEF_BODY(f, N, unified_ref, KEYED, (, T self), (, (T)merged), self, k, __VA_ARGS__)
+#define DEF_share(f, N, T, k, ...) DEF_BODY(f, N, unified_ref, KEYED, (), (), 0, k, __VA_ARGS__)
+#define DEF_first(f, N, T, k, ...) DEF_BODY(f, N, unified_ref, UNKEYED, (), (), 0, k, __VA_ARGS__)
+#define DEF_own(f, N, T, k, ...) DEF_BODY(f, N, own_ref, UNKEYED, (, T self), (, (T)merged), self, k, __VA_ARGS__)
+#define DEF_copy(f, N, T, k, ...) DEF_BODY(f, N, copied_ref, UNKEYED, (), (), 0, k, __VA_ARGS__)
+#define DEF_BODY(function, Name, merged_ref, keys, self_param, self_arg, old, key_words, ...)                    \
+    static OTF2_CallbackCode function(void *user UNPACK self_param EACH(FIELD_PARAM, __VA_ARGS__))               \
+    {                                                                                                            \
+        struct merger *m = user;                                                                                 \
+        struct key key;                                                                                          \
+        uint64_t merged;                                                                                         \
+        if (0 EACH(FIELD_REMAP, __VA_ARGS__))                                                                    \
+            return OTF2_CALLBACK_ERROR;                                                                          \
+        const uint64_t words[] = {UNPACK key_words};                                                             \
+        key_begin(&key, words, sizeof words / sizeof *words);                                                    \
+        keys(__VA_ARGS__)                                                                                        \
+        int fresh = merged_ref(m, (enum kind)words[0], &key, old, &merged);                                      \
+        if (fresh <= 0)                                                                                          \
+            return fresh < 0 ? OTF2_CALLBACK_ERROR : OTF2_CALLBACK_SUCCESS;                                      \
+        return wrote(m, OTF2_GlobalDefWriter_Write##Name(m->defs UNPACK self_arg EACH(FIELD_ARG, __VA_ARGS__))); \
+    }
+DEFINITIONS(DEFINITION_FUNCTION)
 
 /* The definition callbacks of one pass; the reader skips the others, which the count of definitions read then shows. */
 static OTF2_GlobalDefReaderCallbacks *definition_callbacks(enum pass pass)
 {
     OTF2_GlobalDefReaderCallbacks *c = OTF2_GlobalDefReaderCallbacks_New();
-    if (c == NULL || pass == PASS_COMM_LOCATIONS || pass == PASS_GROUPS) {
-        if (c != NULL)
-            OTF2_GlobalDefReaderCallbacks_SetGroupCallback(c, pass == PASS_GROUPS ? def_group : def_comm_locations);
-        return c;
-    }
-    if (pass == PASS_LATE) {
-        OTF2_GlobalDefReaderCallbacks_SetCommCallback(c, def_comm);
-        OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(c, def_metric_instance);
-        OTF2_GlobalDefReaderCallbacks_SetMetricClassRecorderCallback(c, def_metric_recorder);
-        OTF2_GlobalDefReaderCallbacks_SetCallpathParameterCallback(c, def_callpath_parameter);
-        return c;
-    }
-    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(c, def_clock);
-    OTF2_GlobalDefReaderCallbacks_SetStringCallback(c, def_string);
-    OTF2_GlobalDefReaderCallbacks_SetParadigmCallback(c, def_paradigm);
-    OTF2_GlobalDefReaderCallbacks_SetParadigmPropertyCallback(c, def_paradigm_property);
-    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(c, def_attribute);
-    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(c, def_node);
-    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodePropertyCallback(c, def_node_property);
-    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeDomainCallback(c, def_node_domain);
-    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(c, def_location_group);
-    OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(c, def_location_group_property);
-    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(c, def_location);
-    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(c, def_location_property);
-    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(c, def_region);
-    OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(c, def_source);
-    OTF2_GlobalDefReaderCallbacks_SetCallpathCallback(c, def_callpath);
-    OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(c, def_member);
-    OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(c, def_metric_class);
-    OTF2_GlobalDefReaderCallbacks_SetParameterCallback(c, def_parameter);
-    OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(c, def_context);
-    OTF2_GlobalDefReaderCallbacks_SetCallingContextPropertyCallback(c, def_context_property);
-    OTF2_GlobalDefReaderCallbacks_SetInterruptGeneratorCallback(c, def_interrupt);
+#define REGISTER_DEFINITION(function, Name, row_pass, ...) \
+    if (c != NULL && pass == (row_pass))                   \
+        OTF2_GlobalDefReaderCallbacks_Set##Name##Callback(c, function);
+    DEFINITIONS(REGISTER_DEFINITION)
+#undef REGISTER_DEFINITION
     return c;
 }
 
@@ -1080,54 +876,6 @@ static OTF2_TimeStamp when(const struct merger *m, OTF2_TimeStamp time)
     return time + (uint64_t)m->shift;
 }
 
-/* The start of every event callback: its arguments up to the attribute list, and event_begin. */
-#define EVENT(name, ...)                                                                                        \
-    static OTF2_CallbackCode name(OTF2_LocationRef location, OTF2_TimeStamp time, uint64_t position, void *user, \
-                                  OTF2_AttributeList *list, __VA_ARGS__)
-#define BEGIN                                                                                                   \
-    struct merger *m = user;                                                                                    \
-    if (event_begin(m, location, position, list) != 0)                                                          \
-    return OTF2_CALLBACK_ERROR
-/* Writes the event with its attributes and time; the callback's answer. */
-#define WRITE(what, ...) event_end(m, OTF2_EvtWriter_##what(m->writer, m->attributes, when(m, time), __VA_ARGS__))
-
-EVENT(evt_enter, OTF2_RegionRef region)
-{
-    BEGIN;
-    return remap32(m, K_REGION, region, &region) != 0 ? OTF2_CALLBACK_ERROR : WRITE(Enter, region);
-}
-
-EVENT(evt_leave, OTF2_RegionRef region)
-{
-    BEGIN;
-    return remap32(m, K_REGION, region, &region) != 0 ? OTF2_CALLBACK_ERROR : WRITE(Leave, region);
-}
-
-EVENT(evt_thread_fork, OTF2_Paradigm model, uint32_t threads)
-{
-    BEGIN;
-    return WRITE(ThreadFork, model, threads);
-}
-
-static OTF2_CallbackCode evt_thread_join(OTF2_LocationRef location, OTF2_TimeStamp time, uint64_t position,
-                                         void *user, OTF2_AttributeList *list, OTF2_Paradigm model)
-{
-    BEGIN;
-    return WRITE(ThreadJoin, model);
-}
-
-EVENT(evt_team_begin, OTF2_CommRef team)
-{
-    BEGIN;
-    return remap32(m, K_COMM, team, &team) != 0 ? OTF2_CALLBACK_ERROR : WRITE(ThreadTeamBegin, team);
-}
-
-EVENT(evt_team_end, OTF2_CommRef team)
-{
-    BEGIN;
-    return remap32(m, K_COMM, team, &team) != 0 ? OTF2_CALLBACK_ERROR : WRITE(ThreadTeamEnd, team);
-}
-
 /*
  * The merged id of a lock: a lock is one process's memory, so two archives'
  * lock 0 are two locks, and each archive's locks get ids of their own
@@ -1151,169 +899,100 @@ static int lock_id(struct merger *m, OTF2_Paradigm model, uint32_t *lock)
     return 0;
 }
 
-EVENT(evt_acquire_lock, OTF2_Paradigm model, uint32_t lock, uint32_t order)
-{
-    BEGIN;
-    return lock_id(m, model, &lock) != 0 ? OTF2_CALLBACK_ERROR : WRITE(ThreadAcquireLock, model, lock, order);
-}
+/*
+ * Every event merge copies, all but MPI, RMA, I/O and communicator
+ * creation: X(function, Name, mode, fields...), read with
+ * OTF2_EvtReaderCallbacks_SetNameCallback and written with
+ * OTF2_EvtWriter_Name, its attributes remapped and its time moved onto the
+ * merged clock.  mode copy: generated from the fields; hand: `function` is
+ * written out below.  The reader gives OTF2 1.x's deprecated Omp* events to
+ * the Thread* callbacks.
+ */
+#define EVENTS(X)                                                                                                  \
+    X(evt_enter, Enter, copy, (ref, OTF2_RegionRef, region, K_REGION))                                             \
+    X(evt_leave, Leave, copy, (ref, OTF2_RegionRef, region, K_REGION))                                             \
+    X(evt_thread_fork, ThreadFork, copy, (id, OTF2_Paradigm, model, _), (id, uint32_t, threads, _))                \
+    X(evt_thread_join, ThreadJoin, copy, (id, OTF2_Paradigm, model, _))                                            \
+    X(evt_team_begin, ThreadTeamBegin, copy, (ref, OTF2_CommRef, team, K_COMM))                                    \
+    X(evt_team_end, ThreadTeamEnd, copy, (ref, OTF2_CommRef, team, K_COMM))                                        \
+    X(evt_acquire_lock, ThreadAcquireLock, copy, (id, OTF2_Paradigm, model, _), (lock, uint32_t, lock, model),     \
+      (id, uint32_t, order, _))                                                                                    \
+    X(evt_release_lock, ThreadReleaseLock, copy, (id, OTF2_Paradigm, model, _), (lock, uint32_t, lock, model),     \
+      (id, uint32_t, order, _))                                                                                    \
+    X(evt_task_create, ThreadTaskCreate, copy, (ref, OTF2_CommRef, team, K_COMM), (id, uint32_t, creator, _),      \
+      (id, uint32_t, generation, _))                                                                               \
+    X(evt_task_switch, ThreadTaskSwitch, copy, (ref, OTF2_CommRef, team, K_COMM), (id, uint32_t, creator, _),      \
+      (id, uint32_t, generation, _))                                                                               \
+    X(evt_task_complete, ThreadTaskComplete, copy, (ref, OTF2_CommRef, team, K_COMM),                              \
+      (id, uint32_t, creator, _), (id, uint32_t, generation, _))                                                   \
+    X(evt_thread_create, ThreadCreate, copy, (ref, OTF2_CommRef, contingent, K_COMM), (id, uint64_t, sequence, _)) \
+    X(evt_thread_begin, ThreadBegin, copy, (ref, OTF2_CommRef, contingent, K_COMM), (id, uint64_t, sequence, _))   \
+    X(evt_thread_wait, ThreadWait, copy, (ref, OTF2_CommRef, contingent, K_COMM), (id, uint64_t, sequence, _))     \
+    X(evt_thread_end, ThreadEnd, copy, (ref, OTF2_CommRef, contingent, K_COMM), (id, uint64_t, sequence, _))       \
+    X(evt_metric, Metric, copy, (ref, OTF2_MetricRef, metric, K_METRIC), (id, uint8_t, count, _),                  \
+      (id, const OTF2_Type *, types, _), (id, const OTF2_MetricValue *, values, _))                                \
+    X(evt_measurement, MeasurementOnOff, copy, (id, OTF2_MeasurementMode, mode, _))                                \
+    X(evt_flush, BufferFlush, copy, (time, OTF2_TimeStamp, stop, _))                                               \
+    X(evt_parameter_string, ParameterString, copy, (ref, OTF2_ParameterRef, parameter, K_PARAMETER),               \
+      (ref, OTF2_StringRef, string, K_STRING))                                                                     \
+    X(evt_parameter_int, ParameterInt, copy, (ref, OTF2_ParameterRef, parameter, K_PARAMETER),                     \
+      (id, int64_t, value, _))                                                                                     \
+    X(evt_parameter_unsigned, ParameterUnsignedInt, copy, (ref, OTF2_ParameterRef, parameter, K_PARAMETER),        \
+      (id, uint64_t, value, _))                                                                                    \
+    X(evt_context_enter, CallingContextEnter, copy, (ref, OTF2_CallingContextRef, context, K_CONTEXT),             \
+      (id, uint32_t, distance, _))                                                                                 \
+    X(evt_context_leave, CallingContextLeave, copy, (ref, OTF2_CallingContextRef, context, K_CONTEXT))             \
+    X(evt_context_sample, CallingContextSample, copy, (ref, OTF2_CallingContextRef, context, K_CONTEXT),           \
+      (id, uint32_t, distance, _), (ref, OTF2_InterruptGeneratorRef, generator, K_INTERRUPT))                      \
+    X(evt_program_begin, ProgramBegin, hand, _)                                                                    \
+    X(evt_program_end, ProgramEnd, copy, (id, int64_t, status, _))
 
-EVENT(evt_release_lock, OTF2_Paradigm model, uint32_t lock, uint32_t order)
-{
-    BEGIN;
-    return lock_id(m, model, &lock) != 0 ? OTF2_CALLBACK_ERROR : WRITE(ThreadReleaseLock, model, lock, order);
-}
-
-EVENT(evt_task_create, OTF2_CommRef team, uint32_t creator, uint32_t generation)
-{
-    BEGIN;
-    return remap32(m, K_COMM, team, &team) != 0 ? OTF2_CALLBACK_ERROR
-                                                 : WRITE(ThreadTaskCreate, team, creator, generation);
-}
-
-EVENT(evt_task_switch, OTF2_CommRef team, uint32_t creator, uint32_t generation)
-{
-    BEGIN;
-    return remap32(m, K_COMM, team, &team) != 0 ? OTF2_CALLBACK_ERROR
-                                                 : WRITE(ThreadTaskSwitch, team, creator, generation);
-}
-
-EVENT(evt_task_complete, OTF2_CommRef team, uint32_t creator, uint32_t generation)
-{
-    BEGIN;
-    return remap32(m, K_COMM, team, &team) != 0 ? OTF2_CALLBACK_ERROR
-                                                 : WRITE(ThreadTaskComplete, team, creator, generation);
-}
-
-/* The pthread-style events: create, begin, wait, end, all of a thread contingent (a communicator). */
-#define CONTINGENT_EVENT(name, what)                                                                            \
-    EVENT(name, OTF2_CommRef contingent, uint64_t sequence)                                                     \
-    {                                                                                                           \
-        BEGIN;                                                                                                  \
-        return remap32(m, K_COMM, contingent, &contingent) != 0 ? OTF2_CALLBACK_ERROR                           \
-                                                                 : WRITE(what, contingent, sequence);           \
+/* The callback of a row of EVENTS (hand: none, it is written out below). */
+#define EVENT_FUNCTION(function, Name, mode, ...) EVENT_##mode(function, Name, __VA_ARGS__)
+#define EVENT_hand(...)
+#define EVENT_copy(function, Name, ...)                                                                    \
+    static OTF2_CallbackCode function(OTF2_LocationRef location, OTF2_TimeStamp time, uint64_t position,   \
+                                      void *user, OTF2_AttributeList *list EACH(FIELD_PARAM, __VA_ARGS__)) \
+    {                                                                                                      \
+        struct merger *m = user;                                                                           \
+        if (event_begin(m, location, position, list) != 0 EACH(FIELD_REMAP, __VA_ARGS__))                  \
+            return OTF2_CALLBACK_ERROR;                                                                    \
+        return event_end(m, OTF2_EvtWriter_##Name(m->writer, m->attributes, when(m, time)                  \
+                                                  EACH(FIELD_ARG, __VA_ARGS__)));                          \
     }
-CONTINGENT_EVENT(evt_thread_create, ThreadCreate)
-CONTINGENT_EVENT(evt_thread_begin, ThreadBegin)
-CONTINGENT_EVENT(evt_thread_wait, ThreadWait)
-CONTINGENT_EVENT(evt_thread_end, ThreadEnd)
+EVENTS(EVENT_FUNCTION)
 
-EVENT(evt_metric, OTF2_MetricRef metric, uint8_t count, const OTF2_Type *types, const OTF2_MetricValue *values)
+/* A program's arguments are an array of string refs, which a field cannot say: remapped into a copy. */
+static OTF2_CallbackCode evt_program_begin(OTF2_LocationRef location, OTF2_TimeStamp time, uint64_t position,
+                                           void *user, OTF2_AttributeList *list, OTF2_StringRef name, uint32_t count,
+                                           const OTF2_StringRef *arguments)
 {
-    BEGIN;
-    return remap32(m, K_METRIC, metric, &metric) != 0 ? OTF2_CALLBACK_ERROR : WRITE(Metric, metric, count, types, values);
-}
-
-EVENT(evt_measurement, OTF2_MeasurementMode mode)
-{
-    BEGIN;
-    return WRITE(MeasurementOnOff, mode);
-}
-
-EVENT(evt_flush, OTF2_TimeStamp stop)
-{
-    BEGIN;
-    return WRITE(BufferFlush, when(m, stop));
-}
-
-EVENT(evt_parameter_string, OTF2_ParameterRef parameter, OTF2_StringRef string)
-{
-    BEGIN;
-    if (remap32(m, K_PARAMETER, parameter, &parameter) != 0 || remap32(m, K_STRING, string, &string) != 0)
+    struct merger *m = user;
+    if (event_begin(m, location, position, list) != 0)
         return OTF2_CALLBACK_ERROR;
-    return WRITE(ParameterString, parameter, string);
-}
-
-EVENT(evt_parameter_int, OTF2_ParameterRef parameter, int64_t value)
-{
-    BEGIN;
-    return remap32(m, K_PARAMETER, parameter, &parameter) != 0 ? OTF2_CALLBACK_ERROR
-                                                                : WRITE(ParameterInt, parameter, value);
-}
-
-EVENT(evt_parameter_unsigned, OTF2_ParameterRef parameter, uint64_t value)
-{
-    BEGIN;
-    return remap32(m, K_PARAMETER, parameter, &parameter) != 0 ? OTF2_CALLBACK_ERROR
-                                                                : WRITE(ParameterUnsignedInt, parameter, value);
-}
-
-EVENT(evt_context_enter, OTF2_CallingContextRef context, uint32_t distance)
-{
-    BEGIN;
-    return remap32(m, K_CONTEXT, context, &context) != 0 ? OTF2_CALLBACK_ERROR
-                                                          : WRITE(CallingContextEnter, context, distance);
-}
-
-EVENT(evt_context_leave, OTF2_CallingContextRef context)
-{
-    BEGIN;
-    return remap32(m, K_CONTEXT, context, &context) != 0 ? OTF2_CALLBACK_ERROR : WRITE(CallingContextLeave, context);
-}
-
-EVENT(evt_context_sample, OTF2_CallingContextRef context, uint32_t distance, OTF2_InterruptGeneratorRef generator)
-{
-    BEGIN;
-    if (remap32(m, K_CONTEXT, context, &context) != 0 || remap32(m, K_INTERRUPT, generator, &generator) != 0)
-        return OTF2_CALLBACK_ERROR;
-    return WRITE(CallingContextSample, context, distance, generator);
-}
-
-EVENT(evt_program_begin, OTF2_StringRef name, uint32_t count, const OTF2_StringRef *arguments)
-{
-    BEGIN;
     OTF2_StringRef *remapped = malloc(((size_t)count + 1) * sizeof *remapped);
     if (remapped == NULL)
         return fail(m, "out of memory");
     int status = remap32(m, K_STRING, name, &name);
     for (uint32_t i = 0; i < count && status == 0; i++)
         status = remap32(m, K_STRING, arguments[i], &remapped[i]);
-    OTF2_CallbackCode code = status == 0 ? WRITE(ProgramBegin, name, count, remapped) : OTF2_CALLBACK_ERROR;
+    OTF2_CallbackCode code = status == 0 ? event_end(m, OTF2_EvtWriter_ProgramBegin(m->writer, m->attributes,
+                                                                                    when(m, time), name, count,
+                                                                                    remapped))
+                                         : OTF2_CALLBACK_ERROR;
     free(remapped);
     return code;
 }
 
-EVENT(evt_program_end, int64_t status)
-{
-    BEGIN;
-    return WRITE(ProgramEnd, status);
-}
-
-/*
- * The event callbacks of every kind merge copies: all but MPI, RMA, I/O and
- * communicator creation.  The reader gives OTF2 1.x's deprecated Omp*
- * events to the Thread* callbacks.
- */
+/* The event callbacks, one for each row of EVENTS. */
 static OTF2_EvtReaderCallbacks *event_callbacks(void)
 {
     OTF2_EvtReaderCallbacks *c = OTF2_EvtReaderCallbacks_New();
-    if (c == NULL)
-        return NULL;
-    OTF2_EvtReaderCallbacks_SetEnterCallback(c, evt_enter);
-    OTF2_EvtReaderCallbacks_SetLeaveCallback(c, evt_leave);
-    OTF2_EvtReaderCallbacks_SetThreadForkCallback(c, evt_thread_fork);
-    OTF2_EvtReaderCallbacks_SetThreadJoinCallback(c, evt_thread_join);
-    OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(c, evt_team_begin);
-    OTF2_EvtReaderCallbacks_SetThreadTeamEndCallback(c, evt_team_end);
-    OTF2_EvtReaderCallbacks_SetThreadAcquireLockCallback(c, evt_acquire_lock);
-    OTF2_EvtReaderCallbacks_SetThreadReleaseLockCallback(c, evt_release_lock);
-    OTF2_EvtReaderCallbacks_SetThreadTaskCreateCallback(c, evt_task_create);
-    OTF2_EvtReaderCallbacks_SetThreadTaskSwitchCallback(c, evt_task_switch);
-    OTF2_EvtReaderCallbacks_SetThreadTaskCompleteCallback(c, evt_task_complete);
-    OTF2_EvtReaderCallbacks_SetThreadCreateCallback(c, evt_thread_create);
-    OTF2_EvtReaderCallbacks_SetThreadBeginCallback(c, evt_thread_begin);
-    OTF2_EvtReaderCallbacks_SetThreadWaitCallback(c, evt_thread_wait);
-    OTF2_EvtReaderCallbacks_SetThreadEndCallback(c, evt_thread_end);
-    OTF2_EvtReaderCallbacks_SetMetricCallback(c, evt_metric);
-    OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(c, evt_measurement);
-    OTF2_EvtReaderCallbacks_SetBufferFlushCallback(c, evt_flush);
-    OTF2_EvtReaderCallbacks_SetParameterStringCallback(c, evt_parameter_string);
-    OTF2_EvtReaderCallbacks_SetParameterIntCallback(c, evt_parameter_int);
-    OTF2_EvtReaderCallbacks_SetParameterUnsignedIntCallback(c, evt_parameter_unsigned);
-    OTF2_EvtReaderCallbacks_SetCallingContextEnterCallback(c, evt_context_enter);
-    OTF2_EvtReaderCallbacks_SetCallingContextLeaveCallback(c, evt_context_leave);
-    OTF2_EvtReaderCallbacks_SetCallingContextSampleCallback(c, evt_context_sample);
-    OTF2_EvtReaderCallbacks_SetProgramBeginCallback(c, evt_program_begin);
-    OTF2_EvtReaderCallbacks_SetProgramEndCallback(c, evt_program_end);
+#define REGISTER_EVENT(function, Name, ...) \
+    if (c != NULL)                          \
+        OTF2_EvtReaderCallbacks_Set##Name##Callback(c, function);
+    EVENTS(REGISTER_EVENT)
+#undef REGISTER_EVENT
     return c;
 }
 
