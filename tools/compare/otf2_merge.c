@@ -3,9 +3,9 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
-#include "merge.h"
 #include "otf2_merge.h"
-#include "report.h"
+#include "merge.h"
+#include "writer.h"
 
 #include <dirent.h>
 #include <errno.h>

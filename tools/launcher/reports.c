@@ -3,15 +3,16 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "reports.h"
+#include "bounds.h"
 #include "dispatch.h"
 #include "launcher.h"
-#include "bounds.h"
 #include "load.h"
 #include "omp_collector_api.h"
 #include "preflight.h"
-#include "reports.h"
 #include "session.h"
 #include "stacks.h"
+#include "summary.h"
 #include "supervise.h"
 
 #include <stdio.h>

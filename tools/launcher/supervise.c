@@ -3,12 +3,13 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "supervise.h"
 #include "launcher.h"
 #include "load.h"
 #include "preflight.h"
 #include "procstat.h"
 #include "record.h"
-#include "supervise.h"
+#include "summary.h"
 
 #include <errno.h>
 #include <fcntl.h>

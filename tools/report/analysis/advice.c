@@ -1,10 +1,10 @@
-/* advice.c - derives a process's POP-style efficiency metrics, the potential gain of its constructs and wait locations, and the ranked opportunities from the summary, and writes them as text, CSV and JSON. */
+/* advice.c - derives a process's POP-style efficiency metrics, the potential gain of its constructs and wait locations, and the ranked opportunities, from the summary's counts and locations (write/advice_write.c writes them). */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
 #include "advice.h"
 #include "omp_collector_api.h"
-#include "summary.h"
+#include "counts.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -86,10 +86,10 @@ static uint64_t advise_construct(const struct ompc_construct_row *row, double in
 }
 
 /* The initial thread's share of samples in serial code, and Amdahl's bounds from it. */
-static void advise_amdahl(const struct summary *summary, struct ompc_advice *advice)
+static void advise_amdahl(const struct ompc_advice_input *in, struct ompc_advice *advice)
 {
-    for (int i = 0; i < summary->thread_count; i++) {
-        const struct ompc_model_thread *thread = &summary->process->threads[i];
+    for (int i = 0; i < in->thread_count; i++) {
+        const struct ompc_model_thread *thread = &in->process->threads[i];
         /* Of the samples in a state: time inside MPI calls is neither serial nor parallel OpenMP code. */
         uint64_t total = thread_ticks(thread) - thread->state_ticks[0] - thread->mpi_ticks;
         if (!thread->initial || total == 0)
@@ -131,9 +131,9 @@ int ompc_wait_is_task_wait(const struct ompc_wait_row *row)
  * unless tasks too fine for their overhead were found, whose gain holds
  * the waiting in task waits that scheduling them costs.
  */
-static void advise_waits(const struct summary *summary, struct ompc_advice *advice, int too_fine)
+static void advise_waits(const struct ompc_advice_input *in, struct ompc_advice *advice, int too_fine)
 {
-    const struct ompc_locations *locations = &summary->locations;
+    const struct ompc_locations *locations = in->locations;
     for (int i = 0; i < locations->wait_count; i++) {
         const struct ompc_wait_row *row = &locations->waits[i];
         advice->wait_gain_s[i] = (double)row->ticks * advice->interval_s / advice->threads;
@@ -147,7 +147,7 @@ static void advise_waits(const struct summary *summary, struct ompc_advice *advi
  * gain is its tasks' overhead (creation, and the scheduling estimate per
  * dispatched run) over the threads; returns whether one made the list.
  */
-static int advise_tasks(const struct summary *summary, struct ompc_advice *advice)
+static int advise_tasks(const struct ompc_advice_input *in, struct ompc_advice *advice)
 {
     const struct ompc_task_granularity *tasks = &advice->tasks;
     double interval_ns = advice->interval_s * 1e9;
@@ -157,31 +157,31 @@ static int advise_tasks(const struct summary *summary, struct ompc_advice *advic
             consider(advice, OMPC_FINDING_TOO_FINE, i, grain->cost_ns / 1e9 / advice->threads,
                      (uint64_t)(grain->cost_ns / interval_ns));
     }
-    (void)summary;
+    (void)in;
     for (int i = 0; i < advice->finding_count; i++)
         if (advice->findings[i].kind == OMPC_FINDING_TOO_FINE)
             return 1;
     return 0;
 }
 
-int ompc_advice_build(const struct summary *summary, struct ompc_advice *advice)
+int ompc_advice_build(const struct ompc_advice_input *in, struct ompc_advice *advice)
 {
-    const struct ompc_locations *locations = &summary->locations;
+    const struct ompc_locations *locations = in->locations;
     memset(advice, 0, sizeof *advice);
     advice->constructs = calloc((size_t)locations->construct_count + 1, sizeof *advice->constructs);
     advice->wait_gain_s = calloc((size_t)locations->wait_count + 1, sizeof *advice->wait_gain_s);
     if (advice->constructs == NULL || advice->wait_gain_s == NULL)
         return -1;
-    const struct ompc_report *report = summary->report;
-    advice->threads = summary->openmp_threads;
+    const struct ompc_report *report = in->report;
+    advice->threads = in->openmp_threads;
     advice->interval_s = report->interval_ns > 0 ? (double)report->interval_ns / 1e9 : 0.0;
     advice->run_s = (double)report->wall_ns / 1e9;
     /* Samples inside MPI calls are in no state: they tell nothing of the OpenMP efficiency. */
     advice->known = report->sampling && advice->threads > 0
-                    && summary->total_ticks - summary->mpi_ticks > summary->state_ticks[0];
+                    && in->total_ticks - in->mpi_ticks > in->state_ticks[0];
     if (!advice->known)
         return 0;
-    if (ompc_task_granularity_build(summary->process, locations, report->interval_ns, &advice->tasks) != 0)
+    if (ompc_task_granularity_build(in->process, locations, report->interval_ns, &advice->tasks) != 0)
         return -1;
     uint64_t imbalance = 0;
     for (int i = 0; i < locations->construct_count; i++) {
@@ -190,11 +190,11 @@ int ompc_advice_build(const struct summary *summary, struct ompc_advice *advice)
         consider(advice, OMPC_FINDING_IMBALANCE, i, row->balance_gain_s, row->efficiency.imbalance);
         consider(advice, OMPC_FINDING_OVERHEAD, i, row->overhead_gain_s, row->overhead_samples);
     }
-    split_states(summary->state_ticks, imbalance, &advice->process);
-    advise_amdahl(summary, advice);
+    split_states(in->state_ticks, imbalance, &advice->process);
+    advise_amdahl(in, advice);
     advice->serial_gain_s = (double)advice->process.serial * advice->interval_s / advice->threads;
     consider(advice, OMPC_FINDING_SERIAL, -1, advice->serial_gain_s, advice->process.serial);
-    advise_waits(summary, advice, advise_tasks(summary, advice));
+    advise_waits(in, advice, advise_tasks(in, advice));
     return 0;
 }
 

@@ -1,4 +1,4 @@
-/* advice.h - what limits a process's parallel efficiency: POP-style efficiency metrics, the potential gain of each construct and wait location, and the ranked opportunities, derived from the summary. */
+/* advice.h - what limits a process's parallel efficiency: POP-style efficiency metrics, the potential gain of each construct and wait location, and the ranked opportunities, derived from the summary's counts and locations. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECT_ADVICE_H
 #define OMPCOLLECT_ADVICE_H 1
@@ -6,8 +6,9 @@
 #include <stdint.h>
 
 #include "granularity.h"
-
-struct summary;
+#include "locations.h"
+#include "model.h"
+#include "report.h"
 
 /*
  * The OpenMP threads' samples split the POP way (ompcollect(1), EFFICIENCY
@@ -73,8 +74,19 @@ struct ompc_advice {
     int finding_count;
 };
 
-/* Derives the advice from a summary whose counts and locations are built; 0, or -1 when memory runs out. */
-int ompc_advice_build(const struct summary *summary, struct ompc_advice *advice);
+/* What the advice is derived from: the summary's counts and locations, once built (summary.h). */
+struct ompc_advice_input {
+    const struct ompc_report *report;
+    const struct ompc_model_process *process;
+    const struct ompc_locations *locations;
+    int thread_count;          /* every thread slot */
+    int openmp_threads;        /* those the runtime reported */
+    const uint64_t *state_ticks; /* the OpenMP threads' samples per state */
+    uint64_t total_ticks, mpi_ticks;
+};
+
+/* Derives the advice; 0, or -1 when memory runs out. */
+int ompc_advice_build(const struct ompc_advice_input *in, struct ompc_advice *advice);
 
 /* Frees what build allocated; safe on a zeroed or half-built one. */
 void ompc_advice_free(struct ompc_advice *advice);

@@ -3,7 +3,7 @@
 #include <config.h>
 
 #include "cover.h"
-#include "summary.h"
+#include "counts.h"
 
 #include <string.h>
 

@@ -125,7 +125,10 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
     summary->limit_count = ompc_limits_reached(process, report->event_log_bytes, summary->limits);
     if (ompc_locations_build(process, &summary->locations) != 0)
         return -1;
-    return ompc_advice_build(summary, &summary->advice);
+    struct ompc_advice_input input = {report, process, &summary->locations, summary->thread_count,
+                                      summary->openmp_threads, summary->state_ticks, summary->total_ticks,
+                                      summary->mpi_ticks};
+    return ompc_advice_build(&input, &summary->advice);
 }
 
 /* Frees what summarise allocated; safe on a half-built summary. */

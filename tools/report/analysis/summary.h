@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "advice.h"
+#include "counts.h"
 #include "bounds.h"
 #include "locations.h"
 #include "model.h"
@@ -42,61 +43,6 @@ struct summary {
     int limit_count;
     struct ompc_advice advice; /* efficiency metrics, potential gains and opportunities (advice.h) */
 };
-
-/* Samples over all states (and invalid answers) of a thread's or region's counters. */
-static inline uint64_t state_total(const uint64_t *ticks)
-{
-    uint64_t total = 0;
-    for (int state = 0; state < OMPC_NSTATES; state++)
-        total += ticks[state];
-    return total;
-}
-
-/* Samples of a thread, all states and MPI together. */
-static inline uint64_t thread_ticks(const struct ompc_model_thread *thread)
-{
-    return state_total(thread->state_ticks) + thread->mpi_ticks;
-}
-
-
-/*
- * When the thread's life began as far as the record knows: the initial
- * thread was there when the record began (the origin), any other from its
- * slot's claim.  Coverage (cover.h) judges samples against this life, so
- * time before the initial thread's timer was armed counts as not sampled.
- */
-static inline uint64_t thread_birth_ns(const struct ompc_model_thread *thread)
-{
-    return thread->initial ? 0 : thread->start_ns;
-}
-
-/* How long the thread lived: from its birth to its exit or the end of the record. */
-static inline uint64_t thread_lifetime_ns(const struct ompc_model_thread *thread)
-{
-    uint64_t end = thread->end_ns, birth = thread_birth_ns(thread);
-    return end > birth ? end - birth : 0;
-}
-
-/* Samples the thread's lifetime allows at the configured interval. */
-static inline uint64_t thread_expected_ticks(const struct ompc_report *report, const struct ompc_model_thread *thread)
-{
-    return report->interval_ns > 0 ? thread_lifetime_ns(thread) / (uint64_t)report->interval_ns : 0;
-}
-
-/* Samples taken inside a region, all states together. */
-static inline uint64_t region_ticks(const struct ompc_model_region *region)
-{
-    return state_total(region->ticks);
-}
-
-/* Threads seen in a region, from its bit mask of thread slots. */
-static inline int popcount64(uint64_t value)
-{
-    int count = 0;
-    for (; value != 0; value &= value - 1)
-        count++;
-    return count;
-}
 
 /* Events of one kind, all threads together. */
 static inline uint64_t event_count(const struct summary *summary, int event)
@@ -149,5 +95,14 @@ int ompc_event_log_totals(const struct ompc_model_process *process, uint64_t *re
 
 /* The uncontended waits the threads took out of their event logs again (OMPC_SHORT_WAIT_NS): how many, and their time. */
 void ompc_short_wait_totals(const struct ompc_model_process *process, uint64_t *count, uint64_t *ns);
+
+/* Whether the OpenMP runtime ever reported the thread: the initial thread, or one with an event or a state other than SERIAL. */
+int ompc_thread_is_openmp(const struct ompc_model_thread *thread);
+
+/* Whether the thread was sampled in an OpenMP state: any but SERIAL, which a thread outside OpenMP reads too. */
+int ompc_thread_sampled_in_openmp(const struct ompc_model_thread *thread);
+
+/* Name of a signal number ("SIGRTMAX", "SIGRTMIN+3", "SIGSEGV"). */
+const char *ompc_signal_name(int number, char *buffer, size_t size);
 
 #endif /* OMPCOLLECT_SUMMARY_H */

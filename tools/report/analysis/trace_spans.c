@@ -7,6 +7,7 @@
 #include "omp_collector_api.h"
 #include "report.h"
 #include "sort.h"
+#include "spans.h"
 
 #include <stdio.h>
 #include <stdlib.h>

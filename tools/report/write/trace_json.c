@@ -2,12 +2,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
-#include "sections.h"
 #include "bounds.h"
 #include "jsonw.h"
 #include "locations.h"
 #include "report.h"
+#include "sections.h"
+#include "spans.h"
 #include "symbolize.h"
+#include "writer.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -7,8 +7,11 @@
 #include "grow.h"
 #include "locations.h"
 #include "report.h"
+#include "spans.h"
+#include "summary.h"
 #include "symbolize.h"
 #include "trace_otf2_plan.h"
+#include "writer.h"
 
 #include <inttypes.h>
 #include <stdbool.h>

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report.h"
+#include "spans.h"
 
 #define OMPC_OTF2_NONE UINT32_MAX
 

@@ -89,7 +89,7 @@ const struct ompc_writer *ompc_writer_find(const struct ompc_writer *table, enum
 /* Writes `view` to `sink` with `writer`; -1, without writing, when either is not the kind the writer takes. */
 int ompc_writer_write(const struct ompc_writer *writer, const struct ompc_view *view, struct ompc_sink *sink);
 
-/* The report's writers (report.c), for the table. */
+/* The report's writers (report_writers.c), for the table. */
 int ompc_report_text_writer(const struct ompc_view *view, struct ompc_sink *sink);
 int ompc_report_csv_writer(const struct ompc_view *view, struct ompc_sink *sink);
 int ompc_report_json_writer(const struct ompc_view *view, struct ompc_sink *sink);
@@ -98,5 +98,23 @@ int ompc_report_folded_writer(const struct ompc_view *view, struct ompc_sink *si
 /* --task-graph's writers (taskgraph_write.c): Graphviz DOT, and JSON. */
 int ompc_task_graph_dot_writer(const struct ompc_view *view, struct ompc_sink *sink);
 int ompc_task_graph_json_writer(const struct ompc_view *view, struct ompc_sink *sink);
+
+/* The report's other outputs, each a writer of the table through writers.c: the Chrome trace (trace_json.c), the OTF2 archive (trace_otf2.c) and the SVG timeline (timeline.c). */
+
+/* Writes the Chrome trace-event JSON of the recorded state spans to `out`; returns 0, or -1 on a write error. */
+int ompc_write_trace_json(const struct ompc_report *report, FILE *out);
+
+/* The name OTF2 archives get inside their --trace directory. */
+#define OMPC_OTF2_NAME "traces"
+
+/*
+ * Writes the OTF2 archive `directory`/`name`.otf2 (with its directory
+ * `name`/) of one process; returns 0, or -1 with a reason in `error`.
+ */
+int ompc_write_otf2(const struct ompc_report *report, const char *directory, const char *name,
+                    char *error, size_t error_size);
+
+/* Writes the SVG timeline to `out`; returns 0, or -1 on a write error. */
+int ompc_write_timeline(const struct ompc_report *report, FILE *out);
 
 #endif /* OMPCOLLECT_WRITER_H */

@@ -1,4 +1,4 @@
-/* report.c - the report's writers (text, CSV, JSON, folded stacks): each writes one process's view to its sink, the first three from the summary of its model. */
+/* report_writers.c - the report's writers (text, CSV, JSON, folded stacks): each writes one process's view to its sink, the first three from the summary of its model. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
