@@ -1,110 +1,12 @@
-/* merge.h - ompcollect merge: one report read and checked from a buffer, and the summary of several. */
+/* merge.h - ompcollect merge: the summary of several reports, and the code locations, waits and limits as merge and diff name them. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECT_MERGE_H
 #define OMPCOLLECT_MERGE_H 1
 
-#include "names.h"
+#include "merge_input.h"
 
 #include <jansson.h>
-
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-
-/* The most merge reads of one report file, and the most memory it builds
- * from one (its parsed form and what it keeps), both documented in
- * tools/README.ompcollect.md and doc/ompcollect.1.  Parsed, a report takes
- * about 10 times its size as ompcollect lays it out (15 times without the
- * indentation): the largest ompcollect writes (16384 regions,
- * 512 threads) needs 64 MiB without its stacks, so the memory bound leaves
- * room for those. */
-#define OMPC_MERGE_MAX_INPUT ((size_t)64 << 20)
-#define OMPC_MERGE_MAX_MEMORY ((size_t)256 << 20)
-
-/* A string taken from a report: UTF-8, NUL-terminated, maybe holding NULs. */
-struct ompc_merge_text {
-    char *text;
-    size_t length;
-};
-
-/* One region of one report. */
-struct ompc_merge_region {
-    int64_t id;
-    int64_t time_ns;
-    int64_t samples;
-    int64_t states[OMPC_NSTATES];
-};
-
-/* Where in the program: what the report's "location" objects say. */
-struct ompc_merge_location {
-    int kind;                 /* 0 none, 1 module, 2 symbol, 3 line (locations.c's "kind") */
-    uint64_t address;         /* this process's address: differs across processes under ASLR */
-    struct ompc_merge_text module, function, file; /* text NULL: null */
-    struct ompc_merge_text mangled; /* the linkage name "function" was demangled from; text NULL: null or absent */
-    struct ompc_merge_text enclosing; /* the programmer's function of compiler-outlined code; text NULL: absent */
-    uint64_t module_offset;   /* the same in every process of one binary */
-    int64_t function_offset;
-    int64_t line;             /* -1: none */
-};
-
-/* One parallel construct of one report ("constructs"). */
-struct ompc_merge_construct {
-    struct ompc_merge_location where;
-    int64_t instances, total_ns, max_ns, samples;
-    int64_t states[OMPC_NSTATES];
-};
-
-/* One place of one report where threads waited ("wait_locations"). */
-struct ompc_merge_wait {
-    int state;
-    struct ompc_merge_text what;
-    struct ompc_merge_location where, object;
-    int64_t samples, threads;
-};
-
-/* A bound a report says its run reached ("limits"), or its record's damage ("record_damage"). */
-struct ompc_merge_limit {
-    struct ompc_merge_text what, text;
-    int64_t count, bound;
-};
-
-/* What merge takes from one report; every count is from 0 to INT64_MAX. */
-struct ompc_merge_input {
-    const char *file;
-    struct ompc_merge_text program, host, fate;
-    int64_t pid;
-    int64_t rank;         /* -1: none */
-    int complete;
-    int64_t wall_ns;
-    int64_t interval_ns;
-    int64_t threads;      /* OpenMP threads */
-    int64_t samples;
-    int64_t states[OMPC_NSTATES];
-    /* MPI ("totals.mpi"; reports written before it have none: all 0): samples inside MPI calls (in no state), their time and count. */
-    int mpi_measured;
-    int64_t mpi_samples, mpi_ns, mpi_calls;
-    int64_t initial_mpi_ns; /* the initial thread's time inside MPI calls ("threads[].mpi.ns") */
-    struct ompc_merge_region *regions;
-    size_t region_count;
-    struct ompc_merge_construct *constructs;
-    size_t construct_count;
-    struct ompc_merge_wait *waits;
-    size_t wait_count;
-    struct ompc_merge_limit *limits; /* "limits", then "record_damage" as what "record_damage" */
-    size_t limit_count;
-};
-
-/*
- * Parses one report of `length` bytes and takes what the summary needs,
- * building no more than `budget` bytes from it; 0, or -1 with a one-line
- * reason (without the file name) in `error`.  Bytes that are not UTF-8 and
- * lone surrogate escapes become U+FFFD.  Release `input` either way.
- */
-int ompc_merge_parse(const char *data, size_t length, size_t budget, struct ompc_merge_input *input,
-                     char *error, size_t error_size);
-
-/* Frees what ompc_merge_parse kept. */
-void ompc_merge_input_release(struct ompc_merge_input *input);
 
 /*
  * The summary of `count` inputs (sorted in place) as text or JSON
@@ -114,27 +16,10 @@ void ompc_merge_input_release(struct ompc_merge_input *input);
 int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int count, char *error,
                      size_t error_size);
 
-/* Prints a message prefixed "ompcollect: merge:" on stderr, on one line whatever a file name in it holds. */
-void ompc_merge_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /*
  * What `ompcollect diff` (diff.c) shares with merge, so that both read,
  * match and name a report's rows alike.
  */
-
-/* Prints a message prefixed "ompcollect: COMMAND:" on stderr, on one line whatever a file name in it holds. */
-void ompc_reports_complain(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/*
- * Reads the report at `path` within merge's caps (OMPC_MERGE_MAX_INPUT and
- * _MEMORY) and parses it into `input` (its file set to `path`); 0, or -1
- * after one line on stderr, prefixed with COMMAND, naming the file.
- * Release `input` either way.
- */
-int ompc_merge_load(const char *command, const char *path, struct ompc_merge_input *input);
-
-/* Reads and checks every report (merge's), refusing a file given twice; 0, or -1 after a message for each it cannot use. */
-int ompc_merge_load_all(char **paths, int count, struct ompc_merge_input *inputs);
 
 /* Orders code locations by what is the same in every process of one binary (module and offset; else the address). */
 int ompc_merge_compare_places(const struct ompc_merge_location *x, const struct ompc_merge_location *y);

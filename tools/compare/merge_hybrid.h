@@ -3,7 +3,7 @@
 #ifndef OMPCOLLECT_MERGE_HYBRID_H
 #define OMPCOLLECT_MERGE_HYBRID_H 1
 
-#include "merge.h"
+#include "merge_input.h"
 
 #include <jansson.h>
 #include <stdio.h>

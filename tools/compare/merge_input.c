@@ -2,7 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
-#include "merge.h"
+#include "merge_input.h"
 #include "utf8.h"
 
 #include <inttypes.h>

@@ -3,8 +3,8 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "merge_input.h"
 #include "otf2_merge.h"
-#include "merge.h"
 #include "writer.h"
 
 #include <dirent.h>
