@@ -51,10 +51,10 @@ static void sum_threads(const struct ompc_model_process *process, struct thread_
                 sums->log_first_ns = thread->event_log_dropped_ns;
         }
         if (thread->timeline_truncated && thread->timeline_length > 0) {
-            uint64_t last_us = thread->timeline[thread->timeline_length - 1] >> 8;
+            uint64_t last_ns = ompc_change_ns(thread->timeline[thread->timeline_length - 1]);
             sums->timeline_threads++;
-            if (sums->timeline_first_ns == 0 || last_us * 1000 < sums->timeline_first_ns)
-                sums->timeline_first_ns = last_us * 1000;
+            if (sums->timeline_first_ns == 0 || last_ns < sums->timeline_first_ns)
+                sums->timeline_first_ns = last_ns;
         }
     }
 }

@@ -22,10 +22,10 @@ int ompc_timeline_span(const struct ompc_report *report, int thread, uint32_t in
         length = OMPC_TIMELINE_CAP;
     if (index >= length)
         return 0;
-    *begin_ns = (timeline[index] >> 8) * 1000;
-    *state = (int)(timeline[index] & 0xff);
+    *begin_ns = ompc_change_ns(timeline[index]);
+    *state = ompc_change_state(timeline[index]);
     /* A full timeline's last change lasted until one that was not kept: nothing says how long. */
-    *end_ns = index + 1 < length ? (timeline[index + 1] >> 8) * 1000
+    *end_ns = index + 1 < length ? ompc_change_ns(timeline[index + 1])
               : slot->timeline_truncated ? *begin_ns
                                          : slot->last_sample_ns;
     if (*end_ns < *begin_ns)
@@ -202,6 +202,6 @@ uint64_t ompc_timeline_cut_ns(const struct ompc_report *report, int thread)
     if (!slot->timeline_truncated)
         return 0;
     uint32_t length = slot->timeline_length < OMPC_TIMELINE_CAP ? slot->timeline_length : OMPC_TIMELINE_CAP;
-    uint64_t cut = slot->timeline != NULL && length > 0 ? (slot->timeline[length - 1] >> 8) * 1000 : slot->start_ns;
+    uint64_t cut = slot->timeline != NULL && length > 0 ? ompc_change_ns(slot->timeline[length - 1]) : slot->start_ns;
     return cut != 0 ? cut : 1;
 }

@@ -63,25 +63,19 @@ struct symbols {
     size_t capacity, used;
 };
 
-/* The entries of one table's pool (the model owns the words), samples or fork stacks. */
-static int parse_pool(const struct ompc_model_stack_pool *pool, int forks, struct loaded *loaded)
+/* The entries of one of a thread's tables (the model owns them), samples or fork stacks. */
+static int take_table(const struct ompc_model_stack_table *table, int forks, struct loaded *loaded)
 {
-    const uint64_t *words = pool->words;
-    for (uint64_t at = 0; words != NULL && at + OMPC_STACK_ENTRY_WORDS <= pool->used;) {
-        uint64_t key = words[at + 1];
-        int frames = (int)((key >> 8) & 0xff);
-        if (frames > OMPC_STACK_DEPTH || at + OMPC_STACK_ENTRY_WORDS + (uint64_t)frames > pool->used)
-            break;
-        struct entry item = {pool->at + at * sizeof(uint64_t), words[at], (int)(key & 0xff),
-                             (int)((key >> 16) & 0xffff), frames, words[at + 2], words[at + 3],
-                             &words[at + OMPC_STACK_ENTRY_WORDS], 0, OMPC_UNWIND_WHOLE};
+    for (size_t i = 0; i < table->count; i++) {
+        const struct ompc_model_stack *from = &table->entries[i];
+        struct entry item = {from->id, from->count, from->state, from->flags, from->frames, from->continuation,
+                             from->elided, from->pcs, 0, OMPC_UNWIND_WHOLE};
         struct entry **list = forks ? &loaded->forks : &loaded->samples;
         size_t *count = forks ? &loaded->fork_count : &loaded->sample_count;
         size_t *capacity = forks ? &loaded->fork_capacity : &loaded->sample_capacity;
         if (ompc_grow(list, *count + 1, capacity, sizeof **list) != 0)
             return -1;
         (*list)[(*count)++] = item;
-        at += OMPC_STACK_ENTRY_WORDS + (uint64_t)frames;
     }
     return 0;
 }
@@ -562,13 +556,12 @@ static int keep_ends(const uint64_t *pcs, int count, uint64_t *kept, uint64_t *e
  * of the same sample, whose count loses the copy's.  Returns -1 when memory
  * runs out.
  */
-static int add_copy(struct loaded *loaded, struct ompc_unwinder *unwinder, const struct ompc_stack_copy *copy,
-                    const unsigned char *bytes, uint64_t *pcs)
+static int add_copy(struct loaded *loaded, struct ompc_unwinder *unwinder, const struct ompc_model_stack_copy *copy,
+                    uint64_t *pcs)
 {
     struct entry key = {.offset = copy->entry};
     struct entry *walked = ompc_bsearch(&key, loaded->samples, loaded->sample_count, sizeof key, compare_offsets);
-    struct entry item = {0, atomic_load(&copy->count), (int)copy->state, OMPC_STACK_LEAF_EXACT, 0, 0, 0, NULL, 1,
-                         OMPC_UNWIND_NONE};
+    struct entry item = {0, copy->count, copy->state, OMPC_STACK_LEAF_EXACT, 0, 0, 0, NULL, 1, OMPC_UNWIND_NONE};
     /* A copy stands for samples its entry counted: one of no entry, or of more samples than it, is not believed. */
     if (walked == NULL)
         return 0;
@@ -576,7 +569,7 @@ static int add_copy(struct loaded *loaded, struct ompc_unwinder *unwinder, const
     walked->count -= item.count;
     item.flags |= walked->flags & (OMPC_STACK_NO_CALLER | OMPC_STACK_NO_BOUNDS | OMPC_STACK_AT_UNBLOCK);
     item.continuation = walked->continuation;
-    int count = unwinder != NULL ? ompc_unwind(unwinder, copy, bytes, pcs, MAX_UNWIND, &item.end) : 0;
+    int count = unwinder != NULL ? ompc_unwind(unwinder, copy, pcs, MAX_UNWIND, &item.end) : 0;
     /* A stack that goes on in another thread's was copied only up to where it leaves this one. */
     if (item.continuation != 0 && item.end == OMPC_UNWIND_SLICE)
         item.end = OMPC_UNWIND_WHOLE;
@@ -599,19 +592,16 @@ static int add_copies(const struct ompc_model_process *process, struct loaded *l
     for (int t = 0; t < process->thread_count && !failed; t++) {
         const struct ompc_model_thread *thread = &process->threads[t];
         stacks->copies_dropped += thread->copies_dropped;
-        for (uint64_t at = 0; at < thread->copy_bytes && !failed;) {
+        stacks->copy_bytes += thread->copy_bytes;
+        for (size_t i = 0; i < thread->copy_count && !failed; i++) {
             if (pcs == NULL && ((pcs = malloc(MAX_UNWIND * sizeof *pcs)) == NULL)) {
                 failed = 1;
                 break;
             }
             if (unwinder == NULL)
                 unwinder = ompc_unwinder_new(process);
-            struct ompc_stack_copy copy;
-            memcpy(&copy, thread->copies + at, sizeof copy);
-            failed = add_copy(loaded, unwinder, &copy, thread->copies + at + sizeof copy, pcs) != 0;
-            at += sizeof copy + copy.bytes;
+            failed = add_copy(loaded, unwinder, &thread->copies[i], pcs) != 0;
             stacks->copies++;
-            stacks->copy_bytes += sizeof copy + copy.bytes;
         }
     }
     /* The copies join the samples once their frames' array no longer moves. */
@@ -638,7 +628,7 @@ struct ompc_stacks *ompc_stacks_build(const struct ompc_model_process *process)
     for (int t = 0; t < process->thread_count && !failed; t++) {
         const struct ompc_model_thread *thread = &process->threads[t];
         stacks->table_full += thread->stacks.full + thread->fork_stacks.full;
-        failed = parse_pool(&thread->stacks, 0, &loaded) != 0 || parse_pool(&thread->fork_stacks, 1, &loaded) != 0;
+        failed = take_table(&thread->stacks, 0, &loaded) != 0 || take_table(&thread->fork_stacks, 1, &loaded) != 0;
     }
     if (!failed)
         failed = add_copies(process, &loaded, stacks) != 0;

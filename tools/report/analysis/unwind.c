@@ -24,8 +24,7 @@ const char *ompc_unwind_end_name(enum ompc_unwind_end end)
 /* The copy being unwound, which the callbacks serve. */
 struct ompc_unwinder {
     Dwfl *dwfl;
-    const struct ompc_stack_copy *copy;
-    const unsigned char *bytes;
+    const struct ompc_model_stack_copy *copy;
     int past_slice;            /* a read fell above the copied bytes */
     uint64_t *pcs;
     int count, max;
@@ -55,7 +54,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr address, Dwarf_Word *result, void
     struct ompc_unwinder *unwinder = arg;
     uint64_t sp = unwinder->copy->regs[OMPC_COPY_REG_SP];
     if (address >= sp && address - sp <= unwinder->copy->bytes && unwinder->copy->bytes - (address - sp) >= 8) {
-        memcpy(result, unwinder->bytes + (address - sp), sizeof *result);
+        memcpy(result, unwinder->copy->stack + (address - sp), sizeof *result);
         return true;
     }
     if (address >= sp)
@@ -134,11 +133,10 @@ static enum ompc_unwind_end why_stopped(struct ompc_unwinder *unwinder, uint64_t
     return OMPC_UNWIND_FAILED;
 }
 
-int ompc_unwind(struct ompc_unwinder *unwinder, const struct ompc_stack_copy *copy, const unsigned char *bytes,
+int ompc_unwind(struct ompc_unwinder *unwinder, const struct ompc_model_stack_copy *copy,
                 uint64_t *pcs, int max, enum ompc_unwind_end *end)
 {
     unwinder->copy = copy;
-    unwinder->bytes = bytes;
     unwinder->past_slice = 0;
     unwinder->pcs = pcs;
     unwinder->count = 0;
@@ -168,10 +166,10 @@ struct ompc_unwinder *ompc_unwinder_new(const struct ompc_model_process *process
     return NULL;
 }
 
-int ompc_unwind(struct ompc_unwinder *unwinder, const struct ompc_stack_copy *copy, const unsigned char *bytes,
+int ompc_unwind(struct ompc_unwinder *unwinder, const struct ompc_model_stack_copy *copy,
                 uint64_t *pcs, int max, enum ompc_unwind_end *end)
 {
-    (void)unwinder, (void)copy, (void)bytes, (void)pcs, (void)max;
+    (void)unwinder, (void)copy, (void)pcs, (void)max;
     *end = OMPC_UNWIND_NONE;
     return 0;
 }

@@ -6,7 +6,6 @@
 #include <stdint.h>
 
 #include "model.h"
-#include "record.h"
 
 /* Why an unwinding ended. */
 enum ompc_unwind_end {
@@ -28,13 +27,13 @@ struct ompc_unwinder;
 struct ompc_unwinder *ompc_unwinder_new(const struct ompc_model_process *process);
 
 /*
- * Unwinds one copy (its header, then `copy->bytes` bytes of stack that the
- * loader checked) into at most `max` code addresses, leaf first: the
+ * Unwinds one copy (its registers, and `copy->bytes` bytes of stack that
+ * the loader checked) into at most `max` code addresses, leaf first: the
  * interrupted address, then return addresses.  Returns how many, and why
  * it stopped in *end.
  */
-int ompc_unwind(struct ompc_unwinder *unwinder, const struct ompc_stack_copy *copy, const unsigned char *bytes,
-                uint64_t *pcs, int max, enum ompc_unwind_end *end);
+int ompc_unwind(struct ompc_unwinder *unwinder, const struct ompc_model_stack_copy *copy, uint64_t *pcs, int max,
+                enum ompc_unwind_end *end);
 
 void ompc_unwinder_free(struct ompc_unwinder *unwinder);
 

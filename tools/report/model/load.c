@@ -423,7 +423,7 @@ static void take_event_log(int fd, struct ompc_model_thread *to, const struct om
  * the agent writes for a table of `bytes` with `slots` hash slots, and its
  * pool is read only as far as it is used and lies within the table.
  */
-static void take_stack_pool(int fd, struct ompc_model_stack_pool *to, uint64_t offset, uint64_t bytes,
+static void take_stack_pool(int fd, struct ompc_model_stack_table *to, uint64_t offset, uint64_t bytes,
                             uint32_t slots, const struct limits *limits, struct ompc_damage *damage, int slot,
                             struct ompc_stack_table *seen)
 {
@@ -444,35 +444,14 @@ static void take_stack_pool(int fd, struct ompc_model_stack_pool *to, uint64_t o
     }
     to->full = atomic_load(&table.full);
     *seen = table;
-    to->at = offset + head;
     if (used == 0)
         return;
     to->words = malloc(used * sizeof *to->words);
-    if (to->words == NULL || read_exact(fd, to->words, used * sizeof *to->words, to->at) != 0) {
+    if (to->words == NULL || read_exact(fd, to->words, used * sizeof *to->words, offset + head) != 0
+        || ompc_load_stack_entries(to, used, offset + head) != 0) {
         free(to->words);
         to->words = NULL;
-        return;
     }
-    to->used = used;
-}
-
-/*
- * The length of the well-formed copies at the start of `bytes` (used of
- * them): each header whole, its stack bytes a multiple of 8 and at most
- * OMPC_STACK_COPY_MAX, within what is used, and its state a state.
- */
-static uint64_t good_copies(const unsigned char *bytes, uint64_t used)
-{
-    uint64_t at = 0;
-    while (used - at >= sizeof(struct ompc_stack_copy)) {
-        struct ompc_stack_copy copy;
-        memcpy(&copy, bytes + at, sizeof copy);
-        if (copy.bytes > OMPC_STACK_COPY_MAX || copy.bytes % 8 != 0 || copy.state >= OMPC_NSTATES
-            || used - at - sizeof copy < copy.bytes)
-            break;
-        at += sizeof copy + copy.bytes;
-    }
-    return at;
 }
 
 /* --stacks-unwind=dwarf: the copy buffer a sample table names, read as far as it is used and every copy checked. */
@@ -494,16 +473,18 @@ static void take_stack_copies(int fd, struct ompc_model_thread *to, const struct
     uint64_t used = atomic_load(&head.used);
     if (used == 0)
         return;
-    to->copies = malloc(used);
-    if (to->copies == NULL || read_exact(fd, to->copies, used, offset + sizeof head) != 0) {
-        free(to->copies);
-        to->copies = NULL;
+    to->copy_data = malloc(used);
+    if (to->copy_data == NULL || read_exact(fd, to->copy_data, used, offset + sizeof head) != 0) {
+        free(to->copy_data);
+        to->copy_data = NULL;
         return;
     }
-    to->copy_bytes = good_copies(to->copies, used);
+    to->copy_bytes = ompc_load_good_copies(to->copy_data, used);
     if (to->copy_bytes < used)
         ompc_damage_note(damage, "thread %d's stack copies: %" PRIu64 " of %" PRIu64 " bytes ignored (a copy with "
                                  "a forged size or state)", slot, used - to->copy_bytes, used);
+    if (ompc_load_stack_copies(to) != 0)
+        to->copy_bytes = 0;
 }
 
 /* A thread's two stack tables, and the sample table's stack copies. */
@@ -936,8 +917,11 @@ void ompc_model_free(struct ompc_model_process *process)
         free(process->threads[i].timeline_where);
         free(process->threads[i].event_log);
         free(process->threads[i].stacks.words);
+        free(process->threads[i].stacks.entries);
         free(process->threads[i].fork_stacks.words);
+        free(process->threads[i].fork_stacks.entries);
         free(process->threads[i].copies);
+        free(process->threads[i].copy_data);
     }
     free(process->threads);
     free(process->tasks);

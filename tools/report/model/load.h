@@ -55,4 +55,17 @@ void ompc_damage_note(struct ompc_damage *damage, const char *fmt, ...) __attrib
  */
 int ompc_load_tasks(struct ompc_model_process *process);
 
+/*
+ * A stack table's `used` words, which lie at record offset `at`, as its
+ * entries (load_stacks.c); an entry that does not fit ends the table.  0, or
+ * -1 without memory.
+ */
+int ompc_load_stack_entries(struct ompc_model_stack_table *table, uint64_t used, uint64_t at);
+
+/* How many of the `used` bytes of a copy buffer are well-formed stack copies, from its start (load_stacks.c). */
+uint64_t ompc_load_good_copies(const unsigned char *bytes, uint64_t used);
+
+/* A thread's checked copy bytes as its stack copies (load_stacks.c); 0, or -1 without memory. */
+int ompc_load_stack_copies(struct ompc_model_thread *thread);
+
 #endif /* OMPCOLLECT_LOAD_H */

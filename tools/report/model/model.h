@@ -19,6 +19,26 @@ struct ompc_model_wait {
     uint64_t object;
 };
 
+/* One entry of a stack table (--stacks): a sampled call stack the agent walked by frame pointers. */
+struct ompc_model_stack {
+    uint64_t id;             /* its place in the record: what continuations and copies name */
+    uint64_t count;          /* samples */
+    int state, flags, frames; /* flags: record.h's OMPC_STACK_* */
+    uint64_t continuation;   /* the id of the forking thread's entry it goes on in; 0: none */
+    uint64_t elided;         /* frames the agent left out between its innermost and outermost */
+    const uint64_t *pcs;     /* `frames` code addresses, leaf first */
+};
+
+/* One stack copy (--stacks-unwind=dwarf): the registers and stack bytes of a sample, for unwinding by CFI. */
+struct ompc_model_stack_copy {
+    uint64_t count;          /* samples */
+    uint64_t entry;          /* the id of the stack-table entry the frame-pointer walk made of it */
+    int state;
+    uint32_t bytes;          /* of stack, from regs[OMPC_COPY_REG_SP] upwards */
+    uint64_t regs[OMPC_COPY_REGS];
+    const unsigned char *stack;
+};
+
 /* One thread (record.h's struct ompc_thread, less the agent's scratch). */
 struct ompc_model_thread {
     int32_t tid;
@@ -44,25 +64,29 @@ struct ompc_model_thread {
     uint64_t task_create_ns, task_exec_ns, task_suspend_ns, task_suspensions;
     uint64_t task_completions, task_first_steals; /* with has_task_info: tasks counted once (untied parts together) */
     /*
-     * --stacks: the entries of the thread's stack table and fork-stack
-     * table (record.h), read and bounded by the table's own size; `at` is
-     * the pool's offset in the record, which entries and continuations
-     * are named by (an identifier here, never followed).
+     * --stacks: the thread's stack table and fork-stack table, their
+     * entries decoded by the loader (load_stacks.c) and bounded by the
+     * table's own size; an entry's id is where the agent placed it, which
+     * continuations and stack copies name it by (an identifier, never
+     * followed).
      */
-    struct ompc_model_stack_pool {
-        uint64_t *words;   /* NULL: no table */
-        uint64_t used, at, full;
+    struct ompc_model_stack_table {
+        struct ompc_model_stack *entries; /* NULL: no table */
+        size_t count;
+        uint64_t *words;   /* the table's words, which the entries' frames point into */
+        uint64_t full;     /* insertions the table refused */
     } stacks, fork_stacks;
     /*
-     * --stacks-unwind=dwarf: the thread's stack copies, record.h's struct
-     * ompc_stack_copy each followed by its bytes, checked one by one by the
-     * loader (each lies within `copy_bytes`, its size at most
-     * OMPC_STACK_COPY_MAX, its state a state); NULL: none.
+     * --stacks-unwind=dwarf: the thread's stack copies, each checked by the
+     * loader (its size at most OMPC_STACK_COPY_MAX, its state a state);
+     * copy_bytes is what they took in the record, headers included.
      */
-    unsigned char *copies;
+    struct ompc_model_stack_copy *copies;
+    size_t copy_count;
+    unsigned char *copy_data;    /* the bytes the copies' stacks point into */
     uint64_t copy_bytes, copies_dropped;
     /* The arena's per-thread buffers, read and checked (NULL: none). */
-    uint64_t *timeline;          /* (µs << 8) | state, time-ordered */
+    uint64_t *timeline;          /* the sampled state changes, time-ordered: read by ompc_change_ns and ompc_change_state */
     uint64_t *timeline_where;    /* one code address per timeline entry */
     struct ompc_event_entry *event_log;
     uint64_t armed_ns;           /* its timer first armed (0: never) */
@@ -211,5 +235,17 @@ const char *ompc_model_module_file(const struct ompc_model_process *process, con
 
 /* Frees a model the loader built. */
 void ompc_model_free(struct ompc_model_process *process);
+
+/* When a timeline entry's state change happened, in ns since the record's origin (the model keeps microseconds). */
+static inline uint64_t ompc_change_ns(uint64_t change)
+{
+    return (change >> 8) * 1000;
+}
+
+/* The state a timeline entry changed to. */
+static inline int ompc_change_state(uint64_t change)
+{
+    return (int)(change & 0xff);
+}
 
 #endif /* OMPCOLLECT_MODEL_H */
