@@ -1,4 +1,4 @@
-/* granularity-t.c - the task granularity check (tools/report/granularity.c) on models made by hand, whose scheduling estimate, mean task and verdict are known by construction. */
+/* granularity-t.c - the task granularity check (tools/report/analysis/granularity.c) on models made by hand, whose scheduling estimate, mean task and verdict are known by construction. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 

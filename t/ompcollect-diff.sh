@@ -17,7 +17,7 @@ if [ $status -eq 77 ] || ! [ -s "$tmp/b.json" ]; then
 fi
 # The loop's construct is named at its pragma's line whichever compiler built it: GCC's call
 # of GOMP_parallel sits on the loop's line before it, and the report must place the construct
-# by the outlined body the call was handed (tools/report/gompsite.c).
+# by the outlined body the call was handed (tools/report/symbols/gompsite.c).
 line=$(grep -n '@loop ' "$top_srcdir/t/ompcollect-balance.c" | cut -d: -f1)
 
 # check DESCRIPTION EXPRESSION FILE...: the Python expression holds over d (the first FILE, a diff's

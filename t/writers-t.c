@@ -1,4 +1,4 @@
-/* writers-t.c - the writer interface (tools/report/writer.h): the table, the refusal of a view or sink of another kind, every writer of a process through a test's own sinks, and -f csv and --csv-dir as two sinks of one writer. */
+/* writers-t.c - the writer interface (tools/report/write/writer.h): the table, the refusal of a view or sink of another kind, every writer of a process through a test's own sinks, and -f csv and --csv-dir as two sinks of one writer. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>

@@ -1,4 +1,4 @@
-/* dispatch.h - every output of every reported process, each through its writer from the table (tools/report/writer.h). */
+/* dispatch.h - every output of every reported process, each through its writer from the table (tools/report/write/writer.h). */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECT_DISPATCH_H
 #define OMPCOLLECT_DISPATCH_H 1

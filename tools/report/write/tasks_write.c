@@ -13,15 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* popcount of a thread mask. */
-static int mask_threads(uint64_t mask)
-{
-    int count = 0;
-    for (; mask; mask &= mask - 1)
-        count++;
-    return count;
-}
-
 /* Mean execution time of one run of a construct's tasks, 0 when none was timed. */
 static uint64_t mean_run_ns(const struct ompc_model_task_construct *row)
 {
@@ -54,7 +45,7 @@ static void sites_text(const struct ompc_model_process *process, const struct om
                 "  %-32s %9" PRIu64 " %10" PRIu64 " %9" PRIu64 " %8" PRIu64 " %7" PRIu64 " %10.3f %9.1f %9.1f %10.3f %7d\n",
                 ompc_location_label(&site->where, row->codeptr, label, sizeof label), row->created, row->undeferred,
                 row->completed, row->runs, row->stolen, row->exec_ns / 1e6, mean_run_ns(row) / 1e3,
-                row->max_ns / 1e3, row->suspend_ns / 1e6, mask_threads(row->thread_mask));
+                row->max_ns / 1e3, row->suspend_ns / 1e6, popcount64(row->thread_mask));
     }
     if (locations->task_construct_count > SITE_TEXT_ROWS)
         fprintf(out, "  ... %d more task constructs\n", locations->task_construct_count - SITE_TEXT_ROWS);
@@ -86,7 +77,7 @@ static int sites_csv(const struct ompc_model_process *process, const struct ompc
                 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,0x%" PRIx64 "\n",
                 row->created, row->undeferred, row->created - row->undeferred, row->completed, row->runs,
                 row->stolen, row->create_ns, row->exec_ns, mean_run_ns(row), row->max_ns, row->suspend_ns,
-                row->suspensions, mask_threads(row->thread_mask), row->thread_mask);
+                row->suspensions, popcount64(row->thread_mask), row->thread_mask);
     }
     return 0;
 }
@@ -109,7 +100,7 @@ static json_t *site_json(const struct ompc_task_construct_row *site)
     failed |= ompc_json_set(object, "max_ns", ompc_json_u64(row->max_ns));
     failed |= ompc_json_set(object, "suspend_ns", ompc_json_u64(row->suspend_ns));
     failed |= ompc_json_set(object, "suspensions", ompc_json_u64(row->suspensions));
-    failed |= ompc_json_set(object, "threads", json_integer(mask_threads(row->thread_mask)));
+    failed |= ompc_json_set(object, "threads", json_integer(popcount64(row->thread_mask)));
     failed |= ompc_json_set(object, "thread_mask", ompc_json_hex(row->thread_mask, 0));
     return ompc_json_built(object, failed);
 }
