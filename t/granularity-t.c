@@ -53,8 +53,8 @@ static void build(struct fixture *f)
                                                       .exec_ns = 12000000};
     f->sites[1] = (struct ompc_model_task_construct){.codeptr = 0x2000, .created = 10, .create_ns = 10000,
                                                       .runs = 10, .timed_runs = 10, .exec_ns = 10000000};
-    f->rows[0].from = &f->sites[0];
-    f->rows[1].from = &f->sites[1];
+    f->rows[0].sum = f->sites[0];
+    f->rows[1].sum = f->sites[1];
     f->process.threads = f->threads;
     f->process.thread_count = THREADS;
     f->process.has_task_info = 1;
@@ -100,14 +100,14 @@ int main(void)
     /* The busiest thread hardly waits: real waiting on another thread does not make tasks fine. */
     build(&f);
     f.threads[0].state_ticks[THR_IBAR_STATE] = 100000;
-    f.sites[0].exec_ns = 3000 * 200000ull; /* 100 us mean task */
+    f.rows[0].sum.exec_ns = 3000 * 200000ull; /* 100 us mean task */
     ompc_task_granularity_build(&f.process, &f.locations, INTERVAL_NS, &g);
     tap_ok(g.sched_thread == 1 && !g.constructs[0].too_fine,
            "100 s of waiting on thread 0 leaves the estimate to thread 1, and 100 us tasks are not too fine");
     ompc_task_granularity_free(&g);
 
     build(&f);
-    f.sites[0].create_ns = 0;
+    f.rows[0].sum.create_ns = 0;
     ompc_task_granularity_build(&f.process, &f.locations, INTERVAL_NS, &g);
     tap_ok(!g.constructs[0].too_fine, "without creation times no construct is too fine");
     ompc_task_granularity_free(&g);

@@ -100,7 +100,7 @@ int ompc_task_granularity_build(const struct ompc_model_process *process, const 
     out->count = locations->task_construct_count;
     from_threads(process, interval_ns, out);
     for (int i = 0; out->known && i < out->count; i++)
-        grain_of(locations->task_constructs[i].from, out, &out->constructs[i]);
+        grain_of(&locations->task_constructs[i].sum, out, &out->constructs[i]);
     return 0;
 }
 

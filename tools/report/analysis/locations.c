@@ -117,13 +117,15 @@ static int build_constructs(const struct ompc_model_process *process, struct omp
         row->work_threads = from->work_threads;
         if (from->work_sum > 0)
             row->imbalance = (double)from->work_max * from->work_threads / (double)from->work_sum;
+        row->copies = 1;
         locate(out->symbolizer, row->codeptr, 1, &row->where);
     }
+    ompc_fold_constructs(out->constructs, &out->construct_count);
     ompc_qsort(out->constructs, (size_t)out->construct_count, sizeof *out->constructs, compare_constructs);
     return 0;
 }
 
-/* Merges every thread's wait entries by (state, code address, object); returns -1 when memory runs out. */
+/* qsort: code addresses in order. */
 static int compare_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -137,26 +139,27 @@ static int compare_u64(const void *a, const void *b)
  * one pragma, which the rows' names would not tell apart.  -1 when memory
  * runs out.
  */
-static int mark_worksharing(struct ompc_locations *out)
+static int mark_worksharing(const struct ompc_model_process *process, struct ompc_locations *out)
 {
-    uint64_t *calls = malloc(((size_t)out->construct_count + 1) * sizeof *calls);
+    uint64_t *calls = malloc(((size_t)process->construct_count + 1) * sizeof *calls);
     if (calls == NULL)
         return -1;
-    for (int i = 0; i < out->construct_count; i++)
-        calls[i] = out->constructs[i].codeptr;
-    ompc_qsort(calls, (size_t)out->construct_count, sizeof *calls, compare_u64);
+    for (uint32_t i = 0; i < process->construct_count; i++)
+        calls[i] = process->constructs[i].codeptr;
+    ompc_qsort(calls, (size_t)process->construct_count, sizeof *calls, compare_u64);
     for (int j = 0; j < out->wait_count; j++) {
         struct ompc_wait_row *row = &out->waits[j];
         row->worksharing = row->state == THR_IBAR_STATE && row->kind != OMPCOLLECTOR_WAIT_TASKWAIT
                            && row->kind != OMPCOLLECTOR_WAIT_TASKGROUP
-                           && ompc_bsearch(&row->codeptr, calls, (size_t)out->construct_count, sizeof *calls,
+                           && ompc_bsearch(&row->codeptr, calls, (size_t)process->construct_count, sizeof *calls,
                                            compare_u64) == NULL;
     }
     free(calls);
     return 0;
 }
 
-static int build_waits(const struct ompc_model_process *process, struct ompc_locations *out)
+/* Every thread's wait entries, in key order; NULL when memory runs out. */
+static struct wait_entry *wait_entries(const struct ompc_model_process *process, size_t *used)
 {
     int thread_count = process->thread_count;
     if (thread_count < 0 || thread_count > OMPC_MAX_THREADS)
@@ -165,26 +168,25 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
     for (int i = 0; i < thread_count; i++)
         capacity += process->threads[i].wait_count;
     struct wait_entry *entries = malloc(capacity * sizeof *entries);
-    if (entries == NULL)
-        return -1;
-    size_t used = 0;
-    for (int i = 0; i < thread_count; i++) {
+    *used = 0;
+    for (int i = 0; entries != NULL && i < thread_count; i++) {
         for (uint32_t slot = 0; slot < process->threads[i].wait_count; slot++) {
             const struct ompc_model_wait *wait = &process->threads[i].waits[slot];
-            uint32_t state = wait->state;
-            uint64_t codeptr = wait->codeptr;
-            if (state == 0 || codeptr == 0)
+            if (wait->state == 0 || wait->codeptr == 0)
                 continue;
-            entries[used++] = (struct wait_entry){(int)state, (int)wait->kind, codeptr, wait->object, i,
-                                                  wait->ticks};
+            entries[(*used)++] = (struct wait_entry){(int)wait->state, (int)wait->kind, wait->codeptr, wait->object,
+                                                     i, wait->ticks};
         }
     }
-    ompc_qsort(entries, used, sizeof *entries, compare_entries);
-    out->waits = calloc(used + 1, sizeof *out->waits);
-    if (out->waits == NULL) {
-        free(entries);
-        return -1;
-    }
+    if (entries != NULL)
+        ompc_qsort(entries, *used, sizeof *entries, compare_entries);
+    return entries;
+}
+
+/* The entries merged by (state, code address, object); each entry's row and thread in `refs`. */
+static void merge_entries(const struct wait_entry *entries, size_t used, struct ompc_locations *out,
+                          struct ompc_wait_ref *refs)
+{
     for (size_t i = 0; i < used; i++) {
         const struct wait_entry *entry = &entries[i];
         struct ompc_wait_row *row = out->wait_count > 0 ? &out->waits[out->wait_count - 1] : NULL;
@@ -194,21 +196,38 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
             row->state = entry->state;
             row->codeptr = entry->codeptr;
             row->object = entry->object;
+            row->copies = 1;
         }
         if (entry->kind != 0)
             row->kind = entry->kind;
         row->ticks += entry->ticks;
-        if (i == 0 || compare_entries(&entries[i - 1], entry) != 0 || entries[i - 1].thread != entry->thread)
-            row->threads++;
+        refs[i] = (struct ompc_wait_ref){out->wait_count - 1, entry->thread};
     }
-    free(entries);
-    if (mark_worksharing(out) != 0)
-        return -1;
-    for (int j = 0; j < out->wait_count; j++) {
+}
+
+/* The wait table, by source, named and most waited first; -1 when memory runs out. */
+static int build_waits(const struct ompc_model_process *process, struct ompc_locations *out)
+{
+    size_t used;
+    struct wait_entry *entries = wait_entries(process, &used);
+    struct ompc_wait_ref *refs = malloc((used + 1) * sizeof *refs);
+    out->waits = calloc(used + 1, sizeof *out->waits);
+    int failed = entries == NULL || refs == NULL || out->waits == NULL;
+    if (!failed) {
+        merge_entries(entries, used, out, refs);
+        failed = mark_worksharing(process, out) != 0;
+    }
+    for (int j = 0; !failed && j < out->wait_count; j++) {
         struct ompc_wait_row *row = &out->waits[j];
         locate(out->symbolizer, row->codeptr, 1, &row->where);
         locate(out->symbolizer, row->object, 0, &row->what);
     }
+    if (!failed)
+        failed = ompc_fold_waits(out->waits, &out->wait_count, refs, used) != 0;
+    free(entries);
+    free(refs);
+    if (failed)
+        return -1;
     ompc_qsort(out->waits, (size_t)out->wait_count, sizeof *out->waits, compare_wait_rows);
     return 0;
 }
@@ -216,8 +235,8 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
 /* qsort: most execution time first, then most tasks. */
 static int compare_task_constructs(const void *a, const void *b)
 {
-    const struct ompc_model_task_construct *x = ((const struct ompc_task_construct_row *)a)->from;
-    const struct ompc_model_task_construct *y = ((const struct ompc_task_construct_row *)b)->from;
+    const struct ompc_model_task_construct *x = &((const struct ompc_task_construct_row *)a)->sum;
+    const struct ompc_model_task_construct *y = &((const struct ompc_task_construct_row *)b)->sum;
     if (x->exec_ns != y->exec_ns)
         return (x->exec_ns < y->exec_ns) - (x->exec_ns > y->exec_ns);
     if (x->created != y->created)
@@ -233,9 +252,11 @@ static int build_task_constructs(const struct ompc_model_process *process, struc
         return -1;
     for (uint32_t i = 0; i < process->task_construct_count; i++) {
         struct ompc_task_construct_row *row = &out->task_constructs[out->task_construct_count++];
-        row->from = &process->task_constructs[i];
-        locate(out->symbolizer, row->from->codeptr, 1, &row->where);
+        row->sum = process->task_constructs[i];
+        row->copies = 1;
+        locate(out->symbolizer, row->sum.codeptr, 1, &row->where);
     }
+    ompc_fold_task_constructs(out->task_constructs, &out->task_construct_count);
     ompc_qsort(out->task_constructs, (size_t)out->task_construct_count, sizeof *out->task_constructs,
                compare_task_constructs);
     return 0;

@@ -9,9 +9,14 @@
 #include "record.h"
 #include "symbolize.h"
 
-/* One parallel construct: every region instance forked at the same code address. */
+/*
+ * One parallel construct: every region instance forked at its source line,
+ * whatever code copy of it forked them (fold.c); without a line, at one
+ * code address.
+ */
 struct ompc_construct_row {
-    uint64_t codeptr;          /* 0: regions whose construct is unknown */
+    uint64_t codeptr;          /* the widest copy's; 0: regions whose construct is unknown */
+    uint32_t copies;           /* code addresses folded into the row */
     struct ompc_location where;
     uint64_t instances;        /* FORKs */
     uint64_t total_ns, max_ns; /* FORK to JOIN on the master */
@@ -31,11 +36,19 @@ struct ompc_wait_row {
     uint64_t ticks;
     int threads;
     int worksharing;           /* IBAR not at a parallel construct's call: a worksharing construct's closing barrier */
+    uint32_t copies;           /* code addresses folded into the row (fold.c) */
 };
 
-/* One task construct (OMPCOLLECTOR_REQ_TASK_INFO): every task made at the same code address. */
+/* A thread's wait entry, by the row it counts in: how folding counts each row's threads once. */
+struct ompc_wait_ref {
+    int row;
+    int thread;
+};
+
+/* One task construct (OMPCOLLECTOR_REQ_TASK_INFO): every task made at its source line (as constructs). */
 struct ompc_task_construct_row {
-    const struct ompc_model_task_construct *from;
+    struct ompc_model_task_construct sum; /* its copies' figures together; codeptr the widest copy's */
+    uint32_t copies;
     struct ompc_location where;
 };
 
@@ -56,6 +69,21 @@ int ompc_locations_build(const struct ompc_model_process *process, struct ompc_l
 
 /* Frees what build allocated; safe on a zeroed or half-built one. */
 void ompc_locations_free(struct ompc_locations *locations);
+
+/*
+ * The program as written (fold.c): orders located code addresses by the
+ * source line they name, file then line, so that every copy of one pragma
+ * compares equal; an address without a line is its own.
+ */
+int ompc_compare_sources(const struct ompc_location *x, uint64_t x_address, const struct ompc_location *y,
+                         uint64_t y_address);
+
+/* Folds the rows of one source construct into one, named by its widest copy; *count becomes the rows left. */
+void ompc_fold_constructs(struct ompc_construct_row *rows, int *count);
+void ompc_fold_task_constructs(struct ompc_task_construct_row *rows, int *count);
+
+/* The same for waits, by state, source and object; `refs` (each thread's entry by row) is renumbered to the folded rows, whose threads it counts.  0, or -1 without memory. */
+int ompc_fold_waits(struct ompc_wait_row *rows, int *count, struct ompc_wait_ref *refs, size_t ref_count);
 
 /* What a wait location waited in, as a reader names it ("critical(accum)", "lock `lk` (global)"); `buffer` holds it. */
 const char *ompc_wait_what(const struct ompc_wait_row *row, char *buffer, size_t size);

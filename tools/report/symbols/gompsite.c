@@ -89,6 +89,86 @@ static int first_argument_address(Dwarf_Die *site, Dwarf_Addr *value)
     return 0;
 }
 
+/* The DWARF register the first argument is read from at a call site when its value is that register's, else -1. */
+static int first_argument_register(Dwarf_Die *site)
+{
+    Dwarf_Die parameter;
+    if (dwarf_child(site, &parameter) != 0)
+        return -1;
+    do {
+        int tag = dwarf_tag(&parameter);
+        Dwarf_Word operand = 0;
+        if ((tag != DW_TAG_call_site_parameter && tag != DW_TAG_GNU_call_site_parameter)
+            || single_op(&parameter, DW_AT_location, &operand) != FIRST_ARGUMENT_REGISTER)
+            continue;
+        int op = single_op(&parameter, DW_AT_call_value, &operand);
+        if (op < 0)
+            op = single_op(&parameter, DW_AT_GNU_call_site_value, &operand);
+        return op >= DW_OP_breg0 && op <= DW_OP_breg15 && operand == 0 ? op - DW_OP_breg0 : -1;
+    } while (dwarf_siblingof(&parameter, &parameter) == 0);
+    return -1;
+}
+
+/*
+ * When GCC keeps the body's address in a register (a loop of constructs
+ * loads each body once, before the loop), the register was loaded by a
+ * `lea disp32(%rip), %reg` earlier in the function: the last one before
+ * the call is taken, and believed only if it lands on an outlined body.
+ * `code` holds the function's bytes from `start` up to the call.
+ */
+static int lea_target(const unsigned char *code, GElf_Addr start, size_t length, int dwarf_register,
+                      GElf_Addr *target)
+{
+    /* DWARF numbers rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp, r8..r15; the instruction encodes rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8..r15. */
+    static const unsigned char encoded[16] = {0, 2, 1, 3, 6, 7, 5, 4, 8, 9, 10, 11, 12, 13, 14, 15};
+    if (dwarf_register < 0 || dwarf_register > 15)
+        return 0;
+    int reg = encoded[dwarf_register];
+    unsigned char rex = (unsigned char)(0x48 | (reg >= 8 ? 4 : 0)), modrm = (unsigned char)(((reg & 7) << 3) | 5);
+    for (size_t at = length >= 7 ? length - 7 : 0; length >= 7; at--) {
+        if (code[at] == rex && code[at + 1] == 0x8d && code[at + 2] == modrm) {
+            int32_t displacement;
+            memcpy(&displacement, code + at + 3, sizeof displacement);
+            *target = start + at + 7 + (GElf_Addr)(int64_t)displacement;
+            return 1;
+        }
+        if (at == 0)
+            break;
+    }
+    return 0;
+}
+
+/* Whether `address` is the entry of a body GCC outlined for a construct (*._omp_fn.N). */
+static int is_outlined_body(Dwfl_Module *module, GElf_Addr address)
+{
+    GElf_Off offset = 1;
+    const char *name = dwfl_module_addrinfo(module, address, &offset, &(GElf_Sym){0}, NULL, NULL, NULL);
+    return name != NULL && offset == 0 && strstr(name, "._omp_fn.") != NULL;
+}
+
+/* The body a call site's register names, from the function's code (lea_target); `function` is its DIE. */
+static int register_body(Dwfl_Module *module, Dwarf_Die *site, Dwarf_Die *function, Dwarf_Addr cu_bias,
+                         GElf_Addr return_address, GElf_Addr *body)
+{
+    Dwarf_Addr low = 0;
+    int dwarf_register = first_argument_register(site);
+    if (dwarf_register < 0 || dwarf_lowpc(function, &low) != 0 || low + cu_bias >= return_address)
+        return 0;
+    GElf_Addr start = low + cu_bias;
+    Dwarf_Addr relative = start, section_bias = 0;
+    Elf_Scn *section = dwfl_module_address_section(module, &relative, &section_bias);
+    Elf_Data *data = section != NULL ? elf_getdata(section, NULL) : NULL;
+    size_t length = (size_t)(return_address - start);
+    if (data == NULL || data->d_buf == NULL || relative + length > data->d_size)
+        return 0;
+    GElf_Addr target = 0;
+    if (!lea_target((const unsigned char *)data->d_buf + relative, start, length, dwarf_register, &target)
+        || !is_outlined_body(module, target))
+        return 0;
+    *body = target;
+    return 1;
+}
+
 /* Searches the DIEs below `parent` for the call site returning to `pc`, into *site. */
 static int search(Dwarf_Die *parent, Dwarf_Addr pc, int depth, Dwarf_Die *site)
 {
@@ -205,10 +285,12 @@ static int outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_Add
     int found = 0;
     Dwarf_Addr value = 0;
     /* Every call site of the emitted function, inlined ones too, lies below its DIE. */
-    if (cu != NULL && emitted_function(cu, return_address - 1 - cu_bias, &function)
-        && search(&function, return_address - cu_bias, 0, &site) && calls_gomp(&site))
-        found = first_argument_address(&site, &value)
-                || nested_body(cu, return_address - 1 - cu_bias, &function, &value);
+    if (cu == NULL || !emitted_function(cu, return_address - 1 - cu_bias, &function)
+        || !search(&function, return_address - cu_bias, 0, &site) || !calls_gomp(&site))
+        return 0;
+    if (register_body(module, &site, &function, cu_bias, return_address, body))
+        return 1;
+    found = first_argument_address(&site, &value) || nested_body(cu, return_address - 1 - cu_bias, &function, &value);
     if (found)
         *body = value + cu_bias;
     return found;

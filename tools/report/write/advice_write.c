@@ -112,7 +112,7 @@ static const char *finding_what(const struct summary *summary, const struct ompc
     if (finding->kind == OMPC_FINDING_TOO_FINE) {
         const struct ompc_task_construct_row *site = &locations->task_constructs[finding->index];
         *where = &site->where;
-        *codeptr = site->from->codeptr;
+        *codeptr = site->sum.codeptr;
         snprintf(buffer, size, "too-fine tasks");
         return buffer;
     }

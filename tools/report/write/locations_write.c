@@ -190,6 +190,7 @@ static json_t *json_construct(const struct ompc_construct_row *row)
 {
     json_t *object = json_object();
     int failed = ompc_json_set(object, "location", ompc_location_json(row->codeptr, &row->where));
+    failed |= ompc_json_set(object, "copies", json_integer(row->copies));
     failed |= ompc_json_set(object, "instances", ompc_json_u64(row->instances));
     failed |= ompc_json_set(object, "total_ns", ompc_json_u64(row->total_ns));
     failed |= ompc_json_set(object, "max_ns", ompc_json_u64(row->max_ns));
@@ -208,6 +209,7 @@ static json_t *json_wait_location(const struct ompc_wait_row *row)
     int failed = ompc_json_set(object, "state", json_string(ompc_state_name(row->state)));
     failed |= ompc_json_set(object, "what", ompc_json_string_or_null(ompc_wait_what(row, buffer, sizeof buffer)));
     failed |= ompc_json_set(object, "location", ompc_location_json(row->codeptr, &row->where));
+    failed |= ompc_json_set(object, "copies", json_integer(row->copies));
     failed |= ompc_json_set(object, "object", ompc_location_json(row->object, &row->what));
     failed |= ompc_json_set(object, "samples", ompc_json_u64(row->ticks));
     failed |= ompc_json_set(object, "threads", json_integer(row->threads));

@@ -40,7 +40,7 @@ static void sites_text(const struct ompc_model_process *process, const struct om
             "executed", "runs", "stolen", "exec ms", "mean us", "max us", "suspend ms", "threads");
     for (int i = 0; i < locations->task_construct_count && i < SITE_TEXT_ROWS; i++) {
         const struct ompc_task_construct_row *site = &locations->task_constructs[i];
-        const struct ompc_model_task_construct *row = site->from;
+        const struct ompc_model_task_construct *row = &site->sum;
         fprintf(out,
                 "  %-32s %9" PRIu64 " %10" PRIu64 " %9" PRIu64 " %8" PRIu64 " %7" PRIu64 " %10.3f %9.1f %9.1f %10.3f %7d\n",
                 ompc_location_label(&site->where, row->codeptr, label, sizeof label), row->created, row->undeferred,
@@ -68,7 +68,7 @@ static int sites_csv(const struct ompc_model_process *process, const struct ompc
           out);
     for (int i = 0; i < locations->task_construct_count; i++) {
         const struct ompc_task_construct_row *site = &locations->task_constructs[i];
-        const struct ompc_model_task_construct *row = site->from;
+        const struct ompc_model_task_construct *row = &site->sum;
         ompc_csv_lead(tables);
         fprintf(out, "0x%" PRIx64 ",", row->codeptr);
         ompc_location_csv(out, &site->where);
@@ -85,9 +85,10 @@ static int sites_csv(const struct ompc_model_process *process, const struct ompc
 /* One task construct as a JSON object. */
 static json_t *site_json(const struct ompc_task_construct_row *site)
 {
-    const struct ompc_model_task_construct *row = site->from;
+    const struct ompc_model_task_construct *row = &site->sum;
     json_t *object = json_object();
     int failed = ompc_json_set(object, "location", ompc_location_json(row->codeptr, &site->where));
+    failed |= ompc_json_set(object, "copies", json_integer(site->copies));
     failed |= ompc_json_set(object, "created", ompc_json_u64(row->created));
     failed |= ompc_json_set(object, "undeferred", ompc_json_u64(row->undeferred));
     failed |= ompc_json_set(object, "deferred", ompc_json_u64(row->created - row->undeferred));
