@@ -289,7 +289,8 @@ static inline void oc_end_pair_by(int callback, int kind)
  * meets most: the task wait's state while the running task waits in one, a
  * reduction inside a reduction's bracket, and outside any region a worker
  * is idle and any other thread serial.  It must answer as the general path
- * does for that row.
+ * does for that row, and, inside a region, for OC_OMPT_STATE_WORK_SERIAL
+ * (row refinement SERIAL).
  * Async-signal-safe: yes; reads only this thread's TLS and an atomic.
  */
 static inline int oc_working_state(void)
@@ -337,9 +338,13 @@ static inline int oc_current_state(uint64_t *wait_id)
     int ompt_state = oc_runtime.get_state(&runtime_wait_id);
     if (ompt_state == OC_OMPT_STATE_WORK_PARALLEL)
         return oc_working_state();
-    /* The table's row for serial work refines nothing: a sample of serial code costs no lookup. */
+    /*
+     * Serial work outside any region costs no lookup.  Inside one it is a
+     * task of a serialized team (a team of one): libomp runs those in
+     * work_serial, but the task works in its team's region.
+     */
     if (ompt_state == OC_OMPT_STATE_WORK_SERIAL)
-        return THR_SERIAL_STATE;
+        return oc_self.depth > 0 ? oc_working_state() : THR_SERIAL_STATE;
     return oc_refined_state(ompt_state, runtime_wait_id, wait_id);
 }
 

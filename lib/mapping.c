@@ -222,7 +222,7 @@ static int refine_row(const struct oc_state_row *row, const struct oc_state_cont
  */
 int oc_refine_state(const struct oc_state_row *row, const struct oc_state_context *context)
 {
-    static const struct oc_state_context empty_context = {0, 0, 0, 0, THR_EBAR_STATE, 0};
+    static const struct oc_state_context empty_context = {0, 0, 0, 0, THR_EBAR_STATE, 0, 0};
     if (context == NULL)
         context = &empty_context;
     if (row == NULL)
@@ -248,6 +248,15 @@ static int refine_row(const struct oc_state_row *row, const struct oc_state_cont
         return context->taskwait_state;
     case OC_REFINE_WORK:
         return context->in_task_wait ? context->taskwait_state : row->legacy_state;
+    case OC_REFINE_SERIAL:
+        /*
+         * libomp says work_serial while it runs a task in a serialized team
+         * (a team of one: __kmp_invoke_task picks the state by
+         * th_team_serialized), though the task is in that parallel region.
+         */
+        if (!context->in_region)
+            return row->legacy_state;
+        return context->in_task_wait ? context->taskwait_state : THR_WORK_STATE;
     default:
         return row->legacy_state;
     }

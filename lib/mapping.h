@@ -161,7 +161,8 @@ enum oc_event_source {
  * Each refinement makes up for a libomp state that says less than OMPT
  * defines; t/conformance/checks/ documents each behaviour as an expected
  * failure: state-idle (IDLE), state-barrier-explicit (BARRIER),
- * state-critical (MUTEX), state-taskwait and state-taskgroup (WORK).
+ * state-critical (MUTEX), state-taskwait and state-taskgroup (WORK),
+ * state-task-serialized (SERIAL).
  */
 enum oc_refinement {
     OC_REFINE_NONE,     /* the OMPT state says it all */
@@ -169,7 +170,8 @@ enum oc_refinement {
     OC_REFINE_BARRIER,  /* generic barrier wait: explicit or implicit by last barrier kind */
     OC_REFINE_MUTEX,    /* generic lock wait: lock, critical, atomic or ordered by last acquire */
     OC_REFINE_TASKWAIT, /* a task-wait state: legacy value chosen by configuration */
-    OC_REFINE_WORK      /* working: the task-wait state when the running task is inside its task wait */
+    OC_REFINE_WORK,     /* working: the task-wait state when the running task is inside its task wait */
+    OC_REFINE_SERIAL    /* serial work: inside a region (a task of a team of one) refined as WORK */
 };
 
 /*
@@ -177,7 +179,7 @@ enum oc_refinement {
  * second column are the answer when no refinement applies.
  */
 #define OC_STATE_MAP(X)                                                                  \
-    X(OC_OMPT_STATE_WORK_SERIAL, THR_SERIAL_STATE, OC_REFINE_NONE)                       \
+    X(OC_OMPT_STATE_WORK_SERIAL, THR_SERIAL_STATE, OC_REFINE_SERIAL)                     \
     X(OC_OMPT_STATE_WORK_PARALLEL, THR_WORK_STATE, OC_REFINE_WORK)                       \
     X(OC_OMPT_STATE_WORK_REDUCTION, THR_REDUC_STATE, OC_REFINE_NONE)                     \
     X(OC_OMPT_STATE_WAIT_BARRIER, THR_IBAR_STATE, OC_REFINE_BARRIER)                     \
@@ -212,6 +214,7 @@ struct oc_state_context {
     int in_task_wait;     /* the task the thread runs is inside its taskwait/taskgroup wait */
     int taskwait_state;   /* legacy answer for a task wait */
     int in_reduction;     /* the task the thread runs is inside a reduction's bracket */
+    int in_region;        /* the thread runs an implicit task of a parallel region it has not left */
 };
 
 /* A row of OC_EVENT_SOURCES, for code that walks the table. */

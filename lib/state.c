@@ -56,9 +56,10 @@ static int object_wait_state(const struct oc_state_row *row, int refinement)
 }
 
 /*
- * oc_current_state for any OMPT state but WORK_PARALLEL, given what
- * ompt_get_state answered (the runtime's wait id in `runtime_wait_id`);
- * out of line so that the common path stays small.
+ * oc_current_state for any OMPT state but WORK_PARALLEL and WORK_SERIAL,
+ * given what ompt_get_state answered (the runtime's wait id in
+ * `runtime_wait_id`); out of line so that the common path stays small.
+ * It answers those two as the inline path does.
  * Async-signal-safe: yes; reads only this thread's TLS, atomics and
  * ompt_get_parallel_info.
  */
@@ -78,11 +79,12 @@ int oc_refined_state(int ompt_state, uint64_t runtime_wait_id, uint64_t *wait_id
                         && (oc_self.idle || (frame != NULL && oc_region_has_ended(frame->region_id))),
         .last_mutex_kind = oc_self.last_mutex_kind,
         .last_sync_kind = oc_self.last_sync_kind,
-        .in_task_wait = refinement == OC_REFINE_WORK
+        .in_task_wait = (refinement == OC_REFINE_WORK || refinement == OC_REFINE_SERIAL)
                         && (oc_self.task_top != NULL ? oc_self.task_top->in_task_wait
                                                      : oc_self.in_task_wait),
         .taskwait_state = atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed),
         .in_reduction = oc_self.task_top != NULL && oc_self.task_top->in_reduction,
+        .in_region = frame != NULL,
     };
     /* Waiting in a barrier of a region the runtime has put it in already: not idle. */
     uint64_t joined = context.region_ended ? region_joined_unseen(frame) : 0;

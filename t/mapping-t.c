@@ -277,6 +277,8 @@ static int check_state_row(const struct oc_state_row *row)
         expected = THR_LKWT_STATE;
     if (row->refinement == OC_REFINE_TASKWAIT)
         expected = THR_EBAR_STATE;
+    if (row->refinement == OC_REFINE_SERIAL)
+        expected = THR_WORK_STATE; /* serial work inside a region: a task of a team of one */
     if (state != expected)
         return 0;
     int carries_lock_id = state == THR_LKWT_STATE || state == THR_CTWT_STATE
@@ -368,6 +370,62 @@ static int work_outside_any_region_is_not_work(void)
     uint64_t worker_prid = current_prid();
     return initial == THR_SERIAL_STATE && initial_prid == 0 && worker == THR_IDLE_STATE
            && worker_prid == 0;
+}
+
+/*
+ * libomp runs the tasks of a serialized team (a team of one) in
+ * work_serial: inside the region they work, in its region, their task
+ * waits are waits; after the region the thread is serial again.
+ */
+static int task_in_team_of_one_works(void)
+{
+    uint64_t wait_id;
+    if (!start_session())
+        return 0;
+    ompt_data_t team = {0}, child, grandchild;
+    fake_fire_parallel_begin(&team);
+    fake_fire_implicit_task(OC_SCOPE_BEGIN, &team, 0);
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_PARALLEL, 0);
+    int implicit = state_now(&wait_id);
+    fake_task_create(&child, ompt_task_explicit | ompt_task_undeferred);
+    fake_task_begin(&child, OC_TASK_SWITCH);
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_SERIAL, 0); /* __kmp_invoke_task in a serialized team */
+    int task = state_now(&wait_id);
+    uint64_t task_prid = current_prid();
+    fake_task_create(&grandchild, ompt_task_explicit | ompt_task_undeferred);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_BEGIN);
+    int task_waits = state_now(&wait_id);
+    fake_task_begin(&grandchild, OC_TASK_SWITCH);
+    int grandchild_runs = state_now(&wait_id);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_END);
+    fake_fire_reduction(OC_SCOPE_BEGIN);
+    int reducing = state_now(&wait_id);
+    fake_fire_reduction(OC_SCOPE_END);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_PARALLEL, 0);
+    fake_fire_implicit_task(OC_SCOPE_END, &team, 0);
+    fake_fire_parallel_end(&team);
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_SERIAL, 0);
+    int after = state_now(&wait_id);
+    uint64_t after_prid = current_prid();
+    return implicit == THR_WORK_STATE && task == THR_WORK_STATE && task_prid == team.value
+           && team.value != 0 && task_waits == THR_EBAR_STATE && grandchild_runs == THR_WORK_STATE
+           && reducing == THR_REDUC_STATE && after == THR_SERIAL_STATE && after_prid == 0;
+}
+
+/* The table's refinement of work_serial agrees with the inline path above: WORK only inside a region. */
+static int serial_row_refines_in_region(void)
+{
+    struct oc_state_context outside = {.taskwait_state = THR_EBAR_STATE};
+    struct oc_state_context inside = {.taskwait_state = THR_EBAR_STATE, .in_region = 1};
+    struct oc_state_context waiting = {.taskwait_state = THR_EBAR_STATE, .in_region = 1, .in_task_wait = 1};
+    struct oc_state_context reducing = {.taskwait_state = THR_EBAR_STATE, .in_region = 1, .in_reduction = 1};
+    return oc_map_state(OC_OMPT_STATE_WORK_SERIAL, &outside) == THR_SERIAL_STATE
+           && oc_map_state(OC_OMPT_STATE_WORK_SERIAL, NULL) == THR_SERIAL_STATE
+           && oc_map_state(OC_OMPT_STATE_WORK_SERIAL, &inside) == THR_WORK_STATE
+           && oc_map_state(OC_OMPT_STATE_WORK_SERIAL, &waiting) == THR_EBAR_STATE
+           && oc_map_state(OC_OMPT_STATE_WORK_SERIAL, &reducing) == THR_REDUC_STATE;
 }
 
 static int sampled_state = -1;
@@ -1074,6 +1132,8 @@ static const struct {
     {"generic wait_barrier after an explicit barrier began reads EBAR", generic_barrier_after_explicit_reads_ebar},
     {"implicit-barrier wait reads IBAR, then IDLE with PRID 0 once the region ended", worker_after_region_end_reads_idle},
     {"work_parallel before the implicit task reads SERIAL (initial) or IDLE (worker), PRID 0", work_outside_any_region_is_not_work},
+    {"a task of a team of one (libomp: work_serial) reads WORK in its region, its taskwait a wait; SERIAL after", task_in_team_of_one_works},
+    {"the table refines work_serial to WORK (task wait, REDUC) inside a region only", serial_row_refines_in_region},
     {"inside FORK delivery STATE reads OVHD while CURRENT_PRID names the new region", state_inside_fork_agrees_with_prid},
     {"a region whose fork the shim did not see gets a nonzero id", region_forked_unseen_gets_an_id},
     {"OMPCOLLECTOR_TASKWAIT_STATE=12 answers 12 for task waits", taskwait_numbering_switch},

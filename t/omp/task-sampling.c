@@ -1,4 +1,4 @@
-/* task-sampling.c - STATE and TASK_ID sampled from per-thread timers over task programs, judged by where each thread is in the program: tasks that compute read WORK even inside their ancestors' taskwaits, a real wait for a long task reads the task-wait state. */
+/* task-sampling.c - STATE, TASK_ID and CURRENT_PRID sampled from per-thread timers over task programs, judged by where each thread is in the program: tasks that compute read WORK even inside their ancestors' taskwaits and in a team of one, a real wait for a long task reads the task-wait state. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <omp.h>
@@ -16,9 +16,23 @@
 
 #define TEAM 2
 #define CUTOFF 18 /* fib below this runs serially, as the program did */
-enum phase { P_NONE, P_FIB_TASKWAIT, P_FIB_TASKGROUP, P_LONG_TASK, P_COUNT };
-static const char *const phase_names[P_COUNT] = {"none", "fib with taskwait",
-                                                 "fib with taskgroup", "a taskwait on a long task"};
+enum phase {
+    P_NONE,
+    P_FIB_TASKWAIT,
+    P_FIB_TASKGROUP,
+    P_LONG_TASK,
+    P_TEAM_OF_ONE,
+    P_UNTIED_TEAM_OF_ONE,
+    P_INNER_TEAM_OF_ONE,
+    P_COUNT
+};
+static const char *const phase_names[P_COUNT] = {"none",
+                                                 "fib with taskwait",
+                                                 "fib with taskgroup",
+                                                 "a taskwait on a long task",
+                                                 "tied tasks in a team of one",
+                                                 "untied tasks in a team of one",
+                                                 "tasks in inner teams of one"};
 
 /* Where a thread is, by the program's structure, when a sample lands. */
 enum where { W_OTHER, W_COMPUTE, W_WAIT, W_COUNT };
@@ -29,6 +43,8 @@ static __thread volatile int where = W_OTHER;
 static _Atomic long counts[P_COUNT][TEAM][THR_LAST_STATE + 2];
 static _Atomic long by_where[P_COUNT][W_COUNT][THR_LAST_STATE + 2];
 static _Atomic long task_id_missing, samples;
+/* Samples that landed in a task's computing and answered CURRENT_PRID 0 (outside any region), per phase. */
+static _Atomic long computing_outside_region[P_COUNT];
 static int failures;
 
 static void check(int passed, const char *what)
@@ -38,22 +54,32 @@ static void check(int passed, const char *what)
 }
 
 /*
- * The sample, as a profiler's handler sends it: STATE, and OpenUH's 4-byte
- * TASK_ID.  Inside a parallel region every thread runs a task.
+ * The sample, as a profiler's handler sends it: STATE, OpenUH's 4-byte
+ * TASK_ID and CURRENT_PRID.  Inside a parallel region every thread runs a
+ * task.
  */
 static void on_sample(int signo)
 {
     (void)signo;
-    int32_t batch[14] = {28, OMP_REQ_STATE, 0, 0, 0, 0, 0, 20, OMP_REQ_TASK_ID, 0, 0, 0, 0, 0};
+    int32_t batch[19] = {28, OMP_REQ_STATE,        0, 0, 0, 0, 0, 20, OMP_REQ_TASK_ID, 0, 0, 0,
+                         24, OMP_REQ_CURRENT_PRID, 0, 0, 0, 0, 0};
     collector_lookup()(batch);
     int state = batch[4], p = atomic_load(&phase);
+    uint64_t region = 0;
+    if (batch[14] == OMP_ERRCODE_OK && batch[15] == 8)
+        memcpy(&region, &batch[16], sizeof region);
     atomic_fetch_add(&samples, 1);
     if (role < 0 || role >= TEAM || p == P_NONE)
+        return;
+    /* The initial thread's team of one: the other thread idles outside any region meanwhile. */
+    if ((p == P_TEAM_OF_ONE || p == P_UNTIED_TEAM_OF_ONE) && role != 0)
         return;
     if (state < THR_OVHD_STATE || state > THR_LAST_STATE)
         state = THR_LAST_STATE + 1;
     atomic_fetch_add(&counts[p][role][state], 1);
     atomic_fetch_add(&by_where[p][where][state], 1);
+    if (where == W_COMPUTE && region == 0)
+        atomic_fetch_add(&computing_outside_region[p], 1);
     if (batch[9] != OMP_ERRCODE_OK || batch[10] != 4 || batch[11] <= 0)
         atomic_fetch_add(&task_id_missing, 1);
 }
@@ -111,6 +137,20 @@ static long fib_taskgroup(int n)
 #pragma omp task shared(y)
         y = fib_taskgroup(n - 2);
     }
+    return x + y;
+}
+
+/* fib_taskwait with untied tasks. */
+static long fib_untied(int n)
+{
+    if (n < CUTOFF)
+        return compute(n);
+    long x, y;
+#pragma omp task untied shared(x)
+    x = fib_untied(n - 1);
+#pragma omp task untied shared(y)
+    y = fib_untied(n - 2);
+#pragma omp taskwait
     return x + y;
 }
 
@@ -185,6 +225,43 @@ static void run_phases(int n, double seconds)
             where = W_OTHER;
             atomic_store(&phase, P_NONE);
         }
+        /*
+         * Each thread of the team forks a team of one of its own (a nested
+         * region, serialized) and runs tasks in it: libomp runs them at once.
+         */
+#pragma omp barrier
+#pragma omp single
+        atomic_store(&phase, P_INNER_TEAM_OF_ONE);
+        double start = sampler_now();
+#pragma omp parallel num_threads(1)
+        while (!phase_done(P_INNER_TEAM_OF_ONE, start, seconds))
+            sink += fib_taskwait(n);
+#pragma omp barrier
+#pragma omp single
+        atomic_store(&phase, P_NONE);
+    }
+}
+
+/*
+ * Tasks in a team of one (OMP_NUM_THREADS=1, or one core): libomp runs
+ * each at once on its creator, as BOTS fib and health do with one thread.
+ * On the initial thread, whose timer the team of two armed.
+ */
+static void run_team_of_one(int n, double seconds)
+{
+#pragma omp parallel num_threads(1)
+    {
+        role = omp_get_thread_num();
+#pragma omp single
+        {
+            atomic_store(&phase, P_TEAM_OF_ONE);
+            for (double start = sampler_now(); !phase_done(P_TEAM_OF_ONE, start, seconds);)
+                sink += fib_taskwait(n);
+            atomic_store(&phase, P_UNTIED_TEAM_OF_ONE);
+            for (double start = sampler_now(); !phase_done(P_UNTIED_TEAM_OF_ONE, start, seconds);)
+                sink += fib_untied(n);
+            atomic_store(&phase, P_NONE);
+        }
     }
 }
 
@@ -230,6 +307,7 @@ int main(void)
     check(collector_simple(OMP_REQ_START) == OMP_ERRCODE_OK, "START succeeds");
     sampler_install(SIGPROF, on_sample);
     run_phases(n, seconds);
+    run_team_of_one(n, seconds);
 
     printf("# %ld samples; fib(%d) cut off below %d; %.2f s per phase\n", atomic_load(&samples), n,
            CUTOFF, seconds);
@@ -247,6 +325,20 @@ int main(void)
                  "those samples)",
                  phase_names[p]);
         check(computing >= 100 && as_work * 100 >= computing * 99, what);
+    }
+    for (int p = P_TEAM_OF_ONE; p <= P_INNER_TEAM_OF_ONE; p++) {
+        long computing = at(p, W_COMPUTE, 0), as_work = at(p, W_COMPUTE, THR_WORK_STATE);
+        long outside = atomic_load(&computing_outside_region[p]);
+        printf("# %s: %ld samples landed in a task's computing, %ld of them read WORK, %ld SERIAL, "
+               "%ld CURRENT_PRID 0\n",
+               phase_names[p], computing, as_work, at(p, W_COMPUTE, THR_SERIAL_STATE), outside);
+        char what[160];
+        snprintf(what, sizeof what, "%s: a task computing reads WORK (>= 99%% of those samples)",
+                 phase_names[p]);
+        check(computing >= 100 && as_work * 100 >= computing * 99, what);
+        snprintf(what, sizeof what, "%s: a task computing is in its team's region (CURRENT_PRID not 0)",
+                 phase_names[p]);
+        check(computing >= 100 && outside == 0, what);
     }
     long waiting = at(P_LONG_TASK, W_WAIT, 0), as_wait = at(P_LONG_TASK, W_WAIT, THR_EBAR_STATE);
     long running = at(P_LONG_TASK, W_COMPUTE, 0), as_work = at(P_LONG_TASK, W_COMPUTE, THR_WORK_STATE);
