@@ -1,4 +1,4 @@
-/* demangle-t.c - C++ and legacy Rust names demangled, and the short forms the text tables print, on names compilers really emit. */
+/* demangle-t.c - C++, legacy Rust and Fortran names demangled, and the short forms the text tables print, on names compilers really emit. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
@@ -32,7 +32,7 @@ static int shortens(const char *name, int what, const char *expected)
 
 int main(void)
 {
-    tap_plan(10);
+    tap_plan(16);
     const int all = OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES;
     tap_ok(demangles("main", NULL) && demangles("solve.constprop.0", NULL) && demangles("_Zbogus", NULL)
                && demangles(NULL, NULL),
@@ -41,6 +41,31 @@ int main(void)
                && demangles("_ZN51_$LT$std..io..Write$u20$as$u20$core..fmt..Write$GT$9write_str17h5c3e5b3f1e1e1e1eE",
                             "<std::io::Write as core::fmt::Write>::write_str"),
            "legacy Rust names lose their hash and their escapes");
+    tap_ok(demangles("__kern_MOD_work", "kern::work") && demangles("__a_b_MOD_w", "a_b::w")
+               && demangles("__kern_MOD_lk", "kern::lk"),
+           "gfortran's module procedures and variables: __kern_MOD_work is kern::work");
+    tap_ok(demangles("__kern_MOD_work._omp_fn.0", "kern::work._omp_fn.0")
+               && demangles("__kern_MOD_work.constprop.0", "kern::work.constprop.0"),
+           "... its OpenMP outlined bodies and clones keep their suffix, so the body's construct is named kern::work");
+    tap_ok(demangles("__kern.kimpl_MOD_hidden", "kern.kimpl::hidden") && demangles("__a_b.s2_MOD_deep", "a_b.s2::deep"),
+           "... a submodule's procedure, as gfortran 12 spells it: kern.kimpl::hidden");
+    tap_ok(demangles("MAIN__", OMPC_FORTRAN_MAIN_PROGRAM) && demangles("MAIN__._omp_fn.1", "main program._omp_fn.1")
+               && demangles("_QQmain", OMPC_FORTRAN_MAIN_PROGRAM) && ompc_fortran_main_suffix("MAIN__") != NULL
+               && strcmp(ompc_fortran_main_suffix("MAIN__._omp_fn.1"), "._omp_fn.1") == 0
+               && ompc_fortran_main_suffix("MAIN___") == NULL && ompc_fortran_main_suffix("main") == NULL,
+           "the main program of gfortran (MAIN__) and flang (_QQmain), with its outlined bodies");
+    tap_ok(demangles("_QMkernPwork", "kern::work") && demangles("_QPext_proc", "ext_proc")
+               && demangles("_QMkernFworkPinner", "kern::work::inner") && demangles("_QFsubPfun", "sub::fun")
+               && demangles("_QMmodSs1modSs2modFsubPfun", "mod.s2mod::sub::fun") && demangles("_QMkernElk", "kern::lk")
+               && demangles("_QMkernPwork..omp_par", "kern::work..omp_par"),
+           "flang's names (its lowering's conventions): _QMkernPwork is kern::work");
+    tap_ok(demangles("__libc_start_main", NULL) && demangles("__kmp_fork_call", NULL) && demangles("__MOD_x", NULL)
+               && demangles("__Kern_MOD_x", NULL) && demangles("__kern_MOD_", NULL) && demangles("_QMkern", NULL)
+               && demangles("_QMkernECpi", NULL) && demangles("_QCwork", NULL) && demangles("_QQclX9a37c0", NULL)
+               && demangles("_QMkernPwork_X", NULL) && demangles("_Q", NULL) && demangles("ext_proc_", NULL)
+               && !ompc_may_be_mangled("main") && !ompc_may_be_mangled("__libc_start_main")
+               && ompc_may_be_mangled("__kern_MOD_work") && ompc_may_be_mangled("MAIN__"),
+           "... but not C names with underscores, types, constants, common blocks or damaged ones");
     if (!ompc_demangle_cxx_available()) {
         tap_skip(3, "built without __cxa_demangle (configure --without-demangle, or no libstdc++): C++ names stay mangled");
     } else {
@@ -65,8 +90,11 @@ int main(void)
                && shortens("A::operator<<(int)", all, "A::operator<<") && shortens("A::operator int() const", all, "A::operator int")
                && shortens("A::operator<(A const&)", all, "A::operator<"),
            "... lambdas, anonymous namespaces and operators keep their names");
-    tap_ok(shortens("decltype (g({parm#1})) f<int>(int)", all, "f<...>") && shortens("main._omp_fn.0", all, "main._omp_fn.0"),
-           "... a return type with parentheses; C names come back whole");
+    tap_ok(shortens("decltype (g({parm#1})) f<int>(int)", all, "f<...>") && shortens("main._omp_fn.0", all, "main._omp_fn.0")
+               && shortens("kern::work._omp_fn.0", all, "kern::work._omp_fn.0")
+               && shortens("main program", OMPC_SHORT_PARAMETERS, "main program")
+               && shortens("main program._omp_fn.0", all, "main program._omp_fn.0"),
+           "... a return type with parentheses; C and Fortran names come back whole");
     char small[8];
     ompc_short_name("std::vector<int>::push_back(int)", OMPC_SHORT_PARAMETERS, small, sizeof small);
     tap_ok(strcmp(small, "std::ve") == 0, "a short buffer is cut and terminated");

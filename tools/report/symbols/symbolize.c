@@ -116,7 +116,7 @@ static int names_grow(struct ompc_symbolizer *symbolizer)
 static const char *demangled_name(struct ompc_symbolizer *symbolizer, const char *name, const char **mangled)
 {
     *mangled = NULL;
-    if (name == NULL || strncmp(name, "_Z", 2) != 0)
+    if (!ompc_may_be_mangled(name))
         return name;
     if (symbolizer->name_used * 2 >= symbolizer->name_capacity && names_grow(symbolizer) != 0)
         return name;
@@ -248,6 +248,9 @@ static const char *die_name(struct ompc_symbolizer *symbolizer, Dwarf_Die *die, 
         return demangled_name(symbolizer, name, mangled);
     *mangled = NULL;
     name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attribute));
+    /* gfortran names a main program without a PROGRAM statement MAIN__ in DWARF too. */
+    if (name != NULL && ompc_fortran_main_suffix(name) != NULL)
+        return demangled_name(symbolizer, name, mangled);
     return name != NULL ? qualified_name(symbolizer, die, name) : "?";
 }
 
@@ -341,10 +344,70 @@ static void pragma_line(Dwfl_Module *module, GElf_Addr return_address, struct om
 }
 
 /*
+ * The name of the Fortran main program whose code holds `lookup`, from
+ * DWARF: gfortran and flang emit its code as MAIN__ and _QQmain, and keep
+ * the PROGRAM statement's name only on its DIE, a subprogram of the
+ * compile unit marked DW_AT_main_subprogram (gfortran) or with the
+ * DW_CC_program calling convention (flang).  NULL when DWARF names none,
+ * or only MAIN__ (a program without a PROGRAM statement).
+ */
+/* Whether `die` or a subprogram nested in it (an outlined body: MAIN__._omp_fn.0 is the program's child) holds `pc`. */
+static int holds(Dwarf_Die *die, Dwarf_Addr pc, int depth)
+{
+    Dwarf_Die child;
+    if (dwarf_haspc(die, pc) > 0)
+        return 1;
+    if (depth >= 8 || dwarf_child(die, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if ((tag == DW_TAG_subprogram || tag == DW_TAG_lexical_block) && holds(&child, pc, depth + 1))
+            return 1;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
+static const char *program_name(Dwfl_Module *module, GElf_Addr lookup)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = cu_of(module, lookup, &bias), child;
+    if (cu == NULL || dwarf_child(cu, &child) != 0)
+        return NULL;
+    do {
+        Dwarf_Attribute attribute;
+        Dwarf_Word convention = 0;
+        if (dwarf_tag(&child) != DW_TAG_subprogram)
+            continue;
+        if (!dwarf_hasattr(&child, DW_AT_main_subprogram)
+            && (dwarf_formudata(dwarf_attr(&child, DW_AT_calling_convention, &attribute), &convention) != 0
+                || convention != DW_CC_program))
+            continue;
+        if (!holds(&child, lookup - bias, 0))
+            continue;
+        const char *name = dwarf_diename(&child);
+        return name != NULL && ompc_fortran_main_suffix(name) == NULL ? name : NULL;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return NULL;
+}
+
+/* A Fortran main program's code, demangled to OMPC_FORTRAN_MAIN_PROGRAM, named by its PROGRAM statement when DWARF has it. */
+static void fortran_program(struct ompc_symbolizer *symbolizer, Dwfl_Module *module, GElf_Addr lookup,
+                            struct ompc_location *out)
+{
+    const char *suffix = out->mangled != NULL ? ompc_fortran_main_suffix(out->mangled) : NULL, *program;
+    char name[512];
+    if (suffix == NULL || (program = program_name(module, lookup)) == NULL)
+        return;
+    int length = snprintf(name, sizeof name, "%s%s", program, suffix);
+    if (length > 0 && (size_t)length < sizeof name)
+        out->function = keep(symbolizer, name, (size_t)length, out->function);
+}
+
+/*
  * For code in a body the compiler outlined for an OpenMP construct, the
  * function the programmer wrote it in: GCC keeps it in the body's name
- * (main._omp_fn.1; demangled C++: "f() [clone ._omp_fn.1]"), clang up to
- * 15 only in its DWARF (outlined.c).
+ * (main._omp_fn.1; demangled C++: "f() [clone ._omp_fn.1]", Fortran:
+ * "kern::work._omp_fn.0"), clang up to 15 only in its DWARF (outlined.c).
  */
 static void enclosing_function(struct ompc_symbolizer *symbolizer, Dwfl_Module *module, GElf_Addr lookup,
                                struct ompc_location *out)
@@ -394,6 +457,7 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
         return NULL;
     if (is_return_address)
         pragma_line(module, address, out);
+    fortran_program(symbolizer, module, lookup, out);
     struct ompc_inline_caller *callers = inlined_frames(symbolizer, module, lookup, out);
     enclosing_function(symbolizer, module, lookup, out);
     return callers;
