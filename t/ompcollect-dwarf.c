@@ -1,4 +1,4 @@
-/* ompcollect-dwarf.c - a program for --stacks-unwind=dwarf, built optimized without frame pointers: a task tree (fib) and a function calling libm in a loop; t/ompcollect-dwarf.sh checks its stacks reach main, bench/run.py times its fixed-work mode. */
+/* ompcollect-dwarf.c - a program for --stacks-unwind=dwarf, built optimized without frame pointers: a task tree (fib), a function calling libm in a loop and one walking a list on the stack through the frame-pointer register; t/ompcollect-dwarf.sh checks its stacks reach main (and that the frame-pointer walk takes no data word for a frame), bench/run.py times its fixed-work mode. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <signal.h>
@@ -79,6 +79,54 @@ KEEP void mask_loop(double seconds)
     }
 }
 
+/* A list on the stack, as a solver's work list may be: each node's next lies above it, a double beside. */
+struct node {
+    struct node *next;
+    double value;
+};
+
+KEEP static double scale(double x)
+{
+    return x * 1.0000001;
+}
+
+/* Called through a pointer, so the compiler cannot know which registers the call leaves alone. */
+static double (*volatile scale_call)(double) = scale;
+
+/*
+ * Adds up a list.  Code without frame pointers uses the frame-pointer
+ * register like any other; here it holds the list pointer, so a
+ * frame-pointer walk from a sample in this loop reads the list as frames:
+ * each node's next as the caller's frame pointer and its double as the
+ * return address (issue 35's 0x412ed6c38f461035).  The pointer lives across
+ * the call, so it needs a callee-saved register, and the asm takes all the
+ * others from it, as a busier loop's values would.
+ */
+KEEP static double sum_list(const struct node *p)
+{
+    double sum = 0;
+    for (; p != NULL; p = p->next) {
+#if defined(__x86_64__)
+        __asm__ volatile("" ::: "rbx", "r12", "r13", "r14", "r15");
+#endif
+        sum += scale_call(p->value);
+    }
+    return sum;
+}
+
+/* Sums a list of 32 nodes on this stack again and again for `seconds` of wall-clock time. */
+KEEP void list_loop(double seconds)
+{
+    struct node nodes[32];
+    for (int i = 0; i < 32; i++) {
+        nodes[i].next = i + 1 < 32 ? &nodes[i + 1] : NULL;
+        nodes[i].value = 1000000.0 + 0.37 * i;
+    }
+    double end = omp_get_wtime() + seconds;
+    while (omp_get_wtime() < end)
+        sink = sum_list(nodes);
+}
+
 /* Fixed work for the bench: ROUNDS task trees, then the CPU seconds the process spent (sampling handlers included). */
 static void fixed_work(int rounds)
 {
@@ -92,7 +140,7 @@ static void fixed_work(int rounds)
                               + usage.ru_stime.tv_usec / 1e6);
 }
 
-/* SECONDS (0.5) of libm calls then task trees; with ROUNDS, fixed work instead. */
+/* SECONDS (0.5) of libm calls, blocked signals, list walks, then task trees; with ROUNDS, fixed work instead. */
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 0.5;
@@ -102,6 +150,7 @@ int main(int argc, char **argv)
     }
     init_data(seconds / 2);
     mask_loop(seconds / 4);
+    list_loop(seconds / 4);
     task_tree(seconds);
     printf("%g\n", sink);
     return 0;

@@ -1,14 +1,14 @@
 #!/bin/sh
-# ompcollect-dwarf.sh - --stacks-unwind=dwarf on t/ompcollect-dwarf.c built by clang and GCC -O2 without frame pointers: the stacks of a task tree reach main, a libm caller stays in its stacks, no runtime or collector frame (nor the agent's mask call) shows, the report says how stacks were unwound.
+# ompcollect-dwarf.sh - --stacks-unwind=dwarf on t/ompcollect-dwarf.c built by clang and GCC -O2 without frame pointers: the stacks of a task tree reach main, a libm caller stays in its stacks, no runtime or collector frame (nor the agent's mask call) shows, the report says how stacks were unwound; the default frame-pointer walk of the same program takes no data word for a frame and says to use --stacks-unwind=dwarf.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
-per_compiler=6
+per_compiler=9
 tests=$((1 + 2 * per_compiler))
 echo "1..$tests"
 n=0
-result() { # result DESCRIPTION PYTHON-EXPRESSION (over r, the JSON report, and stacks: (frames, state, samples))
+result() { # result DESCRIPTION PYTHON-EXPRESSION [RUN] (over r, RUN's JSON report ($cc by default), and stacks: (frames, state, samples))
     n=$((n + 1))
-    if python3 - "$tmp/$cc.json" "$tmp/$cc.folded" "$2" >"$tmp/why" 2>&1 <<'PY'
+    if python3 - "$tmp/${3:-$cc}.json" "$tmp/${3:-$cc}.folded" "$2" >"$tmp/why" 2>&1 <<'PY'
 import json, re, sys
 r = json.load(open(sys.argv[1]))
 stacks = []
@@ -66,6 +66,22 @@ for cc in clang gcc; do
     # mask_loop runs 0.15 s of wall-clock time: about 75 samples at 2 ms, whatever the CPU's speed.
     result "samples held back while mask_loop blocked signals count in mask_loop under main, at most half in the mask call" \
         "(lambda mine: sum(c for f, s, c in mine) >= 10 and all(f[:2] == ['main', 'mask_loop'] for f, s, c in mine) and sum(c for f, s, c in mine if f[-1].startswith('pthread_sigmask')) <= 0.5 * sum(c for f, s, c in mine))([x for x in stacks if 'mask_loop' in x[0]])"
-    result "the report says how the stacks were unwound: most by CFI over stack copies" \
-        "r['stacks']['unwinding']['cfi'] > r['stacks']['unwinding']['frame_pointers'] and 'slice_too_small' in r['stacks']['unwinding']['cut_short']"
+    result "the report says how the stacks were unwound: most by CFI over stack copies, and does not say frame pointers are missing" \
+        "r['stacks']['unwinding']['cfi'] > r['stacks']['unwinding']['frame_pointers'] and 'slice_too_small' in r['stacks']['unwinding']['cut_short'] and r['stacks']['frame_pointers_missing'] is False"
+    # The same program under the default frame-pointer walk: list_loop's samples find the list in the frame-pointer
+    # register, and its doubles were frames (0x412e...) before the walk's addresses were checked against the modules' code.
+    "$oc" --runtime "$LIBOMP" --stacks --interval=2ms -f json -o "$tmp/$cc-fp.json" --stacks-file="$tmp/$cc-fp.folded" \
+        --save="$tmp/$cc-fp.ses" "$tmp/dwarf-$cc" "${OMPCOLLECT_DWARF_SECONDS:-0.6}" >/dev/null 2>"$tmp/$cc-fp.err"
+    "$oc" report --stacks -o "$tmp/$cc-fp.txt" "$tmp/$cc-fp.ses" >/dev/null 2>&1
+    # list_loop runs 0.15 s of wall-clock time: about 75 samples at 2 ms, whatever the CPU's speed.
+    result "frame pointers: no frame is a raw address outside the modules; list_loop's stacks end at [incomplete stack: not code]" \
+        "not [x for f, s, c in stacks for x in f if re.match(r'^0x[0-9a-f]+$', x)] and r['stacks']['not_code'] >= 10 and any(f[:1] == ['[incomplete stack: not code]'] for f, s, c in stacks if 'sum_list' in f)" "$cc-fp"
+    result "frame pointers: the JSON says they are missing" "r['stacks']['frame_pointers_missing'] is True" "$cc-fp"
+    n=$((n + 1))
+    if grep -q -- '--stacks-unwind=dwarf' "$tmp/$cc-fp.err" && grep -q 'keeps no frame pointers; --stacks-unwind=dwarf' "$tmp/$cc-fp.txt"; then
+        echo "ok $n - $cc: frame pointers: stderr and the text report's stacks section name --stacks-unwind=dwarf"
+    else
+        echo "not ok $n - $cc: frame pointers: stderr and the text report's stacks section name --stacks-unwind=dwarf"
+        sed 's/^/# /' "$tmp/$cc-fp.err" | head -n 5
+    fi
 done

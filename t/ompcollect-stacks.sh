@@ -1,10 +1,10 @@
 #!/bin/sh
-# ompcollect-stacks.sh - builds t/ompcollect-stacks.c with clang and GCC (-g -fno-omit-frame-pointer) and checks --stacks: folded stacks start at main, hold no runtime frame, continue workers' stacks through the forking function, and add up to the samples.
+# ompcollect-stacks.sh - builds t/ompcollect-stacks.c with clang and GCC (-g -fno-omit-frame-pointer) and checks --stacks: folded stacks start at main, hold no runtime frame, continue workers' stacks through the forking function, add up to the samples, and get no hint that frame pointers are missing.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 seconds=${OMPCOLLECT_STACKS_SECONDS:-0.25}
 
-per_compiler=11
+per_compiler=12
 echo "1..$((2 * per_compiler + 5))"
 n=0
 
@@ -88,6 +88,9 @@ for cc in clang gcc; do
         "$status == 0 and len(stacks) > 0 and all(s in states and c > 0 and '' not in f for f, s, c in stacks)"
     check $name "the counts add up to the samples recorded (all threads)" \
         "sum(c for f, s, c in stacks) == r['totals']['samples'] + r['other_threads']['samples'] == r['stacks']['samples'] and r['stacks']['not_recorded'] == 0"
+    # Built with frame pointers: the hint to use --stacks-unwind=dwarf (t/ompcollect-dwarf.sh) must not show here.
+    check $name "frame pointers kept: no stack cut at a non-code address, no hint that they are missing (JSON, stderr)" \
+        "r['stacks']['not_code'] == 0 and r['stacks']['frame_pointers_missing'] is False and '--stacks-unwind' not in open('$tmp/$name.err').read()"
     checked $name
     if ! python3 -c "import json,sys; sys.exit(0 if json.load(open('$tmp/$name.json'))['stacks']['symbolized'] else 1)" 2>/dev/null; then
         skip "no symbolizer (libdw) in this build: frames are raw addresses" $((per_compiler - 2))

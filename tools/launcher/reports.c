@@ -215,6 +215,11 @@ static size_t choose_reports(struct run *run, struct ompc_model_process **all, u
             entry->stacks = ompc_stacks_build(process);
             if (entry->stacks == NULL)
                 say("out of memory reading the call stacks of pid %ld", (long)process->pid);
+            else if (entry->stacks->frame_pointers_missing)
+                /* The report says it too, but a flame graph made from --stacks=folded has no report to read. */
+                say("pid %ld: %llu of %llu call stacks walked by frame pointers end before main: the program keeps no "
+                    "frame pointers; --stacks-unwind=dwarf unwinds without them", (long)process->pid,
+                    (unsigned long long)entry->stacks->walk_broken, (unsigned long long)entry->stacks->walked);
             entry->report.stacks = entry->stacks;
             entry->report.stacks_asked = 1;
         }

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "coderanges.h"
 #include "demangle.h"
 #include "grow.h"
 #include "names.h"
@@ -52,6 +53,8 @@ struct symbol {
     int collector;          /* the shim's or the agent's: what it called is not the user's either */
     int runtime;            /* the runtime's, the shim's or the agent's */
     int system;             /* the C library's or the loader's: the user's when the user called it */
+    int not_code;           /* in no module's code: a data word a frame-pointer walk took for a return address */
+    int start;              /* the C library's program or thread start: a walk that got here was whole */
 };
 
 /* Open-addressing cache of symbols. */
@@ -61,6 +64,7 @@ struct symbols {
     const char *runtime;    /* the runtime's path as the loader opened it */
     struct symbol *slots;
     size_t capacity, used;
+    struct ompc_code_ranges *code; /* every module's code, NULL when not all of it is known: nothing is cut */
 };
 
 /* The entries of one of a thread's tables (the model owns them), samples or fork stacks. */
@@ -211,10 +215,11 @@ static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address,
     if (symbols->symbolizer != NULL)
         ompc_symbolize(symbols->symbolizer, address, is_return, &where);
     char text[2048];
-    int drop = runtime_module(where.module, symbols->runtime);
+    int drop = runtime_module(where.module, symbols->runtime), start = 0;
     if (where.kind >= OMPC_LOC_SYMBOL) {
         inline_frames(&where, text, sizeof text);
-        drop |= plumbing(where.function);
+        start = plumbing(where.function);
+        drop |= start;
     } else if (where.kind == OMPC_LOC_MODULE) {
         snprintf(text, sizeof text, "[%s]", base_name(where.module));
     } else if (symbols->vdso != 0 && address >= symbols->vdso && address - symbols->vdso < 0x4000) {
@@ -231,6 +236,9 @@ static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address,
     slot->collector = collector_module(where.module);
     slot->runtime = runtime_module(where.module, symbols->runtime);
     slot->system = system_module(where.module);
+    slot->start = start;
+    /* A return address may end its code (a call to a function that does not return): the call is the byte before. */
+    slot->not_code = symbols->code != NULL && !ompc_code_ranges_contain(symbols->code, address - (is_return && address));
     if (slot->name == NULL)
         return NULL;
     symbols->used++;
@@ -265,7 +273,7 @@ static int append(struct text *text, const char *bytes, size_t count)
 /* One frame of a logical stack while it is assembled (leaf first). */
 struct frame {
     const char *name;
-    int drop, collector, runtime, system;
+    int drop, collector, runtime, system, start;
 };
 
 /*
@@ -293,6 +301,12 @@ static void drop_collector_leaf(struct frame *frames, size_t count, int flags)
         }
 }
 
+/*
+ * A piece's flag of the launcher's own, beside the record's OMPC_STACK_*
+ * (16 bits): the stack was cut at an address in no module's code.
+ */
+#define CUT_NOT_CODE (1 << 24)
+
 /* The marker at the root of a stack that does not reach main, from its flags and how it was unwound. */
 static const char *root_marker(int flags, const struct entry *sample)
 {
@@ -301,6 +315,8 @@ static const char *root_marker(int flags, const struct entry *sample)
         "[incomplete stack: CFI unwinding failed]", "[incomplete stack: too deep]", "[incomplete stack]"};
     if (flags & OMPC_STACK_NO_BOUNDS)
         return "[stack not walked]";
+    if (flags & CUT_NOT_CODE)
+        return "[incomplete stack: not code]";
     if (flags & OMPC_STACK_NO_CALLER)
         return "[forking thread's stack unknown]";
     if (sample->by_cfi && sample->end != OMPC_UNWIND_WHOLE && sample->end < OMPC_UNWIND_ENDS)
@@ -310,6 +326,69 @@ static const char *root_marker(int flags, const struct entry *sample)
     return NULL;
 }
 
+/* What one sample's path says of its stack, for the counts. */
+struct verdict {
+    int incomplete;   /* it ends before main */
+    int no_caller;    /* a worker's forking thread's stack was not found */
+    int not_code;     /* cut at an address in no module's code */
+    int walked;       /* walked by frame pointers, with frames to follow and its forking thread's stack found */
+    int broken;       /* walked, and ended neither in main nor at the thread's start */
+};
+
+/* Room for a sample's frames and the stacks it continues into, leaf first. */
+struct frames {
+    struct frame at[MAX_LINKS * (OMPC_STACK_DEPTH + 1) + 1];
+    char elided_text[MAX_LINKS][48];
+    size_t count, own;  /* all, and the sample's own */
+};
+
+/*
+ * Collects the frames of a sample and of the stacks it continues into;
+ * returns the flags of the piece it ended in (CUT_NOT_CODE added when cut),
+ * or -1 when memory runs out.  A return address in no module's code ends
+ * the stack: the frame-pointer walk read a data word as a frame (code
+ * without frame pointers), so nothing it found beyond is a frame either.
+ */
+static int collect(const struct entry *sample, const struct loaded *loaded, struct symbols *symbols,
+                   struct frames *out)
+{
+    const struct entry *piece = sample;
+    int flags = 0;
+    out->count = out->own = 0;
+    for (int link = 0; piece != NULL; link++) {
+        flags = piece->flags;
+        for (int i = 0; i < piece->frames; i++) {
+            if (piece->elided != 0 && i == OMPC_STACK_DEPTH / 2) {
+                snprintf(out->elided_text[link], sizeof out->elided_text[link], "[%" PRIu64 " frames elided]",
+                         piece->elided);
+                out->at[out->count++] = (struct frame){out->elided_text[link], 0, 0, 0, 0, 0};
+            }
+            int is_return = !(piece == sample && i == 0 && (piece->flags & OMPC_STACK_LEAF_EXACT));
+            const struct symbol *symbol = symbol_of(symbols, piece->pcs[i], is_return);
+            if (symbol == NULL)
+                return -1;
+            if (symbol->not_code) {
+                if (piece == sample)
+                    out->own = out->count;
+                return flags | CUT_NOT_CODE;
+            }
+            out->at[out->count++] = (struct frame){symbol->name, symbol->drop, symbol->collector, symbol->runtime,
+                                                   symbol->system, symbol->start};
+        }
+        if (piece == sample)
+            out->own = out->count;
+        if (piece->continuation == 0)
+            break;
+        if (link + 1 == MAX_LINKS)
+            return flags | OMPC_STACK_BROKEN;
+        struct entry key = {.offset = piece->continuation};
+        piece = ompc_bsearch(&key, loaded->forks, loaded->fork_count, sizeof key, compare_offsets);
+        if (piece == NULL)
+            flags |= OMPC_STACK_NO_CALLER;
+    }
+    return flags;
+}
+
 /*
  * The path of one sampled entry, outermost first, joined by ';': its own
  * frames, then those of the stacks it continues into, without the
@@ -317,42 +396,15 @@ static const char *root_marker(int flags, const struct entry *sample)
  * main; a marker at the root says when the stack is not whole.  NULL when
  * memory runs out.
  */
-static char *path_of(const struct entry *sample, const struct loaded *loaded, struct symbols *symbols, int *incomplete,
-                     int *no_caller)
+static char *path_of(const struct entry *sample, const struct loaded *loaded, struct symbols *symbols,
+                     struct frames *work, struct verdict *verdict)
 {
-    struct frame frames[MAX_LINKS * (OMPC_STACK_DEPTH + 1) + 1];
-    size_t count = 0, own = 0;
-    const struct entry *piece = sample;
-    int flags = 0;
-    char elided_text[MAX_LINKS][48];
-    for (int link = 0; piece != NULL; link++) {
-        flags = piece->flags;
-        for (int i = 0; i < piece->frames; i++) {
-            if (piece->elided != 0 && i == OMPC_STACK_DEPTH / 2) {
-                snprintf(elided_text[link], sizeof elided_text[link], "[%" PRIu64 " frames elided]", piece->elided);
-                frames[count++] = (struct frame){elided_text[link], 0, 0, 0, 0};
-            }
-            int is_return = !(piece == sample && i == 0 && (piece->flags & OMPC_STACK_LEAF_EXACT));
-            const struct symbol *symbol = symbol_of(symbols, piece->pcs[i], is_return);
-            if (symbol == NULL)
-                return NULL;
-            frames[count++] = (struct frame){symbol->name, symbol->drop, symbol->collector, symbol->runtime,
-                                             symbol->system};
-        }
-        if (piece == sample)
-            own = count;
-        if (piece->continuation == 0)
-            break;
-        if (link + 1 == MAX_LINKS) {
-            flags |= OMPC_STACK_BROKEN;
-            break;
-        }
-        struct entry key = {.offset = piece->continuation};
-        piece = ompc_bsearch(&key, loaded->forks, loaded->fork_count, sizeof key, compare_offsets);
-        if (piece == NULL)
-            flags |= OMPC_STACK_NO_CALLER;
-    }
-    drop_collector_leaf(frames, own, sample->flags);
+    int flags = collect(sample, loaded, symbols, work);
+    if (flags < 0)
+        return NULL;
+    struct frame *frames = work->at;
+    size_t count = work->count;
+    drop_collector_leaf(frames, work->own, sample->flags);
     /* Outermost first from here; nothing outside main belongs to the user's model. */
     size_t root = count;
     int whole = 0;
@@ -365,8 +417,17 @@ static char *path_of(const struct entry *sample, const struct loaded *loaded, st
     struct text text = {NULL, 0, 0};
     const char *marker = whole ? NULL : root_marker(flags, sample);
     int cut = sample->by_cfi && sample->end != OMPC_UNWIND_WHOLE;
-    *incomplete = ((flags & (OMPC_STACK_BROKEN | OMPC_STACK_NO_BOUNDS)) != 0 || cut) && !whole;
-    *no_caller = (flags & OMPC_STACK_NO_CALLER) != 0 && !whole;
+    verdict->incomplete = ((flags & (OMPC_STACK_BROKEN | OMPC_STACK_NO_BOUNDS | CUT_NOT_CODE)) != 0 || cut) && !whole;
+    verdict->no_caller = (flags & OMPC_STACK_NO_CALLER) != 0 && !whole;
+    verdict->not_code = (flags & CUT_NOT_CODE) != 0 && !whole;
+    /*
+     * For the hint, a walk breaks wherever it stops short of main and of the
+     * thread's start, flagged or not: in code without frame pointers the
+     * saved frame pointer may be 0 or lead to a word that looks like the end.
+     */
+    verdict->walked = !sample->by_cfi && !(flags & (OMPC_STACK_NO_CALLER | OMPC_STACK_NO_BOUNDS))
+                      && (count > 0 || (flags & (OMPC_STACK_BROKEN | CUT_NOT_CODE)));
+    verdict->broken = verdict->walked && !whole && !(count > 0 && frames[count - 1].start);
     if (marker != NULL && append(&text, marker, strlen(marker)) != 0)
         return NULL;
     for (size_t i = root; i-- > 0;) {
@@ -467,51 +528,46 @@ static int add_path(struct ompc_stacks *stacks, size_t *capacity, char *text, in
     return 0;
 }
 
-/* Builds paths and trees from what was loaded; returns -1 when memory runs out. */
-static int build(struct ompc_stacks *stacks, const struct ompc_model_process *process, struct loaded *loaded)
+/* Adds one sample's verdict to the counts. */
+static void count_sample(struct ompc_stacks *stacks, const struct entry *sample, const struct verdict *verdict)
 {
-    struct symbols symbols = {NULL, 0, process->runtime, NULL, 0, 0};
-    symbols.symbolizer = ompc_model_symbolizer(process, &symbols.vdso);
-    stacks->symbolized = symbols.symbolizer != NULL;
-    ompc_qsort(loaded->forks, loaded->fork_count, sizeof *loaded->forks, compare_offsets);
-    int failed = 0;
-    size_t capacity = 0;
-    for (size_t i = 0; i < loaded->sample_count && !failed; i++) {
-        const struct entry *sample = &loaded->samples[i];
-        if (sample->count == 0)
-            continue;
-        int incomplete = 0, no_caller = 0;
-        char *text = path_of(sample, loaded, &symbols, &incomplete, &no_caller);
-        int state = sample->state >= 0 && sample->state < OMPC_NSTATES ? sample->state : 0;
-        failed = add_path(stacks, &capacity, text, state, sample->count) != 0;
-        stacks->samples += sample->count;
-        stacks->incomplete += incomplete ? sample->count : 0;
-        if (sample->by_cfi)
-            stacks->by_cfi += sample->count;
-        else
-            stacks->by_frame_pointers += sample->count;
-        if (incomplete && sample->by_cfi && sample->end != OMPC_UNWIND_WHOLE && sample->end < OMPC_UNWIND_ENDS)
-            stacks->cut[sample->end] += sample->count;
-        stacks->no_caller += no_caller ? sample->count : 0;
+    stacks->samples += sample->count;
+    stacks->incomplete += verdict->incomplete ? sample->count : 0;
+    stacks->not_code += verdict->not_code ? sample->count : 0;
+    if (sample->by_cfi)
+        stacks->by_cfi += sample->count;
+    else
+        stacks->by_frame_pointers += sample->count;
+    /* The hint weighs the samples a walk had frames to follow in: an idle worker's empty stack says nothing. */
+    if (verdict->walked) {
+        stacks->walked += sample->count;
+        stacks->walk_broken += verdict->broken ? sample->count : 0;
     }
-    int threads = process->thread_count;
-    for (int t = 0; t < threads && t < OMPC_MAX_THREADS && !failed; t++) {
-        for (int state = 0; state < OMPC_NSTATES && !failed; state++) {
+    if (verdict->incomplete && sample->by_cfi && sample->end != OMPC_UNWIND_WHOLE && sample->end < OMPC_UNWIND_ENDS)
+        stacks->cut[sample->end] += sample->count;
+    stacks->no_caller += verdict->no_caller ? sample->count : 0;
+}
+
+/* The samples whose stacks did not fit their thread's table, as "[stack not recorded]" paths; -1 when memory runs out. */
+static int add_not_recorded(struct ompc_stacks *stacks, const struct ompc_model_process *process, size_t *capacity)
+{
+    for (int t = 0; t < process->thread_count && t < OMPC_MAX_THREADS; t++) {
+        for (int state = 0; state < OMPC_NSTATES; state++) {
             uint64_t lost = process->threads[t].stack_dropped[state];
             if (lost == 0)
                 continue;
-            failed = add_path(stacks, &capacity, strdup("[stack not recorded]"), state, lost) != 0;
+            if (add_path(stacks, capacity, strdup("[stack not recorded]"), state, lost) != 0)
+                return -1;
             stacks->samples += lost;
             stacks->not_recorded += lost;
         }
     }
-    for (size_t i = 0; i < symbols.capacity; i++)
-        free(symbols.slots[i].name);
-    free(symbols.slots);
-    if (symbols.symbolizer != NULL)
-        ompc_symbolizer_free(symbols.symbolizer);
-    if (failed)
-        return -1;
+    return 0;
+}
+
+/* Merges equal paths (they are sorted) and builds each state's tree; -1 when memory runs out. */
+static int merge_paths(struct ompc_stacks *stacks)
+{
     ompc_qsort(stacks->paths, stacks->path_count, sizeof *stacks->paths, compare_paths);
     size_t merged = 0;
     for (size_t i = 0; i < stacks->path_count; i++) {
@@ -529,6 +585,47 @@ static int build(struct ompc_stacks *stacks, const struct ompc_model_process *pr
     for (int state = 0; state < OMPC_NSTATES; state++)
         sort_tree(&stacks->trees[state]);
     return 0;
+}
+
+/* Builds paths and trees from what was loaded; returns -1 when memory runs out. */
+static int build(struct ompc_stacks *stacks, const struct ompc_model_process *process, struct loaded *loaded)
+{
+    struct symbols symbols = {NULL, 0, process->runtime, NULL, 0, 0, NULL};
+    symbols.symbolizer = ompc_model_symbolizer(process, &symbols.vdso);
+    stacks->symbolized = symbols.symbolizer != NULL;
+    symbols.code = ompc_model_code_ranges(process);
+    stacks->code_known = ompc_code_ranges_complete(symbols.code);
+    if (!stacks->code_known) {
+        ompc_code_ranges_free(symbols.code);
+        symbols.code = NULL;
+    }
+    ompc_qsort(loaded->forks, loaded->fork_count, sizeof *loaded->forks, compare_offsets);
+    struct frames *work = malloc(sizeof *work);
+    int failed = work == NULL;
+    size_t capacity = 0;
+    for (size_t i = 0; i < loaded->sample_count && !failed; i++) {
+        const struct entry *sample = &loaded->samples[i];
+        if (sample->count == 0)
+            continue;
+        struct verdict verdict = {0, 0, 0, 0, 0};
+        char *text = path_of(sample, loaded, &symbols, work, &verdict);
+        int state = sample->state >= 0 && sample->state < OMPC_NSTATES ? sample->state : 0;
+        failed = add_path(stacks, &capacity, text, state, sample->count) != 0;
+        count_sample(stacks, sample, &verdict);
+    }
+    /* Without the modules' files (names, code) no walk is known to reach main: nothing to judge by. */
+    stacks->frame_pointers_missing = stacks->symbolized && stacks->code_known && stacks->walked >= OMPC_FP_MISSING_MIN
+                                     && (double)stacks->walk_broken > OMPC_FP_MISSING_SHARE * (double)stacks->walked;
+    if (!failed)
+        failed = add_not_recorded(stacks, process, &capacity) != 0;
+    free(work);
+    for (size_t i = 0; i < symbols.capacity; i++)
+        free(symbols.slots[i].name);
+    free(symbols.slots);
+    ompc_code_ranges_free(symbols.code);
+    if (symbols.symbolizer != NULL)
+        ompc_symbolizer_free(symbols.symbolizer);
+    return failed ? -1 : merge_paths(stacks);
 }
 
 /*

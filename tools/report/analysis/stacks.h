@@ -25,6 +25,15 @@ struct ompc_stack_node {
     int child_count, child_capacity;
 };
 
+/*
+ * The share of frame-pointer stacks that must end before main by a frame
+ * that made no sense (or one in no module's code) for the report to say the
+ * program keeps no frame pointers, and the fewest such samples it judges
+ * by (tools/README.ompcollect.md, "Call stacks", argues both).
+ */
+#define OMPC_FP_MISSING_SHARE 0.25
+#define OMPC_FP_MISSING_MIN 20
+
 /* Every sampled stack of one process. */
 struct ompc_stacks {
     struct ompc_stack_path *paths; /* sorted by text, then state */
@@ -33,6 +42,11 @@ struct ompc_stacks {
     uint64_t not_recorded;         /* samples whose stack did not fit the thread's table */
     uint64_t incomplete;           /* samples whose walk stopped before the outermost frame */
     uint64_t no_caller;            /* worker samples whose forking thread's stack was not found */
+    uint64_t not_code;             /* samples whose stack was cut at an address in no module's code (counted in incomplete) */
+    /* Frame-pointer samples with frames to walk, and those of them that ended neither in main nor at the thread's start. */
+    uint64_t walked, walk_broken;
+    int frame_pointers_missing;    /* walk_broken is over OMPC_FP_MISSING_SHARE of walked: say --stacks-unwind=dwarf */
+    int code_known;                /* every module's code was known, so frames were checked against it */
     uint64_t table_full;           /* insertions the tables refused */
     /* How the samples' own frames were unwound: frame pointers in the program, or CFI over a stack copy (--stacks-unwind=dwarf). */
     uint64_t by_frame_pointers, by_cfi;

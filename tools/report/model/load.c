@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "coderanges.h"
 #include "grow.h"
 #include "omp_collector_api.h"
 #include "sort.h"
@@ -884,6 +885,12 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     return to;
 }
 
+/* Whether a module is the kernel's vDSO, which has no file to read. */
+static int vdso_module(const char *path)
+{
+    return strncmp(path, "linux-vdso.so", 13) == 0 || strncmp(path, "linux-gate.so", 13) == 0;
+}
+
 const char *ompc_model_module_file(const struct ompc_model_process *process, const char *path)
 {
     for (size_t k = 0; process->stand_ins != NULL && process->stand_ins[k] != NULL; k += 2)
@@ -899,12 +906,30 @@ struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *p
     struct ompc_symbolizer *symbolizer = process->module_count > 0 ? ompc_symbolizer_new() : NULL;
     for (uint32_t i = 0; symbolizer != NULL && i < process->module_count; i++) {
         const char *path = process->modules[i].path;
-        if (vdso != NULL && (strncmp(path, "linux-vdso.so", 13) == 0 || strncmp(path, "linux-gate.so", 13) == 0))
+        if (vdso != NULL && vdso_module(path))
             *vdso = process->modules[i].bias;
         ompc_symbolizer_add_module(symbolizer, ompc_model_module_file(process, path), process->symfs,
                                    process->modules[i].bias);
     }
     return symbolizer;
+}
+
+struct ompc_code_ranges *ompc_model_code_ranges(const struct ompc_model_process *process)
+{
+    struct ompc_code_ranges *ranges = ompc_code_ranges_new();
+    if (ranges == NULL)
+        return NULL;
+    if (process->modules_dropped != 0)
+        ompc_code_ranges_unknown(ranges);
+    for (uint32_t i = 0; i < process->module_count; i++) {
+        const struct ompc_model_module *module = &process->modules[i];
+        /* The vDSO has no file: its code is taken to span 16 KiB, as stacks.c names it (the kernel maps 2-4 pages). */
+        if (vdso_module(module->path) ? ompc_code_ranges_add(ranges, module->bias, module->bias + 0x4000) != 0
+                                      : ompc_code_ranges_add_file(ranges, ompc_model_module_file(process, module->path),
+                                                                  process->symfs, module->bias) != 0)
+            ompc_code_ranges_unknown(ranges);
+    }
+    return ranges;
 }
 
 void ompc_model_free(struct ompc_model_process *process)

@@ -223,9 +223,17 @@ struct ompc_model_process {
 };
 
 struct ompc_symbolizer;
+struct ompc_code_ranges;
 
 /* A symbolizer over the process's modules (under model->symfs), or NULL; `vdso`, when given, gets the vDSO's bias (0: none). */
 struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *process, uint64_t *vdso);
+
+/*
+ * Where the process's modules keep their code (the vDSO, which has no file,
+ * by its usual size), NULL when memory runs out.  Incomplete when a module
+ * was not recorded or its file cannot be read under model->symfs.
+ */
+struct ompc_code_ranges *ompc_model_code_ranges(const struct ompc_model_process *process);
 
 /* The task with id `id` in the model's task table, NULL when the logs do not name it. */
 const struct ompc_model_task *ompc_model_task(const struct ompc_model_process *process, uint64_t id);

@@ -133,6 +133,13 @@ void ompc_stacks_text(const struct ompc_stacks *stacks, uint64_t total, FILE *ou
     if (stacks->incomplete != 0)
         fprintf(out, "  %" PRIu64 " samples' stacks end before main (a frame without frame pointer?): "
                      "[incomplete stack]\n", stacks->incomplete);
+    if (stacks->not_code != 0)
+        fprintf(out, "  %" PRIu64 " of them were cut where a frame's return address lay in no module's code: "
+                     "[incomplete stack: not code]\n", stacks->not_code);
+    if (stacks->frame_pointers_missing)
+        fprintf(out, "  %" PRIu64 " of %" PRIu64 " stacks walked by frame pointers end before main: the code they ran "
+                     "keeps no frame pointers; --stacks-unwind=dwarf unwinds without them (or build with "
+                     "-fno-omit-frame-pointer)\n", stacks->walk_broken, stacks->walked);
     if (stacks->no_caller != 0)
         fprintf(out, "  %" PRIu64 " worker samples did not find their forking thread's stack\n", stacks->no_caller);
     text_methods(stacks, out);
@@ -212,6 +219,8 @@ int ompc_stacks_json(const struct ompc_stacks *stacks, json_t *report)
     failed |= ompc_json_set(object, "not_recorded", ompc_json_u64(stacks->not_recorded));
     failed |= ompc_json_set(object, "incomplete", ompc_json_u64(stacks->incomplete));
     failed |= ompc_json_set(object, "no_caller", ompc_json_u64(stacks->no_caller));
+    failed |= ompc_json_set(object, "not_code", ompc_json_u64(stacks->not_code));
+    failed |= ompc_json_set(object, "frame_pointers_missing", json_boolean(stacks->frame_pointers_missing));
     failed |= ompc_json_set(object, "symbolized", json_boolean(stacks->symbolized));
     failed |= ompc_json_set(object, "unwinding", json_unwinding(stacks));
     failed |= ompc_json_set(object, "trees", json_trees(stacks));
