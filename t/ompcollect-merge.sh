@@ -142,9 +142,12 @@ import json, sys
 r = json.load(open(sys.argv[1] + "/r2.json"))
 r["pid"] += 1000000
 r["constructs"][0]["location"]["module_offset"] = "0x7"
+# Constructs match by their source line: another construct is at another line.
+if r["constructs"][0]["location"].get("line") is not None:
+    r["constructs"][0]["location"]["line"] += 1000
 json.dump(r, open(sys.argv[1] + "/moved.json", "w"))
 EOF
-accepted "a construct at another offset is another row; each has min 0 (the other process never ran it)" \
+accepted "a construct at another line and offset is another row; each has min 0 (the other process never ran it)" \
     "len(m['constructs']) == 2 and all(c['processes'] == 1 and c['min_ns'] == 0 < c['max_ns'] for c in m['constructs'])" \
     "$tmp/r1.json" "$tmp/moved.json"
 

@@ -232,7 +232,9 @@ trace = json.load(open(sys.argv[2]))
 log = report["event_log"]
 events = sum(c for t in report["threads"] for c in t["events"].values())
 print(log, "events", events, "trace", trace["otherData"])
-ok = (log["bytes_per_thread"] == 64 and log["dropped"] > 0 and log["recorded"] + log["dropped"] == events
+# An uncontended wait's BEGIN and END are taken out of the log again (short_waits): a fast or a loaded machine has some.
+ok = (log["bytes_per_thread"] == 64 and log["dropped"] > 0
+      and log["recorded"] + log["dropped"] + 2 * log["short_waits"] == events
       and trace["otherData"]["events_dropped"] == log["dropped"])
 sys.exit(0 if ok else 1)
 EOF

@@ -163,7 +163,74 @@ static void fold_construct(struct ompc_diff_construct *into, const struct row_re
         states[state] += ref->construct->states[state] * interval_ns;
 }
 
-/* The constructs of both reports matched by code location; -1 when memory runs out. */
+/* The function a construct was written in: the programmer's, for code the compiler outlined. */
+static const struct ompc_merge_text *written_in(const struct ompc_merge_location *where)
+{
+    return where->enclosing.text != NULL ? &where->enclosing : &where->function;
+}
+
+/* qsort order of rows seen in one report only: by file and function written in, then report, then line. */
+static int compare_lone(const void *x, const void *y)
+{
+    const struct ompc_diff_construct *a = *(const struct ompc_diff_construct *const *)x;
+    const struct ompc_diff_construct *b = *(const struct ompc_diff_construct *const *)y;
+    int order_of = ompc_merge_compare_texts(&a->where->file, &b->where->file);
+    if (order_of == 0)
+        order_of = ompc_merge_compare_texts(written_in(a->where), written_in(b->where));
+    if (order_of == 0)
+        order_of = order(a->status, b->status);
+    return order_of != 0 ? order_of : order(a->where->line, b->where->line);
+}
+
+/* Whether two lone rows lie in one function of one file. */
+static int same_function(const struct ompc_diff_construct *a, const struct ompc_diff_construct *b)
+{
+    return ompc_merge_compare_texts(&a->where->file, &b->where->file) == 0
+           && ompc_merge_compare_texts(written_in(a->where), written_in(b->where)) == 0;
+}
+
+/*
+ * Pairs the constructs of one function that A and B each have alone, when
+ * each has as many: an edit that shifts lines (the usual before and after
+ * of a fix) moves every pragma below it, and the k-th construct of the
+ * function in A is the k-th in B.  B's figures join A's row, which keeps
+ * A's name; the B rows are dropped.  -1 when memory runs out.
+ */
+static int pair_shifted(struct ompc_diff *diff)
+{
+    struct ompc_diff_construct **lone = calloc(diff->construct_count + 1, sizeof *lone);
+    size_t count = 0;
+    if (lone == NULL)
+        return -1;
+    for (size_t i = 0; i < diff->construct_count; i++)
+        if (diff->constructs[i].status != OMPC_DIFF_MATCHED && ompc_merge_has_line(diff->constructs[i].where))
+            lone[count++] = &diff->constructs[i];
+    if (count > 1)
+        qsort(lone, count, sizeof *lone, compare_lone);
+    for (size_t first = 0, end; first < count; first = end) {
+        size_t appeared = 0;
+        for (end = first; end < count && same_function(lone[first], lone[end]); end++)
+            appeared += lone[end]->status == OMPC_DIFF_APPEARED;
+        size_t gone = end - first - appeared;
+        /* Rows sort APPEARED before DISAPPEARED (the enum's order), each by line. */
+        for (size_t k = 0; appeared == gone && k < gone; k++) {
+            struct ompc_diff_construct *in_a = lone[first + appeared + k], *in_b = lone[first + k];
+            in_a->b = in_b->b;
+            memcpy(in_a->b_states_ns, in_b->b_states_ns, sizeof in_a->b_states_ns);
+            in_a->status = OMPC_DIFF_MATCHED;
+            in_b->where = NULL;
+        }
+    }
+    free(lone);
+    size_t kept = 0;
+    for (size_t i = 0; i < diff->construct_count; i++)
+        if (diff->constructs[i].where != NULL)
+            diff->constructs[kept++] = diff->constructs[i];
+    diff->construct_count = kept;
+    return 0;
+}
+
+/* The constructs of both reports matched by source line (or code location), then by their order in their function; -1 when memory runs out. */
 static int diff_constructs(struct ompc_diff *diff)
 {
     size_t used;
@@ -184,13 +251,15 @@ static int diff_constructs(struct ompc_diff *diff)
         row->status = status_of(in[0], in[1]);
         fold_construct(row, &refs[i], refs[i].side ? diff->b->interval_ns : diff->a->interval_ns);
     }
+    free(refs);
+    if (pair_shifted(diff) != 0)
+        return -1;
     for (size_t i = 0; i < diff->construct_count; i++) {
         struct ompc_diff_construct *row = &diff->constructs[i];
         row->a.share = ratio(row->a.ns, diff->a->wall_ns);
         row->b.share = ratio(row->b.ns, diff->b->wall_ns);
         row->change_ns = row->b.ns - row->a.ns;
     }
-    free(refs);
     return 0;
 }
 

@@ -230,7 +230,7 @@ static long merge_regions(const struct ompc_merge_input *inputs, int count, stru
 }
 
 /* Orders two texts (NULL, for a null, first) by their bytes, NULs included. */
-static int compare_texts(const struct ompc_merge_text *x, const struct ompc_merge_text *y)
+int ompc_merge_compare_texts(const struct ompc_merge_text *x, const struct ompc_merge_text *y)
 {
     if (x->text == NULL || y->text == NULL)
         return (x->text != NULL) - (y->text != NULL);
@@ -245,19 +245,34 @@ static int order_u64(uint64_t x, uint64_t y)
     return (x > y) - (x < y);
 }
 
+/* Whether a location names a source line: the construct as written, the same in every build of the source. */
+int ompc_merge_has_line(const struct ompc_merge_location *where)
+{
+    return where->kind == 3 && where->file.text != NULL && where->line > 0;
+}
+
 /*
- * Orders two code locations by what is the same in every process of one
- * binary: module path and offset.  A location in no module has only its
- * address, which matches across processes only without ASLR.
+ * Orders two code locations by what is the same wherever the construct
+ * ran: its file and line, which a rebuild, another optimisation level or
+ * another binary of the same source keep; else the module path and offset,
+ * the same in every process of one binary.  A location in no module has
+ * only its address, which matches across processes only without ASLR.
  */
 int ompc_merge_compare_places(const struct ompc_merge_location *x, const struct ompc_merge_location *y)
 {
+    int x_line = ompc_merge_has_line(x), y_line = ompc_merge_has_line(y);
+    if (x_line != y_line)
+        return y_line - x_line;
+    if (x_line) {
+        int file = ompc_merge_compare_texts(&x->file, &y->file);
+        return file != 0 ? file : order(x->line, y->line);
+    }
     int x_located = x->kind > 0 && x->module.text != NULL, y_located = y->kind > 0 && y->module.text != NULL;
     if (x_located != y_located)
         return x_located - y_located;
     if (!x_located)
         return order_u64(x->address, y->address);
-    int module = compare_texts(&x->module, &y->module);
+    int module = ompc_merge_compare_texts(&x->module, &y->module);
     return module != 0 ? module : order_u64(x->module_offset, y->module_offset);
 }
 
@@ -414,7 +429,7 @@ static long merge_waits(const struct ompc_merge_input *inputs, int count, struct
         if (i == 0 || !same_wait_place(rows[i - 1].wait, row->wait))
             merged[made++].first = row->wait;
         struct merged_wait *into = &merged[made - 1];
-        if (compare_texts(&into->first->what, &row->wait->what) != 0)
+        if (ompc_merge_compare_texts(&into->first->what, &row->wait->what) != 0)
             into->what_differs = 1;
         if (add_count(&into->samples, row->wait->samples) | add_count(&into->threads, row->wait->threads)
             | add_count(&report_samples, row->wait->samples)) {

@@ -21,7 +21,13 @@ int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int
  * match and name a report's rows alike.
  */
 
-/* Orders code locations by what is the same in every process of one binary (module and offset; else the address). */
+/* Orders two texts (a null first) by their bytes. */
+int ompc_merge_compare_texts(const struct ompc_merge_text *x, const struct ompc_merge_text *y);
+
+/* Whether a location names a source line (file and line). */
+int ompc_merge_has_line(const struct ompc_merge_location *where);
+
+/* Orders code locations by what is the same wherever the construct ran: file and line; else module and offset; else the address. */
 int ompc_merge_compare_places(const struct ompc_merge_location *x, const struct ompc_merge_location *y);
 
 /* Orders waits by state, code location and object (a heap object matches any other heap object). */
