@@ -13,14 +13,14 @@ contains
     end do
   end subroutine spin
 
-  ! One region: iteration i works i ms, and a static schedule hands the
+  ! One region of two threads: iteration i works i ms, and a static schedule hands the
   ! last iterations, the longest, to the last thread: the others wait for
   ! it in the closing barrier.  Each iteration counts itself in a critical.
   subroutine work(n, total)
     integer, intent(in) :: n
     integer, intent(inout) :: total
     integer :: i
-    !$omp parallel do schedule(static)
+    !$omp parallel do schedule(static) num_threads(2)
     do i = 1, n
       call spin(i * 1.0d-3)
       !$omp critical (tally)

@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 jobs=$top_builddir/t/ompcollect-jobs
 
-echo "1..9"
+echo "1..10"
 n=0
 # collect NAME FORMAT MODE ARGUMENT: the mode under ompcollect at 1 ms, one report in FORMAT.
 collect() {
@@ -71,6 +71,12 @@ result $? "0.3 s of serial work before the first region is sampled as SERIAL: no
 "$oc" --runtime "$LIBOMP" --interval=100us -f json -o "$tmp/fine.json" "$jobs" serialinit 0.2 >"$tmp/fine.out" 2>"$tmp/fine.err"
 [ $? -eq 0 ] && holds "$tmp/fine.json" 'all(t["samples"] <= (t["lifetime_ns"] - t["cover"]["gaps_ns"]["startup"] - t["cover"]["gaps_ns"]["unarmed"]) // r["interval_ns"] + 1 for t in threads)'
 result $? "at 100 us, no thread is sampled for longer than its timer was armed" "$tmp/fine.json" "$tmp/fine.err"
+# POP's threads are there for the whole run: the worker the runtime starts
+# at the first fork, after 0.3 s of serial code, left its core idle that
+# long, which serialisation counts (it read 0.97 parallel efficiency for a
+# run that was 85% serial on two threads).
+holds "$tmp/init.json" 'r["efficiency"]["lost"]["before_threads"] * r["interval_ns"] >= 0.25e9 and r["efficiency"]["parallel_efficiency"] <= 0.75 and r["efficiency"]["samples"] == sum(sum(t["states"].values()) for t in threads if t["openmp"]) + r["efficiency"]["lost"]["before_threads"]'
+result $? "POP metrics count the worker's time before the first fork as serialisation" "$tmp/init.json"
 collect init text serialinit 0.3
 [ $status -eq 0 ] && grep -q "cover = samples x interval / the thread's life, the initial thread's from the record's start" "$tmp/init.text"
 result $? "text: the legend says what cover divides by" "$tmp/init.text"

@@ -20,6 +20,16 @@ static double efficiency_of(uint64_t lost, uint64_t whole)
     return whole > 0 ? 1.0 - (double)lost / (double)whole : NAN;
 }
 
+/* The efficiencies of a split: useful work, and 1 less each loss, over its samples. */
+static void rates(struct ompc_efficiency *out)
+{
+    out->parallel = out->samples > 0 ? (double)out->useful / (double)out->samples : NAN;
+    out->load_balance = efficiency_of(out->imbalance, out->samples);
+    out->synchronisation = efficiency_of(out->sync, out->samples);
+    out->scheduling = efficiency_of(out->sched, out->samples);
+    out->serialisation = efficiency_of(out->serial, out->samples);
+}
+
 /*
  * Splits a set of samples by state into useful work and the four losses;
  * `imbalance` is the barrier waiting that balanced work would remove, as
@@ -37,11 +47,7 @@ static void split_states(const uint64_t *ticks, uint64_t imbalance, struct ompc_
                 + ticks[THR_ATWT_STATE];
     out->sched = ticks[THR_OVHD_STATE] + ticks[THR_REDUC_STATE];
     out->serial = ticks[THR_IDLE_STATE];
-    out->parallel = out->samples > 0 ? (double)out->useful / (double)out->samples : NAN;
-    out->load_balance = efficiency_of(out->imbalance, out->samples);
-    out->synchronisation = efficiency_of(out->sync, out->samples);
-    out->scheduling = efficiency_of(out->sched, out->samples);
-    out->serialisation = efficiency_of(out->serial, out->samples);
+    rates(out);
 }
 
 /* The threads of a construct's team: those sampled in it, or with WORK in it when more. */
@@ -191,6 +197,15 @@ int ompc_advice_build(const struct ompc_advice_input *in, struct ompc_advice *ad
         consider(advice, OMPC_FINDING_OVERHEAD, i, row->overhead_gain_s, row->overhead_samples);
     }
     split_states(in->state_ticks, imbalance, &advice->process);
+    /*
+     * The run's threads were there for all of it as far as POP is concerned:
+     * a worker the runtime started at the first fork left its core idle
+     * until then, as the serial code kept it, and that is serialisation.
+     */
+    advice->process.before_threads = in->before_threads;
+    advice->process.serial += in->before_threads;
+    advice->process.samples += in->before_threads;
+    rates(&advice->process);
     advise_amdahl(in, advice);
     advice->serial_gain_s = (double)advice->process.serial * advice->interval_s / advice->threads;
     consider(advice, OMPC_FINDING_SERIAL, -1, advice->serial_gain_s, advice->process.serial);

@@ -22,7 +22,8 @@ struct ompc_efficiency {
     uint64_t imbalance;   /* barrier waiting that perfectly balanced work would remove */
     uint64_t sync;        /* lock, critical, ordered and atomic waits, and barrier waiting beyond the imbalance */
     uint64_t sched;       /* OVHD + REDUC: the runtime's own work (fork, join, handing out chunks, reducing) */
-    uint64_t serial;      /* IDLE: threads waiting outside parallel regions for the serial code */
+    uint64_t serial;      /* IDLE: threads waiting outside parallel regions for the serial code, and (the process's) before_threads */
+    uint64_t before_threads; /* the process's: the samples its OpenMP threads but the initial one would have taken before they existed */
     double parallel, load_balance, synchronisation, scheduling, serialisation; /* NaN: no samples */
 };
 
@@ -83,6 +84,7 @@ struct ompc_advice_input {
     int openmp_threads;        /* those the runtime reported */
     const uint64_t *state_ticks; /* the OpenMP threads' samples per state */
     uint64_t total_ticks, mpi_ticks;
+    uint64_t before_threads;   /* the samples the OpenMP threads but the initial one would have taken before they existed */
 };
 
 /* Derives the advice; 0, or -1 when memory runs out. */

@@ -67,6 +67,9 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
             continue;
         }
         summary->openmp_threads++;
+        /* From when the collector's session began: its own start-up is not the program's serial code. */
+        if (!thread->initial && report->interval_ns > 0 && thread_birth_ns(thread) > process->session_ns)
+            summary->before_threads += (thread_birth_ns(thread) - process->session_ns) / (uint64_t)report->interval_ns;
         for (int state = 0; state < OMPC_NSTATES; state++) {
             uint64_t ticks = thread->state_ticks[state];
             summary->state_ticks[state] += ticks;
@@ -127,7 +130,7 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
         return -1;
     struct ompc_advice_input input = {report, process, &summary->locations, summary->thread_count,
                                       summary->openmp_threads, summary->state_ticks, summary->total_ticks,
-                                      summary->mpi_ticks};
+                                      summary->mpi_ticks, summary->before_threads};
     return ompc_advice_build(&input, &summary->advice);
 }
 

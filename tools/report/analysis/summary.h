@@ -31,6 +31,7 @@ struct summary {
     uint64_t total_ticks;  /* every state's, invalid answers' and MPI's */
     uint64_t state_ticks[OMPC_NSTATES];
     uint64_t mpi_ticks;    /* samples inside MPI calls, in no state */
+    uint64_t before_threads; /* samples the OpenMP threads but the initial one would have taken before they existed */
     uint64_t mpi_ns, mpi_calls; /* time inside MPI calls and the calls, of the OpenMP threads */
     const struct ompc_model_region **regions; /* by id */
     int region_count;

@@ -202,8 +202,13 @@ static void text_process_metrics(const struct summary *summary, FILE *out)
                  "and the other barrier waiting\n", e->synchronisation, e->sync);
     fprintf(out, "  scheduling          %6.3f  %" PRIu64 " samples of the runtime's own work (OVHD, REDUC)\n",
             e->scheduling, e->sched);
-    fprintf(out, "  serialisation       %6.3f  %" PRIu64 " samples idle outside parallel regions (IDLE)\n",
-            e->serialisation, e->serial);
+    if (e->before_threads == 0)
+        fprintf(out, "  serialisation       %6.3f  %" PRIu64 " samples idle outside parallel regions (IDLE)\n",
+                e->serialisation, e->serial);
+    else
+        fprintf(out, "  serialisation       %6.3f  %" PRIu64 " samples idle outside parallel regions (IDLE), %" PRIu64
+                     " of them before the runtime started the threads\n",
+                e->serialisation, e->serial, e->before_threads);
     if (advice->serial_fraction >= OMPC_FINDING_MIN_SHARE)
         fprintf(out, "  serial fraction %.3f of the initial thread's samples: Amdahl's bound %.2fx on %d threads, "
                      "%.2fx on any number\n", advice->serial_fraction, advice->amdahl_speedup, advice->threads,
@@ -402,6 +407,7 @@ static json_t *json_efficiency(const struct ompc_efficiency *e)
     failed |= ompc_json_set(lost, "synchronisation", ompc_json_u64(e->sync));
     failed |= ompc_json_set(lost, "scheduling", ompc_json_u64(e->sched));
     failed |= ompc_json_set(lost, "serialisation", ompc_json_u64(e->serial));
+    failed |= ompc_json_set(lost, "before_threads", ompc_json_u64(e->before_threads));
     failed |= ompc_json_set(object, "lost", lost);
     failed |= ompc_json_set(object, "parallel_efficiency", ompc_json_fixed(e->parallel, 3));
     failed |= ompc_json_set(object, "load_balance", ompc_json_fixed(e->load_balance, 3));
