@@ -80,6 +80,13 @@ struct ompc_span {
  */
 long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_span **spans);
 
+/*
+ * Orders spans for nesting: by begin, the longer (enclosing) first, states
+ * last; with `regions_first`, a region before a span of the same times
+ * (the OTF2 writer enters it first); then the shallower.
+ */
+int ompc_span_order(const struct ompc_span *x, const struct ompc_span *y, int regions_first);
+
 struct ompc_symbolizer;
 
 /* A span's name: its state, or its construct with the source location where known ("lock wait at solve solver.c:34"); `buffer` holds it. */

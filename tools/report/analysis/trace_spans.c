@@ -38,17 +38,23 @@ static int push_span(struct span_list *list, const struct ompc_span *span)
     return 0;
 }
 
-/* qsort: by begin, the longer (enclosing) first, then the shallower, states last. */
-static int compare_spans(const void *a, const void *b)
+int ompc_span_order(const struct ompc_span *x, const struct ompc_span *y, int regions_first)
 {
-    const struct ompc_span *x = a, *y = b;
     if (x->begin_ns != y->begin_ns)
         return x->begin_ns < y->begin_ns ? -1 : 1;
     if (x->end_ns != y->end_ns)
         return x->end_ns > y->end_ns ? -1 : 1;
     if ((x->kind == OMPC_SPAN_STATE) != (y->kind == OMPC_SPAN_STATE))
         return x->kind == OMPC_SPAN_STATE ? 1 : -1;
+    if (regions_first && (x->kind == OMPC_SPAN_REGION) != (y->kind == OMPC_SPAN_REGION))
+        return x->kind == OMPC_SPAN_REGION ? -1 : 1;
     return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/* qsort: by begin, the longer (enclosing) first, then the shallower, states last. */
+static int compare_spans(const void *a, const void *b)
+{
+    return ompc_span_order(a, b, 0);
 }
 
 /* qsort: ascending times. */

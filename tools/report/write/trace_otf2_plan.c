@@ -30,17 +30,7 @@ static uint64_t region_mask(const struct ompc_model_process *process, uint64_t i
 /* qsort: a location's items in writing order: by begin, the enclosing first, regions before what they hold, states last. */
 static int compare_items(const void *a, const void *b)
 {
-    const struct ompc_span *x = &((const struct ompc_otf2_item *)a)->span;
-    const struct ompc_span *y = &((const struct ompc_otf2_item *)b)->span;
-    if (x->begin_ns != y->begin_ns)
-        return x->begin_ns < y->begin_ns ? -1 : 1;
-    if (x->end_ns != y->end_ns)
-        return x->end_ns > y->end_ns ? -1 : 1;
-    if ((x->kind == OMPC_SPAN_STATE) != (y->kind == OMPC_SPAN_STATE))
-        return x->kind == OMPC_SPAN_STATE ? 1 : -1;
-    if ((x->kind == OMPC_SPAN_REGION) != (y->kind == OMPC_SPAN_REGION))
-        return x->kind == OMPC_SPAN_REGION ? -1 : 1;
-    return (x->depth > y->depth) - (x->depth < y->depth);
+    return ompc_span_order(&((const struct ompc_otf2_item *)a)->span, &((const struct ompc_otf2_item *)b)->span, 1);
 }
 
 /* qsort: forks by region id, then time. */
