@@ -27,7 +27,8 @@ struct compare_options {
     int done;           /* --help answered */
 };
 
-int ompc_reports_write_output(const char *command, const char *output, const char *text, size_t length)
+/* Writes `length` bytes of `text` to the file `output` (NULL: stdout); 0, or 1 after a message prefixed with COMMAND. */
+static int write_output(const char *command, const char *output, const char *text, size_t length)
 {
     FILE *out = output != NULL ? fopen(output, "w") : stdout;
     if (out == NULL) {
@@ -65,7 +66,7 @@ static int write_view(const char *command, const char *name, const struct ompc_v
         status = 1;
     }
     if (status == 0)
-        status = ompc_reports_write_output(command, output, text, length);
+        status = write_output(command, output, text, length);
     free(text);
     return status;
 }

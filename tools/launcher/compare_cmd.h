@@ -3,15 +3,10 @@
 #ifndef OMPCOLLECT_COMPARE_CMD_H
 #define OMPCOLLECT_COMPARE_CMD_H 1
 
-#include <stddef.h>
-
 /* ompcollect merge [-f text|json] [-o FILE] REPORT.json... | --trace=DIR ARCHIVE...; exit 0, 1 on unusable input, 2 on usage errors. */
 int ompc_merge_main(int argc, char **argv);
 
 /* ompcollect diff [-f text|csv|json] [-o FILE] A.json B.json; exit 0, 1 on unusable input, 2 on usage errors. */
 int ompc_diff_main(int argc, char **argv);
-
-/* Writes `length` bytes of `text` to the file `output` (NULL: stdout); 0, or 1 after a message prefixed with COMMAND. */
-int ompc_reports_write_output(const char *command, const char *output, const char *text, size_t length);
 
 #endif /* OMPCOLLECT_COMPARE_CMD_H */

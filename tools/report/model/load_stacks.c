@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "grow.h"
 #include "load.h"
 
 #include <stdlib.h>
@@ -22,16 +23,11 @@ int ompc_load_stack_entries(struct ompc_model_stack_table *table, uint64_t used,
         int frames = (int)((key >> 8) & 0xff);
         if (frames > OMPC_STACK_DEPTH || i + OMPC_STACK_ENTRY_WORDS + (uint64_t)frames > used)
             break;
-        if (table->count == capacity) {
-            capacity = capacity ? 2 * capacity : 64;
-            struct ompc_model_stack *grown = realloc(table->entries, capacity * sizeof *grown);
-            if (grown == NULL) {
-                free(table->entries);
-                table->entries = NULL;
-                table->count = 0;
-                return -1;
-            }
-            table->entries = grown;
+        if (ompc_grow(&table->entries, table->count + 1, &capacity, sizeof *table->entries) != 0) {
+            free(table->entries);
+            table->entries = NULL;
+            table->count = 0;
+            return -1;
         }
         table->entries[table->count++] = (struct ompc_model_stack){
             at + i * sizeof(uint64_t), words[i], (int)(key & 0xff), (int)((key >> 16) & 0xffff), frames,
@@ -63,20 +59,16 @@ uint64_t ompc_load_good_copies(const unsigned char *bytes, uint64_t used)
 /* The thread's checked copies (its copy_data up to copy_bytes) as copies; -1 when memory runs out (then none). */
 int ompc_load_stack_copies(struct ompc_model_thread *thread)
 {
-    size_t count = 0;
-    for (uint64_t at = 0; at < thread->copy_bytes; count++) {
-        struct ompc_stack_copy copy;
-        memcpy(&copy, thread->copy_data + at, sizeof copy);
-        at += sizeof copy + copy.bytes;
-    }
-    if (count == 0)
-        return 0;
-    thread->copies = calloc(count, sizeof *thread->copies);
-    if (thread->copies == NULL)
-        return -1;
+    size_t capacity = 0;
     for (uint64_t at = 0; at < thread->copy_bytes; thread->copy_count++) {
         struct ompc_stack_copy copy;
         memcpy(&copy, thread->copy_data + at, sizeof copy);
+        if (ompc_grow(&thread->copies, thread->copy_count + 1, &capacity, sizeof *thread->copies) != 0) {
+            free(thread->copies);
+            thread->copies = NULL;
+            thread->copy_count = 0;
+            return -1;
+        }
         struct ompc_model_stack_copy *to = &thread->copies[thread->copy_count];
         *to = (struct ompc_model_stack_copy){atomic_load(&copy.count), copy.entry, (int)copy.state, copy.bytes,
                                              {0}, thread->copy_data + at + sizeof copy};
