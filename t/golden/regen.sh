@@ -11,6 +11,7 @@ if [ "${2:-}" = --record ]; then
     trap 'rm -rf "$work"' EXIT
     cd "$work"
     clang -fopenmp -g -O1 -fno-omit-frame-pointer -o tasks "$top/t/ompcollect-tasks.c"
+    clang -fopenmp -g -O2 -o serial "$top/t/ompcollect-serial.c"
     run() { name=$1; shift; "$ompcollect" --save="$name.ses" -o /dev/null "$@" >/dev/null 2>&1 || true; gzip -9 -n -c "$name.ses" >"$here/$name.ses.gz"; }
     run solver -i 1ms --stacks --trace="$work/otf2" --trace-json=/dev/null "$build/examples/solver"
     run imbalance "$build/examples/imbalance"
@@ -21,6 +22,7 @@ if [ "${2:-}" = --record ]; then
     run segv -i 1ms --timeline=/dev/null "$build/t/ompcollect-jobs" segv
     run cut -i 1ms --trace-buffer=1K --trace="$work/cut" --trace-json=/dev/null --timeline=/dev/null \
         "$build/examples/locks" 0.3
+    run serial -i 1ms ./serial 0.1
 fi
 rm -rf "$here/expected"
 grep -v '^#' "$here/MANIFEST" | while read -r name rest; do

@@ -11,11 +11,11 @@
  * API's STATE, CURRENT_PRID and OMPCOLLECTOR_REQ_SAMPLE requests (which
  * the API answers async-signal-safely) laid out by the request builder
  * (request.h), the agent's other handler-safe functions
- * (ompc_stackwalk_sample, ompc_critical_current, ompc_event_pair,
+ * (ompc_stackwalk_sample, ompc_stackwalk_pc, ompc_critical_current, ompc_event_pair,
  * ompc_barrier_site), and
  * data that is either the interrupted thread's own
  * (its slot, its timeline, its event log, thread-local variables) or
- * shared through atomics and lock-free tables (regions, constructs).  A
+ * shared through atomics and lock-free tables (regions, constructs, serial places).  A
  * delivery that is not one of our timers' goes to the program's own
  * handler (pass_on), which answers for itself.  Anything that needs more
  * is agent.c's, outside the handler.  The steps of take_sample are always
@@ -332,10 +332,14 @@ static void take_sample(struct ompc_agent *agent, struct ompc_process *owner, in
     sample.extended.wait_codeptr = ompc_barrier_site(sample.state, reported);
     sample.runtime_site = sample.extended.wait_codeptr != reported;
     /* Inside a wrapped MPI call the thread's time is MPI's, whatever state the runtime names. */
-    if (ompc_mpi_inside())
+    if (ompc_mpi_inside()) {
         atomic_fetch_add_explicit(&owner->mpi_threads[index].ticks, weight, memory_order_relaxed);
-    else
+    } else {
         atomic_fetch_add_explicit(&slot->state_ticks[sample.state], weight, memory_order_relaxed);
+        /* Serial code has no construct to be counted in: its place is the interrupted code itself. */
+        if (sample.state == THR_SERIAL_STATE)
+            ompc_record_serial_place(owner, ompc_stackwalk_pc(context), weight);
+    }
     if (sample.wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
         complete_wait_entry(agent, slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);
     if (agent->record->flags & OMPC_OPT_STACKS)

@@ -459,6 +459,14 @@ static void interrupted_registers(const void *context, uint64_t *pc, uint64_t *f
 #endif
 }
 
+uint64_t ompc_stackwalk_pc(const void *context)
+{
+    uint64_t pc = 0, fp, sp;
+    if (context != NULL)
+        interrupted_registers(context, &pc, &fp, &sp);
+    return pc;
+}
+
 void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
                            struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
                            uint64_t wait_codeptr, void *context, int flags)

@@ -28,6 +28,9 @@ void ompc_stackwalk_bounds(struct ompc_thread *slot);
  * 0 when unknown.  `flags` (OMPC_STACK_AT_UNBLOCK or 0) go into the stack's entry.
  * Async-signal-safe: yes; only the thread's own handler calls it.
  */
+/* The interrupted code's address from a signal handler's context (0 when NULL or on a machine not known).  Async-signal-safe: yes. */
+uint64_t ompc_stackwalk_pc(const void *context);
+
 void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
                            struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
                            uint64_t wait_codeptr, void *context, int flags);

@@ -65,14 +65,28 @@ uint64_t ompc_record_reserve_timeline_where(struct ompc_record_header *header)
     return header->total_size;
 }
 
+size_t ompc_record_slot_bytes(uint32_t version)
+{
+    switch (version) {
+    case OMPC_RECORD_VERSION:
+        return sizeof(struct ompc_process);
+    case OMPC_RECORD_VERSION_NO_SERIAL:
+        return OMPC_PROCESS_SIZE_NO_SERIAL;
+    case OMPC_RECORD_VERSION_NO_MPI:
+        return OMPC_PROCESS_SIZE_NO_MPI;
+    default:
+        return 0;
+    }
+}
+
 /* Everything a reader relies on before it touches a slot. */
 const char *ompc_record_check(const struct ompc_record_header *header, uint64_t file_size)
 {
     if (memcmp(header->magic, OMPC_RECORD_MAGIC, sizeof header->magic) != 0)
         return "not an ompcollect record (bad magic)";
-    if (header->version != OMPC_RECORD_VERSION && header->version != OMPC_RECORD_VERSION_NO_MPI)
+    uint64_t slot = ompc_record_slot_bytes(header->version);
+    if (slot == 0)
         return "a record of another ompcollect version";
-    uint64_t slot = header->version == OMPC_RECORD_VERSION ? sizeof(struct ompc_process) : OMPC_PROCESS_SIZE_NO_MPI;
     if (header->header_size != sizeof *header || header->thread_size != sizeof(struct ompc_thread)
         || header->region_size != sizeof(struct ompc_region) || header->process_size < slot)
         return "a record laid out by another build";
@@ -102,7 +116,8 @@ struct ompc_process *ompc_record_process(struct ompc_record_header *header, uint
  * in `dropped`, as if the table were full.
  */
 #define CONSTRUCT_PROBES 512
-static int hashed_row(void *table, size_t row_size, unsigned rows, _Atomic uint64_t *dropped, uint64_t codeptr)
+static int hashed_row(void *table, size_t row_size, unsigned rows, _Atomic uint64_t *dropped, uint64_t weight,
+                      uint64_t codeptr)
 {
     uint64_t hash = codeptr * UINT64_C(0x9E3779B97F4A7C15);
     for (unsigned probe = 0; probe < CONSTRUCT_PROBES; probe++) {
@@ -118,7 +133,7 @@ static int hashed_row(void *table, size_t row_size, unsigned rows, _Atomic uint6
         if (seen == codeptr)
             return (int)index;
     }
-    atomic_fetch_add_explicit(dropped, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(dropped, weight, memory_order_relaxed);
     return -1;
 }
 
@@ -126,14 +141,27 @@ int ompc_record_construct(struct ompc_process *process, uint64_t codeptr)
 {
     _Static_assert(offsetof(struct ompc_construct, codeptr) == 0, "the key leads the row");
     return hashed_row(process->constructs, sizeof process->constructs[0], OMPC_MAX_CONSTRUCTS,
-                      &process->constructs_dropped, codeptr);
+                      &process->constructs_dropped, 1, codeptr);
 }
 
 int ompc_record_task_construct(struct ompc_process *process, uint64_t codeptr)
 {
     _Static_assert(offsetof(struct ompc_task_construct, codeptr) == 0, "the key leads the row");
     return hashed_row(process->task_constructs, sizeof process->task_constructs[0], OMPC_MAX_TASK_CONSTRUCTS,
-                      &process->task_constructs_dropped, codeptr);
+                      &process->task_constructs_dropped, 1, codeptr);
+}
+
+void ompc_record_serial_place(struct ompc_process *process, uint64_t pc, uint64_t weight)
+{
+    _Static_assert(offsetof(struct ompc_place, pc) == 0, "the key leads the row");
+    if (pc == 0) {
+        atomic_fetch_add_explicit(&process->serial_places_dropped, weight, memory_order_relaxed);
+        return;
+    }
+    int row = hashed_row(process->serial_places, sizeof process->serial_places[0], OMPC_SERIAL_PLACES,
+                         &process->serial_places_dropped, weight, pc);
+    if (row >= 0)
+        atomic_fetch_add_explicit(&process->serial_places[row].ticks, weight, memory_order_relaxed);
 }
 
 /* A compare-and-swap loop, so a refused request leaves the arena usable for smaller ones. */

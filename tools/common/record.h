@@ -27,13 +27,16 @@
  * dropped.
  */
 #define OMPC_RECORD_MAGIC "OMPCREC1"
-#define OMPC_RECORD_VERSION 6u
+#define OMPC_RECORD_VERSION 7u
 /*
- * Version 5 ended the process slot before its MPI fields (mpi_active and
- * mpi_threads, appended by version 6): readers take such a slot with those
- * zero, so runs saved before stay readable.
+ * Older slots are prefixes of today's, so runs saved before stay readable:
+ * readers take the fields a version appended as zero.  Version 5 ended the
+ * process slot before its MPI fields (mpi_active and mpi_threads, appended
+ * by version 6); version 6 before where serial code ran (serial_places,
+ * appended by version 7).
  */
 #define OMPC_RECORD_VERSION_NO_MPI 5u
+#define OMPC_RECORD_VERSION_NO_SERIAL 6u
 
 /* The environment variable that hands the record down: "FD,LAUNCHER_PID,RUN_ID" (run id in hex). */
 #define OMPC_RECORD_ENV "OMPCOLLECT_RECORD"
@@ -51,6 +54,13 @@
 #define OMPC_MAX_THREADS 4096
 /* Distinct waits (state, object, code address) remembered per thread, in its arena table; samples of others go to wait_overflow_ticks. */
 #define OMPC_WAIT_SLOTS 1024
+/*
+ * Distinct code addresses of serial code (samples of threads in SERIAL)
+ * remembered per process; samples at others are counted in
+ * serial_places_dropped.  A hot serial loop is a few dozen addresses, a
+ * long serial phase a few thousand.
+ */
+#define OMPC_SERIAL_PLACES 16384
 /*
  * Parallel region instances remembered one by one per process (for
  * --list-regions and the instance table); ids past it are counted in
@@ -523,6 +533,16 @@ struct ompc_mpi_thread {
     uint64_t reserved;
 };
 
+/*
+ * One code address where threads ran serial code, keyed by the address
+ * (open addressing, claimed once, like the construct table): the samples
+ * that found a thread in SERIAL with the interrupted code there.
+ */
+struct ompc_place {
+    _Atomic uint64_t pc;    /* 0: free */
+    _Atomic uint64_t ticks;
+};
+
 /* What REGISTER answered for an event asked for. */
 struct ompc_event_request {
     int32_t event;
@@ -600,10 +620,19 @@ struct ompc_process {
     _Atomic uint32_t mpi_active;
     uint32_t mpi_reserved;
     struct ompc_mpi_thread mpi_threads[OMPC_MAX_THREADS];
+    /* Version 7: where serial code ran, from the sampler (leaf code addresses of SERIAL samples outside MPI calls). */
+    _Atomic uint64_t serial_places_dropped; /* samples whose address found no free row */
+    uint64_t serial_reserved;
+    struct ompc_place serial_places[OMPC_SERIAL_PLACES];
 };
 
 /* The bytes of a process slot a version-5 record holds (everything before the MPI fields). */
 #define OMPC_PROCESS_SIZE_NO_MPI offsetof(struct ompc_process, mpi_active)
+/* The bytes of a process slot a version-6 record holds (everything before the serial places). */
+#define OMPC_PROCESS_SIZE_NO_SERIAL offsetof(struct ompc_process, serial_places_dropped)
+
+/* The bytes of a process slot of record version `version`; 0 for a version this build cannot read. */
+size_t ompc_record_slot_bytes(uint32_t version);
 
 /* Fills in a header (magic, version, layout) for the options; returns the mapping's total size. */
 uint64_t ompc_record_layout(struct ompc_record_header *header, uint32_t flags);
@@ -614,6 +643,9 @@ uint64_t ompc_record_reserve_timeline_where(struct ompc_record_header *header);
 /* The construct row of `codeptr` in a process's table, inserted on first sight (lock-free, async-signal-safe); -1 when the table is full. */
 int ompc_record_construct(struct ompc_process *process, uint64_t codeptr);
 
+/* Counts `weight` samples of serial code at `pc` in a process's table (lock-free, async-signal-safe); past its bound, in serial_places_dropped. */
+void ompc_record_serial_place(struct ompc_process *process, uint64_t pc, uint64_t weight);
+
 /* The row of `codeptr` in a process's task construct table, inserted on first sight (lock-free, async-signal-safe); -1 when full (counted). */
 int ompc_record_task_construct(struct ompc_process *process, uint64_t codeptr);
 
@@ -623,7 +655,7 @@ uint64_t ompc_record_reserve_stacks(struct ompc_record_header *header);
 /* Makes the arena hold per-thread event logs of `bytes` each (--trace); returns the mapping's new total size. */
 uint64_t ompc_record_reserve_event_log(struct ompc_record_header *header, uint64_t bytes);
 
-/* 0 when `header` is a record this build can read (its version, or OMPC_RECORD_VERSION_NO_MPI) and `file_size` is its size; else a reason. */
+/* 0 when `header` is a record this build can read (its version, or an older one ompc_record_slot_bytes knows) and `file_size` is its size; else a reason. */
 const char *ompc_record_check(const struct ompc_record_header *header, uint64_t file_size);
 
 /* The process slot `index` of a mapped record. */

@@ -266,9 +266,10 @@ int ompc_locations_build(const struct ompc_model_process *process, struct ompc_l
 {
     memset(out, 0, sizeof *out);
     out->known = process->has_sample != 0;
-    out->symbolizer = ompc_model_symbolizer(process, NULL);
+    out->symbolizer = ompc_model_symbolizer(process, &out->vdso);
     if (build_constructs(process, out) != 0 || build_waits(process, out) != 0
-        || build_task_constructs(process, out) != 0)
+        || build_task_constructs(process, out) != 0
+        || ompc_serial_places_build(process, out->symbolizer, out->vdso, &out->serial) != 0)
         return -1;
     return 0;
 }
@@ -278,6 +279,7 @@ void ompc_locations_free(struct ompc_locations *locations)
     free(locations->constructs);
     free(locations->waits);
     free(locations->task_constructs);
+    free(locations->serial.rows);
     if (locations->symbolizer != NULL)
         ompc_symbolizer_free(locations->symbolizer);
     memset(locations, 0, sizeof *locations);

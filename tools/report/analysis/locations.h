@@ -52,9 +52,27 @@ struct ompc_task_construct_row {
     struct ompc_location where;
 };
 
+/* One function where serial code ran (serial.c): its samples, named at the line that holds most of them. */
+struct ompc_serial_row {
+    struct ompc_location where; /* of `address`, at the hottest line; without a symbol, module+offset */
+    uint64_t address;           /* an address on that line */
+    uint64_t ticks;             /* the function's SERIAL samples */
+    uint64_t line_ticks;        /* of them, on that line */
+};
+
+/* Where the threads ran serial code (SERIAL samples outside MPI calls). */
+struct ompc_serial_places {
+    int located;                  /* the record kept it (version 7 on, sampling on) */
+    struct ompc_serial_row *rows; /* most samples first */
+    int count;
+    uint64_t located_ticks;       /* the rows' samples together */
+    uint64_t dropped;             /* SERIAL samples the record could not place */
+};
+
 /* Everything located, widest first. */
 struct ompc_locations {
     struct ompc_symbolizer *symbolizer; /* NULL: addresses stay raw */
+    uint64_t vdso;                      /* the kernel's vDSO's load address (no file to read), 0 unknown */
     int known;                          /* the runtime answered OMPCOLLECTOR_REQ_SAMPLE */
     struct ompc_construct_row *constructs;
     int construct_count;
@@ -62,10 +80,15 @@ struct ompc_locations {
     int wait_count;
     struct ompc_task_construct_row *task_constructs; /* most execution time first */
     int task_construct_count;
+    struct ompc_serial_places serial;
 };
 
 /* Builds the tables from a finished process record; returns -1 when memory runs out. */
 int ompc_locations_build(const struct ompc_model_process *process, struct ompc_locations *out);
+
+/* The serial places of a process, named with `symbolizer` (NULL: raw); -1 when memory runs out. */
+int ompc_serial_places_build(const struct ompc_model_process *process, struct ompc_symbolizer *symbolizer,
+                             uint64_t vdso, struct ompc_serial_places *out);
 
 /* Frees what build allocated; safe on a zeroed or half-built one. */
 void ompc_locations_free(struct ompc_locations *locations);

@@ -222,7 +222,7 @@ static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address,
         drop |= start;
     } else if (where.kind == OMPC_LOC_MODULE) {
         snprintf(text, sizeof text, "[%s]", base_name(where.module));
-    } else if (symbols->vdso != 0 && address >= symbols->vdso && address - symbols->vdso < 0x4000) {
+    } else if (symbols->vdso != 0 && address >= symbols->vdso && address - symbols->vdso < OMPC_VDSO_SIZE) {
         /* A clock read the runtime (omp_get_wtime) or the C library made: not the user's call path. */
         snprintf(text, sizeof text, "[vdso]");
         drop = 1;

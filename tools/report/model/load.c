@@ -741,6 +741,52 @@ static int take_task_constructs(struct ompc_model_process *to, const struct ompc
     return 0;
 }
 
+/* The SERIAL samples of the followed threads: what the places may count at most. */
+static uint64_t serial_samples(const struct ompc_model_process *to)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < to->thread_count; i++)
+        total += to->threads[i].state_ticks[THR_SERIAL_STATE];
+    return total;
+}
+
+/*
+ * Where serial code ran (version 7 on): the used rows.  The sampler counts
+ * a sample in its thread's state before its place, so the places never
+ * hold more than the threads' SERIAL samples; a table that does was
+ * written by someone else, and is ignored whole.
+ */
+static int take_serial_places(struct ompc_model_process *to, const struct ompc_process *from,
+                              const struct limits *limits)
+{
+    to->serial_located = limits->header->version >= OMPC_RECORD_VERSION && to->sampling != OMPC_SAMPLING_OFF
+                         && to->sampling != OMPC_SAMPLING_NO_SIGNAL;
+    uint32_t used = 0;
+    EACH_FILLED_ROW(limits, serial_places, OMPC_SERIAL_PLACES, i)
+        used += atomic_load(&from->serial_places[i].pc) != 0 && atomic_load(&from->serial_places[i].ticks) != 0;
+    to->serial_places = calloc(used + 1, sizeof *to->serial_places);
+    if (to->serial_places == NULL)
+        return -1;
+    uint64_t most = serial_samples(to), sum = atomic_load(&from->serial_places_dropped);
+    EACH_FILLED_ROW(limits, serial_places, OMPC_SERIAL_PLACES, i) {
+        struct ompc_model_place place = {atomic_load(&from->serial_places[i].pc),
+                                         atomic_load(&from->serial_places[i].ticks)};
+        if (place.pc == 0 || place.ticks == 0 || to->serial_place_count == used)
+            continue;
+        to->serial_places[to->serial_place_count++] = place;
+        sum = place.ticks > UINT64_MAX - sum ? UINT64_MAX : sum + place.ticks;
+    }
+    to->serial_places_dropped = atomic_load(&from->serial_places_dropped);
+    if (sum > most) {
+        ompc_damage_note(&to->damage, "serial code places count %llu samples, more than the %llu in SERIAL: "
+                         "ignored", (unsigned long long)sum, (unsigned long long)most);
+        to->serial_place_count = 0;
+        to->serial_places_dropped = 0;
+        to->serial_located = 0;
+    }
+    return 0;
+}
+
 /* The module map and what the extension answered. */
 static int take_code(struct ompc_model_process *to, const struct ompc_process *from)
 {
@@ -850,8 +896,8 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     to->arena_refused = header->arena_refused;
     to->processes_dropped = header->processes_dropped;
     int failed = 0;
-    /* A version-5 slot ends before the MPI fields, which stay zero. */
-    size_t slot_bytes = header->version == OMPC_RECORD_VERSION ? sizeof *from : OMPC_PROCESS_SIZE_NO_MPI;
+    /* An older slot ends before the fields later versions appended, which stay zero. */
+    size_t slot_bytes = ompc_record_slot_bytes(header->version);
     struct filled filled = {0, 0, NULL};
     if (index >= header->process_count || read_sparse(fd, from, slot_bytes, slot_offset(header, index), &filled) != 0) {
         ompc_damage_note(&to->damage, "the record ends inside this process's slot (truncated): nothing of it read");
@@ -860,6 +906,7 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
               || (to->regions = calloc(1, sizeof *to->regions)) == NULL
               || (to->constructs = calloc(1, sizeof *to->constructs)) == NULL
               || (to->task_constructs = calloc(1, sizeof *to->task_constructs)) == NULL
+              || (to->serial_places = calloc(1, sizeof *to->serial_places)) == NULL
               || take_code(to, memset(from, 0, sizeof *from)) != 0;
     } else {
         struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0, &filled};
@@ -870,7 +917,8 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
             take_mpi(to, from, &limits);
         failed = failed || ompc_load_tasks(to) != 0
               || take_regions(to, from, &limits) != 0 || take_constructs(fd, to, from, &limits) != 0
-              || take_task_constructs(to, from, &limits) != 0 || take_code(to, from) != 0;
+              || take_task_constructs(to, from, &limits) != 0 || take_code(to, from) != 0
+              || take_serial_places(to, from, &limits) != 0;
         if (limits.clamped > 0)
             ompc_damage_note(&to->damage, "%lu times past the end of the run (set to its end)", limits.clamped);
         if (limits.bad_waits > 0)
@@ -924,7 +972,7 @@ struct ompc_code_ranges *ompc_model_code_ranges(const struct ompc_model_process 
     for (uint32_t i = 0; i < process->module_count; i++) {
         const struct ompc_model_module *module = &process->modules[i];
         /* The vDSO has no file: its code is taken to span 16 KiB, as stacks.c names it (the kernel maps 2-4 pages). */
-        if (vdso_module(module->path) ? ompc_code_ranges_add(ranges, module->bias, module->bias + 0x4000) != 0
+        if (vdso_module(module->path) ? ompc_code_ranges_add(ranges, module->bias, module->bias + OMPC_VDSO_SIZE) != 0
                                       : ompc_code_ranges_add_file(ranges, ompc_model_module_file(process, module->path),
                                                                   process->symfs, module->bias) != 0)
             ompc_code_ranges_unknown(ranges);
@@ -953,6 +1001,7 @@ void ompc_model_free(struct ompc_model_process *process)
     free(process->regions);
     free(process->constructs);
     free(process->task_constructs);
+    free(process->serial_places);
     free(process->modules);
     free(process);
 }

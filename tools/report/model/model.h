@@ -160,6 +160,11 @@ struct ompc_damage {
     char text[1024];              /* "; "-joined, cut at its size (count says how many) */
 };
 
+/* A code address where threads ran serial code, and the samples that found them there. */
+struct ompc_model_place {
+    uint64_t pc, ticks;
+};
+
 /* One process image (record.h's struct ompc_process, checked). */
 struct ompc_model_process {
     uint32_t state;               /* enum ompc_process_state */
@@ -220,10 +225,18 @@ struct ompc_model_process {
     uint32_t task_construct_count;
     /* The MPI library's wrappers ran (a call returned): the threads' MPI counts are measured, not merely zero. */
     uint32_t mpi_active;
+    /* Where serial code ran (record version 7 on): serial_located 0 for an older record, which did not keep it. */
+    uint32_t serial_located;
+    uint32_t serial_place_count;
+    struct ompc_model_place *serial_places; /* in table order */
+    uint64_t serial_places_dropped;         /* SERIAL samples not located (table full, or no code address) */
 };
 
 struct ompc_symbolizer;
 struct ompc_code_ranges;
+
+/* The bytes of code the kernel's vDSO is taken to hold from its load address: it has no file that would say (two pages today, four allowed). */
+#define OMPC_VDSO_SIZE 0x4000
 
 /* A symbolizer over the process's modules (under model->symfs), or NULL; `vdso`, when given, gets the vDSO's bias (0: none). */
 struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *process, uint64_t *vdso);

@@ -106,6 +106,11 @@ static const char *finding_what(const struct summary *summary, const struct ompc
         return ompc_wait_what(row, buffer, size);
     }
     if (finding->kind == OMPC_FINDING_SERIAL) {
+        /* The busiest place of serial code is where the finding is; the detail names the next ones. */
+        if (locations->serial.count > 0) {
+            *where = &locations->serial.rows[0].where;
+            *codeptr = locations->serial.rows[0].address;
+        }
         snprintf(buffer, size, "serial code");
         return buffer;
     }
@@ -140,6 +145,33 @@ static void too_fine_detail(const struct ompc_advice *advice, int index, char *b
              advice->tasks.sched_ns / 1e3, advice->tasks.sched_thread);
 }
 
+/*
+ * A serial finding's figures: Amdahl's bound, and how the serial samples
+ * share out over the busiest functions, so that the user sees whether one
+ * place or many hold the serial time.
+ */
+static void serial_detail(const struct summary *summary, char *buffer, size_t size)
+{
+    const struct ompc_advice *advice = &summary->advice;
+    const struct ompc_serial_places *serial = &summary->locations.serial;
+    size_t length = 0;
+    int wrote = 0;
+    if (advice->amdahl_limit > 0)
+        wrote = snprintf(buffer, size, "serial fraction %.2f: Amdahl's bound %.2fx on %d threads",
+                         advice->serial_fraction, advice->amdahl_speedup, advice->threads);
+    uint64_t all = serial->located_ticks + serial->dropped;
+    /* A place under 1% of the serial samples is not where a fix would start. */
+    for (int i = 0; i < serial->count && i < 3 && 100 * serial->rows[i].ticks >= all && wrote >= 0
+                    && (size_t)wrote < size - length;
+         i++) {
+        length += (size_t)wrote;
+        char label[256];
+        wrote = snprintf(buffer + length, size - length, "%s%.0f%% of it in %s", length > 0 ? (i ? ", " : "; ") : "",
+                         all ? 100.0 * (double)serial->rows[i].ticks / (double)all : 0.0,
+                         ompc_serial_label(&serial->rows[i], label, sizeof label));
+    }
+}
+
 /* The figure behind a finding: the construct's load balance, the waiting threads, the task sizes, Amdahl's bound ("" none). */
 static const char *finding_detail(const struct summary *summary, const struct ompc_finding *finding, char *buffer,
                                   size_t size)
@@ -157,9 +189,8 @@ static const char *finding_detail(const struct summary *summary, const struct om
                  wait->threads == 1 ? "" : "s");
     else if (finding->kind == OMPC_FINDING_TOO_FINE)
         too_fine_detail(advice, finding->index, buffer, size);
-    else if (advice->amdahl_limit > 0)
-        snprintf(buffer, size, "serial fraction %.2f: Amdahl's bound %.2fx on %d threads", advice->serial_fraction,
-                 advice->amdahl_speedup, advice->threads);
+    else if (finding->kind == OMPC_FINDING_SERIAL)
+        serial_detail(summary, buffer, size);
     return buffer;
 }
 

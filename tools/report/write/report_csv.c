@@ -235,6 +235,7 @@ int ompc_report_csv(const struct summary *summary, struct ompc_csv_tables *table
         || csv_thread_kinds(summary, tables) != 0 || csv_thread_cover(summary, tables) != 0
         || csv_regions(summary, tables) != 0
         || csv_waits(summary, tables) != 0 || ompc_locations_csv(&summary->locations, tables) != 0
+        || ompc_serial_csv(&summary->locations.serial, tables) != 0
         || ompc_tasks_csv(summary->process, &summary->locations, &summary->advice.tasks, tables) != 0 || csv_events(summary, tables) != 0
         || ompc_advice_csv(summary, tables) != 0)
         return -1;

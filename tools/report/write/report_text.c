@@ -418,8 +418,10 @@ void ompc_report_text(const struct summary *summary, FILE *out)
     const struct ompc_model_process *process = summary->process;
     text_header(summary, out);
     ompc_advice_text_opportunities(summary, out);
-    if (report->sampling)
+    if (report->sampling) {
         text_thread_table(summary, out);
+        ompc_serial_text(&summary->locations.serial, summary->total_ticks, out);
+    }
     text_regions(summary, out);
     ompc_locations_text(&summary->locations, summary->total_ticks, out);
     if (report->stacks_asked)

@@ -48,6 +48,14 @@ void ompc_location_csv(FILE *out, const struct ompc_location *where);
 /* {"address", "kind", "function", "function_offset", "file", "line", "module", "module_offset"} of a location. */
 json_t *ompc_location_json(uint64_t address, const struct ompc_location *where);
 
+/* Serial code (serial_write.c): the text table "Serial code by location" (nothing when the record did not keep it); `total` is the samples shares are of. */
+void ompc_serial_text(const struct ompc_serial_places *serial, uint64_t total, FILE *out);
+/* The CSV table "serial_location" (none when the record did not keep it); -1 when memory ran out. */
+int ompc_serial_csv(const struct ompc_serial_places *serial, struct ompc_csv_tables *tables);
+/* Sets the member "serial_code" of the JSON report `report` (null when the record did not keep it); 0, or -1 when memory runs out. */
+int ompc_serial_json(const struct ompc_serial_places *serial, json_t *report);
+/* A serial row's name: "function file:line", "function (module)" without lines, else module+offset. */
+const char *ompc_serial_label(const struct ompc_serial_row *row, char *buffer, size_t size);
 /* Tasks (tasks_write.c): the "Tasks" and "Tasks by construct" text tables (nothing when no task ran). */
 /* `grain` gives each thread's scheduling estimate (granularity.h). */
 void ompc_tasks_text(const struct ompc_model_process *process, const struct ompc_locations *locations,

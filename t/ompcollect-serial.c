@@ -1,0 +1,36 @@
+/* ompcollect-serial.c - a mostly serial program for t/ompcollect-serial.sh: serial code in one function the report must name at its lines, around a short parallel region. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* CPU seconds of the calling thread: a loaded machine stretches wall time, not the work the sampler sees. */
+static double cpu_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return (double)now.tv_sec + now.tv_nsec / 1e9;
+}
+
+/* Serial work for `seconds` of CPU; noinline so that every compiler keeps it a function of its own. */
+__attribute__((noinline)) static double serial_phase(double seconds) /* @SERIAL_BEGIN */
+{
+    volatile double sum = 0;
+    double until = cpu_seconds() + seconds;
+    while (cpu_seconds() < until)
+        for (int i = 1; i < 1000000; i++)
+            sum += 1.0 / i;
+    return sum;
+} /* @SERIAL_END */
+
+int main(int argc, char **argv)
+{
+    double seconds = argc > 1 ? atof(argv[1]) : 0.3;
+    double total = serial_phase(seconds);
+    /* Two threads whatever the machine: the serial code then keeps one idle, which is the finding. */
+#pragma omp parallel num_threads(2) reduction(+ : total)
+    total += serial_phase(seconds / 20);
+    total += serial_phase(seconds);
+    printf("serial: done %g\n", total);
+    return 0;
+}
