@@ -1,5 +1,5 @@
 #!/bin/sh
-# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold, forged task events) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
+# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold, forged task events, a forged serial code table) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_builddir:?}" "${top_srcdir:?}"
 . "$top_srcdir/t/tap.sh"
@@ -7,11 +7,12 @@ oc=$top_builddir/tools/ompcollect
 damage=$top_builddir/t/record-damage
 # Built when configure found libotf2; the sanitizer runtimes a preload names would clash with its own.
 reader=$top_builddir/t/otf2-read
-cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies"
-echo "1..$((7 * 12 + 3 + 3 + 3))"
+cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
+serial-places"
+echo "1..$((7 * 13 + 3 + 3 + 3 + 2))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 12 + 3 + 3 + 3))
+    skip "python3 is needed to read the reports" $((7 * 13 + 3 + 3 + 3 + 2))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -19,6 +20,8 @@ trap 'rm -rf "$tmp"' EXIT
 gunzip -c "$top_srcdir/t/golden/solver.ses.gz" >"$tmp/solver.ses"
 # Task events are damaged in a run that traced tasks.
 gunzip -c "$top_srcdir/t/golden/tasktrace.ses.gz" >"$tmp/tasktrace.ses"
+# Serial code places exist in runs saved since record version 7.
+gunzip -c "$top_srcdir/t/golden/serial.ses.gz" >"$tmp/serial.ses"
 
 # The reports run with at most 2 GiB of address space and 60 s.
 report() {
@@ -27,6 +30,7 @@ report() {
 for case in $cases; do
     source=$tmp/solver.ses stacks=--stacks-file="$tmp/$case.folded"
     [ "$case" = tasks ] && source=$tmp/tasktrace.ses stacks= # a run without --stacks
+    [ "$case" = serial-places ] && source=$tmp/serial.ses stacks=
     "$damage" "$source" "$tmp/$case.ses" "$case" >"$tmp/$case.log" 2>&1
     result $? "$case: the damaged copy is written" "$tmp/$case.log"
     # One report writes every output, the OTF2 archive too when OTF2 is built (each output is its
@@ -131,6 +135,34 @@ report -f csv -o "$tmp/task-sites.csv" "$tmp/task-sites.ses" >/dev/null 2>&1
 grep -q 'limit reached: 12 task creations and runs belong to task constructs that found no row' "$tmp/task-sites.txt" &&
     grep -q '^limits,task_constructs,12,4096,' "$tmp/task-sites.csv"
 result $? "task-sites: the text and CSV reports say the same limit" "$tmp/task-sites.txt"
+
+# A forged serial code table is ignored whole, and said; samples the table could not place are a limit said in
+# every format, the rows kept.
+python3 - "$tmp/serial-places.json" >"$tmp/serial-places.rows" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1], encoding="utf-8"))
+assert "serial code places" in r["record_damage"]["text"], r["record_damage"]["text"]
+assert r["serial_code"] is None or r["serial_code"]["functions"] == [], r["serial_code"]
+print("ok")
+PY
+result $? "serial-places: a serial code table counting more than the SERIAL samples is ignored, and said" \
+    "$tmp/serial-places.rows"
+"$damage" "$tmp/serial.ses" "$tmp/serial-limit.ses" serial-limit >"$tmp/serial-limit.log" 2>&1 &&
+    report -f json -o "$tmp/serial-limit.json" "$tmp/serial-limit.ses" >/dev/null 2>&1 &&
+    report -o "$tmp/serial-limit.txt" "$tmp/serial-limit.ses" >/dev/null 2>&1 &&
+    report -f csv -o "$tmp/serial-limit.csv" "$tmp/serial-limit.ses" >/dev/null 2>&1 &&
+    python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [l["count"] for l in r["limits"] if l["what"] == "serial_places"] == [7], r["limits"]
+assert r["serial_code"]["not_located"] == 7 and r["serial_code"]["functions"], r["serial_code"]
+assert "record_damage" not in r or not r["record_damage"], r.get("record_damage")' "$tmp/serial-limit.json" \
+        >"$tmp/serial-limit.check" 2>&1 &&
+    grep -q "7 samples of serial code found no row" "$tmp/serial-limit.txt" &&
+    grep -q "^  7 samples not located" "$tmp/serial-limit.txt" &&
+    grep -q '^limits,serial_places,7,16384,' "$tmp/serial-limit.csv"
+result $? "serial-limit: 7 samples the table could not place are a limit in JSON, text and CSV, the rows kept" \
+    "$tmp/serial-limit.log" "$tmp/serial-limit.check"
 
 head -c 20000 "$tmp/solver.ses" >"$tmp/cut.ses"
 report "$tmp/cut.ses" >"$tmp/cut.err" 2>&1

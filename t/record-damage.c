@@ -288,12 +288,35 @@ static void task_sites(struct ompc_record_header *header, struct ompc_process *p
     atomic_store(&process->task_constructs_dropped, 12);
 }
 
+/* The first used row of the serial code table (version 7 on), or NULL when the run kept none. */
+static struct ompc_place *serial_place(struct ompc_record_header *header, struct ompc_process *process)
+{
+    for (int i = 0; header->version >= OMPC_RECORD_VERSION && i < OMPC_SERIAL_PLACES; i++)
+        if (atomic_load(&process->serial_places[i].ticks) > 7)
+            return &process->serial_places[i];
+    fprintf(stderr, "record-damage: the saved run has no serial code places to damage\n");
+    exit(1);
+}
+
+/* A place that counts more samples than the threads' SERIAL ones: the table is ignored, and said. */
+static void serial_places(struct ompc_record_header *header, struct ompc_process *process)
+{
+    atomic_store(&serial_place(header, process)->ticks, UINT64_MAX / 3);
+}
+
+/* Not damage but a limit: 7 samples moved from a place to the count the table could not place. */
+static void serial_limit(struct ompc_record_header *header, struct ompc_process *process)
+{
+    atomic_fetch_sub(&serial_place(header, process)->ticks, 7);
+    atomic_fetch_add(&process->serial_places_dropped, 7);
+}
+
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
     {"logs", logs},           {"waits", waits},                       {"tables", tables},
     {"tasks", tasks},         {"task-sites", task_sites},            {"task-parts", task_parts},
-    {"stack-copies", stack_copies},
+    {"stack-copies", stack_copies}, {"serial-places", serial_places}, {"serial-limit", serial_limit},
 };
 
 int main(int argc, char **argv)

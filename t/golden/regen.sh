@@ -22,7 +22,7 @@ if [ "${2:-}" = --record ]; then
     run segv -i 1ms --timeline=/dev/null "$build/t/ompcollect-jobs" segv
     run cut -i 1ms --trace-buffer=1K --trace="$work/cut" --trace-json=/dev/null --timeline=/dev/null \
         "$build/examples/locks" 0.3
-    run serial -i 1ms ./serial 0.1
+    run serial -i 1ms --trace="$work/serial" --trace-json=/dev/null --timeline=/dev/null ./serial 0.1
 fi
 rm -rf "$here/expected"
 grep -v '^#' "$here/MANIFEST" | while read -r name rest; do

@@ -105,6 +105,9 @@ int ompc_limits_reached(const struct ompc_model_process *process, uint64_t event
         "%" PRIu64 " task creations and runs belong to task constructs that found no row of the %d in the "
         "task construct table and count in no construct", process->task_constructs_dropped,
         OMPC_MAX_TASK_CONSTRUCTS);
+    add(out, &used, "serial_places", process->serial_places_dropped, OMPC_SERIAL_PLACES,
+        "%" PRIu64 " samples of serial code found no row of the %d code addresses of the serial code table and "
+        "are not located", process->serial_places_dropped, OMPC_SERIAL_PLACES);
     add(out, &used, "task_nesting", process->task_nest_overflow, OMPC_TASK_NEST_DEPTH,
         "%" PRIu64 " task runs nested more than %d deep on one thread are counted but not timed",
         process->task_nest_overflow, OMPC_TASK_NEST_DEPTH);
