@@ -53,7 +53,7 @@ int main(void)
     self[length] = '\0';
     dl_iterate_phdr(first_object, NULL);
 
-    struct ompc_symbolizer *symbolizer = ompc_symbolizer_new();
+    struct ompc_symbolizer *symbolizer = ompc_symbolizer_new(NULL);
     tap_ok(symbolizer != NULL && ompc_symbolizer_add_module(symbolizer, self, NULL, executable_bias) == 0,
            "the test's own executable is reported at its load bias");
 
@@ -92,7 +92,7 @@ int main(void)
     if (fd < 0 || system(command) != 0) {
         tap_skip(1, "strip (binutils) could not make a stripped copy");
     } else {
-        struct ompc_symbolizer *bare = ompc_symbolizer_new();
+        struct ompc_symbolizer *bare = ompc_symbolizer_new(NULL);
         ompc_symbolizer_add_module(bare, stripped, NULL, executable_bias);
         ompc_symbolize(bare, address, 1, &where);
         tap_ok(where.kind == OMPC_LOC_MODULE && where.function == NULL

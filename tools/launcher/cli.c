@@ -101,6 +101,11 @@ static void usage(FILE *out)
             "      --list-regions       text report: list every parallel region instance\n"
             "      --save=FILE          also keep the run's record in FILE, for 'report'\n"
             "      --symfs=DIR          'report': read the program's modules under DIR\n"
+            "                           (and their debug files under DIR/usr/lib/debug)\n"
+            "      --debuginfo-path=PATH  look for the modules' separate debug files along\n"
+            "                           PATH (':' between directories, as elfutils' tools):\n"
+            "                           relative ones beside the module, absolute ones also\n"
+            "                           by build id; default :.debug:/usr/lib/debug\n"
             "      --runtime=PATH       run PROGRAM on this LLVM libomp.so.5 (preloaded, and\n"
             "                           in place of GCC's libgomp); 'none' changes nothing.\n"
             "                           Default: GCC's libgomp (no OMPT), wherever it is asked\n"
@@ -253,7 +258,7 @@ static void check_trace_directory(const struct run *run, const char *pattern)
 
 enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME, OPT_TIMELINE_WIDTH, OPT_FROM, OPT_TO, OPT_TRACE_JSON,
        OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_TASKS, OPT_CSV_DIR, OPT_LIST_REGIONS, OPT_STACKS, OPT_FOLDED,
-       OPT_SAVE, OPT_SYMFS, OPT_STACKS_UNWIND, OPT_TASK_GRAPH };
+       OPT_SAVE, OPT_SYMFS, OPT_STACKS_UNWIND, OPT_TASK_GRAPH, OPT_DEBUGINFO_PATH };
 
 static const struct option long_options[] = {
     {"stacks", optional_argument, NULL, OPT_STACKS},
@@ -278,6 +283,7 @@ static const struct option long_options[] = {
     {"runtime", required_argument, NULL, OPT_RUNTIME},
     {"save", required_argument, NULL, OPT_SAVE},
     {"symfs", required_argument, NULL, OPT_SYMFS},
+    {"debuginfo-path", required_argument, NULL, OPT_DEBUGINFO_PATH},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
@@ -372,6 +378,9 @@ static int output_option(int option, struct run *run, struct cli *cli)
         if (!cli->replay)
             die(EXIT_OWN_FAILURE, "--symfs is for 'ompcollect report': a live run reads the modules where they are");
         run->symfs = nonempty(optarg, "--symfs needs a directory");
+        return 1;
+    case OPT_DEBUGINFO_PATH:
+        run->debuginfo_path = nonempty(optarg, "--debuginfo-path needs directories (':' between them)");
         return 1;
     }
     return 0;

@@ -154,6 +154,7 @@ static void load_all(struct run *run, struct ompc_model_process **all, uint32_t 
         if (all[i] == NULL)
             die(EXIT_OWN_FAILURE, "out of memory reading the record of pid %ld", (long)head.pid);
         all[i]->symfs = run->symfs;
+        all[i]->debuginfo_path = run->debuginfo_path;
         all[i]->stand_ins = run->stand_ins[0] != NULL ? run->stand_ins : NULL;
     }
 }

@@ -60,6 +60,7 @@ struct run {
     const char *save;        /* --save: the file the run's record is kept in, or NULL */
     const char *omp_tool;    /* OMP_TOOL as the program saw it, or NULL */
     const char *symfs;       /* report: the directory the modules are looked up under, or NULL */
+    const char *debuginfo_path; /* where separate debug files are looked for (elfutils' syntax), or NULL */
     struct ompc_session *session; /* report: the saved run being reported, or NULL */
     int64_t realtime_offset_ns;
     int record_cut;          /* the record was shorter than laid out when the run ended */ /* CLOCK_REALTIME minus CLOCK_MONOTONIC when the run ended */

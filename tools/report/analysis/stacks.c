@@ -117,11 +117,11 @@ static int system_module(const char *path)
     return 0;
 }
 
-/* Whether a module is the OpenMP runtime, the shim or the agent: its frames are not the user's. */
-static int runtime_module(const char *path, const char *runtime)
+int ompc_runtime_module(const char *path, const char *runtime)
 {
+    /* libompcollect-runtime.so: the launcher's link to the LLVM runtime, in its private directory. */
     static const char *const prefixes[] = {"libomp.so", "libgomp.so", "libiomp5.so", "libompcollector.so",
-                                           "libompcollect-agent.so"};
+                                           "libompcollect-agent.so", "libompcollect-runtime.so"};
     if (path == NULL)
         return 0;
     if (runtime != NULL && runtime[0] != '\0' && strcmp(path, runtime) == 0)
@@ -215,7 +215,7 @@ static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address,
     if (symbols->symbolizer != NULL)
         ompc_symbolize(symbols->symbolizer, address, is_return, &where);
     char text[2048];
-    int drop = runtime_module(where.module, symbols->runtime), start = 0;
+    int drop = ompc_runtime_module(where.module, symbols->runtime), start = 0;
     if (where.kind >= OMPC_LOC_SYMBOL) {
         inline_frames(&where, text, sizeof text);
         start = plumbing(where.function);
@@ -234,7 +234,7 @@ static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address,
     slot->name = where.kind >= OMPC_LOC_SYMBOL ? strdup(text) : frame_name(text);
     slot->drop = drop;
     slot->collector = collector_module(where.module);
-    slot->runtime = runtime_module(where.module, symbols->runtime);
+    slot->runtime = ompc_runtime_module(where.module, symbols->runtime);
     slot->system = system_module(where.module);
     slot->start = start;
     /* A return address may end its code (a call to a function that does not return): the call is the byte before. */
@@ -587,6 +587,26 @@ static int merge_paths(struct ompc_stacks *stacks)
     return 0;
 }
 
+/* Copies what named each module the frames lay in, for the report after the symbolizer is gone; -1 when memory runs out. */
+static int keep_modules(struct ompc_stacks *stacks, const struct ompc_symbolizer *symbolizer)
+{
+    size_t count;
+    const struct ompc_module_symbols *modules = ompc_symbolizer_modules(symbolizer, &count);
+    if (count == 0)
+        return 0;
+    if ((stacks->modules = calloc(count, sizeof *stacks->modules)) == NULL)
+        return -1;
+    for (size_t i = 0; i < count; i++) {
+        struct ompc_stack_module *kept = &stacks->modules[stacks->module_count++];
+        kept->source = modules[i].source;
+        kept->path = strdup(modules[i].module);
+        kept->debug_file = modules[i].debug_file != NULL ? strdup(modules[i].debug_file) : NULL;
+        if (kept->path == NULL || (modules[i].debug_file != NULL && kept->debug_file == NULL))
+            return -1;
+    }
+    return 0;
+}
+
 /* Builds paths and trees from what was loaded; returns -1 when memory runs out. */
 static int build(struct ompc_stacks *stacks, const struct ompc_model_process *process, struct loaded *loaded)
 {
@@ -623,6 +643,8 @@ static int build(struct ompc_stacks *stacks, const struct ompc_model_process *pr
         free(symbols.slots[i].name);
     free(symbols.slots);
     ompc_code_ranges_free(symbols.code);
+    if (!failed)
+        failed = keep_modules(stacks, symbols.symbolizer) != 0;
     if (symbols.symbolizer != NULL)
         ompc_symbolizer_free(symbols.symbolizer);
     return failed ? -1 : merge_paths(stacks);
@@ -751,5 +773,10 @@ void ompc_stacks_free(struct ompc_stacks *stacks)
     free(stacks->paths);
     for (int state = 0; state < OMPC_NSTATES; state++)
         free_tree(&stacks->trees[state]);
+    for (size_t i = 0; i < stacks->module_count; i++) {
+        free(stacks->modules[i].path);
+        free(stacks->modules[i].debug_file);
+    }
+    free(stacks->modules);
     free(stacks);
 }

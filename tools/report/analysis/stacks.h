@@ -7,6 +7,7 @@
 
 #include "model.h"
 #include "record.h"
+#include "symbolize.h"
 #include "unwind.h"
 
 /* One distinct user-model stack in one state: a line of the folded output. */
@@ -54,6 +55,13 @@ struct ompc_stacks {
     uint64_t copies, copy_bytes;   /* stack copies kept, and the record bytes they take (headers included) */
     uint64_t cut[OMPC_UNWIND_ENDS]; /* CFI-unwound samples that end before main, by why the unwinding stopped */
     int symbolized;                /* a symbolizer was available */
+    /* The modules frames lay in and what named their code (the report's Symbols section); strings owned. */
+    struct ompc_stack_module {
+        char *path;                /* as the symbolizer was given it */
+        enum ompc_symbol_source source;
+        char *debug_file;          /* NULL: none */
+    } *modules;
+    size_t module_count;
     struct ompc_stack_node trees[OMPC_NSTATES]; /* per state; the root's name is unused */
 };
 
@@ -63,6 +71,9 @@ struct ompc_stacks {
  * an empty result.
  */
 struct ompc_stacks *ompc_stacks_build(const struct ompc_model_process *process);
+
+/* Whether a module is the OpenMP runtime (`runtime`: its path as the loader opened it), the shim or the agent: its code is not the user's. */
+int ompc_runtime_module(const char *path, const char *runtime);
 
 /* Frees what build made. */
 void ompc_stacks_free(struct ompc_stacks *stacks);

@@ -951,7 +951,13 @@ struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *p
 {
     if (vdso != NULL)
         *vdso = 0;
-    struct ompc_symbolizer *symbolizer = process->module_count > 0 ? ompc_symbolizer_new() : NULL;
+    char *under_symfs = NULL;
+    const char *debuginfo_path = process->debuginfo_path;
+    if (debuginfo_path == NULL && process->symfs != NULL
+        && asprintf(&under_symfs, ":.debug:%s/usr/lib/debug", process->symfs) >= 0)
+        debuginfo_path = under_symfs;
+    struct ompc_symbolizer *symbolizer = process->module_count > 0 ? ompc_symbolizer_new(debuginfo_path) : NULL;
+    free(under_symfs);
     for (uint32_t i = 0; symbolizer != NULL && i < process->module_count; i++) {
         const char *path = process->modules[i].path;
         if (vdso != NULL && vdso_module(path))

@@ -210,6 +210,8 @@ struct ompc_model_process {
     uint32_t processes_dropped;
     /* Where the report's symbolizers read modules from: a --symfs prefix, or NULL. */
     const char *symfs;
+    /* Where they look for separate debug files (elfutils' --debuginfo-path syntax), or NULL: see ompc_model_symbolizer. */
+    const char *debuginfo_path;
     /*
      * Modules the launcher linked into its private directory, gone when the
      * reports are written: a module whose path is stand_ins[2k] is symbolized
@@ -238,7 +240,13 @@ struct ompc_code_ranges;
 /* The bytes of code the kernel's vDSO is taken to hold from its load address: it has no file that would say (two pages today, four allowed). */
 #define OMPC_VDSO_SIZE 0x4000
 
-/* A symbolizer over the process's modules (under model->symfs), or NULL; `vdso`, when given, gets the vDSO's bias (0: none). */
+/*
+ * A symbolizer over the process's modules (under model->symfs), or NULL;
+ * `vdso`, when given, gets the vDSO's bias (0: none).  It looks for debug
+ * files along model->debuginfo_path, else, under --symfs, beside the
+ * modules and under SYMFS/usr/lib/debug (perf's --symfs covers the debug
+ * files too), else libdwfl's default.
+ */
 struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *process, uint64_t *vdso);
 
 /*

@@ -13,6 +13,9 @@
 #ifdef HAVE_LIBDW
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
 
 #include "demangle.h"
 #include "gompsite.h"
@@ -34,6 +37,10 @@ struct demangled {
 
 struct ompc_symbolizer {
     Dwfl *dwfl;
+    Dwfl_Callbacks callbacks;         /* the Dwfl keeps a pointer to them */
+    char *debuginfo_path;             /* NULL: libdwfl's default */
+    struct ompc_module_symbols *modules; /* located in so far; a module's userdata is its index + 1 */
+    size_t module_count, module_capacity;
     struct cached *cache;
     size_t cache_capacity, cache_used;
     struct demangled *names;
@@ -51,14 +58,21 @@ const Dwfl_Callbacks ompc_dwfl_offline_callbacks = {
     .debuginfo_path = &debuginfo_path,
 };
 
-/* Creates the libdwfl session that every module joins. */
-struct ompc_symbolizer *ompc_symbolizer_new(void)
+/* Creates the libdwfl session that every module joins, looking for debug files along `debuginfo_path`. */
+struct ompc_symbolizer *ompc_symbolizer_new(const char *debuginfo_path)
 {
     struct ompc_symbolizer *symbolizer = calloc(1, sizeof *symbolizer);
     if (symbolizer == NULL)
         return NULL;
-    symbolizer->dwfl = dwfl_begin(&ompc_dwfl_offline_callbacks);
+    symbolizer->callbacks = ompc_dwfl_offline_callbacks;
+    symbolizer->callbacks.debuginfo_path = &symbolizer->debuginfo_path;
+    if (debuginfo_path != NULL && (symbolizer->debuginfo_path = strdup(debuginfo_path)) == NULL) {
+        free(symbolizer);
+        return NULL;
+    }
+    symbolizer->dwfl = dwfl_begin(&symbolizer->callbacks);
     if (symbolizer->dwfl == NULL) {
+        free(symbolizer->debuginfo_path);
         free(symbolizer);
         return NULL;
     }
@@ -426,6 +440,105 @@ static void enclosing_function(struct ompc_symbolizer *symbolizer, Dwfl_Module *
     }
 }
 
+/* Whether `elf` holds a full symbol table: .symtab, or Fedora's MiniDebugInfo (.gnu_debugdata), which libdwfl reads too. */
+static int has_symbol_table(Elf *elf)
+{
+    size_t strings;
+    if (elf == NULL || elf_getshdrstrndx(elf, &strings) != 0)
+        return 0;
+    for (Elf_Scn *section = elf_nextscn(elf, NULL); section != NULL; section = elf_nextscn(elf, section)) {
+        GElf_Shdr header;
+        if (gelf_getshdr(section, &header) == NULL)
+            continue;
+        const char *name = elf_strptr(elf, strings, header.sh_name);
+        if (header.sh_type == SHT_SYMTAB || (name != NULL && strcmp(name, ".gnu_debugdata") == 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether the separate debug file at `path` holds a .symtab (objcopy --only-keep-debug of a build without -g). */
+static int file_has_symbol_table(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    int found = has_symbol_table(elf);
+    elf_end(elf);
+    close(fd);
+    return found;
+}
+
+/* Whether libdwfl's table for `module` defines any symbol: a stripped executable's .dynsym holds only what it imports. */
+static int defines_symbols(Dwfl_Module *module, int count)
+{
+    for (int i = 1; i < count; i++) {
+        GElf_Sym symbol;
+        GElf_Addr address;
+        if (dwfl_module_getsym_info(module, i, &symbol, &address, NULL, NULL, NULL) != NULL
+            && symbol.st_shndx != SHN_UNDEF && address != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * What libdwfl names `module`'s code by: loading its symbol table and its
+ * DWARF makes libdwfl look for a separate debug file (build id under the
+ * debuginfo path's absolute directories, then .gnu_debuglink beside the
+ * module and in them), whose name `*debug_file` gets (NULL: none).
+ */
+static enum ompc_symbol_source symbol_source(Dwfl_Module *module, const char **debug_file)
+{
+    Dwarf_Addr bias = 0;
+    Elf *elf = dwfl_module_getelf(module, &bias);
+    int symbols = dwfl_module_getsymtab(module);
+    Dwarf *dwarf = dwfl_module_getdwarf(module, &bias);
+    const char *main_file = NULL;
+    *debug_file = NULL;
+    dwfl_module_info(module, NULL, NULL, NULL, NULL, NULL, &main_file, debug_file);
+    if (*debug_file != NULL && main_file != NULL && strcmp(*debug_file, main_file) == 0)
+        *debug_file = NULL;
+    if (dwarf != NULL)
+        return OMPC_SYMBOLS_DWARF;
+    if (has_symbol_table(elf) || (*debug_file != NULL && file_has_symbol_table(*debug_file)))
+        return OMPC_SYMBOLS_TABLE;
+    return defines_symbols(module, symbols) ? OMPC_SYMBOLS_DYNAMIC : OMPC_SYMBOLS_NONE;
+}
+
+/* `module`'s entry among those located in, classified when first met; NULL when memory runs out. */
+static const struct ompc_module_symbols *module_symbols(struct ompc_symbolizer *symbolizer, Dwfl_Module *module,
+                                                        const char *name)
+{
+    void **userdata = NULL;
+    dwfl_module_info(module, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
+    uintptr_t index = userdata != NULL ? (uintptr_t)*userdata : 0;
+    if (index != 0 && index <= symbolizer->module_count)
+        return &symbolizer->modules[index - 1];
+    if (userdata == NULL || ompc_grow(&symbolizer->modules, symbolizer->module_count + 1,
+                                      &symbolizer->module_capacity, sizeof *symbolizer->modules) != 0)
+        return NULL;
+    struct ompc_module_symbols *entry = &symbolizer->modules[symbolizer->module_count++];
+    entry->module = name;
+    entry->source = symbol_source(module, &entry->debug_file);
+    *userdata = (void *)(uintptr_t)symbolizer->module_count;
+    return entry;
+}
+
+/*
+ * Whether libdwfl's symbol for `lookup` may name it.  With .dynsym alone
+ * the exported symbol before an address need not hold it: the static
+ * functions between exports have no entry, and libdwfl lets a symbol
+ * without a size (hand-written assembly) run up to the next symbol.  An
+ * address past the symbol's size is then module + offset: better no name
+ * than a wrong one.
+ */
+static int symbol_holds(const struct ompc_module_symbols *symbols, const GElf_Sym *symbol, GElf_Off offset)
+{
+    return symbols == NULL || symbols->source != OMPC_SYMBOLS_DYNAMIC || offset == 0 || offset < symbol->st_size;
+}
+
 /* DWARF line first, then the ELF symbol, then module + offset; the callers when inlined (owned by the caller). */
 static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
                                          struct ompc_location *out)
@@ -443,11 +556,12 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
     out->kind = OMPC_LOC_MODULE;
     out->module = name;
     out->module_offset = address - bias;
+    const struct ompc_module_symbols *symbols = module_symbols(symbolizer, module, name);
     GElf_Off symbol_offset = 0;
     GElf_Sym symbol;
     const char *function =
         dwfl_module_addrinfo(module, lookup, &symbol_offset, &symbol, NULL, NULL, NULL);
-    if (function == NULL)
+    if (function == NULL || !symbol_holds(symbols, &symbol, symbol_offset))
         return NULL;
     out->kind = OMPC_LOC_SYMBOL;
     out->function = demangled_name(symbolizer, function, &out->mangled);
@@ -510,12 +624,20 @@ void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is
     *out = slot->where;
 }
 
+const struct ompc_module_symbols *ompc_symbolizer_modules(const struct ompc_symbolizer *symbolizer, size_t *count)
+{
+    *count = symbolizer != NULL ? symbolizer->module_count : 0;
+    return symbolizer != NULL ? symbolizer->modules : NULL;
+}
+
 /* Ends the libdwfl session, which owns every string handed out. */
 void ompc_symbolizer_free(struct ompc_symbolizer *symbolizer)
 {
     if (symbolizer == NULL)
         return;
     dwfl_end(symbolizer->dwfl);
+    free(symbolizer->modules);
+    free(symbolizer->debuginfo_path);
     for (size_t i = 0; i < symbolizer->cache_capacity; i++)
         free(symbolizer->cache[i].callers);
     free(symbolizer->cache);
@@ -536,8 +658,16 @@ int ompc_symbolizer_available(void)
 #else /* !HAVE_LIBDW */
 
 /* Without libdw there is nothing to read DWARF with: addresses stay raw. */
-struct ompc_symbolizer *ompc_symbolizer_new(void)
+struct ompc_symbolizer *ompc_symbolizer_new(const char *debuginfo_path)
 {
+    (void)debuginfo_path;
+    return NULL;
+}
+
+const struct ompc_module_symbols *ompc_symbolizer_modules(const struct ompc_symbolizer *symbolizer, size_t *count)
+{
+    (void)symbolizer;
+    *count = 0;
     return NULL;
 }
 
@@ -566,3 +696,9 @@ int ompc_symbolizer_available(void)
 }
 
 #endif /* HAVE_LIBDW */
+
+const char *ompc_symbol_source_name(enum ompc_symbol_source source)
+{
+    static const char *const names[] = {"none", "dynsym", "symtab", "dwarf"};
+    return source >= OMPC_SYMBOLS_NONE && source <= OMPC_SYMBOLS_DWARF ? names[source] : "none";
+}

@@ -3,6 +3,7 @@
 #ifndef OMPCOLLECT_SYMBOLIZE_H
 #define OMPCOLLECT_SYMBOLIZE_H 1
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* How much a location says, best first. */
@@ -48,10 +49,31 @@ struct ompc_location {
     int caller_count;
 };
 
+/* What a module's names come from, worst first. */
+enum ompc_symbol_source {
+    OMPC_SYMBOLS_NONE,    /* no symbol table at all: every address is module + offset */
+    OMPC_SYMBOLS_DYNAMIC, /* only .dynsym (strip --strip-all): exported functions, the rest module + offset */
+    OMPC_SYMBOLS_TABLE,   /* .symtab (in the file or a separate debug file): every function, no lines */
+    OMPC_SYMBOLS_DWARF    /* DWARF (in the file or a separate debug file): functions, files and lines */
+};
+
+/* A module the symbolizer located an address in, and what named it. */
+struct ompc_module_symbols {
+    const char *module;       /* the path it was reported with */
+    enum ompc_symbol_source source;
+    const char *debug_file;   /* the separate debug file libdwfl found (.gnu_debuglink, build id), or NULL */
+};
+
 struct ompc_symbolizer;
 
-/* A symbolizer with no modules yet; NULL when libdw is not built in or memory ran out. */
-struct ompc_symbolizer *ompc_symbolizer_new(void);
+/*
+ * A symbolizer with no modules yet; NULL when libdw is not built in or
+ * memory ran out.  `debuginfo_path` is where separate debug files are
+ * looked for, in the syntax of elfutils' --debuginfo-path (directories
+ * joined by ':'; relative ones beside the module; absolute ones also hold
+ * .build-id/); NULL is libdwfl's default, ":.debug:/usr/lib/debug".
+ */
+struct ompc_symbolizer *ompc_symbolizer_new(const char *debuginfo_path);
 
 /*
  * Reports an object loaded at `bias` (dl_iterate_phdr's dlpi_addr: 0 for a
@@ -74,6 +96,16 @@ int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *p
 void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
                     struct ompc_location *out);
 
+/*
+ * The modules ompc_symbolize located an address in so far, in the order
+ * first met, *count of them; owned by the symbolizer and valid until it
+ * locates another address or is freed.
+ */
+const struct ompc_module_symbols *ompc_symbolizer_modules(const struct ompc_symbolizer *symbolizer, size_t *count);
+
+/* A word for a source in the reports: "none", "dynsym", "symtab" or "dwarf". */
+const char *ompc_symbol_source_name(enum ompc_symbol_source source);
+
 /* Frees the symbolizer and every string it handed out. */
 void ompc_symbolizer_free(struct ompc_symbolizer *symbolizer);
 
@@ -83,9 +115,10 @@ int ompc_symbolizer_available(void);
 #ifdef HAVE_LIBDW
 #include <elfutils/libdwfl.h>
 /*
- * How the symbolizer and the unwinder (unwind.c) find a module's file and
- * its debug information: files by path, separate debug files the standard
- * ways (build id, .debug).
+ * How the unwinder (unwind.c) finds a module's file and its debug
+ * information: files by path, separate debug files the standard ways
+ * (build id, .gnu_debuglink) in libdwfl's default directories.  The
+ * symbolizer uses a copy with its own debuginfo_path.
  */
 extern const Dwfl_Callbacks ompc_dwfl_offline_callbacks;
 #endif

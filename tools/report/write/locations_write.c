@@ -216,25 +216,8 @@ static json_t *json_wait_location(const struct ompc_wait_row *row)
     return ompc_json_built(object, failed);
 }
 
-/* The modules the process had mapped, each with its load bias. */
-static json_t *json_modules(const struct ompc_model_process *process)
-{
-    json_t *modules = json_array();
-    int failed = 0;
-    for (uint32_t i = 0; i < process->module_count && i < OMPC_MAX_MODULES && !failed; i++) {
-        char path[OMPC_MODULE_PATH];
-        memcpy(path, process->modules[i].path, sizeof path);
-        path[sizeof path - 1] = '\0';
-        json_t *module = json_object();
-        failed = ompc_json_set(module, "path", ompc_json_string_or_null(path));
-        failed |= ompc_json_set(module, "bias", ompc_json_hex(process->modules[i].bias, 0));
-        failed |= ompc_json_append(modules, module);
-    }
-    return ompc_json_built(modules, failed);
-}
-
 int ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
-                        json_t *report)
+                        const struct ompc_stacks *stacks, json_t *report)
 {
     json_t *constructs = json_array(), *waits = json_array();
     int failed = ompc_json_set(report, "locations_known", json_boolean(locations->known));
@@ -244,7 +227,7 @@ int ompc_locations_json(const struct ompc_locations *locations, const struct omp
         failed = ompc_json_append(waits, json_wait_location(&locations->waits[i]));
     failed |= ompc_json_set(report, "constructs", constructs);
     failed |= ompc_json_set(report, "wait_locations", waits);
-    failed |= ompc_json_set(report, "modules", json_modules(process));
+    failed |= ompc_json_set(report, "modules", ompc_modules_json(process, locations, stacks));
     failed |= ompc_json_set(report, "modules_dropped", json_integer(process->modules_dropped));
     return failed ? -1 : 0;
 }

@@ -285,7 +285,7 @@ int ompc_report_json(const struct summary *summary, FILE *out)
     json_t *root = json_object();
     int failed = root == NULL || json_header(summary, root) || json_sampling(summary, root)
                  || json_threads(summary, root) || json_regions_and_waits(summary, root)
-                 || ompc_locations_json(&summary->locations, summary->process, root)
+                 || ompc_locations_json(&summary->locations, summary->process, report->stacks_asked ? report->stacks : NULL, root)
                  || ompc_serial_json(&summary->locations.serial, root)
                  || (report->stacks_asked && ompc_stacks_json(report->stacks, root))
                  || ompc_tasks_json(summary->process, &summary->locations, &summary->advice.tasks, root) || json_events(summary, root)

@@ -426,6 +426,7 @@ void ompc_report_text(const struct summary *summary, FILE *out)
     ompc_locations_text(&summary->locations, summary->total_ticks, out);
     if (report->stacks_asked)
         ompc_stacks_text(report->stacks, summary->total_ticks + summary->other_ticks, out);
+    ompc_symbols_text(summary, out);
     if (report->sampling)
         text_waits(summary, out);
     ompc_tasks_text(process, &summary->locations, &summary->advice.tasks, out);

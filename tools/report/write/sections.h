@@ -38,9 +38,16 @@ void ompc_locations_text(const struct ompc_locations *locations, uint64_t total,
 /* The same as CSV tables ("construct", "wait_location"), each after its header row; -1 when memory ran out. */
 int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_tables *tables);
 
-/* The same as members of the JSON report `report` ("locations_known", "constructs", "wait_locations", "modules", "modules_dropped"); 0, or -1 when memory runs out. */
+/* The same as members of the JSON report `report` ("locations_known", "constructs", "wait_locations", "modules", "modules_dropped"); `stacks` (NULL: none) adds what named their frames' modules.  0, or -1 when memory runs out. */
 int ompc_locations_json(const struct ompc_locations *locations, const struct ompc_model_process *process,
-                        json_t *report);
+                        const struct ompc_stacks *stacks, json_t *report);
+
+/* Symbols (symbols_write.c): the text section naming the modules that hold reported code but no symbol table (nothing when there are none). */
+void ompc_symbols_text(const struct summary *summary, FILE *out);
+
+/* The process's modules as a JSON array of {path, bias, symbols, debug_file}: "symbols" says what named a module's reported code (null: none lay in it). */
+json_t *ompc_modules_json(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                          const struct ompc_stacks *stacks);
 
 /* function,file,line,module,module_offset of a location as CSV fields (no leading comma). */
 void ompc_location_csv(FILE *out, const struct ompc_location *where);
