@@ -1,4 +1,4 @@
-! fortran_kernel.f90 - a Fortran module procedure with an imbalanced OpenMP parallel do and a named critical: ompcollect names them kern::work, and the program fortran_kernel, as gdb does.
+! fortran_kernel.f90 - a Fortran module procedure with an imbalanced OpenMP parallel do and a named critical, and an external procedure with a reduction: ompcollect names them kern::work and count_up (gfortran's symbol count_up_), and the program fortran_kernel, as gdb does.
 ! SPDX-License-Identifier: BSD-3-Clause
 module kern
   use omp_lib
@@ -31,6 +31,19 @@ contains
   end subroutine work
 end module kern
 
+! An external procedure: gfortran's symbol for it is count_up_, its name count_up.
+subroutine count_up(n, total)
+  implicit none
+  integer, intent(in) :: n
+  integer, intent(inout) :: total
+  integer :: i
+  !$omp parallel do reduction(+:total) num_threads(2)
+  do i = 1, n
+    total = total + 1
+  end do
+  !$omp end parallel do
+end subroutine count_up
+
 ! Regions back to back for the requested time (argument 1, seconds, default 1).
 program fortran_kernel
   use kern
@@ -48,6 +61,7 @@ program fortran_kernel
   finish = omp_get_wtime() + seconds
   do while (omp_get_wtime() < finish)
     call work(8, total)
+    call count_up(1000, total)
     regions = regions + 1
   end do
   print '(a, i0, a, i0, a)', 'fortran_kernel: ', regions, ' regions, ', total, ' iterations'

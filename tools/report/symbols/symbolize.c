@@ -417,6 +417,51 @@ static void fortran_program(struct ompc_symbolizer *symbolizer, Dwfl_Module *mod
         out->function = keep(symbolizer, name, (size_t)length, out->function);
 }
 
+/* Whether a compile unit is Fortran's (DW_AT_language; the numbers of DWARF 5 for what older headers lack). */
+static int fortran_unit(Dwarf_Die *cu)
+{
+    int language = dwarf_srclang(cu);
+    return language == DW_LANG_Fortran77 || language == DW_LANG_Fortran90 || language == DW_LANG_Fortran95
+           || language == 0x22 /* Fortran03 */ || language == 0x23 /* Fortran08 */ || language == 0x2d /* Fortran18 */;
+}
+
+/*
+ * An external Fortran procedure's name without the underscore gfortran
+ * (and flang, for the same ABI) appends to its symbol: count_up_ is
+ * count_up, count_up_._omp_fn.0 its outlined body.  `name` itself when it
+ * is no such symbol; *mangled keeps the symbol when it had none.
+ */
+static const char *fortran_plain(struct ompc_symbolizer *symbolizer, const char *name, const char **mangled)
+{
+    if (name == NULL || (mangled != NULL && *mangled != NULL))
+        return name;
+    const char *suffix = strstr(name, "._omp_fn.");
+    size_t length = suffix != NULL ? (size_t)(suffix - name) : strlen(name);
+    if (length < 2 || name[length - 1] != '_' || name[length - 2] == '_' || memchr(name, ':', length) != NULL)
+        return name;
+    char shorter[512];
+    int written = snprintf(shorter, sizeof shorter, "%.*s%s", (int)(length - 1), name, suffix != NULL ? suffix : "");
+    if (written <= 0 || (size_t)written >= sizeof shorter)
+        return name;
+    if (mangled != NULL)
+        *mangled = name;
+    return keep(symbolizer, shorter, (size_t)written, name);
+}
+
+/* In a Fortran compile unit, every name of a location (the function, the one it is outlined from, the inlined-into) without gfortran's underscore. */
+static void fortran_externals(struct ompc_symbolizer *symbolizer, Dwfl_Module *module, GElf_Addr lookup,
+                              struct ompc_location *out, struct ompc_inline_caller *callers)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = cu_of(module, lookup, &bias);
+    if (cu == NULL || !fortran_unit(cu))
+        return;
+    out->function = fortran_plain(symbolizer, out->function, &out->mangled);
+    out->enclosing = fortran_plain(symbolizer, out->enclosing, NULL);
+    for (int i = 0; callers != NULL && i < out->caller_count; i++)
+        callers[i].function = fortran_plain(symbolizer, callers[i].function, &callers[i].mangled);
+}
+
 /*
  * For code in a body the compiler outlined for an OpenMP construct, the
  * function the programmer wrote it in: GCC keeps it in the body's name
@@ -574,6 +619,7 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
     fortran_program(symbolizer, module, lookup, out);
     struct ompc_inline_caller *callers = inlined_frames(symbolizer, module, lookup, out);
     enclosing_function(symbolizer, module, lookup, out);
+    fortran_externals(symbolizer, module, lookup, out, callers);
     return callers;
 }
 
