@@ -18,7 +18,7 @@ if ! $limit "$mpirun" -np 2 $flags "$program" 0.01 >"$tmp/plain.out" 2>"$tmp/pla
     exit 0
 fi
 
-echo "1..10"
+echo "1..14"
 n=0
 (cd "$tmp" && $limit "$mpirun" -np 2 $flags "$oc" --runtime "$LIBOMP" --interval=2ms -f json -o 'r.%r.json' "$program" "$seconds" \
     >"$tmp/job.out" 2>"$tmp/job.err")
@@ -58,6 +58,17 @@ check 0 "mpi_s - other >= $seconds / 2 and initial['states']['SERIAL'] + initial
 result $? "rank 0's report: the barrier wait ($seconds s by construction) is in the MPI category, not SERIAL or WORK" "$tmp/r.0.json"
 check 1 "mpi_s - other < $seconds / 4 and initial['states']['SERIAL'] * interval >= $seconds / 2"
 result $? "rank 1's report: little MPI beyond Init and Finalize; its computation is SERIAL" "$tmp/r.1.json"
+# Rank 0's other thread idles all through the barrier: its team waits for MPI, not for serial code
+# (serialisation), and the waiting rank's first opportunity is the MPI wait, named by its call and line.
+barrier_line=$(grep -n 'MPI_Barrier(MPI_COMM_WORLD);' "$top_srcdir/t/ompcollect-mpi-wait.c" | cut -d: -f1)
+check 0 "r['totals']['mpi']['idle_samples'] * interval >= $seconds / 2 and r['efficiency']['lost']['serialisation'] * interval < $seconds / 4 and r['efficiency']['lost']['mpi_idle'] >= r['totals']['mpi']['idle_samples']"
+result $? "rank 0's report: its other thread's IDLE during the barrier counts as MPI waiting (totals.mpi.idle_samples), not serialisation" "$tmp/r.0.json"
+check 0 "r['opportunities'][0]['kind'] == 'mpi_wait' and r['opportunities'][0]['what'] == 'MPI waiting in MPI_Barrier' and r['opportunities'][0]['location']['line'] == $barrier_line and r['opportunities'][0]['location']['file'].endswith('ompcollect-mpi-wait.c') and r['opportunities'][0]['gain']['seconds'] >= $seconds / 2 and all(o['kind'] != 'serial' for o in r['opportunities'])"
+result $? "rank 0's first opportunity: MPI waiting in MPI_Barrier at its line ($barrier_line), and no serial-code finding" "$tmp/r.0.json"
+# MPI_Init_thread and MPI_Finalize: apart (totals.mpi.setup_ns), as long as the program's clock says, each a setup site.
+check 0 "r['totals']['mpi']['setup_calls'] == 2 and p['init'] + p['finalize'] + 0.001 >= r['totals']['mpi']['setup_ns'] / 1e9 >= 0.75 * (p['init'] + p['finalize']) and sorted(x['call'] for x in r['totals']['mpi']['sites'] if x['setup']) == ['MPI_Finalize', 'MPI_Init_thread'] and [x['call'] for x in r['totals']['mpi']['sites'] if not x['setup']] == ['MPI_Barrier']" \
+    && check 1 "r['totals']['mpi']['setup_calls'] == 2 and p['init'] + p['finalize'] + 0.001 >= r['totals']['mpi']['setup_ns'] / 1e9 >= 0.75 * (p['init'] + p['finalize'])"
+result $? "MPI_Init_thread and MPI_Finalize are reported apart (totals.mpi.setup_ns, setup sites), as long as the program's clock says" "$tmp/r.0.json"
 holds "$tmp/r.0.json" 'totals["samples"] == sum(t["samples"] for t in threads if t["openmp"]) and all(t["samples"] == sum(t["states"].values()) + t["invalid"] + t["mpi"]["samples"] for t in threads)'
 result $? "JSON: a thread's samples are its states', its invalid answers' and its MPI samples" "$tmp/r.0.json"
 
@@ -74,9 +85,11 @@ for r in reports:
     outside.append(max(0, r["wall_ns"] - initial["mpi"]["ns"]))
 h = m["hybrid"]
 balance = sum(outside) / len(outside) / max(outside)
-runtime = max(r["wall_ns"] for r in reports)
+# MPI_Init and MPI_Finalize are no communication: the runtime leaves them out.
+runtime = max(r["wall_ns"] - r["totals"]["mpi"]["setup_ns"] for r in reports)
 useful = sum(r["totals"]["states"]["WORK"] + r["totals"]["states"]["SERIAL"] for r in reports)
-samples = sum(sum(r["totals"]["states"].values()) for r in reports)
+# The team idle while its master is in MPI is MPI's waiting, not an OpenMP loss.
+samples = sum(sum(r["totals"]["states"].values()) - r["totals"]["mpi"]["idle_samples"] for r in reports)
 print("# hybrid: %s; outside MPI per rank (ns): %s" % (h, outside))
 ok = (h["mpi_measured_reports"] == 2 and abs(h["mpi_load_balance"] - balance) < 1e-5
       and abs(h["mpi_communication_efficiency"] - max(outside) / runtime) < 1e-5
@@ -86,6 +99,11 @@ ok = (h["mpi_measured_reports"] == 2 and abs(h["mpi_load_balance"] - balance) < 
 sys.exit(0 if ok else 1)
 PY
 result $? "merge: the POP factors are the ones ompcollect(1) defines, from the ranks' reports" "$tmp/merge.err" "$tmp/merged.json"
+# Rank 1 computes all the time it is outside MPI_Init and MPI_Finalize but for a barrier it reaches last:
+# with them left out, its time outside MPI is nearly the runtime (with them, about 0.7 here).
+python3 -c 'import json, sys; h = json.load(open(sys.argv[1]))["hybrid"]; sys.exit(0 if h["mpi_communication_efficiency"] > 0.9 else 1)' \
+    "$tmp/merged.json" && grep -q 'MPI_Init and MPI_Finalize' "$tmp/merged.txt"
+result $? "merge: the communication efficiency leaves MPI_Init and MPI_Finalize out (above 0.9 on this job), and says so" "$tmp/merged.txt" "$tmp/merged.json"
 python3 -c 'import json, sys; h = json.load(open(sys.argv[1]))["hybrid"]; sys.exit(0 if h["mpi_load_balance"] < 0.9 else 1)' \
     "$tmp/merged.json" && grep -q '^  MPI load balance  *0\.[0-8]' "$tmp/merged.txt" \
     && grep -q '^  rank 0 .* in MPI ' "$tmp/merged.txt" \
@@ -98,7 +116,7 @@ result $? "merge: the MPI load balance shows rank 0's wait (below 0.9), each ran
 run --runtime "$LIBOMP" -f json -o "$tmp/plain.json" "$top_builddir/t/ompcollect-prog$EXEEXT"
 [ $status -eq 0 ] && grep -q '^LD_PRELOAD=.*libompcollect-agent' "$tmp/env.out" \
     && ! grep -q 'libompcollect-mpi' "$tmp/env.out" \
-    && holds "$tmp/plain.json" 'not totals["mpi"]["measured"] and totals["mpi"] == {"samples": 0, "ns": 0, "calls": 0, "measured": False} and all(t["mpi"] == {"samples": 0, "ns": 0, "calls": 0} for t in threads)'
+    && holds "$tmp/plain.json" 'not totals["mpi"]["measured"] and totals["mpi"] == {"samples": 0, "ns": 0, "calls": 0, "measured": False, "setup_ns": 0, "setup_calls": 0, "idle_samples": 0, "sites": [], "sites_dropped": 0} and all(t["mpi"] == {"samples": 0, "ns": 0, "calls": 0} for t in threads)'
 result $? "a program without MPI: no MPI library preloaded, every MPI count 0" "$tmp/env.out" "$tmp/err"
 
 # What the MPI program starts inherits the MPI library, which does not load libmpi into it.

@@ -291,7 +291,7 @@ static void task_sites(struct ompc_record_header *header, struct ompc_process *p
 /* The first used row of the serial code table (version 7 on), or NULL when the run kept none. */
 static struct ompc_place *serial_place(struct ompc_record_header *header, struct ompc_process *process)
 {
-    for (int i = 0; header->version >= OMPC_RECORD_VERSION && i < OMPC_SERIAL_PLACES; i++)
+    for (int i = 0; header->version > OMPC_RECORD_VERSION_NO_SERIAL && i < OMPC_SERIAL_PLACES; i++)
         if (atomic_load(&process->serial_places[i].ticks) > 7)
             return &process->serial_places[i];
     fprintf(stderr, "record-damage: the saved run has no serial code places to damage\n");

@@ -70,6 +70,10 @@ struct ompc_thread *ompc_current_thread(void);
  * thread's initial-exec TLS only.
  */
 int ompc_mpi_inside(void);
+/* Whether the process's initial thread is inside a wrapped MPI call (async-signal-safe: one atomic load). */
+int ompc_mpi_initial_inside(void);
+/* The calling thread's MPI call-site row while inside a wrapped call, else -1 (async-signal-safe: its own TLS). */
+int ompc_mpi_site_row(void);
 
 /*
  * agent.c: the sampling signal, when the calling thread has its slot and

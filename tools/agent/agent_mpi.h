@@ -9,12 +9,13 @@
 #define OMPC_MPI_LEAVE_NAME "ompcollect_mpi_leave"
 
 /*
- * Before a wrapped MPI call and after it returns, on the calling thread.
- * Calls nest (an MPI library may call its own MPI_ functions): only the
- * outermost is timed.  Neither is async-signal-safe; MPI calls are not
- * made from signal handlers.
+ * Before a wrapped MPI call and after it returns, on the calling thread;
+ * ENTER names the call (its number in mpi_calls.h) and its call site (the
+ * wrapper's return address).  Calls nest (an MPI library may call its own
+ * MPI_ functions): only the outermost is timed.  Neither is
+ * async-signal-safe; MPI calls are not made from signal handlers.
  */
-void OMPC_MPI_ENTER(void);
+void OMPC_MPI_ENTER(int call, const void *site);
 void OMPC_MPI_LEAVE(void);
 
 #endif /* OMPCOLLECT_AGENT_MPI_H */

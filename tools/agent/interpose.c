@@ -212,10 +212,10 @@ AGENT_EXPORT int usleep(useconds_t microseconds)
 
 /* ---- MPI (agent_mpi.h) ---- */
 
-/* Not async-signal-safe; MPI calls are not made from signal handlers.  Needs only the thread's own TLS. */
-AGENT_EXPORT void OMPC_MPI_ENTER(void)
+/* Not async-signal-safe; MPI calls are not made from signal handlers.  Claims a row of the process's MPI call-site table (lock-free). */
+AGENT_EXPORT void OMPC_MPI_ENTER(int call, const void *site)
 {
-    ompc_hook_mpi_enter();
+    ompc_hook_mpi_enter(ompc_agent_instance(), call, (uint64_t)(uintptr_t)site);
 }
 
 /* Not async-signal-safe: may claim the thread's slot under the slots' lock. */

@@ -43,7 +43,7 @@ unsigned int ompc_hook_sleep(struct ompc_agent *agent, unsigned int seconds);
 int ompc_hook_usleep(struct ompc_agent *agent, useconds_t microseconds);
 
 /* agent_mpi.c: around each MPI call the MPI library wraps; entering needs nothing but the thread's own TLS. */
-void ompc_hook_mpi_enter(void);
+void ompc_hook_mpi_enter(struct ompc_agent *agent, int call, uint64_t site);
 void ompc_hook_mpi_leave(struct ompc_agent *agent);
 
 #pragma GCC visibility pop

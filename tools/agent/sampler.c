@@ -334,8 +334,14 @@ static void take_sample(struct ompc_agent *agent, struct ompc_process *owner, in
     /* Inside a wrapped MPI call the thread's time is MPI's, whatever state the runtime names. */
     if (ompc_mpi_inside()) {
         atomic_fetch_add_explicit(&owner->mpi_threads[index].ticks, weight, memory_order_relaxed);
+        int row = ompc_mpi_site_row();
+        if (row >= 0 && row < OMPC_MPI_SITES)
+            atomic_fetch_add_explicit(&owner->mpi_sites[row].ticks, weight, memory_order_relaxed);
     } else {
         atomic_fetch_add_explicit(&slot->state_ticks[sample.state], weight, memory_order_relaxed);
+        /* Idle while the initial thread is inside MPI: still IDLE, and also counted as waiting for that MPI call. */
+        if (sample.state == THR_IDLE_STATE && ompc_mpi_initial_inside())
+            atomic_fetch_add_explicit(&owner->mpi_threads[index].idle_ticks, weight, memory_order_relaxed);
         /* Serial code has no construct to be counted in: its place is the interrupted code itself. */
         if (sample.state == THR_SERIAL_STATE)
             ompc_record_serial_place(owner, ompc_stackwalk_pc(context), weight);

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1 /* CLOCK_MONOTONIC_COARSE */
 #include "names.h"
+#include "mpi_calls.h"
 #include "omp_collector_api.h"
 
 #include <ctype.h>
@@ -196,4 +197,12 @@ int ompc_parse_format(const char *text)
     if (strcmp(text, "json") == 0)
         return OMPC_FORMAT_JSON;
     return -1;
+}
+
+const char *ompc_mpi_call_name(int call)
+{
+#define OMPC_MPI_CALL_STRING(name) "MPI_" #name,
+    static const char *const names[] = {OMPC_MPI_CALL_LIST(OMPC_MPI_CALL_STRING)};
+#undef OMPC_MPI_CALL_STRING
+    return call >= 0 && call < OMPC_MPI_CALL_COUNT ? names[call] : NULL;
 }

@@ -70,6 +70,8 @@ size_t ompc_record_slot_bytes(uint32_t version)
     switch (version) {
     case OMPC_RECORD_VERSION:
         return sizeof(struct ompc_process);
+    case OMPC_RECORD_VERSION_NO_MPI_CALLS:
+        return OMPC_PROCESS_SIZE_NO_MPI_CALLS;
     case OMPC_RECORD_VERSION_NO_SERIAL:
         return OMPC_PROCESS_SIZE_NO_SERIAL;
     case OMPC_RECORD_VERSION_NO_MPI:
@@ -149,6 +151,17 @@ int ompc_record_task_construct(struct ompc_process *process, uint64_t codeptr)
     _Static_assert(offsetof(struct ompc_task_construct, codeptr) == 0, "the key leads the row");
     return hashed_row(process->task_constructs, sizeof process->task_constructs[0], OMPC_MAX_TASK_CONSTRUCTS,
                       &process->task_constructs_dropped, 1, codeptr);
+}
+
+int ompc_record_mpi_site(struct ompc_process *process, int call, uint64_t site)
+{
+    _Static_assert(offsetof(struct ompc_mpi_site, key) == 0, "the key leads the row");
+    if (call < 0 || call >= OMPC_MPI_CALL_COUNT || site >> 48 != 0) {
+        atomic_fetch_add_explicit(&process->mpi_sites_dropped, 1, memory_order_relaxed);
+        return -1;
+    }
+    return hashed_row(process->mpi_sites, sizeof process->mpi_sites[0], OMPC_MPI_SITES, &process->mpi_sites_dropped,
+                      1, site | (uint64_t)(call + 1) << 48);
 }
 
 void ompc_record_serial_place(struct ompc_process *process, uint64_t pc, uint64_t weight)

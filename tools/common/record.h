@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mpi_calls.h"
+
 #include "names.h"
 
 /*
@@ -27,16 +29,19 @@
  * dropped.
  */
 #define OMPC_RECORD_MAGIC "OMPCREC1"
-#define OMPC_RECORD_VERSION 7u
+#define OMPC_RECORD_VERSION 8u
 /*
  * Older slots are prefixes of today's, so runs saved before stay readable:
  * readers take the fields a version appended as zero.  Version 5 ended the
  * process slot before its MPI fields (mpi_active and mpi_threads, appended
  * by version 6); version 6 before where serial code ran (serial_places,
- * appended by version 7).
+ * appended by version 7); version 7 before the MPI calls by site (mpi_setup_ns
+ * on, appended by version 8, which also gave the threads' MPI rows their
+ * idle_ticks where version 7 had a reserved zero).
  */
 #define OMPC_RECORD_VERSION_NO_MPI 5u
 #define OMPC_RECORD_VERSION_NO_SERIAL 6u
+#define OMPC_RECORD_VERSION_NO_MPI_CALLS 7u
 
 /* The environment variable that hands the record down: "FD,LAUNCHER_PID,RUN_ID" (run id in hex). */
 #define OMPC_RECORD_ENV "OMPCOLLECT_RECORD"
@@ -61,6 +66,8 @@
  * long serial phase a few thousand.
  */
 #define OMPC_SERIAL_PLACES 16384
+/* MPI (call, call site) pairs of a process with their own row (version 8). */
+#define OMPC_MPI_SITES 256
 /*
  * Parallel region instances remembered one by one per process (for
  * --list-regions and the instance table); ids past it are counted in
@@ -530,7 +537,23 @@ struct ompc_mpi_thread {
     _Atomic uint64_t ns;        /* inside wrapped MPI calls, summed */
     _Atomic uint64_t calls;     /* wrapped calls that returned (outermost only) */
     _Atomic uint64_t ticks;     /* timer expirations the sampler counted inside one */
-    uint64_t reserved;
+    /* Of the thread's IDLE samples, those taken while the initial thread was inside a wrapped call: the team waits for its master's MPI, not for serial code. */
+    _Atomic uint64_t idle_ticks;
+};
+
+/*
+ * One MPI call at one call site (version 8), keyed by both: `key` is the
+ * return address in the program's code (below 2^48 on every 64-bit ABI we
+ * run on) with the call's number + 1 (mpi_calls.h) in its top 16 bits.
+ * Rows are claimed once (open addressing), like the construct table; the
+ * calling thread adds its outermost call's time when it returns, the
+ * sampler the samples it takes inside.
+ */
+struct ompc_mpi_site {
+    _Atomic uint64_t key;   /* 0: free */
+    _Atomic uint64_t calls;
+    _Atomic uint64_t ns;
+    _Atomic uint64_t ticks;
 };
 
 /*
@@ -624,12 +647,20 @@ struct ompc_process {
     _Atomic uint64_t serial_places_dropped; /* samples whose address found no free row */
     uint64_t serial_reserved;
     struct ompc_place serial_places[OMPC_SERIAL_PLACES];
+    /* Version 8: MPI_Init, MPI_Init_thread and MPI_Finalize (outermost), over the threads: in the threads' MPI time, but not communication. */
+    _Atomic uint64_t mpi_setup_ns;
+    _Atomic uint64_t mpi_setup_calls;
+    _Atomic uint64_t mpi_sites_dropped; /* outermost calls whose (call, site) found no free row */
+    uint64_t mpi_sites_reserved;
+    struct ompc_mpi_site mpi_sites[OMPC_MPI_SITES];
 };
 
 /* The bytes of a process slot a version-5 record holds (everything before the MPI fields). */
 #define OMPC_PROCESS_SIZE_NO_MPI offsetof(struct ompc_process, mpi_active)
 /* The bytes of a process slot a version-6 record holds (everything before the serial places). */
 #define OMPC_PROCESS_SIZE_NO_SERIAL offsetof(struct ompc_process, serial_places_dropped)
+/* The bytes of a process slot a version-7 record holds (everything before the MPI call sites). */
+#define OMPC_PROCESS_SIZE_NO_MPI_CALLS offsetof(struct ompc_process, mpi_setup_ns)
 
 /* The bytes of a process slot of record version `version`; 0 for a version this build cannot read. */
 size_t ompc_record_slot_bytes(uint32_t version);
@@ -645,6 +676,9 @@ int ompc_record_construct(struct ompc_process *process, uint64_t codeptr);
 
 /* Counts `weight` samples of serial code at `pc` in a process's table (lock-free, async-signal-safe); past its bound, in serial_places_dropped. */
 void ompc_record_serial_place(struct ompc_process *process, uint64_t pc, uint64_t weight);
+
+/* The row of MPI call `call` (mpi_calls.h) at return address `site` in a process's table, inserted on first sight (lock-free); -1 when full or the key cannot be made. */
+int ompc_record_mpi_site(struct ompc_process *process, int call, uint64_t site);
 
 /* The row of `codeptr` in a process's task construct table, inserted on first sight (lock-free, async-signal-safe); -1 when full (counted). */
 int ompc_record_task_construct(struct ompc_process *process, uint64_t codeptr);

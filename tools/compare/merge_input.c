@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "merge_input.h"
+#include "omp_collector_api.h"
 #include "utf8.h"
 
 #include <inttypes.h>
@@ -540,8 +541,13 @@ static int take_mpi(struct reader *reader, const json_t *root, const json_t *tot
     if (take_object(reader, totals, "totals.", "mpi", 0, &mpi) != 0
         || take_count(reader, mpi, "totals.mpi.", "samples", &input->mpi_samples) != 0
         || take_count(reader, mpi, "totals.mpi.", "ns", &input->mpi_ns) != 0
-        || take_count(reader, mpi, "totals.mpi.", "calls", &input->mpi_calls) != 0)
+        || take_count(reader, mpi, "totals.mpi.", "calls", &input->mpi_calls) != 0
+        || take_count(reader, mpi, "totals.mpi.", "setup_ns", &input->mpi_setup_ns) != 0
+        || take_count(reader, mpi, "totals.mpi.", "idle_samples", &input->mpi_idle_samples) != 0)
         return -1;
+    if (input->mpi_idle_samples > input->states[THR_IDLE_STATE])
+        return fail(reader, "\"totals.mpi.idle_samples\" (%" PRId64 ") is more than \"totals.states.IDLE\" (%" PRId64
+                    ")", input->mpi_idle_samples, input->states[THR_IDLE_STATE]);
     measured = json_object_get(mpi, "measured");
     if (measured != NULL && !json_is_boolean(measured))
         return fail(reader, "\"totals.mpi.measured\" is %s, not a boolean", type_name(measured));
@@ -566,6 +572,10 @@ static int take_mpi(struct reader *reader, const json_t *root, const json_t *tot
             return -1;
         break;
     }
+    /* MPI_Init and MPI_Finalize are the initial thread's: more of them than its MPI time is no report of ours. */
+    if (input->mpi_setup_ns > input->initial_mpi_ns)
+        return fail(reader, "\"totals.mpi.setup_ns\" (%" PRId64 ") is more than the initial thread's MPI time (%" PRId64
+                    ")", input->mpi_setup_ns, input->initial_mpi_ns);
     return 0;
 }
 

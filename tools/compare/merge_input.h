@@ -81,6 +81,8 @@ struct ompc_merge_input {
     int mpi_measured;
     int64_t mpi_samples, mpi_ns, mpi_calls;
     int64_t initial_mpi_ns; /* the initial thread's time inside MPI calls ("threads[].mpi.ns") */
+    int64_t mpi_setup_ns;   /* of the MPI time, MPI_Init and MPI_Finalize ("totals.mpi.setup_ns"; 0 in older reports) */
+    int64_t mpi_idle_samples; /* IDLE samples while the initial thread was in MPI ("totals.mpi.idle_samples") */
     struct ompc_merge_region *regions;
     size_t region_count;
     struct ompc_merge_construct *constructs;

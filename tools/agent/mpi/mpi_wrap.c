@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "agent_mpi.h"
+#include "mpi_calls.h"
 
 #include <dlfcn.h>
 #include <mpi.h>
@@ -26,13 +27,15 @@
 #define CONST
 #endif
 
+typedef void (*enter_t)(int, const void *);
 typedef void (*hook_t)(void);
 /* The agent's two calls, found once at load (the launcher preloads the agent first); NULL without an agent, and then every wrapper only passes its call on. */
-static hook_t enter_hook, leave_hook;
+static enter_t enter_hook;
+static hook_t leave_hook;
 
 __attribute__((constructor)) static void find_agent(void)
 {
-    hook_t enter = (hook_t)dlsym(RTLD_DEFAULT, OMPC_MPI_ENTER_NAME);
+    enter_t enter = (enter_t)dlsym(RTLD_DEFAULT, OMPC_MPI_ENTER_NAME);
     hook_t leave = (hook_t)dlsym(RTLD_DEFAULT, OMPC_MPI_LEAVE_NAME);
     if (enter != NULL && leave != NULL) {
         enter_hook = enter;
@@ -40,10 +43,10 @@ __attribute__((constructor)) static void find_agent(void)
     }
 }
 
-static inline void enter(void)
+static inline void enter(int call, const void *site)
 {
     if (enter_hook != NULL)
-        enter_hook();
+        enter_hook(call, site);
 }
 
 static inline void leave(void)
@@ -68,7 +71,7 @@ static void *pmpi(void *_Atomic *cache, const char *name)
     return function;
 }
 
-/* One wrapper: MPI_name(params) { enter; PMPI_name(args); leave }, visible to the program (the library is built hidden). */
+/* One wrapper: MPI_name(params) { enter; PMPI_name(args); leave }, visible to the program (the library is built hidden); its return address is the program's call site. */
 #define WRAP(name, params, args)                                                        \
     __attribute__((visibility("default"))) int MPI_##name params                        \
     {                                                                                   \
@@ -76,7 +79,7 @@ static void *pmpi(void *_Atomic *cache, const char *name)
         __typeof__(&PMPI_##name) real = (__typeof__(&PMPI_##name))pmpi(&cache, "PMPI_" #name); \
         if (real == NULL)                                                               \
             return MPI_ERR_INTERN;                                                      \
-        enter();                                                                        \
+        enter(OMPC_MPI_##name, __builtin_return_address(0));                            \
         int result = real args;                                                         \
         leave();                                                                        \
         return result;                                                                  \

@@ -47,6 +47,7 @@ static void split_states(const uint64_t *ticks, uint64_t imbalance, struct ompc_
                 + ticks[THR_ATWT_STATE];
     out->sched = ticks[THR_OVHD_STATE] + ticks[THR_REDUC_STATE];
     out->serial = ticks[THR_IDLE_STATE];
+    out->mpi_idle = 0;
     rates(out);
 }
 
@@ -170,6 +171,25 @@ static int advise_tasks(const struct ompc_advice_input *in, struct ompc_advice *
     return 0;
 }
 
+/*
+ * MPI waiting by call site: the time the program spent inside each MPI
+ * call (MPI_Init and MPI_Finalize apart: starting and ending MPI is no
+ * waiting a balanced layout removes).  It is the most a balance of the
+ * ranks' work could take off this rank, whose other threads idle
+ * meanwhile: a finding of its own, never serial code.
+ */
+static void advise_mpi(const struct ompc_advice_input *in, struct ompc_advice *advice)
+{
+    const struct ompc_mpi_sites *sites = &in->locations->mpi;
+    for (int i = 0; i < sites->count; i++) {
+        const struct ompc_mpi_site_row *row = &sites->rows[i];
+        double seconds = (double)row->sum.ns / 1e9;
+        if (!row->setup)
+            consider(advice, OMPC_FINDING_MPI_WAIT, i, seconds < advice->run_s ? seconds : advice->run_s,
+                     row->sum.ticks);
+    }
+}
+
 int ompc_advice_build(const struct ompc_advice_input *in, struct ompc_advice *advice)
 {
     const struct ompc_locations *locations = in->locations;
@@ -197,6 +217,9 @@ int ompc_advice_build(const struct ompc_advice_input *in, struct ompc_advice *ad
         consider(advice, OMPC_FINDING_OVERHEAD, i, row->overhead_gain_s, row->overhead_samples);
     }
     split_states(in->state_ticks, imbalance, &advice->process);
+    /* The team idle while its master is inside MPI waits for MPI, not for serial code: neither serialisation nor a serial finding. */
+    advice->process.mpi_idle = in->mpi_idle_ticks < advice->process.serial ? in->mpi_idle_ticks : advice->process.serial;
+    advice->process.serial -= advice->process.mpi_idle;
     /*
      * The run's threads were there for all of it as far as POP is concerned:
      * a worker the runtime started at the first fork left its core idle
@@ -204,12 +227,14 @@ int ompc_advice_build(const struct ompc_advice_input *in, struct ompc_advice *ad
      */
     advice->process.before_threads = in->before_threads;
     advice->process.serial += in->before_threads;
-    advice->process.samples += in->before_threads;
+    advice->process.mpi_idle += in->mpi_before_threads;
+    advice->process.samples += in->before_threads + in->mpi_before_threads;
     rates(&advice->process);
     advise_amdahl(in, advice);
     advice->serial_gain_s = (double)advice->process.serial * advice->interval_s / advice->threads;
     consider(advice, OMPC_FINDING_SERIAL, -1, advice->serial_gain_s, advice->process.serial);
     advise_waits(in, advice, advise_tasks(in, advice));
+    advise_mpi(in, advice);
     return 0;
 }
 

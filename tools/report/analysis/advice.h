@@ -22,7 +22,8 @@ struct ompc_efficiency {
     uint64_t imbalance;   /* barrier waiting that perfectly balanced work would remove */
     uint64_t sync;        /* lock, critical, ordered and atomic waits, and barrier waiting beyond the imbalance */
     uint64_t sched;       /* OVHD + REDUC: the runtime's own work (fork, join, handing out chunks, reducing) */
-    uint64_t serial;      /* IDLE: threads waiting outside parallel regions for the serial code, and (the process's) before_threads */
+    uint64_t serial;      /* IDLE: threads waiting outside parallel regions for the serial code, and (the process's) before_threads; not mpi_idle */
+    uint64_t mpi_idle;    /* the process's: IDLE while the initial thread was inside an MPI call, the team waiting for MPI (in no efficiency here) */
     uint64_t before_threads; /* the process's: the samples its OpenMP threads but the initial one would have taken before they existed */
     double parallel, load_balance, synchronisation, scheduling, serialisation; /* NaN: no samples */
 };
@@ -43,6 +44,7 @@ enum ompc_finding_kind {
     OMPC_FINDING_WAIT,      /* a lock, critical, ordered or atomic wait: `index` into the wait locations */
     OMPC_FINDING_SERIAL,    /* the serial code other threads wait for (no location) */
     OMPC_FINDING_TOO_FINE,  /* a task construct's tasks too small for their overhead: `index` into the task constructs */
+    OMPC_FINDING_MPI_WAIT,  /* time inside an MPI call (not MPI's start and end) at one call site: `index` into locations.mpi */
 };
 
 /* One opportunity: what, where (an index into the locations) and what it may gain. */
@@ -85,6 +87,8 @@ struct ompc_advice_input {
     const uint64_t *state_ticks; /* the OpenMP threads' samples per state */
     uint64_t total_ticks, mpi_ticks;
     uint64_t before_threads;   /* the samples the OpenMP threads but the initial one would have taken before they existed */
+    uint64_t mpi_idle_ticks;   /* the OpenMP threads' IDLE samples while the initial thread was inside MPI */
+    uint64_t mpi_before_threads; /* samples the threads would have taken before they existed, during MPI_Init */
 };
 
 /* Derives the advice; 0, or -1 when memory runs out. */

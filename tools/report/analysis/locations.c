@@ -269,7 +269,8 @@ int ompc_locations_build(const struct ompc_model_process *process, struct ompc_l
     out->symbolizer = ompc_model_symbolizer(process, &out->vdso);
     if (build_constructs(process, out) != 0 || build_waits(process, out) != 0
         || build_task_constructs(process, out) != 0
-        || ompc_serial_places_build(process, out->symbolizer, out->vdso, &out->serial) != 0)
+        || ompc_serial_places_build(process, out->symbolizer, out->vdso, &out->serial) != 0
+        || ompc_mpi_sites_build(process, out->symbolizer, &out->mpi) != 0)
         return -1;
     return 0;
 }
@@ -280,6 +281,7 @@ void ompc_locations_free(struct ompc_locations *locations)
     free(locations->waits);
     free(locations->task_constructs);
     free(locations->serial.rows);
+    free(locations->mpi.rows);
     if (locations->symbolizer != NULL)
         ompc_symbolizer_free(locations->symbolizer);
     memset(locations, 0, sizeof *locations);

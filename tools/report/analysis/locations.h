@@ -69,6 +69,20 @@ struct ompc_serial_places {
     uint64_t dropped;             /* SERIAL samples the record could not place */
 };
 
+/* One MPI call at one call site (mpi_sites.c), named at the line of the call. */
+struct ompc_mpi_site_row {
+    struct ompc_model_mpi_site sum;
+    struct ompc_location where;
+    int setup;                  /* MPI_Init, MPI_Init_thread or MPI_Finalize: start and end, not communication */
+};
+
+/* The MPI calls by call site, longest first (record version 8 on). */
+struct ompc_mpi_sites {
+    struct ompc_mpi_site_row *rows;
+    int count;
+    uint64_t dropped;           /* outermost calls that found no row in the record */
+};
+
 /* Everything located, widest first. */
 struct ompc_locations {
     struct ompc_symbolizer *symbolizer; /* NULL: addresses stay raw */
@@ -81,6 +95,7 @@ struct ompc_locations {
     struct ompc_task_construct_row *task_constructs; /* most execution time first */
     int task_construct_count;
     struct ompc_serial_places serial;
+    struct ompc_mpi_sites mpi;
 };
 
 /* Builds the tables from a finished process record; returns -1 when memory runs out. */
@@ -89,6 +104,10 @@ int ompc_locations_build(const struct ompc_model_process *process, struct ompc_l
 /* The serial places of a process, named with `symbolizer` (NULL: raw); -1 when memory runs out. */
 int ompc_serial_places_build(const struct ompc_model_process *process, struct ompc_symbolizer *symbolizer,
                              uint64_t vdso, struct ompc_serial_places *out);
+
+/* The MPI call sites of a process, named with `symbolizer` (NULL: raw), longest first; -1 when memory runs out. */
+int ompc_mpi_sites_build(const struct ompc_model_process *process, struct ompc_symbolizer *symbolizer,
+                         struct ompc_mpi_sites *out);
 
 /* Frees what build allocated; safe on a zeroed or half-built one. */
 void ompc_locations_free(struct ompc_locations *locations);

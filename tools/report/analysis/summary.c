@@ -50,6 +50,16 @@ static int compare_wait_ticks(const void *a, const void *b)
 }
 
 
+/* The samples inside MPI_Init and MPI_Init_thread, which come before the program's first parallel region. */
+static uint64_t mpi_init_ticks(const struct ompc_model_process *process)
+{
+    uint64_t ticks = 0;
+    for (uint32_t i = 0; i < process->mpi_site_count; i++)
+        if (process->mpi_sites[i].call == OMPC_MPI_Init || process->mpi_sites[i].call == OMPC_MPI_Init_thread)
+            ticks += process->mpi_sites[i].ticks;
+    return ticks;
+}
+
 /* Gathers threads, regions and waits; returns -1 when memory runs out. */
 int ompc_summarise(const struct ompc_report *report, struct summary *summary)
 {
@@ -58,6 +68,7 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
     summary->report = report;
     summary->process = process;
     summary->thread_count = process->thread_count;
+    uint64_t init_ticks = mpi_init_ticks(process);
     if (summary->thread_count < 0 || summary->thread_count > OMPC_MAX_THREADS)
         summary->thread_count = OMPC_MAX_THREADS;
     for (int i = 0; i < summary->thread_count; i++) {
@@ -68,14 +79,20 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
         }
         summary->openmp_threads++;
         /* From when the collector's session began: its own start-up is not the program's serial code. */
-        if (!thread->initial && report->interval_ns > 0 && thread_birth_ns(thread) > process->session_ns)
-            summary->before_threads += (thread_birth_ns(thread) - process->session_ns) / (uint64_t)report->interval_ns;
+        if (!thread->initial && report->interval_ns > 0 && thread_birth_ns(thread) > process->session_ns) {
+            uint64_t before = (thread_birth_ns(thread) - process->session_ns) / (uint64_t)report->interval_ns;
+            /* While the initial thread was in MPI_Init the worker waited for MPI to start, not for serial code. */
+            uint64_t in_init = before < init_ticks ? before : init_ticks;
+            summary->before_threads += before - in_init;
+            summary->mpi_before_threads += in_init;
+        }
         for (int state = 0; state < OMPC_NSTATES; state++) {
             uint64_t ticks = thread->state_ticks[state];
             summary->state_ticks[state] += ticks;
             summary->total_ticks += ticks;
         }
         summary->mpi_ticks += thread->mpi_ticks;
+        summary->mpi_idle_ticks += thread->mpi_idle_ticks;
         summary->total_ticks += thread->mpi_ticks;
         summary->mpi_ns += thread->mpi_ns;
         summary->mpi_calls += thread->mpi_calls;
@@ -130,7 +147,8 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
         return -1;
     struct ompc_advice_input input = {report, process, &summary->locations, summary->thread_count,
                                       summary->openmp_threads, summary->state_ticks, summary->total_ticks,
-                                      summary->mpi_ticks, summary->before_threads};
+                                      summary->mpi_ticks, summary->before_threads, summary->mpi_idle_ticks,
+                                      summary->mpi_before_threads};
     return ompc_advice_build(&input, &summary->advice);
 }
 

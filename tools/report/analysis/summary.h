@@ -31,8 +31,10 @@ struct summary {
     uint64_t total_ticks;  /* every state's, invalid answers' and MPI's */
     uint64_t state_ticks[OMPC_NSTATES];
     uint64_t mpi_ticks;    /* samples inside MPI calls, in no state */
-    uint64_t before_threads; /* samples the OpenMP threads but the initial one would have taken before they existed */
+    uint64_t before_threads; /* samples the OpenMP threads but the initial one would have taken before they existed, outside MPI_Init */
+    uint64_t mpi_before_threads; /* ... of them while the initial thread was inside MPI_Init (waiting for MPI, not serial code) */
     uint64_t mpi_ns, mpi_calls; /* time inside MPI calls and the calls, of the OpenMP threads */
+    uint64_t mpi_idle_ticks; /* of state_ticks[IDLE], those while the initial thread was inside MPI (the team waiting for MPI) */
     const struct ompc_model_region **regions; /* by id */
     int region_count;
     uint64_t forks, joins, outermost_ns;

@@ -548,6 +548,11 @@ static void take_mpi(struct ompc_model_process *to, const struct ompc_process *f
         thread->mpi_ns = atomic_load(&row->ns);
         thread->mpi_calls = atomic_load(&row->calls);
         thread->mpi_ticks = atomic_load(&row->ticks);
+        thread->mpi_idle_ticks = atomic_load(&row->idle_ticks);
+        if (thread->mpi_idle_ticks > thread->state_ticks[THR_IDLE_STATE]) {
+            thread->mpi_idle_ticks = thread->state_ticks[THR_IDLE_STATE];
+            bad++;
+        }
         uint64_t states = 0;
         for (int s = 0; s < OMPC_NSTATES; s++)
             states += thread->state_ticks[s];
@@ -563,7 +568,8 @@ static void take_mpi(struct ompc_model_process *to, const struct ompc_process *f
     }
     if (bad > 0)
         ompc_damage_note(&to->damage, "%lu MPI counts of threads that cannot be (more samples in MPI than the "
-                                      "thread's timer counted, or more time than the run; held to them)", bad);
+                                      "thread's timer counted, more idle while the initial thread was in MPI than "
+                                      "IDLE, or more time than the run; held to them)", bad);
 }
 
 /* qsort: regions by id, then by their place in the table (which only a damaged record can need). */
@@ -759,7 +765,7 @@ static uint64_t serial_samples(const struct ompc_model_process *to)
 static int take_serial_places(struct ompc_model_process *to, const struct ompc_process *from,
                               const struct limits *limits)
 {
-    to->serial_located = limits->header->version >= OMPC_RECORD_VERSION && to->sampling != OMPC_SAMPLING_OFF
+    to->serial_located = limits->header->version > OMPC_RECORD_VERSION_NO_SERIAL && to->sampling != OMPC_SAMPLING_OFF
                          && to->sampling != OMPC_SAMPLING_NO_SIGNAL;
     uint32_t used = 0;
     EACH_FILLED_ROW(limits, serial_places, OMPC_SERIAL_PLACES, i)
@@ -783,6 +789,61 @@ static int take_serial_places(struct ompc_model_process *to, const struct ompc_p
         to->serial_place_count = 0;
         to->serial_places_dropped = 0;
         to->serial_located = 0;
+    }
+    return 0;
+}
+
+/* The threads' time and samples inside MPI calls: what the call sites and MPI's start and end may hold at most. */
+static void mpi_totals(const struct ompc_model_process *to, uint64_t *ns, uint64_t *ticks)
+{
+    *ns = *ticks = 0;
+    for (int i = 0; i < to->thread_count; i++) {
+        *ns = to->threads[i].mpi_ns > UINT64_MAX - *ns ? UINT64_MAX : *ns + to->threads[i].mpi_ns;
+        *ticks += to->threads[i].mpi_ticks;
+    }
+}
+
+/*
+ * MPI's start and end and the call sites (version 8 on; zero before).  The
+ * rows add up what the threads' rows add, so more time or samples than
+ * theirs, or a call number outside mpi_calls.h, is someone else's writing:
+ * the table is ignored whole (and MPI's start and end held to the threads').
+ */
+static int take_mpi_sites(struct ompc_model_process *to, const struct ompc_process *from, const struct limits *limits)
+{
+    uint64_t most_ns, most_ticks, ns = 0, ticks = 0;
+    mpi_totals(to, &most_ns, &most_ticks);
+    to->mpi_setup_ns = atomic_load(&from->mpi_setup_ns);
+    to->mpi_setup_calls = atomic_load(&from->mpi_setup_calls);
+    if (to->mpi_setup_ns > most_ns) {
+        ompc_damage_note(&to->damage, "MPI_Init and MPI_Finalize took longer than the threads' MPI time: held to it");
+        to->mpi_setup_ns = most_ns;
+    }
+    to->mpi_sites = calloc(OMPC_MPI_SITES + 1, sizeof *to->mpi_sites);
+    if (to->mpi_sites == NULL)
+        return -1;
+    int bad = 0;
+    EACH_FILLED_ROW(limits, mpi_sites, OMPC_MPI_SITES, i) {
+        const struct ompc_mpi_site *row = &from->mpi_sites[i];
+        uint64_t key = atomic_load(&row->key);
+        if (key == 0)
+            continue;
+        struct ompc_model_mpi_site *site = &to->mpi_sites[to->mpi_site_count++];
+        *site = (struct ompc_model_mpi_site){(int)(key >> 48) - 1, key & ((UINT64_C(1) << 48) - 1),
+                                             atomic_load(&row->calls), atomic_load(&row->ns), atomic_load(&row->ticks)};
+        bad |= site->call < 0 || site->call >= OMPC_MPI_CALL_COUNT || site->ns > most_ns - ns
+               || site->ticks > most_ticks - ticks;
+        if (!bad) {
+            ns += site->ns;
+            ticks += site->ticks;
+        }
+    }
+    to->mpi_sites_dropped = atomic_load(&from->mpi_sites_dropped);
+    if (bad) {
+        ompc_damage_note(&to->damage, "MPI call sites with an unknown call, or more time or samples than the "
+                                      "threads' MPI rows: ignored");
+        to->mpi_site_count = 0;
+        to->mpi_sites_dropped = 0;
     }
     return 0;
 }
@@ -907,6 +968,7 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
               || (to->constructs = calloc(1, sizeof *to->constructs)) == NULL
               || (to->task_constructs = calloc(1, sizeof *to->task_constructs)) == NULL
               || (to->serial_places = calloc(1, sizeof *to->serial_places)) == NULL
+              || (to->mpi_sites = calloc(1, sizeof *to->mpi_sites)) == NULL
               || take_code(to, memset(from, 0, sizeof *from)) != 0;
     } else {
         struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0, &filled};
@@ -918,7 +980,7 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
         failed = failed || ompc_load_tasks(to) != 0
               || take_regions(to, from, &limits) != 0 || take_constructs(fd, to, from, &limits) != 0
               || take_task_constructs(to, from, &limits) != 0 || take_code(to, from) != 0
-              || take_serial_places(to, from, &limits) != 0;
+              || take_serial_places(to, from, &limits) != 0 || take_mpi_sites(to, from, &limits) != 0;
         if (limits.clamped > 0)
             ompc_damage_note(&to->damage, "%lu times past the end of the run (set to its end)", limits.clamped);
         if (limits.bad_waits > 0)
@@ -1008,6 +1070,7 @@ void ompc_model_free(struct ompc_model_process *process)
     free(process->constructs);
     free(process->task_constructs);
     free(process->serial_places);
+    free(process->mpi_sites);
     free(process->modules);
     free(process);
 }

@@ -92,6 +92,8 @@ struct ompc_model_thread {
     uint64_t armed_ns;           /* its timer first armed (0: never) */
     /* MPI (record.h's struct ompc_mpi_thread): time inside wrapped MPI calls, those calls, and samples taken inside one (in no state). */
     uint64_t mpi_ns, mpi_calls, mpi_ticks;
+    /* Of state_ticks[IDLE], those taken while the initial thread was inside an MPI call (record version 8; 0 before). */
+    uint64_t mpi_idle_ticks;
 };
 
 /* One parallel region (record.h's struct ompc_region). */
@@ -165,6 +167,13 @@ struct ompc_model_place {
     uint64_t pc, ticks;
 };
 
+/* One MPI call at one call site (record.h's struct ompc_mpi_site, checked): call is its number in mpi_calls.h. */
+struct ompc_model_mpi_site {
+    int call;
+    uint64_t site; /* the return address in the program */
+    uint64_t calls, ns, ticks;
+};
+
 /* One process image (record.h's struct ompc_process, checked). */
 struct ompc_model_process {
     uint32_t state;               /* enum ompc_process_state */
@@ -232,6 +241,11 @@ struct ompc_model_process {
     uint32_t serial_place_count;
     struct ompc_model_place *serial_places; /* in table order */
     uint64_t serial_places_dropped;         /* SERIAL samples not located (table full, or no code address) */
+    /* MPI's start and end (MPI_Init, MPI_Init_thread, MPI_Finalize) and the calls by site (record version 8 on; zero before). */
+    uint64_t mpi_setup_ns, mpi_setup_calls;
+    uint32_t mpi_site_count;
+    struct ompc_model_mpi_site *mpi_sites; /* in table order */
+    uint64_t mpi_sites_dropped;            /* outermost calls that found no row */
 };
 
 struct ompc_symbolizer;

@@ -55,6 +55,9 @@ const char *ompc_finding_hint(const struct summary *summary, const struct ompc_f
                    "their overhead (a coarser cut-off) or too few of them (more independent tasks, a smaller "
                    "taskloop grainsize) are typical causes";
         return wait_hint(locations->waits[finding->index].state);
+    case OMPC_FINDING_MPI_WAIT:
+        return "this rank waits here for the other ranks (its other threads idle meanwhile); balancing the ranks' "
+               "work (moving work from the slowest rank, another decomposition) may recover this time";
     case OMPC_FINDING_TOO_FINE:
         return "these tasks are small next to what creating and scheduling each costs; a coarser cutoff or grain "
                "size (a final or if clause, a larger taskloop grainsize) may help";
@@ -74,6 +77,8 @@ static const char *finding_kind_name(const struct summary *summary, const struct
         return "overhead";
     case OMPC_FINDING_TOO_FINE:
         return "too_fine_tasks";
+    case OMPC_FINDING_MPI_WAIT:
+        return "mpi_wait";
     case OMPC_FINDING_WAIT:
         switch (summary->locations.waits[finding->index].state) {
         case THR_CTWT_STATE:
@@ -112,6 +117,13 @@ static const char *finding_what(const struct summary *summary, const struct ompc
             *codeptr = locations->serial.rows[0].address;
         }
         snprintf(buffer, size, "serial code");
+        return buffer;
+    }
+    if (finding->kind == OMPC_FINDING_MPI_WAIT) {
+        const struct ompc_mpi_site_row *row = &locations->mpi.rows[finding->index];
+        *where = &row->where;
+        *codeptr = row->sum.site;
+        snprintf(buffer, size, "MPI waiting in %s", ompc_mpi_call_name(row->sum.call));
         return buffer;
     }
     if (finding->kind == OMPC_FINDING_TOO_FINE) {
@@ -172,6 +184,15 @@ static void serial_detail(const struct summary *summary, char *buffer, size_t si
     }
 }
 
+/* An MPI wait's figures: its calls, and the other threads idle meanwhile. */
+static void mpi_wait_detail(const struct summary *summary, const struct ompc_mpi_site_row *row, char *buffer,
+                            size_t size)
+{
+    snprintf(buffer, size, "%" PRIu64 " call%s, %" PRIu64 " samples inside; the other threads idle %" PRIu64
+             " samples while the initial thread was in MPI", row->sum.calls, row->sum.calls == 1 ? "" : "s",
+             row->sum.ticks, summary->advice.process.mpi_idle);
+}
+
 /* The figure behind a finding: the construct's load balance, the waiting threads, the task sizes, Amdahl's bound ("" none). */
 static const char *finding_detail(const struct summary *summary, const struct ompc_finding *finding, char *buffer,
                                   size_t size)
@@ -191,6 +212,8 @@ static const char *finding_detail(const struct summary *summary, const struct om
         too_fine_detail(advice, finding->index, buffer, size);
     else if (finding->kind == OMPC_FINDING_SERIAL)
         serial_detail(summary, buffer, size);
+    else if (finding->kind == OMPC_FINDING_MPI_WAIT)
+        mpi_wait_detail(summary, &summary->locations.mpi.rows[finding->index], buffer, size);
     return buffer;
 }
 
@@ -240,6 +263,11 @@ static void text_process_metrics(const struct summary *summary, FILE *out)
         fprintf(out, "  serialisation       %6.3f  %" PRIu64 " samples idle outside parallel regions (IDLE), %" PRIu64
                      " of them before the runtime started the threads\n",
                 e->serialisation, e->serial, e->before_threads);
+    if (summary->process->mpi_active)
+        fprintf(out, "  MPI waiting         %" PRIu64 " samples idle while the initial thread was inside MPI (IDLE, "
+                     "not serialisation); MPI_Init and MPI_Finalize %.3f s in %" PRIu64 " calls, apart from "
+                     "communication\n", e->mpi_idle, summary->process->mpi_setup_ns / 1e9,
+                summary->process->mpi_setup_calls);
     if (advice->serial_fraction >= OMPC_FINDING_MIN_SHARE)
         fprintf(out, "  serial fraction %.3f of the initial thread's samples: Amdahl's bound %.2fx on %d threads, "
                      "%.2fx on any number\n", advice->serial_fraction, advice->amdahl_speedup, advice->threads,
@@ -438,6 +466,7 @@ static json_t *json_efficiency(const struct ompc_efficiency *e)
     failed |= ompc_json_set(lost, "synchronisation", ompc_json_u64(e->sync));
     failed |= ompc_json_set(lost, "scheduling", ompc_json_u64(e->sched));
     failed |= ompc_json_set(lost, "serialisation", ompc_json_u64(e->serial));
+    failed |= ompc_json_set(lost, "mpi_idle", ompc_json_u64(e->mpi_idle));
     failed |= ompc_json_set(lost, "before_threads", ompc_json_u64(e->before_threads));
     failed |= ompc_json_set(object, "lost", lost);
     failed |= ompc_json_set(object, "parallel_efficiency", ompc_json_fixed(e->parallel, 3));
@@ -458,6 +487,33 @@ static json_t *json_where(uint64_t codeptr, const struct ompc_location *where)
     failed |= ompc_json_set(object, "line", where != NULL && where->kind == OMPC_LOC_LINE ? json_integer(where->line)
                                                                                          : json_null());
     return ompc_json_built(object, failed);
+}
+
+/* One MPI call site: the call, where the program made it, and its calls, time and samples. */
+static json_t *json_mpi_site(const struct ompc_mpi_site_row *row)
+{
+    json_t *object = json_object();
+    int failed = ompc_json_set(object, "call", json_string(ompc_mpi_call_name(row->sum.call)));
+    failed |= ompc_json_set(object, "location", json_where(row->sum.site, &row->where));
+    failed |= ompc_json_set(object, "setup", json_boolean(row->setup));
+    failed |= ompc_json_set(object, "calls", ompc_json_u64(row->sum.calls));
+    failed |= ompc_json_set(object, "ns", ompc_json_u64(row->sum.ns));
+    failed |= ompc_json_set(object, "samples", ompc_json_u64(row->sum.ticks));
+    return ompc_json_built(object, failed);
+}
+
+int ompc_mpi_json(const struct summary *summary, json_t *mpi)
+{
+    const struct ompc_mpi_sites *sites = &summary->locations.mpi;
+    int failed = ompc_json_set(mpi, "setup_ns", ompc_json_u64(summary->process->mpi_setup_ns));
+    failed |= ompc_json_set(mpi, "setup_calls", ompc_json_u64(summary->process->mpi_setup_calls));
+    failed |= ompc_json_set(mpi, "idle_samples", ompc_json_u64(summary->mpi_idle_ticks));
+    json_t *rows = json_array();
+    for (int i = 0; i < sites->count && rows != NULL; i++)
+        failed |= ompc_json_append(rows, json_mpi_site(&sites->rows[i]));
+    failed |= ompc_json_set(mpi, "sites", rows);
+    failed |= ompc_json_set(mpi, "sites_dropped", ompc_json_u64(sites->dropped));
+    return failed ? -1 : 0;
 }
 
 /* A gain as {"seconds", "share"} of the run. */

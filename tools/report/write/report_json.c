@@ -273,6 +273,7 @@ static int json_totals(const struct summary *summary, json_t *root)
     failed |= ompc_json_set(totals, "task_overhead", overhead);
     json_t *mpi = json_mpi(summary->mpi_ticks, summary->mpi_ns, summary->mpi_calls);
     failed |= ompc_json_set(mpi, "measured", json_boolean(summary->process->mpi_active));
+    failed |= mpi == NULL || ompc_mpi_json(summary, mpi) != 0;
     failed |= ompc_json_set(totals, "mpi", mpi);
     failed |= ompc_json_set(root, "totals", totals);
     return failed;

@@ -11,6 +11,9 @@
 #include "tasks.h"
 
 #include <inttypes.h>
+
+/* The MPI call sites the text lists (longest first). */
+#define OMPC_TEXT_MPI_SITES 5
 #include <stdlib.h>
 #include <string.h>
 
@@ -379,6 +382,23 @@ static void text_events(const struct summary *summary, FILE *out)
     }
 }
 
+/* The MPI calls that took longest, by call and call site (MPI_Init and MPI_Finalize marked: not communication). */
+static void text_mpi_sites(const struct summary *summary, FILE *out)
+{
+    const struct ompc_mpi_sites *sites = &summary->locations.mpi;
+    for (int i = 0; i < sites->count && i < OMPC_TEXT_MPI_SITES; i++) {
+        const struct ompc_mpi_site_row *row = &sites->rows[i];
+        char label[512];
+        fprintf(out, "    %-16s at %-40s %9.3f s %8" PRIu64 " calls %7" PRIu64 " samples%s\n",
+                ompc_mpi_call_name(row->sum.call), ompc_location_label(&row->where, row->sum.site, label, sizeof label),
+                row->sum.ns / 1e9, row->sum.calls, row->sum.ticks, row->setup ? "  (start/end)" : "");
+    }
+    if (sites->count > OMPC_TEXT_MPI_SITES)
+        fprintf(out, "    and %d more call sites (JSON lists them all)\n", sites->count - OMPC_TEXT_MPI_SITES);
+    if (sites->dropped > 0)
+        fprintf(out, "    %" PRIu64 " calls at sites past the record's %d rows\n", sites->dropped, OMPC_MPI_SITES);
+}
+
 /* The states' shares of every OpenMP thread's samples together. */
 static void text_totals(const struct summary *summary, FILE *out)
 {
@@ -409,6 +429,7 @@ static void text_totals(const struct summary *summary, FILE *out)
     if (summary->process->mpi_active)
         fprintf(out, "  MPI: %.3f thread-seconds inside %" PRIu64 " MPI calls (measured by libompcollect-mpi; "
                 "their samples count as MPI, in no state)\n", summary->mpi_ns / 1e9, summary->mpi_calls);
+    text_mpi_sites(summary, out);
 }
 
 /* The at-a-glance report: header, thread table, regions, waits, events, totals. */

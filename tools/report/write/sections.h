@@ -32,6 +32,9 @@ int ompc_advice_csv(const struct summary *summary, struct ompc_csv_tables *table
 /* The JSON members "efficiency" and "opportunities" of the report `root`; 0, or -1 when memory runs out. */
 int ompc_advice_json(const struct summary *summary, json_t *root);
 
+/* Adds MPI's start and end, the team's MPI waiting and the calls by site to a report's "totals.mpi"; 0, or -1 when memory runs out. */
+int ompc_mpi_json(const struct summary *summary, json_t *mpi);
+
 /* Locations (locations_write.c): the "Parallel constructs" and "Waits by location" text tables; `total` is the samples shares are of. */
 void ompc_locations_text(const struct ompc_locations *locations, uint64_t total, FILE *out);
 
