@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* CPU seconds of the calling thread: a loaded machine stretches wall time, not the work the sampler sees. */
+/* CPU seconds of the calling thread: a loaded machine stretches wall time, not the work.  A system call (this clock has no vDSO fast path) is where a loaded machine often preempts the thread, and the samples of its wait for the CPU count there: serial_phase reads it rarely. */
 static double cpu_seconds(void)
 {
     struct timespec now;
@@ -18,7 +18,7 @@ __attribute__((noinline)) static double serial_phase(double seconds) /* @SERIAL_
     volatile double sum = 0;
     double until = cpu_seconds() + seconds;
     while (cpu_seconds() < until)
-        for (int i = 1; i < 1000000; i++)
+        for (int i = 1; i < 10000000; i++)
             sum += 1.0 / i;
     return sum;
 } /* @SERIAL_END */
