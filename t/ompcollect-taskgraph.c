@@ -1,9 +1,10 @@
-/* ompcollect-taskgraph.c - task graphs of known structure for t/ompcollect-taskgraph.sh: fib with a cut-off under one root task, a root that waits in a taskwait for a long task another thread runs, or a chain and a diamond of depend clauses; prints how many tasks it made. */
+/* ompcollect-taskgraph.c - task graphs of known structure for t/ompcollect-taskgraph.sh: fib with a cut-off under one root task, a root that waits in a taskwait for a long task another thread runs, a task that computes for some CPU time and then sleeps, or a chain and a diamond of depend clauses; prints how many tasks it made. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <omp.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static _Atomic long made;
 
@@ -27,7 +28,15 @@ static __attribute__((noinline)) long fib(int n, int cutoff)
     return x + y;
 }
 
-/* A root task that waits in a taskwait for a child spinning `seconds` on the other thread. */
+/* The calling thread's CPU time in seconds. */
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A root task that waits in a taskwait for a child spinning `seconds` of CPU time on the other thread (own time is CPU time). */
 static void long_wait(double seconds)
 {
     static _Atomic int started;
@@ -41,8 +50,8 @@ static void long_wait(double seconds)
 #pragma omp task /* LONG_CHILD */
         {
             atomic_store(&started, 1);
-            double until = omp_get_wtime() + seconds;
-            while (omp_get_wtime() < until)
+            double until = thread_cpu() + seconds;
+            while (thread_cpu() < until)
                 ;
         }
         while (!atomic_load(&started))
@@ -50,6 +59,28 @@ static void long_wait(double seconds)
 #pragma omp taskwait
     }
     printf("taskgraph: wait %.3f tasks 2\n", seconds);
+}
+
+/*
+ * One task computes for `cpu` seconds of its thread's CPU time (however
+ * long the machine's load makes that in wall time), then sleeps `sleep`
+ * seconds: off the CPU, as a preempted task is, and with no event between.
+ */
+static void sleeper(double cpu, double sleep)
+{
+    volatile unsigned long spins = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp task /* SLEEPER */
+    {
+        double until = thread_cpu() + cpu;
+        while (thread_cpu() < until)
+            spins++;
+        struct timespec pause = {(time_t)sleep, (long)((sleep - (time_t)sleep) * 1e9)};
+        while (nanosleep(&pause, &pause) != 0)
+            ;
+    }
+    printf("taskgraph: sleeper cpu %.3f sleep %.3f tasks 1\n", cpu, sleep);
 }
 
 /*
@@ -113,9 +144,13 @@ static void diamond(void)
     printf("taskgraph: diamond w %d tasks 4\n", w);
 }
 
-/* Arguments: n, cut-off (defaults 20 12); "wait" and the seconds the child spins; "chain"; "diamond". */
+/* Arguments: n, cut-off (defaults 20 12); "wait" and the seconds the child spins; "sleep" CPU-SECONDS SECONDS; "chain"; "diamond". */
 int main(int argc, char **argv)
 {
+    if (argc > 3 && argv[1][0] == 's') {
+        sleeper(atof(argv[2]), atof(argv[3]));
+        return 0;
+    }
     if (argc > 1 && argv[1][0] == 'w') {
         long_wait(argc > 2 ? atof(argv[2]) : 0.2);
         return 0;

@@ -1,10 +1,12 @@
 #!/bin/sh
-# ompcollect-taskgraph.sh - --task-graph on fib with a cut-off built with clang and GCC: the DOT and JSON graphs hold exactly the program's tasks and creation edges, each task named by its construct's line, the report gives work, span, parallelism and the critical path in every format, the critical path grows with n, a graph past the node bound is drawn per construct and depth and says so, Graphviz reads the DOT, a task's wait in a taskwait is not its own time, and a depend chain and diamond give exactly their dependence edges.
+# ompcollect-taskgraph.sh - --task-graph on fib with a cut-off built with clang and GCC: the DOT and JSON graphs hold exactly the program's tasks and creation edges, each task named by its construct's line, the report gives work, span, parallelism and the critical path in every format, the critical path grows with n, a graph past the node bound is drawn per construct and depth and says so, Graphviz reads the DOT, a task's wait in a taskwait is not its own time, a depend chain and diamond give exactly their dependence edges, fib without a cut-off is covered whole by the default event log at two sizes and its parallelism grows with n, a log too small for the run says exactly which share of the tasks the graph holds, and a task's time off the CPU (a sleep, as a preemption) is not its own time.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 # fib(N) with cut-off CUTOFF; a small N for the path comparison; a large N past the graph's node bound (5000).
 cutoff=20 fib_n=28 small_n=21 big_n=35
-per_cc=12
+# fib without a cut-off (every call at or above 2 makes two tasks) at two sizes: the larger makes 150049 tasks.
+fine_small=16 fine_big=24
+per_cc=16
 echo "1..$((2 * per_cc))"
 n=0
 source=$top_srcdir/t/ompcollect-taskgraph.c
@@ -12,15 +14,16 @@ marker_line() {
     grep -n "$1" "$source" | head -n 1 | cut -d: -f1
 }
 line_x=$(marker_line 'FIB_X') line_y=$(marker_line 'FIB_Y') line_root=$(marker_line '/\* ROOT ')
-# Tasks each fib construct makes for n: one per call at or above the cut-off; the program's total adds the root.
+# Tasks each fib construct makes for n (with cut-off $2, else $cutoff): one per call at or above the cut-off; the program's total adds the root.
 calls() {
     python3 -c "
 import functools
 @functools.lru_cache(None)
 def calls(k):
-    return 0 if k < $cutoff else 1 + calls(k - 1) + calls(k - 2)
+    return 0 if k < ${2:-$cutoff} else 1 + calls(k - 1) + calls(k - 2)
 print(calls($1))"
 }
+fine_small_tasks=$((1 + 2 * $(calls $fine_small 2))) fine_big_tasks=$((1 + 2 * $(calls $fine_big 2)))
 per_construct=$(calls $fib_n) big_tasks=$((1 + 2 * $(calls $big_n)))
 tasks=$((1 + 2 * per_construct))
 # The deepest task: the root at depth 0 calls fib(n), whose tasks reach fib(cutoff - 1).
@@ -64,7 +67,7 @@ for cc in clang gcc; do
     work=$(python3 "$query" "$tmp/$cc.json" "$g['work_ns']") span=$(python3 "$query" "$tmp/$cc.json" "$g['span_ns']")
     ok "$(grep -Eq '^  work [0-9.]+ ms, span [0-9.]+ ms, parallelism [0-9.]+: more than about [0-9]+ threads? cannot help this run$' "$tmp/$cc.txt" &&
         grep -Eq "^  critical path: [0-9]+ tasks?: .*ompcollect-taskgraph.c:$line_root \\(1\\)" "$tmp/$cc.txt" &&
-        grep -Eq "^task_graph,$tasks,1,[0-9]+,0,1,$depth,$work,$span,[0-9.]+,[0-9]+$" "$tmp/$cc.csv" &&
+        grep -Eq "^task_graph,$tasks,1,[0-9]+,0,1,$depth,$work,$span,[0-9.]+,[0-9]+,$tasks,1$" "$tmp/$cc.csv" &&
         grep -q "^task_critical_path,0x[0-9a-f]*,[^,]*,[^,]*ompcollect-taskgraph.c,$line_root," "$tmp/$cc.csv" && echo True)" \
         "$cc: text and CSV from the saved run give the JSON's work and span, the sentence and the root on the critical path" \
         "$tmp/$cc.txt"
@@ -108,7 +111,7 @@ print(g['aggregated'] and g['tasks'] == $big_tasks and sum(x['tasks'] for x in g
       and any(l['what'] == 'task_graph' and l['count'] == $big_tasks for l in r['limits']))" | grep -q True && echo True)" \
         "$cc: fib($big_n)'s $big_tasks tasks are drawn one node per construct and depth, said on stderr and in limits[]" \
         "$tmp/$cc.big.err"
-    # A root waits 1 s in a taskwait for a child another thread runs: the wait is not the root's own time
+    # A root waits in a taskwait for a child another thread runs for 1 s of CPU time: the wait is not the root's own time
     # (the shim's task-wait events), so its own time -- creating the child and spinning until another
     # thread took it, tens of ms on a loaded machine -- is a small part of the child's (a 10x margin).
     "$oc" --runtime "$LIBOMP" -o /dev/null --task-graph="$tmp/$cc.wait.json" "$prog" wait 1 >"$tmp/$cc.wait.out" 2>&1
@@ -121,6 +124,55 @@ print(len(root) == 1 and len(child) == 1 and child[0]['own_ns'] >= 900000000 and
       and [e['kind'] for e in g['edges']] == ['create', 'join'] and g['critical_path'] == [root[0]['task'], child[0]['task']])" 2>&1)" \
         "$cc: a root's 1 s taskwait for a child on another thread is not its own time; the child joins it and is on the critical path" \
         "$tmp/$cc.wait.json"
+    # fib without a cut-off: the default event log of --task-graph holds every task of both sizes (counted
+    # against the program's structure), and the graph says it covers the whole run.
+    for size in $fine_small $fine_big; do
+        "$oc" --runtime "$LIBOMP" -f json -o "$tmp/$cc.fine$size.json" --save="$tmp/$cc.fine$size.ses" \
+            --task-graph="$tmp/$cc.fine$size.graph.json" "$prog" $size 2 >/dev/null 2>"$tmp/$cc.fine$size.err"
+        "$oc" report -o "$tmp/$cc.fine$size.txt" "$tmp/$cc.fine$size.ses" >/dev/null 2>&1
+    done
+    ok "$(python3 -c "
+import json
+ok = True
+for size, tasks in (($fine_small, $fine_small_tasks), ($fine_big, $fine_big_tasks)):
+    r = json.load(open('$tmp/$cc.fine%d.json' % size))['tasks']['graph']
+    g = json.load(open('$tmp/$cc.fine%d.graph.json' % size))
+    text = open('$tmp/$cc.fine%d.txt' % size).read()
+    ok = ok and r['tasks'] == r['created_tasks'] == g['tasks'] == g['created_tasks'] == tasks and r['complete'] and g['complete']
+    ok = ok and r['created_exact'] and 'every task the run created' in g['summary']
+    ok = ok and ('Task graph (%d logged tasks: every task the run created;' % tasks) in text
+print(ok)" 2>&1)" \
+        "$cc: fib($fine_small) and fib($fine_big) without a cut-off: the graph holds all $fine_small_tasks and $fine_big_tasks tasks and says it covers the run" \
+        "$tmp/$cc.fine$fine_big.err"
+    small=$(python3 "$query" "$tmp/$cc.fine$fine_small.json" "$g['parallelism']" 2>&1)
+    big=$(python3 "$query" "$tmp/$cc.fine$fine_big.json" "$g['parallelism']" 2>&1)
+    ok "$(python3 -c "print($big > $small > 1)" 2>&1)" \
+        "$cc: fib($fine_big)'s parallelism is above fib($fine_small)'s, as its structure says (about 31 times; got $big and $small)"
+    # A log of 64 KiB a thread (2048 events) cannot hold fib($fine_small)'s $fine_small_tasks tasks: every output says how many it holds of how many.
+    "$oc" --runtime "$LIBOMP" -f json -o "$tmp/$cc.part.json" --save="$tmp/$cc.part.ses" --trace-buffer=64K \
+        --task-graph="$tmp/$cc.part.graph.json" "$prog" $fine_small 2 >/dev/null 2>&1
+    "$oc" report -o "$tmp/$cc.part.txt" --task-graph="$tmp/$cc.part.dot" "$tmp/$cc.part.ses" >/dev/null 2>&1
+    ok "$(python3 -c "
+import json, re
+r = json.load(open('$tmp/$cc.part.json'))['tasks']['graph']
+g = json.load(open('$tmp/$cc.part.graph.json'))
+text, dot = open('$tmp/$cc.part.txt').read(), open('$tmp/$cc.part.dot').read()
+n = r['tasks']
+share = '(%.1f%%)' % (100.0 * n / $fine_small_tasks)
+print(0 < n < $fine_small_tasks and r['created_tasks'] == g['created_tasks'] == $fine_small_tasks and not r['complete'] and not g['complete']
+      and ('Task graph (%d logged tasks of $fine_small_tasks created %s: the event log ran full;' % (n, share)) in text
+      and ('of $fine_small_tasks tasks created only these %d %s were logged' % (n, share)) in g['summary']
+      and ('only these %d %s were logged' % (n, share)) in dot)" 2>&1)" \
+        "$cc: with --trace-buffer=64K the text, JSON and DOT graphs say exactly how many of fib($fine_small)'s $fine_small_tasks tasks they hold" \
+        "$tmp/$cc.part.txt"
+    # A task computes 50 ms of CPU time and then sleeps 300 ms: off the CPU, as when preempted, and not its own time.
+    "$oc" --runtime "$LIBOMP" -o /dev/null --task-graph="$tmp/$cc.sleep.json" "$prog" sleep 0.05 0.3 >"$tmp/$cc.sleep.out" 2>&1
+    ok "$(python3 -c "
+import json
+g = json.load(open('$tmp/$cc.sleep.json'))
+print(len(g['nodes']) == 1 and 40000000 <= g['nodes'][0]['own_ns'] <= 150000000 and g['work_ns'] == g['span_ns'] == g['nodes'][0]['own_ns'])" 2>&1)" \
+        "$cc: a task's 300 ms asleep after 50 ms of CPU time is not its own time (own 40-150 ms)" \
+        "$tmp/$cc.sleep.json"
     # Depend clauses: the dependence edges are exactly the source's, by construct line, and the critical
     # path follows them (every task waits for the first, which spins until all exist).
     for shape in chain diamond; do

@@ -709,6 +709,60 @@ static int log_room(struct ompc_process *owner, struct ompc_thread *slot, uint64
 }
 
 /*
+ * --task-graph: a task's own time is wall time between its logged events,
+ * and a thread the OS took off the CPU inside a task would make that time
+ * the span (issue 36).  The thread's CPU clock is a system call (~0.2-1 us,
+ * not in the vDSO), too dear for every event of a fine-grained program,
+ * but a stretch the thread spent off the CPU is a long gap between two of
+ * its logged events: so only after a gap of OFF_CPU_GAP_NS is the clock
+ * read, and the wall time since the last reading that the thread did not
+ * run -- at most the gap, as shorter gaps each hide less than the
+ * threshold -- is kept until the next event that can carry it (record.h:
+ * off_cpu_ns): a task's creation or a non-task event ends no stretch of
+ * a task's own time, so the next run begin or end or task wait ends the
+ * same stretch.
+ * A reading per 50 us of gap costs at most ~2%, and nothing in a run of
+ * short tasks.  Only the thread itself touches its marks.
+ */
+#define OFF_CPU_GAP_NS 50000u
+static __thread uint64_t off_cpu_wall_mark __attribute__((tls_model("initial-exec")));
+static __thread uint64_t off_cpu_cpu_mark __attribute__((tls_model("initial-exec")));
+static __thread uint64_t off_cpu_pending __attribute__((tls_model("initial-exec")));
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Adds the off-CPU time in the gap that ends `now` after the log's last entry to the pending time (none for a short gap). */
+static void off_cpu_gap(const struct ompc_event_entry *log, uint32_t length, uint64_t now)
+{
+    uint64_t last = length > 0 ? OMPC_EVENT_WHEN(&log[length - 1]) : 0;
+    if (length > 0 && off_cpu_wall_mark != 0 && (now < last || now - last < OFF_CPU_GAP_NS))
+        return;
+    uint64_t cpu = thread_cpu_ns(), off = 0;
+    if (cpu == 0)
+        return;
+    if (off_cpu_wall_mark != 0 && now > off_cpu_wall_mark && cpu >= off_cpu_cpu_mark
+        && now - off_cpu_wall_mark > cpu - off_cpu_cpu_mark)
+        off = (now - off_cpu_wall_mark) - (cpu - off_cpu_cpu_mark);
+    off_cpu_wall_mark = now;
+    off_cpu_cpu_mark = cpu;
+    off_cpu_pending += length > 0 && off > now - last ? now - last : off;
+}
+
+/* The pending off-CPU time, for an entry that carries it. */
+static uint64_t off_cpu_take(void)
+{
+    uint64_t off = off_cpu_pending;
+    off_cpu_pending = 0;
+    return off;
+}
+
+/*
  * Appends one event to the calling thread's log (--trace), with the
  * region it happened in and, for the BEGIN of a wait, the wait id and
  * where it waited; at FORK the parallel construct's address.  Only the
@@ -747,6 +801,8 @@ static void log_event(struct ompc_process *owner, struct ompc_thread *slot, int 
     struct ompc_event_entry *log
         = (struct ompc_event_entry *)((char *)agent.record
                                       + atomic_load_explicit(&slot->event_log, memory_order_relaxed));
+    /* Not a task's event: the next task run or wait event carries the gap's off-CPU time. */
+    off_cpu_gap(log, length, now);
     if (pair >= 0 && event % 2 == 0)
         atomic_store_explicit(&slot->event_log_open_wait, 0, memory_order_relaxed);
     atomic_signal_fence(memory_order_seq_cst);
@@ -839,6 +895,9 @@ static void log_task_event(struct ompc_process *owner, struct ompc_thread *slot,
     struct ompc_event_entry *log
         = (struct ompc_event_entry *)((char *)agent.record
                                       + atomic_load_explicit(&slot->event_log, memory_order_relaxed));
+    off_cpu_gap(log, length, now);
+    if (event == OMP_EVENT_THR_BEGIN_EXEC_TASK || event == OMP_EVENT_THR_BEGIN_FINISH_TASK)
+        entry.off_cpu_ns = off_cpu_take();
     log[length] = entry;
     atomic_signal_fence(memory_order_seq_cst);
     atomic_store_explicit(&slot->event_log_length, length + 1, memory_order_release);
@@ -952,6 +1011,9 @@ static void on_own_task_event(int code)
         struct ompc_event_entry *log = (struct ompc_event_entry *)((char *)agent.record
                                                                    + atomic_load_explicit(&slot->event_log,
                                                                                           memory_order_relaxed));
+        off_cpu_gap(log, length, now);
+        if (OMPC_EVENT_IS_TASK_WAIT(code))
+            entry.off_cpu_ns = off_cpu_take();
         entry.when = (now << 8) | (uint64_t)code;
         log[length] = entry;
         atomic_signal_fence(memory_order_seq_cst);

@@ -107,6 +107,14 @@
  * is written costs memory).
  */
 #define OMPC_EVENT_LOG_DEFAULT ((uint64_t)8 << 20)
+/*
+ * --task-graph without --trace-buffer: a task logs about six events (its
+ * creation, run, end and a task wait's two), so 512 MiB a thread holds
+ * some 2.5 million tasks a thread -- a graph of a whole fine-grained run,
+ * not of its first seconds (issue 36).  Sparse like the trace's: a run
+ * pays only for the entries it writes.
+ */
+#define OMPC_EVENT_LOG_TASK_GRAPH ((uint64_t)512 << 20)
 #define OMPC_EVENT_LOG_MIN ((uint64_t)64)
 #define OMPC_EVENT_LOG_MAX ((uint64_t)1 << 30)
 /*
@@ -234,6 +242,13 @@ struct ompc_record_header {
  * at FORK, the construct or lock call waited in at the BEGIN of a wait
  * (OMPCOLLECTOR_REQ_SAMPLE; 0 without it).
  *
+ * A task run's begin and end and a task wait's begin and end hold in
+ * `off_cpu_ns` the time the thread was off the CPU (its CPU clock behind
+ * the wall clock) in the gaps since the previous such entry of the thread,
+ * each gap between two logged events measured only when 50 us or longer
+ * and at most the gap: the own time the stretch the entry ends did not
+ * run (agent.c, off_cpu_gap).  The reader clamps it to that stretch.
+ *
  * Task events (OMPC_OPT_TASKS, from OMPCOLLECTOR_REQ_TASK) are logged as
  * three of the extension's events, each naming its task in `task`:
  * END_CREATE_TASK_IMM or _DEL (24, 25) on the creating thread, with the
@@ -272,7 +287,10 @@ struct ompc_event_entry {
         uint64_t wait_id;
         uint64_t task;   /* task events */
     };
-    uint64_t codeptr;
+    union {
+        uint64_t codeptr;
+        uint64_t off_cpu_ns; /* BEGIN_EXEC_TASK, BEGIN_FINISH_TASK, task waits: see below */
+    };
 };
 /* What a logged task run's end (BEGIN_FINISH_TASK) ends. */
 enum { OMPC_TASK_END_UNKNOWN = 0, OMPC_TASK_END_PART = 1, OMPC_TASK_END_COMPLETES = 2 };

@@ -85,7 +85,8 @@ char *make_record(struct run *run, uint32_t event_mask)
     if (run->stacks)
         size = ompc_record_reserve_stacks(&run->header);
     if (run->trace != NULL || run->trace_json != NULL || run->task_graph != NULL)
-        size = ompc_record_reserve_event_log(&run->header, run->trace_buffer ? run->trace_buffer
+        size = ompc_record_reserve_event_log(&run->header, run->trace_buffer    ? run->trace_buffer
+                                                           : run->task_graph ? OMPC_EVENT_LOG_TASK_GRAPH
                                                                              : OMPC_EVENT_LOG_DEFAULT);
     run->header.run_id = random_id();
     run->header.event_mask = event_mask;

@@ -51,22 +51,30 @@ static int push_run(struct run_stack *stack, size_t task, uint64_t when)
     return 0;
 }
 
-/* Ends the own segment of the run on top, if it runs its own code; 0, or -1 without memory. */
-static int close_top(struct run_stack *stack, uint64_t when, struct segments *out)
+/*
+ * Ends the own segment of the run on top, if it runs its own code; 0, or
+ * -1 without memory.  `off` is the time the agent saw the thread off the
+ * CPU in the gap `when` ends (record.h, off_cpu_ns): not the task's own
+ * time, so the segment is that much shorter (never below nothing: the
+ * value is the record's, untrusted).
+ */
+static int close_top(struct run_stack *stack, uint64_t when, uint64_t off, struct segments *out)
 {
     if (stack->depth == 0 || stack->runs[stack->depth - 1].waiting)
         return 0;
     const struct open_run *top = &stack->runs[stack->depth - 1];
-    return push_segment(out, top->task, top->since, when);
+    uint64_t end = when > top->since && when - top->since > off ? when - off : top->since;
+    return push_segment(out, top->task, top->since, end);
 }
 
 /* A task wait of the run on top begins or ends (a wait naming another task is not this run's). */
-static int task_wait(struct run_stack *stack, size_t task, int begin, uint64_t when, struct segments *out)
+static int task_wait(struct run_stack *stack, size_t task, int begin, uint64_t when, uint64_t off,
+                     struct segments *out)
 {
     if (stack->depth == 0 || stack->runs[stack->depth - 1].task != task)
         return 0;
     struct open_run *top = &stack->runs[stack->depth - 1];
-    if (begin && close_top(stack, when, out) != 0)
+    if (begin && close_top(stack, when, off, out) != 0)
         return -1;
     if (begin)
         top->waiting++;
@@ -97,13 +105,15 @@ static int thread_segments(const struct ompc_model_process *process, const struc
         if (task == NULL)
             continue;
         size_t index = (size_t)(task - process->tasks);
+        /* A creation's field is its code address; the others' the gap's off-CPU time. */
+        uint64_t off = entry->off_cpu_ns;
         if (OMPC_EVENT_IS_TASK_WAIT(code)) {
-            if (task_wait(stack, index, code == OMPC_EVENT_TASK_WAIT_BEGIN, when, out) != 0)
+            if (task_wait(stack, index, code == OMPC_EVENT_TASK_WAIT_BEGIN, when, off, out) != 0)
                 return -1;
             continue;
         }
         if (code == OMP_EVENT_THR_BEGIN_EXEC_TASK) {
-            if (close_top(stack, when, out) != 0 || push_run(stack, index, when) != 0)
+            if (close_top(stack, when, off, out) != 0 || push_run(stack, index, when) != 0)
                 return -1;
             continue;
         }
@@ -112,8 +122,9 @@ static int thread_segments(const struct ompc_model_process *process, const struc
             match--;
         if (match == 0)
             continue;
-        for (; stack->depth >= match; stack->depth--)
-            if (close_top(stack, when, out) != 0)
+        /* The off-CPU time was in the innermost run's gap, the one that ran until now. */
+        for (; stack->depth >= match; stack->depth--, off = 0)
+            if (close_top(stack, when, off, out) != 0)
                 return -1;
         if (stack->depth > 0)
             stack->runs[stack->depth - 1].since = when;
@@ -477,6 +488,9 @@ int ompc_task_graph_build(const struct ompc_model_process *process, struct ompc_
     if (process->task_count == 0 || process->tasks == NULL)
         return 0;
     graph->count = process->task_count;
+    graph->created_exact = process->task_constructs_dropped == 0;
+    for (uint32_t r = 0; process->task_constructs != NULL && r < process->task_construct_count; r++)
+        graph->created += process->task_constructs[r].created;
     graph->tasks = calloc(graph->count, sizeof *graph->tasks);
     struct sweep_task *sweep = calloc(graph->count, sizeof *sweep);
     struct segments segments = {NULL, 0, 0};
@@ -504,6 +518,11 @@ void ompc_task_graph_free(struct ompc_task_graph *graph)
     free(graph->path);
     free(graph->dependences);
     *graph = (struct ompc_task_graph){0};
+}
+
+int ompc_task_graph_partial(const struct ompc_task_graph *graph)
+{
+    return graph->created > graph->count || !graph->created_exact;
 }
 
 double ompc_task_graph_parallelism(const struct ompc_task_graph *graph)

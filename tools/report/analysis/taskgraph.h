@@ -12,7 +12,7 @@
  * Past this many tasks the graph files draw one node per task construct
  * and creation depth instead of one per task (said on stderr and in the
  * outputs, as a limit: bounds.c).  Work, span and parallelism always count
- * every task.
+ * every logged task (all the run's unless the event log ran full: created).
  */
 #define OMPC_TASK_GRAPH_NODES 5000
 
@@ -55,7 +55,18 @@ struct ompc_task_graph {
     struct ompc_graph_dependence *dependences; /* distinct, sorted by source then sink */
     size_t dependence_count;
     uint32_t max_depth;
+    /*
+     * The tasks the agent counted created (every construct row's, whether
+     * or not the event log held them): the share of the run the graph
+     * covers is count / created.  created_exact is 0 when the construct
+     * table was full, and then created is a lower bound.
+     */
+    uint64_t created;
+    int created_exact;
 };
+
+/* Whether the graph holds fewer tasks than the run created (its event log ran full): figures of a part of the run. */
+int ompc_task_graph_partial(const struct ompc_task_graph *graph);
 
 /* Builds the graph of `process`'s logged tasks (none: count 0); 0, or -1 when memory ran out. */
 int ompc_task_graph_build(const struct ompc_model_process *process, struct ompc_task_graph *graph);

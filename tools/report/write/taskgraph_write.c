@@ -262,6 +262,14 @@ static const char *graph_summary(const struct drawing *drawing, char *buffer, si
                         drawing->report->program != NULL ? drawing->report->program : "?",
                         (long)drawing->process->pid, graph->count, graph->work_ns / 1e6, graph->span_ns / 1e6,
                         ompc_task_graph_parallelism(graph), graph->path_length);
+    if (used > 0 && (size_t)used < size)
+        used += ompc_task_graph_partial(graph)
+                    ? snprintf(buffer + used, size - (size_t)used,
+                               "; of %s%" PRIu64 " tasks created only these %zu (%.1f%%) were logged: the event log "
+                               "ran full, and the figures are of those",
+                               graph->created_exact ? "" : "at least ", graph->created, graph->count,
+                               graph->created != 0 ? 100.0 * (double)graph->count / (double)graph->created : 100.0)
+                    : snprintf(buffer + used, size - (size_t)used, ", every task the run created");
     if (drawing->aggregated && used > 0 && (size_t)used < size)
         snprintf(buffer + used, size - (size_t)used,
                  "; %zu tasks are more than the %d drawn one by one: one node per task construct and creation "
@@ -393,6 +401,9 @@ static json_t *json_graph(const struct drawing *drawing)
     failed |= ompc_json_set(object, "summary", ompc_json_string(graph_summary(drawing, text, sizeof text)));
     failed |= ompc_json_set(object, "pid", json_integer(drawing->process->pid));
     failed |= ompc_json_set(object, "tasks", ompc_json_u64(graph->count));
+    failed |= ompc_json_set(object, "created_tasks", ompc_json_u64(graph->created));
+    failed |= ompc_json_set(object, "created_exact", json_boolean(graph->created_exact));
+    failed |= ompc_json_set(object, "complete", json_boolean(!ompc_task_graph_partial(graph)));
     failed |= ompc_json_set(object, "node_bound", json_integer(OMPC_TASK_GRAPH_NODES));
     failed |= ompc_json_set(object, "aggregated", json_boolean(drawing->aggregated));
     failed |= ompc_json_set(object, "work_ns", ompc_json_u64(graph->work_ns));

@@ -124,20 +124,33 @@ static void parallelism_sentence(double parallelism, char *buffer, size_t size)
              threads, threads == 1 ? "" : "s");
 }
 
+/* What share of the run's tasks the graph holds, for the text report's heading. */
+static void coverage_text(const struct ompc_task_graph *graph, char *buffer, size_t size)
+{
+    if (!ompc_task_graph_partial(graph))
+        snprintf(buffer, size, "%zu logged tasks: every task the run created", graph->count);
+    else
+        snprintf(buffer, size, "%zu logged tasks of %s%" PRIu64 " created (%.1f%%): the event log ran full",
+                 graph->count, graph->created_exact ? "" : "at least ", graph->created,
+                 graph->created != 0 ? 100.0 * (double)graph->count / (double)graph->created : 100.0);
+}
+
 /* The task graph's figures in the text report (nothing when no task was logged). */
 static void graph_text(const struct ompc_model_process *process, const struct ompc_locations *locations,
                        const struct ompc_task_graph *graph, FILE *out)
 {
     if (graph->count == 0)
         return;
-    char sentence[160], label[512];
+    char sentence[160], label[512], coverage[160];
     parallelism_sentence(ompc_task_graph_parallelism(graph), sentence, sizeof sentence);
+    coverage_text(graph, coverage, sizeof coverage);
     fprintf(out,
-            "\nTask graph (%zu logged tasks, %zu created by implicit tasks, %zu dependences, %u parallel region%s; "
+            "\nTask graph (%s; %zu created by implicit tasks, %zu dependences, %u parallel region%s; "
             "ompcollect(1), TASK GRAPH):\n  work %.3f ms, span %.3f ms, %s\n",
-            graph->count, graph->roots, graph->dependence_count, graph->regions, graph->regions == 1 ? "" : "s",
-            graph->work_ns / 1e6,
-            graph->span_ns / 1e6, sentence);
+            coverage, graph->roots, graph->dependence_count, graph->regions, graph->regions == 1 ? "" : "s",
+            graph->work_ns / 1e6, graph->span_ns / 1e6, sentence);
+    if (ompc_task_graph_partial(graph))
+        fputs("  (of the logged tasks only: a larger --trace-buffer holds the whole run)\n", out);
     size_t count = 0;
     struct ompc_path_construct *rows = ompc_task_path_constructs(process, graph, &count);
     fprintf(out, "  critical path: %zu task%s", graph->path_length, graph->path_length == 1 ? "" : "s");
@@ -162,11 +175,13 @@ static int graph_csv(const struct ompc_model_process *process, const struct ompc
     FILE *out = ompc_csv_begin(tables, "task_graph");
     if (out == NULL)
         return -1;
-    fputs("tasks,roots,joins,dependences,regions,max_depth,work_ns,span_ns,parallelism,critical_path_tasks\n", out);
+    fputs("tasks,roots,joins,dependences,regions,max_depth,work_ns,span_ns,parallelism,critical_path_tasks,"
+          "created_tasks,created_exact\n",
+          out);
     ompc_csv_lead(tables);
-    fprintf(out, "%zu,%zu,%zu,%zu,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f,%zu\n", graph->count, graph->roots, graph->joins,
-            graph->dependence_count, graph->regions, graph->max_depth, graph->work_ns, graph->span_ns,
-            ompc_task_graph_parallelism(graph), graph->path_length);
+    fprintf(out, "%zu,%zu,%zu,%zu,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f,%zu,%" PRIu64 ",%d\n", graph->count, graph->roots,
+            graph->joins, graph->dependence_count, graph->regions, graph->max_depth, graph->work_ns, graph->span_ns,
+            ompc_task_graph_parallelism(graph), graph->path_length, graph->created, graph->created_exact);
     out = ompc_csv_begin(tables, "task_critical_path");
     if (out == NULL)
         return -1;
@@ -207,6 +222,9 @@ static json_t *graph_json(const struct ompc_model_process *process, const struct
     }
     free(rows);
     failed |= ompc_json_set(object, "tasks", ompc_json_u64(graph->count));
+    failed |= ompc_json_set(object, "created_tasks", ompc_json_u64(graph->created));
+    failed |= ompc_json_set(object, "created_exact", json_boolean(graph->created_exact));
+    failed |= ompc_json_set(object, "complete", json_boolean(!ompc_task_graph_partial(graph)));
     failed |= ompc_json_set(object, "roots", ompc_json_u64(graph->roots));
     failed |= ompc_json_set(object, "joins", ompc_json_u64(graph->joins));
     failed |= ompc_json_set(object, "dependences", ompc_json_u64(graph->dependence_count));
