@@ -609,6 +609,10 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
     if (function == NULL || !symbol_holds(symbols, &symbol, symbol_offset))
         return NULL;
     out->kind = OMPC_LOC_SYMBOL;
+    /* A versioned symbol (pthread_getspecific@@GLIBC_2.34) is the function the source names without its version. */
+    const char *version = strchr(function, '@');
+    if (version != NULL && version > function)
+        function = keep(symbolizer, function, (size_t)(version - function), function);
     out->function = demangled_name(symbolizer, function, &out->mangled);
     out->function_offset = symbol_offset + (address - lookup);
     line_of(module, lookup, out);

@@ -233,7 +233,10 @@ void ompc_advice_text_opportunities(const struct summary *summary, FILE *out)
         uint64_t codeptr;
         char what[256], label[512], detail[256];
         fprintf(out, "  %d. %s", i + 1, finding_what(summary, finding, what, sizeof what, &where, &codeptr));
-        if (where != NULL)
+        /* Serial code is summed by function (a module without symbols as one): its label says so. */
+        if (where != NULL && finding->kind == OMPC_FINDING_SERIAL && summary->locations.serial.count > 0)
+            fprintf(out, " at %s", ompc_serial_label(&summary->locations.serial.rows[0], label, sizeof label));
+        else if (where != NULL)
             fprintf(out, " at %s", ompc_location_label(where, codeptr, label, sizeof label));
         if (*finding_detail(summary, finding, detail, sizeof detail) != '\0')
             fprintf(out, " (%s)", detail);

@@ -30,10 +30,10 @@ const char *ompc_serial_label(const struct ompc_serial_row *row, char *buffer, s
         snprintf(buffer, size, "%s (%s)", function, base_name(row->where.module));
         return buffer;
     }
-    /* A module without symbols is one row: its name says so, [vdso] needs no saying. */
+    /* Code no symbol names is one row per module: its name says so, [vdso] needs no saying. */
     if (row->where.kind == OMPC_LOC_MODULE) {
         const char *module = base_name(row->where.module);
-        snprintf(buffer, size, module[0] == '[' ? "%s" : "%s (no symbols)", module);
+        snprintf(buffer, size, module[0] == '[' ? "%s" : "%s (unnamed code)", module);
         return buffer;
     }
     return ompc_location_label(&row->where, row->address, buffer, size);
