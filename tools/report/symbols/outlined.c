@@ -42,6 +42,35 @@ static int reaches(Dwarf_Die *function, Dwarf_Lines *lines, size_t count, const 
     return 0;
 }
 
+/* Deepest DIE nesting searched for inlined instances, so a hostile file cannot recurse without end. */
+enum { MAX_DEPTH = 32 };
+
+/*
+ * Whether code inlined from `abstract` (a function with no code of its
+ * own: LULESH's static EvalEOSForElems, inlined into its one caller)
+ * reaches `line`: any of its inlined instances below `scope` does.
+ */
+static int instances_reach(Dwarf_Die *scope, Dwarf_Off abstract, Dwarf_Lines *lines, size_t count, const char *file,
+                           int line, int depth)
+{
+    Dwarf_Die child, origin;
+    Dwarf_Attribute attribute;
+    if (depth > MAX_DEPTH || dwarf_child(scope, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_inlined_subroutine
+            && dwarf_formref_die(dwarf_attr(&child, DW_AT_abstract_origin, &attribute), &origin) != NULL
+            && dwarf_dieoffset(&origin) == abstract && reaches(&child, lines, count, file, line))
+            return 1;
+        if (dwarf_haschildren(&child) > 0
+            && (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block)
+            && instances_reach(&child, abstract, lines, count, file, line, depth + 1))
+            return 1;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
 /* The file a DIE of `cu` is declared in: its DW_AT_decl_file in the CU's file table (dwarf_decl_file finds none in DWARF 5 here). */
 static const char *decl_file(Dwarf_Die *cu, Dwarf_Die *die)
 {
@@ -55,7 +84,7 @@ static const char *decl_file(Dwarf_Die *cu, Dwarf_Die *die)
     return dwarf_filesrc(files, index, NULL, NULL);
 }
 
-/* A candidate: a function with code, not outlined, declared in `file` at or before `line`; its line, or 0. */
+/* A candidate: a function with code (its own, or inlined: DW_AT_inline), not outlined, declared in `file` at or before `line`; its line, or 0. */
 static int declared_before(Dwarf_Die *cu, Dwarf_Die *die, const char *file, int line)
 {
     Dwarf_Addr low = 0;
@@ -63,7 +92,7 @@ static int declared_before(Dwarf_Die *cu, Dwarf_Die *die, const char *file, int 
     const char *name = dwarf_diename(die), *where = decl_file(cu, die);
     if (dwarf_tag(die) != DW_TAG_subprogram || ompc_is_clang_outlined(name) || dwarf_hasattr(die, DW_AT_artificial))
         return 0;
-    if (dwarf_lowpc(die, &low) != 0 && !dwarf_hasattr(die, DW_AT_ranges))
+    if (dwarf_lowpc(die, &low) != 0 && !dwarf_hasattr(die, DW_AT_ranges) && !dwarf_hasattr(die, DW_AT_inline))
         return 0;
     if (where == NULL || strcmp(where, file) != 0 || dwarf_decl_line(die, &at) != 0 || at <= 0 || at > line)
         return 0;
@@ -98,7 +127,8 @@ int ompc_outlined_parent(Dwarf_Die *cu, const char *file, int line, Dwarf_Die *p
         int at = last_declared(cu, file, line, bound, parent);
         if (at == 0)
             return 0;
-        if (reaches(parent, lines, count, file, line))
+        if (dwarf_hasattr(parent, DW_AT_inline) ? instances_reach(cu, dwarf_dieoffset(parent), lines, count, file, line, 0)
+                                                : reaches(parent, lines, count, file, line))
             return 1;
         bound = at;
     }

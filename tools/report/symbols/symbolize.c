@@ -5,6 +5,8 @@
 
 #include "symbolize.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,21 +163,82 @@ static Dwarf_Die *cu_of(Dwfl_Module *module, GElf_Addr lookup, Dwarf_Addr *bias)
     return NULL;
 }
 
-/* The file and line from the line table, when there is one for `lookup`. */
-static void line_of(Dwfl_Module *module, GElf_Addr lookup, struct ompc_location *out)
+/* The index of the last row of `lines` at or before `pc` (libdw sorts them by address); -1 when none. */
+static ptrdiff_t row_at_or_before(Dwarf_Lines *lines, size_t count, Dwarf_Addr pc)
+{
+    ptrdiff_t found = -1;
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t middle = low + (high - low) / 2;
+        Dwarf_Addr address = 0;
+        Dwarf_Line *row = dwarf_onesrcline(lines, middle);
+        if (row == NULL || dwarf_lineaddr(row, &address) != 0)
+            return -1;
+        if (address <= pc) {
+            found = (ptrdiff_t)middle;
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    return found;
+}
+
+/*
+ * clang -O2 gives some calls line 0 (code the optimiser cannot tie to one
+ * statement, a __kmpc_fork_call among them), which names no place.  The
+ * nearest row before it in the same sequence and function with a line is
+ * the statement the code came from (the pragma, for a construct's call);
+ * failing that, the innermost function's declaration (an outlined body's
+ * is its pragma's line).  1 when found.
+ */
+static int nearest_line(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Addr function_start, const char **file, int *line)
+{
+    Dwarf_Lines *lines = NULL;
+    size_t count = 0;
+    ptrdiff_t at = dwarf_getsrclines(cu, &lines, &count) == 0 ? row_at_or_before(lines, count, pc) : -1;
+    for (ptrdiff_t i = at; i >= 0; i--) {
+        Dwarf_Line *row = dwarf_onesrcline(lines, (size_t)i);
+        Dwarf_Addr address = 0;
+        bool ends = false;
+        if (row == NULL || dwarf_lineaddr(row, &address) != 0 || address < function_start
+            || (i < at && dwarf_lineendsequence(row, &ends) == 0 && ends))
+            break;
+        if (dwarf_lineno(row, line) == 0 && *line > 0 && (*file = dwarf_linesrc(row, NULL, NULL)) != NULL)
+            return 1;
+    }
+    Dwarf_Die *scopes = NULL;
+    int scope_count = dwarf_getscopes(cu, pc, &scopes), found = 0;
+    for (int i = 0; i < scope_count && !found; i++) {
+        int tag = dwarf_tag(&scopes[i]);
+        if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
+            continue;
+        found = dwarf_decl_line(&scopes[i], line) == 0 && *line > 0
+                && (*file = dwarf_decl_file(&scopes[i])) != NULL;
+        break;
+    }
+    free(scopes);
+    return found;
+}
+
+/* The file and line from the line table, when there is one for `lookup`; `function_start` bounds a line-0 row's search. */
+static void line_of(Dwfl_Module *module, GElf_Addr lookup, GElf_Addr function_start, struct ompc_location *out)
 {
     Dwfl_Line *line = dwfl_module_getsrc(module, lookup);
     int line_number = 0;
     const char *file = NULL;
+    Dwarf_Addr cu_bias = 0;
+    Dwarf_Die *cu = NULL;
     if (line != NULL) {
         file = dwfl_lineinfo(line, NULL, &line_number, NULL, NULL, NULL);
-    } else {
-        Dwarf_Addr cu_bias = 0;
-        Dwarf_Die *cu = cu_of(module, lookup, &cu_bias);
-        Dwarf_Line *found = cu != NULL ? dwarf_getsrc_die(cu, lookup - cu_bias) : NULL;
+    } else if ((cu = cu_of(module, lookup, &cu_bias)) != NULL) {
+        Dwarf_Line *found = dwarf_getsrc_die(cu, lookup - cu_bias);
         if (found != NULL && dwarf_lineno(found, &line_number) == 0)
             file = dwarf_linesrc(found, NULL, NULL);
     }
+    if (file != NULL && line_number == 0 && (cu != NULL || (cu = cu_of(module, lookup, &cu_bias)) != NULL)
+        && !nearest_line(cu, lookup - cu_bias, function_start - cu_bias, &file, &line_number))
+        return;
     if (file == NULL || line_number <= 0)
         return;
     out->kind = OMPC_LOC_LINE;
@@ -615,7 +678,7 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
         function = keep(symbolizer, function, (size_t)(version - function), function);
     out->function = demangled_name(symbolizer, function, &out->mangled);
     out->function_offset = symbol_offset + (address - lookup);
-    line_of(module, lookup, out);
+    line_of(module, lookup, lookup - symbol_offset, out);
     if (out->kind != OMPC_LOC_LINE)
         return NULL;
     if (is_return_address)
