@@ -152,3 +152,56 @@ int oc_event_possible_in_code(int event)
         return 1;
     }
 }
+
+/*
+ * The runtime's own code: the executable segments of the object that
+ * holds its OMPT entry points, noted once when it initializes the tool.
+ * libomp 14 gives a task wait the return address of its own call of a
+ * task's body when the body (or a function it tail-calls) ends with the
+ * wait: gcc code's `jmp GOMP_taskwait` leaves the runtime's call as the
+ * caller.  Such an address names no place of the user's (tool.c).
+ */
+#define OC_RUNTIME_CODE_RANGES 4
+static _Atomic uintptr_t runtime_code[OC_RUNTIME_CODE_RANGES][2];
+
+/* dl_iterate_phdr: the executable segments of the object holding `data`'s address. */
+static int note_runtime_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t inside = (uintptr_t)data, ranges[OC_RUNTIME_CODE_RANGES][2];
+    int count = 0, holds = 0;
+    for (ElfW(Half) i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *segment = &info->dlpi_phdr[i];
+        if (segment->p_type != PT_LOAD || !(segment->p_flags & PF_X))
+            continue;
+        uintptr_t start = info->dlpi_addr + segment->p_vaddr, end = start + segment->p_memsz;
+        holds |= inside >= start && inside < end;
+        if (count < OC_RUNTIME_CODE_RANGES) {
+            ranges[count][0] = start;
+            ranges[count++][1] = end;
+        }
+    }
+    if (!holds)
+        return 0;
+    for (int i = 0; i < count; i++) {
+        atomic_store_explicit(&runtime_code[i][0], ranges[i][0], memory_order_relaxed);
+        atomic_store_explicit(&runtime_code[i][1], ranges[i][1], memory_order_release);
+    }
+    return 1;
+}
+
+void oc_runtime_code_note(const void *inside)
+{
+    if (inside != NULL)
+        dl_iterate_phdr(note_runtime_object, (void *)(uintptr_t)inside);
+}
+
+int oc_runtime_code_holds(uint64_t address)
+{
+    for (int i = 0; i < OC_RUNTIME_CODE_RANGES; i++) {
+        uintptr_t end = atomic_load_explicit(&runtime_code[i][1], memory_order_acquire);
+        if (end != 0 && address < end && address >= atomic_load_explicit(&runtime_code[i][0], memory_order_relaxed))
+            return 1;
+    }
+    return 0;
+}

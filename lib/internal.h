@@ -172,6 +172,10 @@ static inline int oc_gomp_barriers_explicit(void)
 #define OC_CODE_CLANG 2 /* some loaded object calls __kmpc_* entry points */
 int oc_openmp_code_kinds(void);
 int oc_event_possible_in_code(int event);
+/* Notes the runtime's code: the object holding `inside`, one of its functions (at tool initialize). */
+void oc_runtime_code_note(const void *inside);
+/* Whether `address` lies in the runtime's code noted; lock-free, any thread. */
+int oc_runtime_code_holds(uint64_t address);
 extern ompt_start_tool_result_t *oc_start_tool(unsigned int omp_version,
                                                const char *runtime_version);
 

@@ -561,6 +561,22 @@ static int explicit_in_gcc_code(int sync_kind, int endpoint)
 }
 
 /*
+ * Where a task's wait is.  When the runtime gives an address in its own
+ * code (libomp's call of the task's body: the body, or a function it
+ * tail-called, ended with the wait), an explicit task's construct is the
+ * nearest place of the user's known, and the report follows that
+ * construct's body to the wait it jumps to.  An implicit task's stays: the
+ * agent puts its region's construct in its place.
+ */
+static uint64_t task_wait_site(const struct oc_task *task, const void *codeptr_ra)
+{
+    uint64_t site = (uint64_t)(uintptr_t)codeptr_ra;
+    if (task->implicit || task->codeptr == 0 || !oc_runtime_code_holds(site))
+        return site;
+    return task->codeptr;
+}
+
+/*
  * Barrier and task waits.  Every thread of a team meets the same barriers in
  * the same order, so (region id, barrier count) names one barrier instance
  * identically on all of them: that is the wait id STATE reports.
@@ -585,7 +601,7 @@ static OC_SLOW_PATH void sync_region_wait_general(ompt_sync_region_t kind,
         struct oc_task *task = oc_self.task_top;
         if (task != NULL) {
             task->in_task_wait = (uint8_t)wait;
-            task->wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+            task->wait_codeptr = task_wait_site(task, codeptr_ra);
         } else {
             oc_self.in_task_wait = wait;
             oc_self.task_wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
@@ -1077,6 +1093,8 @@ static int on_tool_initialize(ompt_function_lookup_t lookup, int initial_device_
         oc_control_unlock();
         return 0;
     }
+    /* An OMPT entry point lies in the runtime's code; a task wait's address there names no user place. */
+    oc_runtime_code_note((const void *)(uintptr_t)oc_runtime.get_state);
     oc_granted = 0;
     for (int i = 0; i < OC_CB_COUNT; i++) {
         ompt_callbacks_t id = (ompt_callbacks_t)oc_callback_ompt_id(i);

@@ -19,13 +19,13 @@ static const char *trimmed(const char *path)
     return slash != NULL ? slash + 1 : (path != NULL ? path : "");
 }
 
-/* Locates `address` with the symbolizer, or leaves it raw. */
-static void locate(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return,
+/* Locates `address` (an ompc_address_kind) with the symbolizer, or leaves it raw. */
+static void locate(struct ompc_symbolizer *symbolizer, uint64_t address, int address_kind,
                    struct ompc_location *out)
 {
     memset(out, 0, sizeof *out);
     if (symbolizer != NULL && address != 0)
-        ompc_symbolize(symbolizer, address, is_return, out);
+        ompc_symbolize(symbolizer, address, address_kind, out);
 }
 
 const char *ompc_location_label(const struct ompc_location *where, uint64_t address, char *buffer,
@@ -118,7 +118,7 @@ static int build_constructs(const struct ompc_model_process *process, struct omp
         if (from->work_sum > 0)
             row->imbalance = (double)from->work_max * from->work_threads / (double)from->work_sum;
         row->copies = 1;
-        locate(out->symbolizer, row->codeptr, 1, &row->where);
+        locate(out->symbolizer, row->codeptr, OMPC_ADDRESS_CODEPTR, &row->where);
     }
     ompc_fold_constructs(out->constructs, &out->construct_count);
     ompc_qsort(out->constructs, (size_t)out->construct_count, sizeof *out->constructs, compare_constructs);
@@ -205,6 +205,18 @@ static void merge_entries(const struct wait_entry *entries, size_t used, struct 
     }
 }
 
+/*
+ * How a wait's code address is read: a task wait's may be its construct's
+ * call, standing in for an address in the runtime's own code (the shim's
+ * and the agent's fallback), which the symbolizer follows into the body.
+ */
+static int wait_address_kind(const struct ompc_wait_row *row)
+{
+    if (row->kind == OMPCOLLECTOR_WAIT_TASKWAIT)
+        return OMPC_ADDRESS_TASKWAIT;
+    return row->kind == OMPCOLLECTOR_WAIT_TASKGROUP ? OMPC_ADDRESS_TASKGROUP : OMPC_ADDRESS_CODEPTR;
+}
+
 /* The wait table, by source, named and most waited first; -1 when memory runs out. */
 static int build_waits(const struct ompc_model_process *process, struct ompc_locations *out)
 {
@@ -219,8 +231,8 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
     }
     for (int j = 0; !failed && j < out->wait_count; j++) {
         struct ompc_wait_row *row = &out->waits[j];
-        locate(out->symbolizer, row->codeptr, 1, &row->where);
-        locate(out->symbolizer, row->object, 0, &row->what);
+        locate(out->symbolizer, row->codeptr, wait_address_kind(row), &row->where);
+        locate(out->symbolizer, row->object, OMPC_ADDRESS_CODE, &row->what);
     }
     if (!failed)
         failed = ompc_fold_waits(out->waits, &out->wait_count, refs, used) != 0;
@@ -254,7 +266,7 @@ static int build_task_constructs(const struct ompc_model_process *process, struc
         struct ompc_task_construct_row *row = &out->task_constructs[out->task_construct_count++];
         row->sum = process->task_constructs[i];
         row->copies = 1;
-        locate(out->symbolizer, row->sum.codeptr, 1, &row->where);
+        locate(out->symbolizer, row->sum.codeptr, OMPC_ADDRESS_CODEPTR, &row->where);
     }
     ompc_fold_task_constructs(out->task_constructs, &out->task_construct_count);
     ompc_qsort(out->task_constructs, (size_t)out->task_construct_count, sizeof *out->task_constructs,

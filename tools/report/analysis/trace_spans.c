@@ -471,7 +471,7 @@ const char *ompc_span_name(const struct ompc_span *span, struct ompc_symbolizer 
     }
     struct ompc_location where;
     char label[256];
-    ompc_symbolize(symbolizer, span->codeptr, 1, &where);
+    ompc_symbolize(symbolizer, span->codeptr, OMPC_ADDRESS_CODEPTR, &where);
     snprintf(buffer, size, "%s at %s", what, ompc_location_label(&where, span->codeptr, label, sizeof label));
     return buffer;
 }

@@ -272,7 +272,7 @@ static int emitted_function(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die *function)
     return nested_function(cu, pc, 0, function);
 }
 
-static int outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr *body)
+int ompc_gomp_outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr *body)
 {
     GElf_Addr bias = 0;
     Elf *elf = dwfl_module_getelf(module, &bias);
@@ -309,7 +309,7 @@ int ompc_gomp_pragma_line(Dwfl_Module *module, GElf_Addr return_address, const c
     Dwarf_Die *cu = NULL;
     Dwarf_Lines *lines = NULL;
     size_t count = 0;
-    if (!outlined_body(module, return_address, &body)
+    if (!ompc_gomp_outlined_body(module, return_address, &body)
         || (cu = dwfl_module_addrdie(module, body, &cu_bias)) == NULL
         || dwarf_getsrclines(cu, &lines, &count) != 0)
         return 0;

@@ -13,6 +13,13 @@
  * body's first instruction (the construct's pragma), and 1; else 0.
  */
 int ompc_gomp_pragma_line(Dwfl_Module *module, GElf_Addr return_address, const char **file, int *line);
+
+/*
+ * The outlined body (its address, as loaded) that the GOMP_ call returning
+ * to `return_address` was handed, from the call site's DWARF record or the
+ * code before the call: 1 when found, else 0.
+ */
+int ompc_gomp_outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr *body);
 #endif
 
 #endif

@@ -23,10 +23,11 @@
 #include "gompsite.h"
 #include "grow.h"
 #include "outlined.h"
+#include "tailcall.h"
 
 /* A located address, kept so that asking again costs a lookup. */
 struct cached {
-    uint64_t key;                     /* address << 1 | is_return; 0: free */
+    uint64_t key;                     /* address << 3 | address kind; 0: free */
     struct ompc_location where;
     struct ompc_inline_caller *callers; /* owned */
 };
@@ -647,16 +648,63 @@ static int symbol_holds(const struct ompc_module_symbols *symbols, const GElf_Sy
     return symbols == NULL || symbols->source != OMPC_SYMBOLS_DYNAMIC || offset == 0 || offset < symbol->st_size;
 }
 
+/* Whether the `count` jumps in `sites` are one statement (file and line): GCC copies a closing call into each path. */
+static int one_statement(Dwfl_Module *module, const GElf_Addr *sites, int count)
+{
+    const char *first_file = NULL;
+    int first_line = 0;
+    if (count < 1 || count > OMPC_TAIL_SITES)
+        return 0;
+    for (int i = 0; i < count; i++) {
+        Dwfl_Line *row = dwfl_module_getsrc(module, sites[i]);
+        int line = 0;
+        const char *file = row != NULL ? dwfl_lineinfo(row, NULL, &line, NULL, NULL, NULL) : NULL;
+        if (i == 0) {
+            first_file = file;
+            first_line = line;
+        } else if (file == NULL || first_file == NULL || strcmp(file, first_file) != 0 || line != first_line) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/*
+ * Where the runtime call a codeptr_ra (`address_kind` CODEPTR and up) came
+ * from was: the jump of a tail call (tailcall.c), or for a task wait put at
+ * its construct's call, the wait its outlined body jumps to; else the
+ * return address itself.  *is_return says which.
+ */
+static GElf_Addr runtime_call_site(Dwfl_Module *module, uint64_t address, int address_kind, int *is_return)
+{
+    GElf_Addr sites[OMPC_TAIL_SITES], body = 0;
+    const char *entry = address_kind == OMPC_ADDRESS_TASKWAIT    ? "taskwait"
+                        : address_kind == OMPC_ADDRESS_TASKGROUP ? "taskgroup"
+                                                                 : NULL;
+    *is_return = address_kind != OMPC_ADDRESS_CODE;
+    if (address_kind < OMPC_ADDRESS_CODEPTR)
+        return address;
+    int count = ompc_tail_call_site(module, address, sites);
+    if (count == 0 && entry != NULL && ompc_gomp_outlined_body(module, address, &body))
+        count = ompc_tail_call_from(module, body, entry, sites);
+    if (!one_statement(module, sites, count))
+        return address;
+    *is_return = 0;
+    return sites[0];
+}
+
 /* DWARF line first, then the ELF symbol, then module + offset; the callers when inlined (owned by the caller). */
-static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
+static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uint64_t address, int address_kind,
                                          struct ompc_location *out)
 {
     memset(out, 0, sizeof *out);
     /* The call instruction, not the one after it, says where the call is. */
-    GElf_Addr lookup = is_return_address ? address - 1 : address;
-    Dwfl_Module *module = dwfl_addrmodule(symbolizer->dwfl, lookup);
+    Dwfl_Module *module = dwfl_addrmodule(symbolizer->dwfl, address_kind != OMPC_ADDRESS_CODE ? address - 1 : address);
     if (module == NULL)
         return NULL;
+    int is_return_address;
+    address = runtime_call_site(module, address, address_kind, &is_return_address);
+    GElf_Addr lookup = is_return_address ? address - 1 : address;
     const char *name = dwfl_module_info(module, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     Dwarf_Addr bias = 0;
     if (dwfl_module_getelf(module, &bias) == NULL)
@@ -711,16 +759,18 @@ static int cache_grow(struct ompc_symbolizer *symbolizer)
     return 0;
 }
 
-void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
+void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int address_kind,
                     struct ompc_location *out)
 {
     memset(out, 0, sizeof *out);
     if (symbolizer == NULL || address == 0)
         return;
-    uint64_t key = address << 1 | (uint64_t)(is_return_address != 0);
+    if (address_kind < OMPC_ADDRESS_CODE || address_kind > OMPC_ADDRESS_TASKGROUP)
+        address_kind = OMPC_ADDRESS_RETURN;
+    uint64_t key = address << 3 | (uint64_t)address_kind;
     if (key == 0 || (symbolizer->cache_used * 2 >= symbolizer->cache_capacity && cache_grow(symbolizer) != 0)) {
         /* Nowhere to keep the callers: the location without them. */
-        free(locate(symbolizer, address, is_return_address, out));
+        free(locate(symbolizer, address, address_kind, out));
         out->callers = NULL;
         out->caller_count = 0;
         return;
@@ -730,7 +780,7 @@ void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is
         at = (at + 1) & (symbolizer->cache_capacity - 1);
     struct cached *slot = &symbolizer->cache[at];
     if (slot->key == 0) {
-        slot->callers = locate(symbolizer, address, is_return_address, &slot->where);
+        slot->callers = locate(symbolizer, address, address_kind, &slot->where);
         slot->key = key;
         symbolizer->cache_used++;
     }
@@ -791,10 +841,10 @@ int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *p
     return -1;
 }
 
-void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
+void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int address_kind,
                     struct ompc_location *out)
 {
-    (void)symbolizer, (void)address, (void)is_return_address;
+    (void)symbolizer, (void)address, (void)address_kind;
     memset(out, 0, sizeof *out);
 }
 

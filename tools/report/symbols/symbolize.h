@@ -86,14 +86,39 @@ int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *p
                                uint64_t bias);
 
 /*
- * Locates `address`.  A return address points after its call, so
- * `is_return_address` makes the line lookup use the byte before it: the
- * call's own line.  Always fills `out` (kind NONE at worst).  C++ and Rust
- * names come demangled (the mangled one in `mangled`), and code inlined
- * into another function is named by the inlined function (`callers`).
- * Results are cached: asking again for an address costs a lookup.
+ * What an address handed to ompc_symbolize is.  A return address points
+ * after its call, so its line lookup uses the byte before it: the call's
+ * own line.
  */
-void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int is_return_address,
+enum ompc_address_kind {
+    OMPC_ADDRESS_CODE = 0,      /* an instruction's own address */
+    OMPC_ADDRESS_RETURN = 1,    /* a return address: a stack frame's */
+    /*
+     * A codeptr_ra the OpenMP runtime reported: the return address of the
+     * call of its entry point.  When that call was a tail call (the jump
+     * closing a function, whose frame is then gone), the return address
+     * is the caller's; the location is then the jump's (tailcall.c).
+     */
+    OMPC_ADDRESS_CODEPTR = 2,
+    /*
+     * A task wait's or taskgroup's codeptr_ra: as CODEPTR, and when it is
+     * the call of a construct with an outlined body (what the shim and
+     * the agent put for a wait the runtime placed in its own code: the
+     * call was the body's closing jump), the taskwait (taskgroup end)
+     * that body jumps to.
+     */
+    OMPC_ADDRESS_TASKWAIT = 3,
+    OMPC_ADDRESS_TASKGROUP = 4
+};
+
+/*
+ * Locates `address`, an `ompc_address_kind`.  Always fills `out` (kind
+ * NONE at worst).  C++ and Rust names come demangled (the mangled one in
+ * `mangled`), and code inlined into another function is named by the
+ * inlined function (`callers`).  Results are cached: asking again for an
+ * address costs a lookup.
+ */
+void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int address_kind,
                     struct ompc_location *out);
 
 /*

@@ -63,7 +63,7 @@ static int make_labels(struct drawing *drawing)
     struct ompc_symbolizer *symbolizer = ompc_model_symbolizer(drawing->process, NULL);
     for (size_t i = 0; drawing->labels != NULL && i < unique; i++) {
         struct ompc_location where;
-        ompc_symbolize(symbolizer, codeptrs[i], 1, &where);
+        ompc_symbolize(symbolizer, codeptrs[i], OMPC_ADDRESS_CODEPTR, &where);
         drawing->labels[i].codeptr = codeptrs[i];
         ompc_location_label(&where, codeptrs[i], drawing->labels[i].text, sizeof drawing->labels[i].text);
     }

@@ -156,7 +156,7 @@ static void graph_text(const struct ompc_model_process *process, const struct om
     fprintf(out, "  critical path: %zu task%s", graph->path_length, graph->path_length == 1 ? "" : "s");
     for (size_t i = 0; i < count; i++) {
         struct ompc_location where;
-        ompc_symbolize(locations->symbolizer, rows[i].codeptr, 1, &where);
+        ompc_symbolize(locations->symbolizer, rows[i].codeptr, OMPC_ADDRESS_CODEPTR, &where);
         fprintf(out, "%s%s (%zu)", i == 0 ? ": " : ", ", ompc_location_label(&where, rows[i].codeptr, label, sizeof label),
                 rows[i].tasks);
     }
@@ -190,7 +190,7 @@ static int graph_csv(const struct ompc_model_process *process, const struct ompc
     struct ompc_path_construct *rows = ompc_task_path_constructs(process, graph, &count);
     for (size_t i = 0; i < count; i++) {
         struct ompc_location where;
-        ompc_symbolize(locations->symbolizer, rows[i].codeptr, 1, &where);
+        ompc_symbolize(locations->symbolizer, rows[i].codeptr, OMPC_ADDRESS_CODEPTR, &where);
         ompc_csv_lead(tables);
         fprintf(out, "0x%" PRIx64 ",", rows[i].codeptr);
         ompc_location_csv(out, &where);
@@ -214,7 +214,7 @@ static json_t *graph_json(const struct ompc_model_process *process, const struct
     struct ompc_path_construct *rows = ompc_task_path_constructs(process, graph, &count);
     for (size_t i = 0; i < count && !failed; i++) {
         struct ompc_location where;
-        ompc_symbolize(locations->symbolizer, rows[i].codeptr, 1, &where);
+        ompc_symbolize(locations->symbolizer, rows[i].codeptr, OMPC_ADDRESS_CODEPTR, &where);
         json_t *row = json_object();
         int bad = ompc_json_set(row, "location", ompc_location_json(rows[i].codeptr, &where));
         bad |= ompc_json_set(row, "tasks", ompc_json_u64(rows[i].tasks));

@@ -150,7 +150,7 @@ static const char *code_label(struct label_cache *cache, uint64_t address)
     }
     struct ompc_location where;
     char buffer[512];
-    ompc_symbolize(cache->symbolizer, address, 1, &where);
+    ompc_symbolize(cache->symbolizer, address, OMPC_ADDRESS_CODEPTR, &where);
     char *label = strdup(ompc_location_label(&where, address, buffer, sizeof buffer));
     if (label == NULL)
         return NULL;

@@ -165,7 +165,7 @@ static const struct quoted_label *location(struct trace_writer *writer, uint64_t
         return slot;
     struct ompc_location where;
     char label[256];
-    ompc_symbolize(writer->symbolizer, address, 1, &where);
+    ompc_symbolize(writer->symbolizer, address, OMPC_ADDRESS_CODEPTR, &where);
     const char *text = ompc_location_label(&where, address, label, sizeof label);
     slot->text = ompc_json_quoted(text, strlen(text), &slot->size);
     if (slot->text == NULL)

@@ -158,7 +158,7 @@ static uint32_t span_region(struct definitions *defs, const struct ompc_span *sp
     uint32_t file = OTF2_UNDEFINED_STRING, line = 0;
     if (span->codeptr != 0) {
         struct ompc_location where;
-        ompc_symbolize(symbolizer, span->codeptr, 1, &where);
+        ompc_symbolize(symbolizer, span->codeptr, OMPC_ADDRESS_CODEPTR, &where);
         if (where.kind == OMPC_LOC_LINE && where.file != NULL && where.line > 0) {
             file = string_ref(defs, where.file);
             line = (uint32_t)where.line;

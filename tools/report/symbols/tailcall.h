@@ -1,0 +1,30 @@
+/* tailcall.h - where an OpenMP runtime call the compiler made a tail call is: the jump in the program's code, found from the return address the runtime reported or from the body that jumps. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef OMPCOLLECT_TAILCALL_H
+#define OMPCOLLECT_TAILCALL_H 1
+
+#ifdef HAVE_LIBDW
+#include <elfutils/libdwfl.h>
+
+/* How many jumps into the runtime one search hands back. */
+#define OMPC_TAIL_SITES 4
+
+/*
+ * When the call that returns to `return_address` (in `module`, as the
+ * program saw it) calls a function of the module rather than the runtime,
+ * the runtime's entry was reached from that function by tail calls.
+ * Returns how many jumps into an OpenMP entry point (GOMP_*, __kmpc_*,
+ * omp_*) its chain of tail calls holds, the first OMPC_TAIL_SITES of them
+ * in `sites`; 0 when the call is the runtime's own, or the chain holds none.
+ */
+int ompc_tail_call_site(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr *sites);
+
+/*
+ * The jumps into an OpenMP entry point whose name holds `entry` (any
+ * OpenMP entry when NULL) in the chain of tail calls from the function
+ * starting at `function`: how many, the first OMPC_TAIL_SITES in `sites`.
+ */
+int ompc_tail_call_from(Dwfl_Module *module, GElf_Addr function, const char *entry, GElf_Addr *sites);
+#endif
+
+#endif
