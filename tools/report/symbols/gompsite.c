@@ -302,21 +302,22 @@ int ompc_gomp_outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_
  * address (GCC: the pragma's line, then the statement's at view 1), and a
  * lookup by address gives the last.
  */
-int ompc_gomp_pragma_line(Dwfl_Module *module, GElf_Addr return_address, const char **file, int *line)
+int ompc_gomp_pragma_line(Dwfl_Module *module, GElf_Addr return_address, const char **file, int *line,
+                          GElf_Addr *body)
 {
-    GElf_Addr body = 0;
     Dwarf_Addr cu_bias = 0;
     Dwarf_Die *cu = NULL;
     Dwarf_Lines *lines = NULL;
     size_t count = 0;
-    if (!ompc_gomp_outlined_body(module, return_address, &body)
-        || (cu = dwfl_module_addrdie(module, body, &cu_bias)) == NULL
+    *body = 0;
+    if (!ompc_gomp_outlined_body(module, return_address, body)
+        || (cu = dwfl_module_addrdie(module, *body, &cu_bias)) == NULL
         || dwarf_getsrclines(cu, &lines, &count) != 0)
         return 0;
     for (size_t i = 0; i < count; i++) {
         Dwarf_Line *row = dwarf_onesrcline(lines, i);
         Dwarf_Addr address = 0;
-        if (row == NULL || dwarf_lineaddr(row, &address) != 0 || address != body - cu_bias)
+        if (row == NULL || dwarf_lineaddr(row, &address) != 0 || address != *body - cu_bias)
             continue;
         *file = dwarf_linesrc(row, NULL, NULL);
         return *file != NULL && dwarf_lineno(row, line) == 0 && *line > 0;

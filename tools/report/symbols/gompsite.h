@@ -11,8 +11,10 @@
  * as the program saw it) is a call of a GOMP_ entry point whose first
  * argument, the outlined body, DWARF names: the file and line of that
  * body's first instruction (the construct's pragma), and 1; else 0.
+ * *body is the body's address when the call was found, else 0.
  */
-int ompc_gomp_pragma_line(Dwfl_Module *module, GElf_Addr return_address, const char **file, int *line);
+int ompc_gomp_pragma_line(Dwfl_Module *module, GElf_Addr return_address, const char **file, int *line,
+                          GElf_Addr *body);
 
 /*
  * The outlined body (its address, as loaded) that the GOMP_ call returning

@@ -127,8 +127,9 @@ int ompc_outlined_parent(Dwarf_Die *cu, const char *file, int line, Dwarf_Die *p
         int at = last_declared(cu, file, line, bound, parent);
         if (at == 0)
             return 0;
-        if (dwarf_hasattr(parent, DW_AT_inline) ? instances_reach(cu, dwarf_dieoffset(parent), lines, count, file, line, 0)
-                                                : reaches(parent, lines, count, file, line))
+        int inlined = dwarf_hasattr(parent, DW_AT_inline);
+        if (inlined ? instances_reach(cu, dwarf_dieoffset(parent), lines, count, file, line, 0)
+                    : reaches(parent, lines, count, file, line))
             return 1;
         bound = at;
     }

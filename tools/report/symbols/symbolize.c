@@ -410,15 +410,17 @@ static struct ompc_inline_caller *inlined_frames(struct ompc_symbolizer *symboli
  * A call of GCC's runtime for a construct returns to the line after it:
  * the construct is placed at its pragma instead, the first line of the
  * outlined body the call was handed (gompsite.c), when that is in the
- * same file.
+ * same file.  Returns the body's address, 0 when not found.
  */
-static void pragma_line(Dwfl_Module *module, GElf_Addr return_address, struct ompc_location *out)
+static GElf_Addr pragma_line(Dwfl_Module *module, GElf_Addr return_address, struct ompc_location *out)
 {
     const char *file = NULL;
     int line = 0;
-    if (ompc_gomp_pragma_line(module, return_address, &file, &line) && out->file != NULL
+    GElf_Addr body = 0;
+    if (ompc_gomp_pragma_line(module, return_address, &file, &line, &body) && out->file != NULL
         && strcmp(file, out->file) == 0)
         out->line = line;
+    return body;
 }
 
 /*
@@ -527,6 +529,51 @@ static void fortran_externals(struct ompc_symbolizer *symbolizer, Dwfl_Module *m
 }
 
 /*
+ * The line a clang-outlined body around `pc` starts at: the least
+ * declaration line of the outlined functions it is inlined in (clang
+ * declares the emitted wrapper at the pragma, the _debug__ body it
+ * inlines a line below), at most `line`.  The function around the pragma
+ * reaches that line with its own code (the runtime call) even when the
+ * region is its last statement, which `line` itself it may not.
+ */
+/* `line`, or the declaration line of `die` when it is a clang-outlined function declared before it. */
+static int outlined_decl_line(Dwarf_Die *die, int line)
+{
+    Dwarf_Attribute attribute;
+    int tag = dwarf_tag(die), at = 0;
+    if ((tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+        && ompc_is_clang_outlined(dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &attribute)))
+        && dwarf_decl_line(die, &at) == 0 && at > 0 && at < line)
+        return at;
+    return line;
+}
+
+static int outlined_line(Dwarf_Die *cu, Dwarf_Addr pc, int line)
+{
+    Dwarf_Die *scopes = NULL, emitted;
+    int count = dwarf_getscopes(cu, pc, &scopes);
+    for (int i = 0; i < count; i++)
+        line = outlined_decl_line(&scopes[i], line);
+    free(scopes);
+    /* dwarf_getscopes ends an inlined body's scopes in its abstract definition: the emitted wrapper is the CU's. */
+    if (dwarf_child(cu, &emitted) == 0)
+        do {
+            if (dwarf_tag(&emitted) == DW_TAG_subprogram && dwarf_haspc(&emitted, pc) > 0)
+                return outlined_decl_line(&emitted, line);
+        } while (dwarf_siblingof(&emitted, &emitted) == 0);
+    return line;
+}
+
+/* The function a GCC-outlined body's name holds (main._omp_fn.1, "f() [clone ._omp_fn.1]"), kept; NULL when it is none. */
+static const char *gcc_outlined_parent(struct ompc_symbolizer *symbolizer, const char *name)
+{
+    const char *cut;
+    if ((cut = strstr(name, " [clone ._omp_fn.")) == NULL && (cut = strstr(name, "._omp_fn.")) == NULL)
+        return NULL;
+    return cut > name ? keep(symbolizer, name, (size_t)(cut - name), NULL) : NULL;
+}
+
+/*
  * For code in a body the compiler outlined for an OpenMP construct, the
  * function the programmer wrote it in: GCC keeps it in the body's name
  * (main._omp_fn.1; demangled C++: "f() [clone ._omp_fn.1]", Fortran:
@@ -537,14 +584,13 @@ static void enclosing_function(struct ompc_symbolizer *symbolizer, Dwfl_Module *
 {
     Dwarf_Addr bias = 0;
     Dwarf_Die *cu, parent;
-    const char *mangled, *name = out->function, *cut;
+    const char *mangled, *name = out->function;
     if (name == NULL)
         return;
-    if ((cut = strstr(name, " [clone ._omp_fn.")) != NULL || (cut = strstr(name, "._omp_fn.")) != NULL) {
-        if (cut > name)
-            out->enclosing = keep(symbolizer, name, (size_t)(cut - name), NULL);
+    if (strstr(name, "._omp_fn.") != NULL) {
+        out->enclosing = gcc_outlined_parent(symbolizer, name);
     } else if (ompc_is_clang_outlined(name) && (cu = cu_of(module, lookup, &bias)) != NULL
-               && ompc_outlined_parent(cu, out->file, out->line, &parent)) {
+               && ompc_outlined_parent(cu, out->file, outlined_line(cu, lookup - bias, out->line), &parent)) {
         out->enclosing = die_name(symbolizer, &parent, &mangled);
     }
 }
@@ -648,6 +694,24 @@ static int symbol_holds(const struct ompc_module_symbols *symbols, const GElf_Sy
     return symbols == NULL || symbols->source != OMPC_SYMBOLS_DYNAMIC || offset == 0 || offset < symbol->st_size;
 }
 
+/*
+ * GCC's call of the runtime for a construct in a function inlined into
+ * another may be scheduled out of the inlined code (LULESH's and
+ * t/ompcollect-sites.c's): its body's name still says the function the
+ * pragma is in, which then names the construct.
+ */
+static void construct_function(struct ompc_symbolizer *symbolizer, Dwfl_Module *module, GElf_Addr body,
+                               struct ompc_location *out)
+{
+    GElf_Off offset = 1;
+    const char *mangled, *name = dwfl_module_addrinfo(module, body, &offset, &(GElf_Sym){0}, NULL, NULL, NULL);
+    if (name == NULL || offset != 0)
+        return;
+    const char *parent = gcc_outlined_parent(symbolizer, demangled_name(symbolizer, name, &mangled));
+    if (parent != NULL && out->function != NULL && strcmp(parent, out->function) != 0)
+        out->enclosing = parent;
+}
+
 /* Whether the `count` jumps in `sites` are one statement (file and line): GCC copies a closing call into each path. */
 static int one_statement(Dwfl_Module *module, const GElf_Addr *sites, int count)
 {
@@ -729,11 +793,12 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
     line_of(module, lookup, lookup - symbol_offset, out);
     if (out->kind != OMPC_LOC_LINE)
         return NULL;
-    if (is_return_address)
-        pragma_line(module, address, out);
+    GElf_Addr body = is_return_address ? pragma_line(module, address, out) : 0;
     fortran_program(symbolizer, module, lookup, out);
     struct ompc_inline_caller *callers = inlined_frames(symbolizer, module, lookup, out);
     enclosing_function(symbolizer, module, lookup, out);
+    if (out->enclosing == NULL && body != 0)
+        construct_function(symbolizer, module, body, out);
     fortran_externals(symbolizer, module, lookup, out, callers);
     return callers;
 }
