@@ -14,6 +14,7 @@ Names the expression can use:
   events   {name: event entry}     initial  the initial thread's entry
   others   non-initial threads     share(thread, "IBAR")  percent of its samples
   cover(thread)  sampled share of its life, the agent's start-up counted (1.0 when too short to tell)
+  label(location)  the function a row is shown by: its enclosing function, else its function
 """
 import json
 import sys
@@ -23,6 +24,11 @@ def share(thread, state):
     """Percent of a thread's (or region's) samples spent in `state`."""
     samples = thread["samples"]
     return 100.0 * thread["states"][state] / samples if samples else 0.0
+
+
+def label(location):
+    """The function the text report shows a location by: the function an outlined body was written in, else its own."""
+    return location.get("enclosing") or location.get("function") or ""
 
 
 def cover(thread):
@@ -49,6 +55,7 @@ def main():
         "others": [t for t in threads if not t["initial"]],
         "share": share,
         "cover": cover,
+        "label": label,
     }
     if sys.argv[2] != "--each":
         print(eval(sys.argv[2], names))

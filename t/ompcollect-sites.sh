@@ -1,0 +1,94 @@
+#!/bin/sh
+# ompcollect-sites.sh - each wait, lock and construct of t/ompcollect-sites.c (built -O2 -g by clang and GCC) is named by the function it is written in and its line, though the compiler made its runtime call a tail call, outlined it from a function that is only inlined, or (clang, forced) gave the call line 0; no row names the runtime's code or a compiler-outlined body.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+source=$top_srcdir/t/ompcollect-sites.c
+seconds=${OMPCOLLECT_SITES_SECONDS:-0.3}
+
+tail_taskwait=$(line_of tail-taskwait)
+single_taskwait=$(line_of single-taskwait)
+orphan_for=$(line_of orphan-for)
+share_end=$(line_of share-end)
+tasks_parallel=$(line_of tasks-parallel)
+loops_parallel=$(line_of loops-parallel)
+locked_parallel=$(line_of locked-parallel)
+lock=$(line_of lock)
+
+echo "1..20"
+n=0
+# Every named row of a report: its label and line, for a failed check's diagnostic.
+rows='"\n".join(str((k, w.get("what", ""), label(w["location"]), w["location"]["line"], w["location"]["module"])) for k in ("constructs", "wait_locations") for w in r[k])'
+# Runs program $1 under ompcollect: JSON report, saved record, a text report from it.
+collect() {
+    "$oc" --runtime "$LIBOMP" --interval=1ms -f json -o "$tmp/$1.json" --save="$tmp/$1.ses" \
+        "$tmp/$1" "$seconds" >"$tmp/$1.out" 2>"$tmp/$1.err"
+    echo $? >"$tmp/$1.status"
+    "$oc" report -o "$tmp/$1.txt" "$tmp/$1.ses" 2>>"$tmp/$1.err"
+}
+# A construct row of function $1 at line $2 (+-1) in the source file.
+construct() {
+    echo "any(label(c['location']).split('.')[0] == '$1' and abs((c['location']['line'] or 0) - $2) <= 1 and (c['location']['file'] or '').endswith('ompcollect-sites.c') for c in r['constructs'])"
+}
+# No row of the report named by the runtime's code or a body the compiler outlined (JSON labels, the whole text report).
+unnamed() {
+    n=$((n + 1))
+    if grep -Eq 'lib(g?omp|iomp5)[.]so[.0-9]*[+]0x|[.]omp_outlined|_omp_fn[.]|[.]omp_task_entry' "$tmp/$1.txt"; then
+        echo "not ok $n - $1: the text report names no runtime address and no outlined body"
+        grep -E 'lib(g?omp|iomp5)[.]so[.0-9]*[+]0x|[.]omp_outlined|_omp_fn[.]|[.]omp_task_entry' "$tmp/$1.txt" | head -n 5 | sed 's/^/# /'
+    else
+        echo "ok $n - $1: the text report names no runtime address and no outlined body"
+    fi
+}
+
+for cc in clang gcc; do
+    if ! command -v $cc >/dev/null 2>&1; then
+        skip "$cc is not installed" 9
+        [ $cc = clang ] && skip "clang is not installed" 2
+        continue
+    fi
+    # Built once (t/test-programs.sh).
+    if ! built=$(test_program sites-$cc 2>"$tmp/build.err") || ! cp "$built" "$tmp/sites-$cc"; then
+        skip "$cc cannot build OpenMP programs" 9
+        [ $cc = clang ] && skip "clang cannot build OpenMP programs" 2
+        continue
+    fi
+    name=sites-$cc
+    collect $name
+    check $name "ran and reported (exit 0)" "$(cat "$tmp/$name.status") == 0 and r['locations_known'] is True"
+    check $name "the parallel constructs are named tasks:$tasks_parallel, loops:$loops_parallel and locked:$locked_parallel (inlined into main)" \
+        "$(construct tasks "$tasks_parallel") and $(construct loops "$loops_parallel") and $(construct locked "$locked_parallel")"
+    # waiter's taskwait ends it: a jump, whose return address is its caller's (a line of tasks, or the runtime's call of a task body).
+    check $name "the taskwait closing waiter is named waiter:$tail_taskwait" \
+        "any(w['what'] == 'taskwait' and label(w['location']).split('.')[0] == 'waiter' and w['location']['line'] == $tail_taskwait and w['samples'] > 0 for w in r['wait_locations'])"
+    check $name "every taskwait row is at a taskwait ($tail_taskwait or $single_taskwait), none at a call of waiter or the region" \
+        "all(w['location']['line'] in ($tail_taskwait, $single_taskwait) for w in r['wait_locations'] if w['what'] == 'taskwait')"
+    # GCC puts the orphaned loop's closing barrier at the function's closing brace; clang at the pragma.
+    check $name "the orphaned loop's barrier (share's last call) is named share, between its pragma and the function's end ($orphan_for-$share_end)" \
+        "any(w['state'] == 'IBAR' and label(w['location']).split('.')[0] == 'share' and $orphan_for - 1 <= w['location']['line'] <= $share_end and w['samples'] > 0 for w in r['wait_locations'])"
+    check $name "the lock in the region of the inlined locked() is named locked:$lock" \
+        "any(w['state'] == 'LKWT' and label(w['location']) == 'locked' and w['location']['line'] == $lock for w in r['wait_locations'])"
+    check $name "no construct, wait or task construct is named by the runtime's code or an outlined body (JSON labels)" \
+        "not [l for l in [x['location'] for k in ('constructs', 'wait_locations') for x in r[k]] + [t['location'] for t in r['tasks']['constructs']] if 'libomp' in (l['module'] or '') or 'libgomp' in (l['module'] or '') or label(l).startswith('.') or '_omp_fn.' in label(l) or l['kind'] != 'line']"
+    check $name "the task constructs are named tasks and waiter" \
+        "len(r['tasks']['constructs']) > 0 and {label(t['location']).split('.')[0] for t in r['tasks']['constructs']} <= {'tasks', 'waiter'}"
+    checked $name "$rows"
+    unnamed $name
+
+    [ $cc = clang ] || continue
+    # clang -O2 gives some runtime calls line 0; forced here on every fork call by a .loc in the
+    # assembly (GNU as drops line-0 rows, so GCC's code cannot be made to carry one).
+    name=sites-line0
+    if ! $cc -fopenmp -g -O2 -S -o "$tmp/$name.s" "$source" 2>"$tmp/build.err" \
+        || ! awk '/^[ \t]*\.loc[ \t]/ { file = $2 } /call[q]?[ \t]+__kmpc_fork_call/ { print "\t.loc\t" file " 0 0" } { print }' \
+            "$tmp/$name.s" >"$tmp/$name-0.s" \
+        || ! grep -q '\.loc[[:space:]]*[0-9]* 0 0' "$tmp/$name-0.s" \
+        || ! $cc -fopenmp -o "$tmp/$name" "$tmp/$name-0.s" 2>>"$tmp/build.err"; then
+        skip "clang cannot build the line-0 variant: $(head -n 1 "$tmp/build.err")" 2
+        continue
+    fi
+    collect $name
+    check $name "with line 0 on every fork call: ran and reported (exit 0)" "$(cat "$tmp/$name.status") == 0"
+    check $name "with line 0 on every fork call: the constructs are still named tasks:$tasks_parallel, loops:$loops_parallel, locked:$locked_parallel with their file" \
+        "$(construct tasks "$tasks_parallel") and $(construct loops "$loops_parallel") and $(construct locked "$locked_parallel")"
+    checked $name "$rows"
+done
