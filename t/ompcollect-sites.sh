@@ -1,5 +1,5 @@
 #!/bin/sh
-# ompcollect-sites.sh - each wait, lock and construct of t/ompcollect-sites.c (built -O2 -g by clang and GCC) is named by the function it is written in and its line, though the compiler made its runtime call a tail call, outlined it from a function that is only inlined, or (clang, forced) gave the call line 0; no row names the runtime's code or a compiler-outlined body.
+# ompcollect-sites.sh - each wait, lock and construct of t/ompcollect-sites.c (built -O2 -g by clang and GCC) is named by the function it is written in and its line, though the compiler made its runtime call a tail call, outlined it from a function that is only inlined, or (clang, forced) gave the call line 0, or (clang) kept no declarations (-gline-tables-only); no row names the runtime's code or a compiler-outlined body.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 source=$top_srcdir/t/ompcollect-sites.c
@@ -14,7 +14,7 @@ loops_parallel=$(line_of loops-parallel)
 locked_parallel=$(line_of locked-parallel)
 lock=$(line_of lock)
 
-echo "1..20"
+echo "1..23"
 n=0
 # Every named row of a report: its label and line, for a failed check's diagnostic.
 rows='"\n".join(str((k, w.get("what", ""), label(w["location"]), w["location"]["line"], w["location"]["module"])) for k in ("constructs", "wait_locations") for w in r[k])'
@@ -43,13 +43,13 @@ unnamed() {
 for cc in clang gcc; do
     if ! command -v $cc >/dev/null 2>&1; then
         skip "$cc is not installed" 9
-        [ $cc = clang ] && skip "clang is not installed" 2
+        [ $cc = clang ] && skip "clang is not installed" 5
         continue
     fi
     # Built once (t/test-programs.sh).
     if ! built=$(test_program sites-$cc 2>"$tmp/build.err") || ! cp "$built" "$tmp/sites-$cc"; then
         skip "$cc cannot build OpenMP programs" 9
-        [ $cc = clang ] && skip "clang cannot build OpenMP programs" 2
+        [ $cc = clang ] && skip "clang cannot build OpenMP programs" 5
         continue
     fi
     name=sites-$cc
@@ -75,6 +75,18 @@ for cc in clang gcc; do
     unnamed $name
 
     [ $cc = clang ] || continue
+    # -gline-tables-only has no declarations: a body's function is the one handing it to the runtime.
+    name=sites-lines
+    if $cc -fopenmp -gline-tables-only -O2 -o "$tmp/$name" "$source" 2>"$tmp/build.err"; then
+        collect $name
+        check $name "-gline-tables-only: ran and reported (exit 0)" "$(cat "$tmp/$name.status") == 0"
+        check $name "-gline-tables-only: the lock in the region of the inlined locked() is named locked:$lock" \
+            "any(w['state'] == 'LKWT' and label(w['location']) == 'locked' and w['location']['line'] == $lock for w in r['wait_locations'])"
+        checked $name "$rows"
+        unnamed $name
+    else
+        skip "clang cannot build with -gline-tables-only: $(head -n 1 "$tmp/build.err")" 3
+    fi
     # clang -O2 gives some runtime calls line 0; forced here on every fork call by a .loc in the
     # assembly (GNU as drops line-0 rows, so GCC's code cannot be made to carry one).
     name=sites-line0

@@ -38,6 +38,12 @@ struct demangled {
     char *name;                       /* NULL: not mangled */
 };
 
+/* A clang-outlined body (its emitted function's start) and the function that hands it to the runtime; NULL: none. */
+struct handed {
+    uint64_t body;
+    const char *parent;
+};
+
 struct ompc_symbolizer {
     Dwfl *dwfl;
     Dwfl_Callbacks callbacks;         /* the Dwfl keeps a pointer to them */
@@ -50,6 +56,9 @@ struct ompc_symbolizer {
     size_t name_capacity, name_used;
     char **owned;                     /* names built here */
     size_t owned_count, owned_capacity;
+    struct handed *handed;            /* clang-outlined bodies' parents found from the code */
+    size_t handed_count, handed_capacity;
+    int depth;                        /* locate() calls open: a body handed to the runtime in a body */
 };
 
 /* See symbolize.h. */
@@ -573,6 +582,42 @@ static const char *gcc_outlined_parent(struct ompc_symbolizer *symbolizer, const
     return cut > name ? keep(symbolizer, name, (size_t)(cut - name), NULL) : NULL;
 }
 
+static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uint64_t address, int address_kind,
+                                         struct ompc_location *out);
+
+/*
+ * Without DWARF's declarations (clang -gline-tables-only), a clang body's
+ * function is the one whose code hands the body's address to the runtime
+ * (tailcall.c), as located at that call: a body handed over in another
+ * body (a task in a region) is named by that one's.  Once per body; NULL
+ * when none is found.
+ */
+static const char *handing_function(struct ompc_symbolizer *symbolizer, Dwfl_Module *module, GElf_Addr lookup)
+{
+    GElf_Off offset = 0;
+    if (dwfl_module_addrinfo(module, lookup, &offset, &(GElf_Sym){0}, NULL, NULL, NULL) == NULL)
+        return NULL;
+    GElf_Addr body = lookup - offset, site;
+    for (size_t i = 0; i < symbolizer->handed_count; i++)
+        if (symbolizer->handed[i].body == body)
+            return symbolizer->handed[i].parent;
+    const char *parent = NULL;
+    int is_return = 0;
+    if (symbolizer->depth < 8 && (site = ompc_code_reference(module, body, &is_return)) != 0) {
+        struct ompc_location where;
+        symbolizer->depth++;
+        free(locate(symbolizer, site, is_return ? OMPC_ADDRESS_RETURN : OMPC_ADDRESS_CODE, &where));
+        symbolizer->depth--;
+        parent = where.enclosing != NULL ? where.enclosing : where.function;
+        if (parent != NULL && (ompc_is_clang_outlined(parent) || strstr(parent, "._omp_fn.") != NULL))
+            parent = NULL;
+    }
+    if (ompc_grow(&symbolizer->handed, symbolizer->handed_count + 1, &symbolizer->handed_capacity,
+                  sizeof *symbolizer->handed) == 0)
+        symbolizer->handed[symbolizer->handed_count++] = (struct handed){body, parent};
+    return parent;
+}
+
 /*
  * For code in a body the compiler outlined for an OpenMP construct, the
  * function the programmer wrote it in: GCC keeps it in the body's name
@@ -592,6 +637,8 @@ static void enclosing_function(struct ompc_symbolizer *symbolizer, Dwfl_Module *
     } else if (ompc_is_clang_outlined(name) && (cu = cu_of(module, lookup, &bias)) != NULL
                && ompc_outlined_parent(cu, out->file, outlined_line(cu, lookup - bias, out->line), &parent)) {
         out->enclosing = die_name(symbolizer, &parent, &mangled);
+    } else if (ompc_is_clang_outlined(name)) {
+        out->enclosing = handing_function(symbolizer, module, lookup);
     }
 }
 
@@ -875,6 +922,7 @@ void ompc_symbolizer_free(struct ompc_symbolizer *symbolizer)
     for (size_t i = 0; i < symbolizer->owned_count; i++)
         free(symbolizer->owned[i]);
     free(symbolizer->owned);
+    free(symbolizer->handed);
     free(symbolizer);
 }
 

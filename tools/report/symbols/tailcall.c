@@ -212,6 +212,76 @@ int ompc_tail_call_from(Dwfl_Module *module, GElf_Addr function, const char *ent
     return count;
 }
 
+/* The first `lea disp32(%rip), %reg` in `text` (loaded at `start`) whose address is `target`; 0 when none. */
+static GElf_Addr lea_of(const unsigned char *text, size_t length, GElf_Addr start, GElf_Addr target)
+{
+    for (size_t i = 0; i + 7 <= length; i++) {
+        int32_t displacement;
+        if ((text[i] & 0xfb) != 0x48 || text[i + 1] != 0x8d || (text[i + 2] & 0xc7) != 0x05)
+            continue;
+        memcpy(&displacement, text + i + 3, sizeof displacement);
+        if (start + i + 7 + (GElf_Addr)(int64_t)displacement == target)
+            return start + i;
+    }
+    return 0;
+}
+
+/* Whether a clang runtime entry takes an outlined body: a region's (fork) or a task's (its entry, to the allocation). */
+static int hands_body(const char *name)
+{
+    return name != NULL && strncmp(name, "__kmpc_", 7) == 0
+           && (strstr(name, "fork_call") != NULL || strstr(name, "fork_teams") != NULL
+               || strstr(name, "task_alloc") != NULL);
+}
+
+/*
+ * The runtime call a body's address is loaded for: the first call of a
+ * clang entry that takes a body in the bytes after the load, whose return address
+ * (*is_return) is the construct's; else the load itself.  The call, not the
+ * load, lies in the inlined function's code when the compiler moved the
+ * load ahead of it.
+ */
+static GElf_Addr runtime_call_after(struct code *code, GElf_Addr load, int *is_return)
+{
+    size_t reach = 256; /* a load hoisted out of a loop lies a hundred bytes before the call */
+    const unsigned char *text = NULL;
+    const char *name = NULL;
+    *is_return = 0;
+    while (reach >= 16 && (text = bytes_at(code, load, reach)) == NULL)
+        reach /= 2;
+    for (size_t i = 7; text != NULL && i + 5 <= reach; i++) {
+        int32_t displacement;
+        if (text[i] != 0xe8)
+            continue;
+        memcpy(&displacement, text + i + 1, sizeof displacement);
+        if (plt_stub(code, load + i + 5 + (GElf_Addr)(int64_t)displacement, &name) && hands_body(name)) {
+            *is_return = 1;
+            return load + i + 5;
+        }
+    }
+    return load;
+}
+
+GElf_Addr ompc_code_reference(Dwfl_Module *module, GElf_Addr target, int *is_return)
+{
+    struct code code;
+    Elf_Scn *section = NULL;
+    if (!code_of(module, NULL, &code))
+        return 0;
+    while ((section = elf_nextscn(code.elf, section)) != NULL) {
+        GElf_Shdr header;
+        Elf_Data *data;
+        if (gelf_getshdr(section, &header) == NULL || header.sh_type != SHT_PROGBITS
+            || !(header.sh_flags & SHF_EXECINSTR) || (data = elf_getdata(section, NULL)) == NULL
+            || data->d_buf == NULL)
+            continue;
+        GElf_Addr found = lea_of(data->d_buf, data->d_size, header.sh_addr + code.bias, target);
+        if (found != 0)
+            return runtime_call_after(&code, found, is_return);
+    }
+    return 0;
+}
+
 int ompc_tail_call_site(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr *sites)
 {
     struct code code;

@@ -25,6 +25,15 @@ int ompc_tail_call_site(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr
  * starting at `function`: how many, the first OMPC_TAIL_SITES in `sites`.
  */
 int ompc_tail_call_from(Dwfl_Module *module, GElf_Addr function, const char *entry, GElf_Addr *sites);
+
+/*
+ * Where the module's code hands `target` to the OpenMP runtime: the
+ * return address of the runtime call (*is_return 1) just after the first
+ * `lea target(%rip), %reg` (x86-64), else that instruction (*is_return 0),
+ * in the function a clang-outlined body's pragma is written in.  0 when
+ * none (or not x86-64 code).
+ */
+GElf_Addr ompc_code_reference(Dwfl_Module *module, GElf_Addr target, int *is_return);
 #endif
 
 #endif
