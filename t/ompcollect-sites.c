@@ -54,21 +54,39 @@ static void child(double slice)
     work(slice);
 }
 
-/* A task, then the taskwait that ends the function: -O2 jumps to the runtime's taskwait. */
+/*
+ * A task the other thread runs (its creator waits for it to start, then
+ * tells it that it waits), then the taskwait that ends the function: -O2
+ * jumps to the runtime's taskwait.  Alone (a team of one), the child runs
+ * in the taskwait.
+ */
 __attribute__((noinline)) void waiter(double slice)
 {
     atomic_store(&child_started, 0);
     atomic_store(&parent_waits, 0);
 #pragma omp task
     child(slice);
-    /* Alone (a team of one), the child runs in the taskwait. */
     if (omp_get_num_threads() == 2)
         await(&child_started);
     atomic_store(&parent_waits, 1);
 #pragma omp taskwait /* @tail-taskwait */
 }
 
-/* A task whose body's last call is waiter: the runtime's call of the body is then the taskwait's return address. */
+/* The same, then more work after the taskwait: a plain call, in a function that holds a task body (GCC's nesting). */
+__attribute__((noinline)) void held(double slice)
+{
+    atomic_store(&child_started, 0);
+    atomic_store(&parent_waits, 0);
+#pragma omp task
+    child(slice);
+    if (omp_get_num_threads() == 2)
+        await(&child_started);
+    atomic_store(&parent_waits, 1);
+#pragma omp taskwait /* @held-taskwait */
+    sink += 1;
+}
+
+/* A task whose body's last call is waiter (the runtime's call of the body is then the taskwait's return address), then calls of waiter and held. */
 __attribute__((noinline)) void tasks(double slice)
 {
 #pragma omp parallel num_threads(2) /* @tasks-parallel */
@@ -76,13 +94,15 @@ __attribute__((noinline)) void tasks(double slice)
     {
 #pragma omp task
         waiter(slice);
+        /* One handshake at a time: a thread spinning in one holds no scheduling point for another's child. */
 #pragma omp taskwait /* @single-taskwait */
         waiter(slice);
+        held(slice);
         sink += 1;
     }
 }
 
-/* An orphaned loop: its closing barrier is the function's last call.  Thread 0 works on until thread 1 has done its part. */
+/* An orphaned loop: its closing barrier is the function's last call (GCC puts it on the function's closing brace).  Thread 0 works on until thread 1 has done its part. */
 __attribute__((noinline)) void share(double slice)
 {
 #pragma omp for schedule(static, 1) /* @orphan-for */

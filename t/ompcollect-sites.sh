@@ -6,6 +6,7 @@ source=$top_srcdir/t/ompcollect-sites.c
 seconds=${OMPCOLLECT_SITES_SECONDS:-0.3}
 
 tail_taskwait=$(line_of tail-taskwait)
+held_taskwait=$(line_of held-taskwait)
 single_taskwait=$(line_of single-taskwait)
 orphan_for=$(line_of orphan-for)
 share_end=$(line_of share-end)
@@ -14,7 +15,7 @@ loops_parallel=$(line_of loops-parallel)
 locked_parallel=$(line_of locked-parallel)
 lock=$(line_of lock)
 
-echo "1..23"
+echo "1..25"
 n=0
 # Every named row of a report: its label and line, for a failed check's diagnostic.
 rows='"\n".join(str((k, w.get("what", ""), label(w["location"]), w["location"]["line"], w["location"]["module"])) for k in ("constructs", "wait_locations") for w in r[k])'
@@ -32,7 +33,9 @@ construct() {
 # No row of the report named by the runtime's code or a body the compiler outlined (JSON labels, the whole text report).
 unnamed() {
     n=$((n + 1))
-    if grep -Eq 'lib(g?omp|iomp5)[.]so[.0-9]*[+]0x|[.]omp_outlined|_omp_fn[.]|[.]omp_task_entry' "$tmp/$1.txt"; then
+    if [ ! -s "$tmp/$1.txt" ]; then
+        echo "not ok $n - $1: the text report names no runtime address and no outlined body # no text report"
+    elif grep -Eq 'lib(g?omp|iomp5)[.]so[.0-9]*[+]0x|[.]omp_outlined|_omp_fn[.]|[.]omp_task_entry' "$tmp/$1.txt"; then
         echo "not ok $n - $1: the text report names no runtime address and no outlined body"
         grep -E 'lib(g?omp|iomp5)[.]so[.0-9]*[+]0x|[.]omp_outlined|_omp_fn[.]|[.]omp_task_entry' "$tmp/$1.txt" | head -n 5 | sed 's/^/# /'
     else
@@ -42,13 +45,13 @@ unnamed() {
 
 for cc in clang gcc; do
     if ! command -v $cc >/dev/null 2>&1; then
-        skip "$cc is not installed" 9
+        skip "$cc is not installed" 10
         [ $cc = clang ] && skip "clang is not installed" 5
         continue
     fi
     # Built once (t/test-programs.sh).
     if ! built=$(test_program sites-$cc 2>"$tmp/build.err") || ! cp "$built" "$tmp/sites-$cc"; then
-        skip "$cc cannot build OpenMP programs" 9
+        skip "$cc cannot build OpenMP programs" 10
         [ $cc = clang ] && skip "clang cannot build OpenMP programs" 5
         continue
     fi
@@ -60,8 +63,10 @@ for cc in clang gcc; do
     # waiter's taskwait ends it: a jump, whose return address is its caller's (a line of tasks, or the runtime's call of a task body).
     check $name "the taskwait closing waiter is named waiter:$tail_taskwait" \
         "any(w['what'] == 'taskwait' and label(w['location']).split('.')[0] == 'waiter' and w['location']['line'] == $tail_taskwait and w['samples'] > 0 for w in r['wait_locations'])"
-    check $name "every taskwait row is at a taskwait ($tail_taskwait or $single_taskwait), none at a call of waiter or the region" \
-        "all(w['location']['line'] in ($tail_taskwait, $single_taskwait) for w in r['wait_locations'] if w['what'] == 'taskwait')"
+    check $name "the taskwait held goes on after is named held:$held_taskwait, not at its task's pragma" \
+        "any(w['what'] == 'taskwait' and label(w['location']).split('.')[0] == 'held' and w['location']['line'] == $held_taskwait and w['samples'] > 0 for w in r['wait_locations'])"
+    check $name "every taskwait row is at a taskwait ($tail_taskwait, $held_taskwait or $single_taskwait), none at a call of waiter, a task or the region" \
+        "all(w['location']['line'] in ($tail_taskwait, $held_taskwait, $single_taskwait) for w in r['wait_locations'] if w['what'] == 'taskwait')"
     # GCC puts the orphaned loop's closing barrier at the function's closing brace; clang at the pragma.
     check $name "the orphaned loop's barrier (share's last call) is named share, between its pragma and the function's end ($orphan_for-$share_end)" \
         "any(w['state'] == 'IBAR' and label(w['location']).split('.')[0] == 'share' and $orphan_for - 1 <= w['location']['line'] <= $share_end and w['samples'] > 0 for w in r['wait_locations'])"
@@ -69,8 +74,8 @@ for cc in clang gcc; do
         "any(w['state'] == 'LKWT' and label(w['location']) == 'locked' and w['location']['line'] == $lock for w in r['wait_locations'])"
     check $name "no construct, wait or task construct is named by the runtime's code or an outlined body (JSON labels)" \
         "not [l for l in [x['location'] for k in ('constructs', 'wait_locations') for x in r[k]] + [t['location'] for t in r['tasks']['constructs']] if 'libomp' in (l['module'] or '') or 'libgomp' in (l['module'] or '') or label(l).startswith('.') or '_omp_fn.' in label(l) or l['kind'] != 'line']"
-    check $name "the task constructs are named tasks and waiter" \
-        "len(r['tasks']['constructs']) > 0 and {label(t['location']).split('.')[0] for t in r['tasks']['constructs']} <= {'tasks', 'waiter'}"
+    check $name "the task constructs are named tasks, waiter and held" \
+        "len(r['tasks']['constructs']) > 0 and {label(t['location']).split('.')[0] for t in r['tasks']['constructs']} <= {'tasks', 'waiter', 'held'}"
     checked $name "$rows"
     unnamed $name
 

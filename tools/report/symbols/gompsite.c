@@ -37,7 +37,19 @@ static Dwarf_Addr return_pc(Dwarf_Die *site)
     return pc;
 }
 
-/* Whether the call site calls a GOMP_ entry point (its origin's linkage name). */
+/*
+ * Whether a GOMP_ entry point takes an outlined body as its first
+ * argument: a region's, a task's or a taskloop's, a league's.  Not a
+ * taskwait's or a barrier's: their calls sit in a function whose body
+ * nesting would otherwise hand them a construct's pragma.
+ */
+static int takes_body(const char *name)
+{
+    return strncmp(name, "GOMP_parallel", 13) == 0 || strcmp(name, "GOMP_task") == 0
+           || strncmp(name, "GOMP_taskloop", 13) == 0 || strcmp(name, "GOMP_teams_reg") == 0;
+}
+
+/* Whether the call site calls a GOMP_ entry point that takes a body (its origin's linkage name). */
 static int calls_gomp(Dwarf_Die *site)
 {
     Dwarf_Attribute attribute;
@@ -51,7 +63,7 @@ static int calls_gomp(Dwarf_Die *site)
     const char *name = dwarf_formstring(dwarf_attr(&callee, DW_AT_linkage_name, &linkage));
     if (name == NULL)
         name = dwarf_diename(&callee);
-    return name != NULL && strncmp(name, "GOMP_", 5) == 0;
+    return name != NULL && strncmp(name, "GOMP_", 5) == 0 && takes_body(name);
 }
 
 /* The one-operation expression of attribute `name` of `die`: its operation, and its operand in *operand. */

@@ -170,16 +170,21 @@ static void jump_to(struct code *code, GElf_Addr at, GElf_Addr target, GElf_Addr
 static void scan_function(struct code *code, GElf_Addr function, int depth, GElf_Addr *sites, int *count)
 {
     GElf_Word size = 0;
-    if (!function_start(code, function, &size) || size < 5)
+    if (!function_start(code, function, &size) || size < 2)
         return;
     size_t length = size < MAX_SCAN ? size : MAX_SCAN;
     const unsigned char *text = bytes_at(code, function, length);
-    for (size_t i = 0; text != NULL && i + 5 <= length && *count <= MAX_SITES; i++) {
+    for (size_t i = 0; text != NULL && i + 2 <= length && *count <= MAX_SITES; i++) {
         int32_t displacement;
-        if (text[i] == 0xe9) { /* jmp rel32 */
+        if (i + 5 <= length && text[i] == 0xe9) { /* jmp rel32 */
             memcpy(&displacement, text + i + 1, sizeof displacement);
             jump_to(code, function + i, function + i + 5 + (GElf_Addr)(int64_t)displacement, function, depth, sites,
                     count);
+        } else if (text[i] == 0xeb) { /* jmp rel8: only to a function nearby, never a stub */
+            GElf_Addr target = function + i + 2 + (GElf_Addr)(int64_t)(int8_t)text[i + 1];
+            GElf_Word callee_size = 0;
+            if (target != function && depth + 1 < MAX_CHAIN && function_start(code, target, &callee_size))
+                scan_function(code, target, depth + 1, sites, count);
         } else if (i + 6 <= length && text[i] == 0x0f && (text[i + 1] & 0xf0) == 0x80) { /* jcc rel32 */
             memcpy(&displacement, text + i + 2, sizeof displacement);
             jump_to(code, function + i, function + i + 6 + (GElf_Addr)(int64_t)displacement, function, depth, sites,
