@@ -125,6 +125,26 @@ __attribute__((noinline)) void loops(double slice)
     }
 }
 
+/* The same loop, called last in its region's body: the jumps leave the runtime's call of the body as the return address. */
+__attribute__((noinline)) void share_last(double slice)
+{
+#pragma omp for schedule(static, 1) /* @last-for */
+    for (int i = 0; i < 2; i++) {
+        if (i == 1)
+            atomic_store(&loop_arrived, 1);
+        else if (omp_get_num_threads() == 2)
+            await(&loop_arrived);
+        work(i == 0 ? slice : 0);
+    }
+} /* @last-end */
+
+__attribute__((noinline)) void loops_last(double slice)
+{
+    atomic_store(&loop_arrived, 0);
+#pragma omp parallel num_threads(2) /* @loops-last-parallel */
+    share_last(slice);
+}
+
 /* Only ever inlined (static, one caller): clang's outlined body has no function of its own to name it. */
 static inline void locked(double slice)
 {
@@ -150,6 +170,7 @@ int main(int argc, char **argv)
     while (now() < end) {
         tasks(0.002);
         loops(0.002);
+        loops_last(0.002);
         locked(0.002);
         rounds++;
     }

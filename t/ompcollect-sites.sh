@@ -10,12 +10,14 @@ held_taskwait=$(line_of held-taskwait)
 single_taskwait=$(line_of single-taskwait)
 orphan_for=$(line_of orphan-for)
 share_end=$(line_of share-end)
+last_for=$(line_of last-for)
+last_end=$(line_of last-end)
 tasks_parallel=$(line_of tasks-parallel)
 loops_parallel=$(line_of loops-parallel)
 locked_parallel=$(line_of locked-parallel)
 lock=$(line_of lock)
 
-echo "1..25"
+echo "1..29"
 n=0
 # Every named row of a report: its label and line, for a failed check's diagnostic.
 rows='"\n".join(str((k, w.get("what", ""), label(w["location"]), w["location"]["line"], w["location"]["module"])) for k in ("constructs", "wait_locations") for w in r[k])'
@@ -29,6 +31,13 @@ collect() {
 # A construct row of function $1 at line $2 (+-1) in the source file.
 construct() {
     echo "any(label(c['location']).split('.')[0] == '$1' and abs((c['location']['line'] or 0) - $2) <= 1 and (c['location']['file'] or '').endswith('ompcollect-sites.c') for c in r['constructs'])"
+}
+# The loop whose barrier closes its region's body (the return address is the runtime's call of the body).
+last_loop() {
+    echo "the barrier of the loop called last in its region's body is named share_last, a worksharing barrier ($last_for-$last_end)"
+}
+last_loop_named() {
+    echo "any(w['state'] == 'IBAR' and w['what'] == 'barrier (end of worksharing)' and label(w['location']).split('.')[0] == 'share_last' and $last_for - 1 <= w['location']['line'] <= $last_end and w['samples'] > 0 for w in r['wait_locations'])"
 }
 # No row of the report named by the runtime's code or a body the compiler outlined (JSON labels, the whole text report).
 unnamed() {
@@ -45,14 +54,16 @@ unnamed() {
 
 for cc in clang gcc; do
     if ! command -v $cc >/dev/null 2>&1; then
-        skip "$cc is not installed" 10
+        skip "$cc is not installed" 11
         [ $cc = clang ] && skip "clang is not installed" 5
+        [ $cc = gcc ] && skip "gcc is not installed" 2
         continue
     fi
     # Built once (t/test-programs.sh).
     if ! built=$(test_program sites-$cc 2>"$tmp/build.err") || ! cp "$built" "$tmp/sites-$cc"; then
-        skip "$cc cannot build OpenMP programs" 10
+        skip "$cc cannot build OpenMP programs" 11
         [ $cc = clang ] && skip "clang cannot build OpenMP programs" 5
+        [ $cc = gcc ] && skip "gcc cannot build OpenMP programs" 2
         continue
     fi
     name=sites-$cc
@@ -72,6 +83,7 @@ for cc in clang gcc; do
         "any(w['state'] == 'IBAR' and label(w['location']).split('.')[0] == 'share' and $orphan_for - 1 <= w['location']['line'] <= $share_end and w['samples'] > 0 for w in r['wait_locations'])"
     check $name "the lock in the region of the inlined locked() is named locked:$lock" \
         "any(w['state'] == 'LKWT' and label(w['location']) == 'locked' and w['location']['line'] == $lock for w in r['wait_locations'])"
+    check $name "$(last_loop)" "$(last_loop_named)"
     check $name "no construct, wait or task construct is named by the runtime's code or an outlined body (JSON labels)" \
         "not [l for l in [x['location'] for k in ('constructs', 'wait_locations') for x in r[k]] + [t['location'] for t in r['tasks']['constructs']] if 'libomp' in (l['module'] or '') or 'libgomp' in (l['module'] or '') or label(l).startswith('.') or '_omp_fn.' in label(l) or l['kind'] != 'line']"
     check $name "the task constructs are named tasks, waiter and held" \
@@ -79,7 +91,22 @@ for cc in clang gcc; do
     checked $name "$rows"
     unnamed $name
 
-    [ $cc = clang ] || continue
+    if [ $cc = gcc ]; then
+        # As users run it: no --runtime, the launcher's libgomp.so.1 and its link to libomp in GCC's runtime's place.
+        name=sites-gcc-auto
+        cp "$tmp/sites-gcc" "$tmp/$name"
+        "$oc" --interval=1ms -f json -o "$tmp/$name.json" --save="$tmp/$name.ses" "$tmp/$name" "$seconds" \
+            >"$tmp/$name.out" 2>"$tmp/$name.err"
+        "$oc" report -o "$tmp/$name.txt" "$tmp/$name.ses" 2>>"$tmp/$name.err"
+        if [ -s "$tmp/$name.json" ] && python3 "$query" "$tmp/$name.json" "'libgomp' in r['runtime']['why']" | grep -q True; then
+            check $name "without --runtime: $(last_loop)" "$(last_loop_named)"
+            checked $name "$rows"
+            unnamed $name
+        else
+            skip "ompcollect has no LLVM runtime of its own to put in libgomp's place" 2
+        fi
+        continue
+    fi
     # -gline-tables-only has no declarations: a body's function is the one handing it to the runtime.
     name=sites-lines
     if $cc -fopenmp -gline-tables-only -O2 -o "$tmp/$name" "$source" 2>"$tmp/build.err"; then

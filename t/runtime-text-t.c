@@ -26,6 +26,8 @@ static void names(void)
     tap_ok(ompc_runtime_name("/usr/lib/llvm-14/lib/libomp.so.5"), "libomp.so.5 is a runtime");
     tap_ok(ompc_runtime_name("libgomp.so.1") && ompc_runtime_name("/opt/intel/libiomp5.so"),
            "libgomp.so.1 and libiomp5.so are runtimes");
+    tap_ok(ompc_runtime_name("/tmp/ompcollect.AbC123/libompcollect-runtime.so"),
+           "the launcher's link to the runtime behind its libgomp.so.1 is a runtime");
     tap_ok(!ompc_runtime_name("/usr/lib/libompcollector.so") && !ompc_runtime_name("libompcollect-agent.so")
                && !ompc_runtime_name("") && !ompc_runtime_name(NULL),
            "the shim, the agent, an empty name and none are not");
@@ -33,7 +35,7 @@ static void names(void)
 
 int main(void)
 {
-    tap_plan(14);
+    tap_plan(15);
     names();
     uint64_t user = (uint64_t)(uintptr_t)&main;
     ompc_runtime_text_note();

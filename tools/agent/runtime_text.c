@@ -28,8 +28,9 @@ int ompc_runtime_name(const char *path)
         return 0;
     const char *base = strrchr(path, '/');
     base = base != NULL ? base + 1 : path;
+    /* libompcollect-runtime.so: the launcher's link to the LLVM runtime behind its libgomp.so.1 (tools/gomp). */
     return strncmp(base, "libomp.so", 9) == 0 || strncmp(base, "libgomp.so", 10) == 0
-           || strncmp(base, "libiomp5.so", 11) == 0;
+           || strncmp(base, "libiomp5.so", 11) == 0 || strcmp(base, "libompcollect-runtime.so") == 0;
 }
 
 void ompc_runtime_text_add(const struct dl_phdr_info *info)

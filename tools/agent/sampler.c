@@ -232,8 +232,10 @@ static inline __attribute__((always_inline)) void sample_wait(struct ompc_agent 
         uint64_t where = extended->wait_codeptr;
         if (where == 0 && (state == THR_IBAR_STATE || sample->runtime_site))
             where = extended->region_codeptr;
+        /* A wait the runtime placed in its own code was reached by a jump closing the region's body: marked apart. */
         if (where != 0)
-            count_wait(agent, slot, state, 0, where, 0, extended->wait_kind, weight);
+            count_wait(agent, slot, state, sample->runtime_site ? OMPC_WAIT_AT_CONSTRUCT : 0, where, 0,
+                       extended->wait_kind, weight);
     }
 }
 

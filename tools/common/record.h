@@ -307,8 +307,11 @@ enum { OMPC_EVENT_TASK_WAIT_BEGIN = 36, OMPC_EVENT_TASK_WAIT_END = 37, OMPC_EVEN
  * One place a thread was seen waiting: an object (LKWT, CTWT, ODWT, ATWT,
  * keyed by wait id and code address) or, when the runtime answers
  * OMPCOLLECTOR_REQ_SAMPLE, a barrier (EBAR, IBAR: wait id 0, keyed by code
- * address).  codeptr and object are 0 without that request.
+ * address; OMPC_WAIT_AT_CONSTRUCT when the runtime gave an address in its
+ * own code and codeptr is the region's construct in its place).  codeptr
+ * and object are 0 without that request.
  */
+#define OMPC_WAIT_AT_CONSTRUCT 1
 struct ompc_wait {
     _Atomic uint64_t id;
     _Atomic uint32_t state;

@@ -6,6 +6,7 @@
 #include "locations.h"
 #include "names.h"
 #include "omp_collector_api.h"
+#include "record.h"
 #include "sort.h"
 
 #include <inttypes.h>
@@ -69,7 +70,7 @@ static int compare_constructs(const void *a, const void *b)
 
 /* One thread's wait entry, before merging. */
 struct wait_entry {
-    int state, kind;
+    int state, kind, at_construct;
     uint64_t codeptr, object;
     int thread;
     uint64_t ticks;
@@ -85,6 +86,8 @@ static int compare_entries(const void *a, const void *b)
         return (x->codeptr > y->codeptr) - (x->codeptr < y->codeptr);
     if (x->object != y->object)
         return (x->object > y->object) - (x->object < y->object);
+    if (x->at_construct != y->at_construct)
+        return x->at_construct - y->at_construct;
     return x->thread - y->thread;
 }
 
@@ -174,8 +177,10 @@ static struct wait_entry *wait_entries(const struct ompc_model_process *process,
             const struct ompc_model_wait *wait = &process->threads[i].waits[slot];
             if (wait->state == 0 || wait->codeptr == 0)
                 continue;
-            entries[(*used)++] = (struct wait_entry){(int)wait->state, (int)wait->kind, wait->codeptr, wait->object,
-                                                     i, wait->ticks};
+            int at_construct = (wait->state == THR_EBAR_STATE || wait->state == THR_IBAR_STATE)
+                               && wait->id == OMPC_WAIT_AT_CONSTRUCT;
+            entries[(*used)++] = (struct wait_entry){(int)wait->state, (int)wait->kind, at_construct, wait->codeptr,
+                                                     wait->object, i, wait->ticks};
         }
     }
     if (entries != NULL)
@@ -191,11 +196,12 @@ static void merge_entries(const struct wait_entry *entries, size_t used, struct 
         const struct wait_entry *entry = &entries[i];
         struct ompc_wait_row *row = out->wait_count > 0 ? &out->waits[out->wait_count - 1] : NULL;
         if (row == NULL || row->state != entry->state || row->codeptr != entry->codeptr
-            || row->object != entry->object) {
+            || row->object != entry->object || row->at_construct != entry->at_construct) {
             row = &out->waits[out->wait_count++];
             row->state = entry->state;
             row->codeptr = entry->codeptr;
             row->object = entry->object;
+            row->at_construct = entry->at_construct;
             row->copies = 1;
         }
         if (entry->kind != 0)
@@ -214,7 +220,26 @@ static int wait_address_kind(const struct ompc_wait_row *row)
 {
     if (row->kind == OMPCOLLECTOR_WAIT_TASKWAIT)
         return OMPC_ADDRESS_TASKWAIT;
-    return row->kind == OMPCOLLECTOR_WAIT_TASKGROUP ? OMPC_ADDRESS_TASKGROUP : OMPC_ADDRESS_CODEPTR;
+    if (row->kind == OMPCOLLECTOR_WAIT_TASKGROUP)
+        return OMPC_ADDRESS_TASKGROUP;
+    return row->at_construct ? OMPC_ADDRESS_BARRIER : OMPC_ADDRESS_CODEPTR;
+}
+
+/*
+ * Locates a wait row.  A barrier the runtime placed in its own code, put
+ * at its region's construct, that the symbolizer finds the region's body
+ * jumping to closes a worksharing construct there (a region's join is
+ * never such a jump); else it stays the region's.
+ */
+static void locate_wait(struct ompc_symbolizer *symbolizer, struct ompc_wait_row *row)
+{
+    struct ompc_location construct;
+    locate(symbolizer, row->codeptr, wait_address_kind(row), &row->where);
+    locate(symbolizer, row->object, OMPC_ADDRESS_CODE, &row->what);
+    if (!row->at_construct || row->kind == OMPCOLLECTOR_WAIT_TASKWAIT || row->kind == OMPCOLLECTOR_WAIT_TASKGROUP)
+        return;
+    locate(symbolizer, row->codeptr, OMPC_ADDRESS_CODEPTR, &construct);
+    row->worksharing = row->state == THR_IBAR_STATE && construct.module_offset != row->where.module_offset;
 }
 
 /* The wait table, by source, named and most waited first; -1 when memory runs out. */
@@ -229,11 +254,8 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
         merge_entries(entries, used, out, refs);
         failed = mark_worksharing(process, out) != 0;
     }
-    for (int j = 0; !failed && j < out->wait_count; j++) {
-        struct ompc_wait_row *row = &out->waits[j];
-        locate(out->symbolizer, row->codeptr, wait_address_kind(row), &row->where);
-        locate(out->symbolizer, row->object, OMPC_ADDRESS_CODE, &row->what);
-    }
+    for (int j = 0; !failed && j < out->wait_count; j++)
+        locate_wait(out->symbolizer, &out->waits[j]);
     if (!failed)
         failed = ompc_fold_waits(out->waits, &out->wait_count, refs, used) != 0;
     free(entries);

@@ -36,6 +36,7 @@ struct ompc_wait_row {
     uint64_t ticks;
     int threads;
     int worksharing;           /* IBAR not at a parallel construct's call: a worksharing construct's closing barrier */
+    int at_construct;          /* codeptr is the region's construct, standing in for the runtime's own code (record.h) */
     uint32_t copies;           /* code addresses folded into the row (fold.c) */
 };
 

@@ -782,21 +782,24 @@ static int one_statement(Dwfl_Module *module, const GElf_Addr *sites, int count)
 
 /*
  * Where the runtime call a codeptr_ra (`address_kind` CODEPTR and up) came
- * from was: the jump of a tail call (tailcall.c), or for a task wait put at
- * its construct's call, the wait its outlined body jumps to; else the
- * return address itself.  *is_return says which.
+ * from was: the jump of a tail call (tailcall.c), or for a wait put at its
+ * construct's call (TASKWAIT, TASKGROUP, BARRIER), the wait its outlined
+ * body (GCC's from DWARF, clang's from the fork call's code) jumps to;
+ * else the return address itself.  *is_return says which.
  */
 static GElf_Addr runtime_call_site(Dwfl_Module *module, uint64_t address, int address_kind, int *is_return)
 {
     GElf_Addr sites[OMPC_TAIL_SITES], body = 0;
     const char *entry = address_kind == OMPC_ADDRESS_TASKWAIT    ? "taskwait"
                         : address_kind == OMPC_ADDRESS_TASKGROUP ? "taskgroup"
+                        : address_kind == OMPC_ADDRESS_BARRIER   ? OMPC_TAIL_BARRIER
                                                                  : NULL;
     *is_return = address_kind != OMPC_ADDRESS_CODE;
     if (address_kind < OMPC_ADDRESS_CODEPTR)
         return address;
     int count = ompc_tail_call_site(module, address, sites);
-    if (count == 0 && entry != NULL && ompc_gomp_outlined_body(module, address, &body))
+    if (count == 0 && entry != NULL
+        && (ompc_gomp_outlined_body(module, address, &body) || (body = ompc_fork_body(module, address)) != 0))
         count = ompc_tail_call_from(module, body, entry, sites);
     if (!one_statement(module, sites, count))
         return address;
@@ -877,7 +880,7 @@ void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int ad
     memset(out, 0, sizeof *out);
     if (symbolizer == NULL || address == 0)
         return;
-    if (address_kind < OMPC_ADDRESS_CODE || address_kind > OMPC_ADDRESS_TASKGROUP)
+    if (address_kind < OMPC_ADDRESS_CODE || address_kind > OMPC_ADDRESS_BARRIER)
         address_kind = OMPC_ADDRESS_RETURN;
     uint64_t key = address << 3 | (uint64_t)address_kind;
     if (key == 0 || (symbolizer->cache_used * 2 >= symbolizer->cache_capacity && cache_grow(symbolizer) != 0)) {

@@ -108,7 +108,9 @@ enum ompc_address_kind {
      * that body jumps to.
      */
     OMPC_ADDRESS_TASKWAIT = 3,
-    OMPC_ADDRESS_TASKGROUP = 4
+    OMPC_ADDRESS_TASKGROUP = 4,
+    /* A barrier's that the agent put at its region's construct in place of the runtime's own code: likewise. */
+    OMPC_ADDRESS_BARRIER = 5
 };
 
 /*

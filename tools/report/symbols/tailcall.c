@@ -62,12 +62,22 @@ static const char *section_name(struct code *code, GElf_Addr address)
     return elf_strptr(code->elf, strings, header.sh_name);
 }
 
+/* Whether an entry point waits at a barrier: GCC's explicit and closing barriers, clang's. */
+static int barrier_entry(const char *name)
+{
+    return strstr(name, "nowait") == NULL
+           && (strstr(name, "barrier") != NULL || strstr(name, "loop_end") != NULL
+               || strstr(name, "loop_ull_end") != NULL || strstr(name, "sections_end") != NULL);
+}
+
 /* Whether a symbol names an entry of the OpenMP runtime that calls are looked for (code->entry). */
 static int runtime_entry(const struct code *code, const char *name)
 {
     if (name == NULL
         || (strncmp(name, "GOMP_", 5) != 0 && strncmp(name, "__kmpc_", 7) != 0 && strncmp(name, "omp_", 4) != 0))
         return 0;
+    if (code->entry != NULL && strcmp(code->entry, OMPC_TAIL_BARRIER) == 0)
+        return barrier_entry(name);
     return code->entry == NULL || strstr(name, code->entry) != NULL;
 }
 
@@ -283,6 +293,32 @@ GElf_Addr ompc_code_reference(Dwfl_Module *module, GElf_Addr target, int *is_ret
         GElf_Addr found = lea_of(data->d_buf, data->d_size, header.sh_addr + code.bias, target);
         if (found != 0)
             return runtime_call_after(&code, found, is_return);
+    }
+    return 0;
+}
+
+GElf_Addr ompc_fork_body(Dwfl_Module *module, GElf_Addr return_address)
+{
+    enum { BEFORE = 64 };
+    struct code code;
+    const unsigned char *text;
+    const char *name = NULL;
+    int32_t displacement;
+    GElf_Word size = 0;
+    if (!code_of(module, NULL, &code) || return_address < BEFORE
+        || (text = bytes_at(&code, return_address - BEFORE, BEFORE)) == NULL || text[BEFORE - 5] != 0xe8)
+        return 0;
+    memcpy(&displacement, text + BEFORE - 4, sizeof displacement);
+    if (!plt_stub(&code, return_address + (GElf_Addr)(int64_t)displacement, &name) || name == NULL
+        || strncmp(name, "__kmpc_fork_", 12) != 0)
+        return 0;
+    /* The third argument, rdx: lea disp32(%rip), %rdx is 48 8d 15; the last one before the call. */
+    for (size_t i = BEFORE - 5 - 7 + 1; i-- > 0;) {
+        if (text[i] != 0x48 || text[i + 1] != 0x8d || text[i + 2] != 0x15)
+            continue;
+        memcpy(&displacement, text + i + 3, sizeof displacement);
+        GElf_Addr body = return_address - BEFORE + i + 7 + (GElf_Addr)(int64_t)displacement;
+        return function_start(&code, body, &size) ? body : 0;
     }
     return 0;
 }

@@ -9,6 +9,9 @@
 /* How many jumps into the runtime one search hands back. */
 #define OMPC_TAIL_SITES 4
 
+/* As `entry` below: the entry points that wait at a barrier (GOMP_barrier, GOMP_loop_end, __kmpc_barrier, ...). */
+#define OMPC_TAIL_BARRIER "(barrier)"
+
 /*
  * When the call that returns to `return_address` (in `module`, as the
  * program saw it) calls a function of the module rather than the runtime,
@@ -21,10 +24,18 @@ int ompc_tail_call_site(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr
 
 /*
  * The jumps into an OpenMP entry point whose name holds `entry` (any
- * OpenMP entry when NULL) in the chain of tail calls from the function
+ * OpenMP entry when NULL, a barrier's for OMPC_TAIL_BARRIER) in the chain of tail calls from the function
  * starting at `function`: how many, the first OMPC_TAIL_SITES in `sites`.
  */
 int ompc_tail_call_from(Dwfl_Module *module, GElf_Addr function, const char *entry, GElf_Addr *sites);
+
+/*
+ * The outlined body clang's __kmpc_fork_call (or __kmpc_fork_teams)
+ * returning to `return_address` was handed: the `lea body(%rip), %rdx`
+ * just before the call (x86-64); 0 when the call is none of those or the
+ * body was loaded elsewhere.
+ */
+GElf_Addr ompc_fork_body(Dwfl_Module *module, GElf_Addr return_address);
 
 /*
  * Where the module's code hands `target` to the OpenMP runtime: the
