@@ -277,7 +277,9 @@ typedef enum {
  *       lock object (equal to wait_id on libomp: one per construct, and per
  *       name for named criticals, which wait_codeptr then locates), 0 when
  *       the state is not such a wait.  region_codeptr is the return address
- *       of the innermost parallel construct (0 in serial code).  Valid in
+ *       of the innermost parallel construct (0 in serial code; in a
+ *       team of a teams construct outside any parallel region inside it,
+ *       the teams construct's, see OMPCOLLECTOR_REQ_REGION).  Valid in
  *       event callbacks too: in FORK and JOIN delivery it describes the
  *       region being forked or joined.  mem smaller than 48 bytes:
  *       OMP_ERRCODE_MEM_TOO_SMALL, rsz 48, nothing written.
@@ -342,6 +344,36 @@ typedef enum {
  *       mem smaller than 40 bytes: OMP_ERRCODE_MEM_TOO_SMALL, rsz 40,
  *       nothing written.  Async-signal-safe; any thread.
  *
+ *   OMPCOLLECTOR_REQ_REGION  the region the calling thread works in (inside
+ *       FORK and JOIN delivery the region forked or joined), with what the
+ *       legacy API cannot say of it: its kind, for a collector that shows
+ *       a teams construct and the parallel regions inside it as what the
+ *       programmer wrote: an ompcollector_region_t (32 bytes, rsz 32).
+ *       region_id is what CURRENT_PRID answers (0 outside any region, all
+ *       else 0 too); codeptr is what SAMPLE's region_codeptr answers for
+ *       it.  kind is OMPCOLLECTOR_REGION_*: PARALLEL for a parallel
+ *       construct's team, LEAGUE for a teams construct's league (its
+ *       threads are the teams' initial threads; OMPT's
+ *       ompt_parallel_league), LEAGUE_TEAM for the region a runtime opens
+ *       on a team's initial thread for the team itself (libomp: a team
+ *       region with no code address whose parent is a league; its codeptr
+ *       is the teams construct's, so code a team runs outside any inner
+ *       parallel region counts for the teams construct), UNKNOWN where the
+ *       runtime did not say (no OMPT flags, or the region began before the
+ *       session).  teams_codeptr is the code address of the innermost
+ *       teams construct the region runs in (0 when none or unknown): a
+ *       parallel region inside a team of a league names its teams
+ *       construct there.  flags are the OMPT parallel flags the runtime
+ *       gave (0 unknown).  The legacy requests are unchanged by it, and a
+ *       runtime without the request answers OMP_ERRCODE_UNKNOWN, so a
+ *       collector takes every region for a parallel one there.  No
+ *       runtime reports target regions run on the host as such (libomp 14
+ *       answers ompt_set_never for ompt_callback_target): a target
+ *       region's teams or parallel region is one of the kinds above, and
+ *       a collector tells it by its code (an __omp_offloading_ entry).
+ *       mem smaller than 32 bytes: OMP_ERRCODE_MEM_TOO_SMALL, rsz 32,
+ *       nothing written.  Async-signal-safe; any thread.
+ *
  *   wait_kind of OMPCOLLECTOR_REQ_SAMPLE (mem+4) tells the waits that one
  *   state stands for apart: OMPCOLLECTOR_WAIT_BARRIER for a barrier,
  *   OMPCOLLECTOR_WAIT_TASKWAIT and _TASKGROUP for a task's wait for its
@@ -354,7 +386,8 @@ typedef enum {
 #define OMPCOLLECTOR_REQ_TASK_INFO (OMPCOLLECTOR_REQ_BASE + 3)
 #define OMPCOLLECTOR_REQ_TASK (OMPCOLLECTOR_REQ_BASE + 4)
 #define OMPCOLLECTOR_REQ_TASK_DEPENDENCE (OMPCOLLECTOR_REQ_BASE + 5)
-#define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 6) /* one past the last */
+#define OMPCOLLECTOR_REQ_REGION (OMPCOLLECTOR_REQ_BASE + 6)
+#define OMPCOLLECTOR_REQ_END (OMPCOLLECTOR_REQ_BASE + 7) /* one past the last */
 
 /*
  * ompcollector's own events, in a private range like its requests:
@@ -463,6 +496,21 @@ typedef struct ompcollector_task_dependence {
     unsigned long long source_id; /* mem+0: the task the sink waits for */
     unsigned long long sink_id;   /* mem+8: the task that waits */
 } ompcollector_task_dependence_t;
+
+/* What OMPCOLLECTOR_REQ_REGION writes at mem+0. */
+typedef struct ompcollector_region {
+    unsigned long long region_id;     /* mem+0: CURRENT_PRID's answer, 0 outside any region */
+    unsigned long long codeptr;       /* mem+8: the construct's return address, 0 unknown */
+    unsigned long long teams_codeptr; /* mem+16: the enclosing teams construct's, 0 none or unknown */
+    int kind;                         /* mem+24: OMPCOLLECTOR_REGION_* */
+    int flags;                        /* mem+28: OMPT parallel flags, 0 unknown */
+} ompcollector_region_t;
+
+/* ompcollector_region_t.kind. */
+#define OMPCOLLECTOR_REGION_UNKNOWN 0
+#define OMPCOLLECTOR_REGION_PARALLEL 1
+#define OMPCOLLECTOR_REGION_LEAGUE 2
+#define OMPCOLLECTOR_REGION_LEAGUE_TEAM 3
 
 /* The entry point itself, for collectors that link against ompcollector. */
 int __omp_collector_api(void *arg);

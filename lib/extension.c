@@ -1,50 +1,93 @@
-/* extension.c - ompcollector's own requests (OMPCOLLECTOR_REQ_*): code addresses and task frames for samplers. */
+/* extension.c - ompcollector's own requests (OMPCOLLECTOR_REQ_*): code addresses, region kinds and task frames for samplers. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "internal.h"
 
 #include <string.h>
 
 /*
- * Code addresses of parallel constructs by region id.  Only the master sees
+ * Code addresses and kinds of regions by region id.  Only the master sees
  * parallel_begin, yet every thread of the team answers for the region, so
- * the address is kept where any thread finds it: slot id % size, written
- * id-last and read id-first-and-last, so a slot being reused for a region
- * thousands of ids younger reads as unknown instead of as the wrong place.
+ * what it learnt is kept where any thread finds it: slot id % size,
+ * written id-last and read id-first-and-last, so a slot being reused for
+ * a region thousands of ids younger reads as unknown instead of as the
+ * wrong place.
  */
 #define OC_REGION_CODEPTRS 4096
 
 struct codeptr_slot {
     _Atomic uint64_t region_id;
     _Atomic uint64_t codeptr;
+    _Atomic uint64_t teams_codeptr;
+    _Atomic uint64_t kind_flags; /* OMPCOLLECTOR_REGION_* << 32 | the OMPT flags */
 };
 
 static struct codeptr_slot region_codeptrs[OC_REGION_CODEPTRS];
 
-/* Records where `region_id` was forked.  Async-signal-safe: yes; the forking master. */
-void oc_remember_region_codeptr(uint64_t region_id, const void *codeptr)
-{
-    if (region_id == 0)
-        return;
-    struct codeptr_slot *slot = &region_codeptrs[region_id % OC_REGION_CODEPTRS];
-    atomic_store_explicit(&slot->region_id, 0, memory_order_relaxed);
-    atomic_thread_fence(memory_order_release);
-    atomic_store_explicit(&slot->codeptr, (uint64_t)(uintptr_t)codeptr, memory_order_relaxed);
-    atomic_store_explicit(&slot->region_id, region_id, memory_order_release);
-}
-
-/* The code address `region_id` was forked at, 0 if unknown.  Async-signal-safe: yes; any thread. */
-uint64_t oc_region_codeptr(uint64_t region_id)
+/* What the slot of `region_id` holds: 1 and *out filled, or 0 when the slot is another region's.  Async-signal-safe: yes. */
+static int region_slot_read(uint64_t region_id, ompcollector_region_t *out)
 {
     if (region_id == 0)
         return 0;
     struct codeptr_slot *slot = &region_codeptrs[region_id % OC_REGION_CODEPTRS];
     if (atomic_load_explicit(&slot->region_id, memory_order_acquire) != region_id)
         return 0;
-    uint64_t codeptr = atomic_load_explicit(&slot->codeptr, memory_order_relaxed);
+    out->codeptr = atomic_load_explicit(&slot->codeptr, memory_order_relaxed);
+    out->teams_codeptr = atomic_load_explicit(&slot->teams_codeptr, memory_order_relaxed);
+    uint64_t kind_flags = atomic_load_explicit(&slot->kind_flags, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     if (atomic_load_explicit(&slot->region_id, memory_order_relaxed) != region_id)
         return 0;
-    return codeptr;
+    out->region_id = region_id;
+    out->kind = (int)(kind_flags >> 32);
+    out->flags = (int)(uint32_t)kind_flags;
+    return 1;
+}
+
+/*
+ * The kind of a region from its OMPT flags and its parent's entry.  A
+ * team region without a code address directly inside a league is the one
+ * libomp opens on each team's initial thread: it is the teams construct
+ * at work, not a construct of its own.
+ */
+static int region_kind(int flags, const void *codeptr, const ompcollector_region_t *parent)
+{
+    if ((unsigned int)flags & (unsigned int)ompt_parallel_league)
+        return OMPCOLLECTOR_REGION_LEAGUE;
+    if (!((unsigned int)flags & (unsigned int)ompt_parallel_team))
+        return OMPCOLLECTOR_REGION_UNKNOWN;
+    if (codeptr == NULL && parent->kind == OMPCOLLECTOR_REGION_LEAGUE)
+        return OMPCOLLECTOR_REGION_LEAGUE_TEAM;
+    return OMPCOLLECTOR_REGION_PARALLEL;
+}
+
+/* Records where and what `region_id` is, forked inside `parent_id` (0: none).  Async-signal-safe: yes; the forking master. */
+void oc_remember_region(uint64_t region_id, uint64_t parent_id, const void *codeptr, int flags)
+{
+    if (region_id == 0)
+        return;
+    ompcollector_region_t parent = {0};
+    (void)region_slot_read(parent_id, &parent);
+    int kind = region_kind(flags, codeptr, &parent);
+    uint64_t teams = parent.teams_codeptr;
+    if (parent.kind == OMPCOLLECTOR_REGION_LEAGUE || parent.kind == OMPCOLLECTOR_REGION_LEAGUE_TEAM)
+        teams = parent.codeptr;
+    /* A team of a league does its teams construct's work: it answers for that construct. */
+    uint64_t address = kind == OMPCOLLECTOR_REGION_LEAGUE_TEAM ? parent.codeptr : (uint64_t)(uintptr_t)codeptr;
+    struct codeptr_slot *slot = &region_codeptrs[region_id % OC_REGION_CODEPTRS];
+    atomic_store_explicit(&slot->region_id, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&slot->codeptr, address, memory_order_relaxed);
+    atomic_store_explicit(&slot->teams_codeptr, teams, memory_order_relaxed);
+    atomic_store_explicit(&slot->kind_flags, (uint64_t)(uint32_t)kind << 32 | (uint32_t)flags,
+                          memory_order_relaxed);
+    atomic_store_explicit(&slot->region_id, region_id, memory_order_release);
+}
+
+/* The code address `region_id` was forked at, 0 if unknown.  Async-signal-safe: yes; any thread. */
+uint64_t oc_region_codeptr(uint64_t region_id)
+{
+    ompcollector_region_t entry;
+    return region_slot_read(region_id, &entry) ? entry.codeptr : 0;
 }
 
 /*
@@ -234,6 +277,27 @@ static int task_dependence(unsigned char *mem, int32_t mem_size, int32_t *rsz)
 }
 
 /*
+ * OMPCOLLECTOR_REQ_REGION: the region the thread works in (in FORK and
+ * JOIN delivery that region), with the kind parallel_begin's flags gave it.
+ * Async-signal-safe: yes; any thread.
+ */
+static int region_info(unsigned char *mem, int32_t mem_size, int32_t *rsz)
+{
+    ompcollector_region_t out;
+    *rsz = (int32_t)sizeof out;
+    if (mem_size < (int32_t)sizeof out)
+        return OMP_ERRCODE_MEM_TOO_SMALL;
+    memset(&out, 0, sizeof out);
+    uint64_t region_id = oc_current_region_id(THR_WORK_STATE);
+    if (!region_slot_read(region_id, &out)) {
+        memset(&out, 0, sizeof out);
+        out.region_id = region_id;
+    }
+    memcpy(mem, &out, sizeof out);
+    return OMP_ERRCODE_OK;
+}
+
+/*
  * Answers one of our requests; returns the ec and sets *rsz.  Writes only
  * inside mem[0, mem_size).  The per-event requests (TASK_INFO, TASK,
  * TASK_DEPENDENCE) are inlined here, SAMPLE and TASK_FRAMES are not: their
@@ -254,6 +318,8 @@ int oc_extension_request(int32_t request, unsigned char *mem, int32_t mem_size, 
         return task_event(mem, mem_size, rsz);
     case OMPCOLLECTOR_REQ_TASK_DEPENDENCE:
         return task_dependence(mem, mem_size, rsz);
+    case OMPCOLLECTOR_REQ_REGION:
+        return region_info(mem, mem_size, rsz);
     default:
         return OMP_ERRCODE_UNKNOWN;
     }

@@ -398,7 +398,7 @@ static inline const struct oc_task *oc_current_task(void)
 }
 
 /* extension.c */
-void oc_remember_region_codeptr(uint64_t region_id, const void *codeptr);
+void oc_remember_region(uint64_t region_id, uint64_t parent_id, const void *codeptr, int flags);
 uint64_t oc_region_codeptr(uint64_t region_id);
 /* Whether a request number is one of ours (OMPCOLLECTOR_REQ_*). */
 static inline int oc_is_extension_request(int32_t request)

@@ -370,7 +370,6 @@ static void on_ompt_callback_parallel_begin(ompt_data_t *encountering_task_data,
                                             const void *codeptr_ra)
 {
     (void)encountering_task_data, (void)encountering_task_frame, (void)requested_parallelism;
-    (void)flags;
     close_open_wait();
     uint64_t region_id = atomic_fetch_add_explicit(&oc_next_region_id, 1, memory_order_relaxed);
     if (parallel_data != NULL)
@@ -382,7 +381,7 @@ static void on_ompt_callback_parallel_begin(ompt_data_t *encountering_task_data,
         oc_self.forked[oc_self.forked_depth] = region_id;
     oc_self.forked_depth++;
     remember_region_parent(region_id, running_task_id());
-    oc_remember_region_codeptr(region_id, codeptr_ra);
+    oc_remember_region(region_id, oc_self.fork_parent_id, codeptr_ra, flags);
     oc_emit(OMP_EVENT_FORK);
     oc_self.fork_region_id = 0;
 }

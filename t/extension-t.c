@@ -1,4 +1,4 @@
-/* extension-t.c - ompcollector's own requests (SAMPLE, TASK_FRAMES, TASK_INFO, TASK) through the fake runtime: layouts, code addresses, task chains, short mem. */
+/* extension-t.c - ompcollector's own requests (SAMPLE, TASK_FRAMES, TASK_INFO, TASK, REGION) through the fake runtime: layouts, code addresses, task chains, short mem. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <pthread.h>
 #include <stdint.h>
@@ -762,6 +762,118 @@ static int task_dependence_names_both(void)
            && after.sink_id == 0;
 }
 
+static ompcollector_region_t region_of(const struct probe *probe)
+{
+    ompcollector_region_t out;
+    memcpy(&out, &probe->words[4], sizeof out);
+    return out;
+}
+
+/* What REGION answered in each FORK delivery, in order. */
+static ompcollector_region_t forked[4];
+static int forked_count;
+
+static void region_at_fork(OMP_COLLECTORAPI_EVENT event)
+{
+    (void)event;
+    struct probe probe;
+    if (forked_count < 4 && send_probe(&probe, OMPCOLLECTOR_REQ_REGION, 32) == OMP_ERRCODE_OK
+        && probe.words[3] == 32 && guards_intact(&probe, 32))
+        forked[forked_count++] = region_of(&probe);
+}
+
+static int register_fork(void (*callback)(OMP_COLLECTORAPI_EVENT))
+{
+    int32_t entry[8] = {28, OMP_REQ_REGISTER, 0, 0, OMP_EVENT_FORK};
+    memcpy(&entry[5], &callback, sizeof callback);
+    return request(entry) == OMP_ERRCODE_OK;
+}
+
+static int region_of_a_parallel_construct(void)
+{
+    if (!start_session() || !register_fork(region_at_fork))
+        return 0;
+    enter_region((void *)0x7777);
+    ompcollector_region_t in = forked[0];
+    return forked_count == 1 && in.region_id == team.value && in.region_id != 0 && in.codeptr == 0x7777
+           && in.kind == OMPCOLLECTOR_REGION_PARALLEL && in.teams_codeptr == 0
+           && in.flags == (int)(ompt_parallel_invoker_program | ompt_parallel_team);
+}
+
+static ompt_data_t league, league_team, inner;
+
+/*
+ * libomp 14's teams: the league (flags league, the teams construct's
+ * address), on each team's initial thread a team region without an
+ * address, and inside it the user's parallel region.
+ */
+static void enter_teams(void)
+{
+    fake_ompt_set_parallel_flags((int)(ompt_parallel_invoker_runtime | ompt_parallel_league));
+    fake_ompt_set_codeptr((void *)0x1000);
+    fake_fire_parallel_begin(&league);
+    fake_fire_implicit_task(OC_SCOPE_BEGIN, &league, 0);
+    fake_ompt_set_parallel_flags((int)(ompt_parallel_invoker_runtime | ompt_parallel_team));
+    fake_ompt_set_codeptr(NULL);
+    fake_fire_parallel_begin(&league_team);
+    fake_fire_implicit_task(OC_SCOPE_BEGIN, &league_team, 0);
+}
+
+static int teams_league_team_and_inner_parallel(void)
+{
+    struct probe probe;
+    if (!start_session() || !register_fork(region_at_fork))
+        return 0;
+    enter_teams();
+    /* The team's own work, outside the inner region: the teams construct. */
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_PARALLEL, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_SAMPLE, 48) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_sample_t team_work = sample_of(&probe);
+    fake_ompt_set_codeptr((void *)0x2000);
+    fake_fire_parallel_begin(&inner);
+    fake_fire_implicit_task(OC_SCOPE_BEGIN, &inner, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_REGION, 32) != OMP_ERRCODE_OK)
+        return 0;
+    ompcollector_region_t working = region_of(&probe);
+    const ompcollector_region_t *l = &forked[0], *t = &forked[1], *p = &forked[2];
+    return forked_count == 3 && l->region_id == league.value && l->kind == OMPCOLLECTOR_REGION_LEAGUE
+           && l->codeptr == 0x1000 && l->teams_codeptr == 0 && (l->flags & (int)ompt_parallel_league)
+           && t->region_id == league_team.value && t->kind == OMPCOLLECTOR_REGION_LEAGUE_TEAM
+           && t->codeptr == 0x1000 && t->teams_codeptr == 0x1000
+           && team_work.region_id == league_team.value && team_work.region_codeptr == 0x1000
+           && p->region_id == inner.value && p->kind == OMPCOLLECTOR_REGION_PARALLEL && p->codeptr == 0x2000
+           && p->teams_codeptr == 0x1000 && working.region_id == inner.value && working.codeptr == 0x2000
+           && working.kind == OMPCOLLECTOR_REGION_PARALLEL && working.teams_codeptr == 0x1000;
+}
+
+/* A team region without an address outside any league stays a parallel region (another runtime's nameless fork). */
+static int nameless_team_outside_a_league_is_parallel(void)
+{
+    if (!start_session() || !register_fork(region_at_fork))
+        return 0;
+    enter_region(NULL);
+    return forked_count == 1 && forked[0].kind == OMPCOLLECTOR_REGION_PARALLEL && forked[0].codeptr == 0
+           && forked[0].teams_codeptr == 0;
+}
+
+static int region_short_mem_or_serial(void)
+{
+    struct probe probe;
+    if (!start_session())
+        return 0;
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_REGION, 28) != OMP_ERRCODE_MEM_TOO_SMALL || probe.words[3] != 32)
+        return 0;
+    for (int i = 4; i < 4 + 7 + 4; i++)
+        if (probe.words[i] != GUARD)
+            return 0;
+    fake_ompt_set_state(OC_OMPT_STATE_WORK_SERIAL, 0);
+    if (send_probe(&probe, OMPCOLLECTOR_REQ_REGION, 32) != OMP_ERRCODE_OK || probe.words[3] != 32)
+        return 0;
+    ompcollector_region_t out = region_of(&probe);
+    return out.region_id == 0 && out.codeptr == 0 && out.teams_codeptr == 0 && out.kind == 0 && out.flags == 0;
+}
+
 static const struct {
     const char *name;
     int (*check)(void);
@@ -793,6 +905,10 @@ static const struct {
     {"TASK inside END_CREATE_TASK_DEL: the new task, its parent (the implicit task), the construct, flags, region", task_names_the_new_task_and_its_construct},
     {"TASK with 36 bytes: MEM_TOO_SMALL, rsz 40, nothing written; in serial code: OK, no task", task_short_mem_or_no_task},
     {"BEGIN/END_TASK_WAIT at a taskwait and a taskgroup's end, by public number, naming the waiting task; none at a barrier", task_waits_are_delivered},
+    {"REGION inside FORK of a parallel construct: PARALLEL, its address and flags, no teams", region_of_a_parallel_construct},
+    {"REGION of teams: LEAGUE, the team's own region LEAGUE_TEAM at the teams address, the inner parallel PARALLEL inside that teams", teams_league_team_and_inner_parallel},
+    {"REGION of an addressless team outside any league: PARALLEL, no teams", nameless_team_outside_a_league_is_parallel},
+    {"REGION with 28 bytes: MEM_TOO_SMALL, rsz 32, nothing written; in serial code: OK, all zero", region_short_mem_or_serial},
     {"TASK_DEPENDENCE delivered once, TASK_DEPENDENCE naming source and sink in it, zeros after; 12 bytes: MEM_TOO_SMALL, rsz 16", task_dependence_names_both},
 };
 

@@ -244,11 +244,20 @@ void fake_fire_thread_end(void)
     FIRE(ompt_callback_thread_end, ompt_callback_thread_end_t, &thread_data);
 }
 
+/* The flags later parallel_begin fires report; 0: a parallel construct's team. */
+static int parallel_flags;
+
+void fake_ompt_set_parallel_flags(int flags)
+{
+    parallel_flags = flags;
+}
+
 void fake_fire_parallel_begin(ompt_data_t *parallel_data)
 {
     static __thread ompt_data_t task_data;
+    int flags = parallel_flags != 0 ? parallel_flags : (int)(ompt_parallel_invoker_program | ompt_parallel_team);
     FIRE(ompt_callback_parallel_begin, ompt_callback_parallel_begin_t, &task_data, NULL,
-         parallel_data, 4, ompt_parallel_invoker_program | ompt_parallel_team, fire_codeptr);
+         parallel_data, 4, flags, fire_codeptr);
 }
 
 void fake_fire_parallel_end(ompt_data_t *parallel_data)

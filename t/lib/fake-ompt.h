@@ -58,6 +58,8 @@ void fake_ompt_set_state(int state, uint64_t wait_id);
 /* Firing callbacks the way a runtime would; each does nothing when the shim has not set it. */
 void fake_fire_thread_begin(int thread_type);
 void fake_fire_thread_end(void);
+/* The OMPT flags later parallel_begin fires report (ompt_parallel_league for a teams construct); 0: invoker_program | team. */
+void fake_ompt_set_parallel_flags(int flags);
 void fake_fire_parallel_begin(ompt_data_t *parallel_data);
 void fake_fire_parallel_end(ompt_data_t *parallel_data);
 void fake_fire_implicit_task(int endpoint, ompt_data_t *parallel_data, unsigned int index);
