@@ -568,6 +568,9 @@ static collector_api_t find_api(void)
     return (collector_api_t)dlsym(RTLD_DEFAULT, OMP_COLLECTOR_API);
 }
 
+static void region_nest(struct ompc_process *owner, struct ompc_thread *slot, uint64_t parent_id, int construct,
+                        uint64_t now);
+
 /*
  * FORK on the master: the instance counts for its construct and the
  * totals whether or not the region table holds it, and goes on the
@@ -580,6 +583,13 @@ static void region_forked(struct ompc_process *owner, struct ompc_thread *slot, 
     int construct = codeptr != 0 ? ompc_record_construct(owner, codeptr) : -1;
     if (construct >= 0)
         atomic_fetch_add(&owner->constructs[construct].forks, 1);
+    region_nest(owner, slot, parent_id, construct, now);
+}
+
+/* The region goes on the forking thread's nest stack, so that its JOIN times it for `construct` (-1: none). */
+static void region_nest(struct ompc_process *owner, struct ompc_thread *slot, uint64_t parent_id, int construct,
+                        uint64_t now)
+{
     /* The shared slot of threads past the limit has no scratch of its own. */
     if (slot == NULL || slot == &owner->untracked)
         return;
@@ -623,29 +633,69 @@ static void region_joined(struct ompc_process *owner, struct ompc_thread *slot, 
     }
 }
 
-/* FORK and JOIN: the region's id (and at FORK its parent) as the master sees it. */
+/*
+ * What a FORK's region is (OMPCOLLECTOR_REQ_REGION) goes on its construct
+ * row: a teams construct's league makes a teams row, a parallel region a
+ * parallel row, linked to the teams construct whose team forked it.  The
+ * region a team of a league opens for itself is no construct of its own:
+ * it counts in the totals only (its samples count for the teams row).
+ * Returns whether the fork is an instance of its construct.
+ */
+static int note_construct_kind(struct ompc_process *owner, const ompcollector_region_t *region)
+{
+    if (region->kind == OMPCOLLECTOR_REGION_LEAGUE_TEAM)
+        return 0;
+    int row = region->codeptr != 0 ? ompc_record_construct(owner, region->codeptr) : -1;
+    if (row < 0)
+        return 1;
+    uint32_t kind = region->kind == OMPCOLLECTOR_REGION_LEAGUE     ? OMPC_CONSTRUCT_TEAMS
+                    : region->kind == OMPCOLLECTOR_REGION_PARALLEL ? OMPC_CONSTRUCT_PARALLEL
+                                                                   : OMPC_CONSTRUCT_UNKNOWN;
+    struct ompc_construct_kind *entry = &owner->construct_kinds[row];
+    if (kind != OMPC_CONSTRUCT_UNKNOWN && atomic_load_explicit(&entry->kind, memory_order_relaxed) != kind)
+        atomic_store_explicit(&entry->kind, kind, memory_order_relaxed);
+    int teams = region->teams_codeptr != 0 && kind == OMPC_CONSTRUCT_PARALLEL
+                    ? ompc_record_construct(owner, region->teams_codeptr) : -1;
+    if (teams >= 0 && atomic_load_explicit(&entry->teams, memory_order_relaxed) != (uint32_t)teams + 1)
+        atomic_store_explicit(&entry->teams, (uint32_t)teams + 1, memory_order_relaxed);
+    return 1;
+}
+
+/* FORK and JOIN: the region's id (and at FORK its parent and what it is) as the master sees it. */
 static void region_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now)
 {
-    int32_t storage[OMPC_REQUEST_WORDS(2 * OMPC_REQUEST_SIZE(OMPC_REQUEST_PRID_MEM))];
+    int32_t storage[OMPC_REQUEST_WORDS(2 * OMPC_REQUEST_SIZE(OMPC_REQUEST_PRID_MEM)
+                                       + OMPC_REQUEST_SIZE(sizeof(ompcollector_region_t)))];
     struct ompc_request batch;
     ompc_request_init(&batch, storage, sizeof storage);
     int current = ompc_request_add(&batch, OMP_REQ_CURRENT_PRID, OMPC_REQUEST_PRID_MEM);
-    /* Only FORK needs the parent; JOIN spares the runtime the question. */
+    /* Only FORK needs the parent and the kind; JOIN spares the runtime the questions. */
     int parent = event == OMP_EVENT_FORK
                      ? ompc_request_add(&batch, OMP_REQ_PARENT_PRID, OMPC_REQUEST_PRID_MEM) : -1;
+    int what = event == OMP_EVENT_FORK
+                   ? ompc_request_add(&batch, OMPCOLLECTOR_REQ_REGION, sizeof(ompcollector_region_t)) : -1;
     if (ompc_request_send(&batch, agent.api) != 0 || ompc_request_ec(&batch, current) != OMP_ERRCODE_OK)
         return;
     uint64_t region_id = ompc_request_u64(&batch, current, 0), parent_id = 0;
     if (parent >= 0 && ompc_request_ec(&batch, parent) == OMP_ERRCODE_OK)
         parent_id = ompc_request_u64(&batch, parent, 0);
-    /* The parallel construct's address, at FORK (OMPCOLLECTOR_REQ_SAMPLE; 0 unknown). */
-    uint64_t codeptr = 0;
+    /* The construct's address, at FORK (OMPCOLLECTOR_REQ_REGION, else _SAMPLE; 0 unknown). */
+    ompcollector_region_t region = {0};
     ompcollector_sample_t here;
-    if (event == OMP_EVENT_FORK && agent.has_sample && ompc_sample_request(&agent, &here) == OMP_ERRCODE_OK)
-        codeptr = here.region_codeptr;
-    if (event == OMP_EVENT_FORK)
+    int instance = 1;
+    if (what >= 0 && ompc_request_ec(&batch, what) == OMP_ERRCODE_OK) {
+        memcpy(&region, ompc_request_mem(&batch, what), sizeof region);
+        instance = note_construct_kind(owner, &region);
+    } else if (event == OMP_EVENT_FORK && agent.has_sample && ompc_sample_request(&agent, &here) == OMP_ERRCODE_OK) {
+        region.codeptr = here.region_codeptr;
+    }
+    uint64_t codeptr = instance ? region.codeptr : 0;
+    if (event == OMP_EVENT_FORK && instance)
         region_forked(owner, slot, parent_id, codeptr, now);
-    else
+    else if (event == OMP_EVENT_FORK) {
+        atomic_fetch_add(&owner->forks, 1);
+        region_nest(owner, slot, parent_id, -1, now);
+    } else
         region_joined(owner, slot, now);
     struct ompc_region *row = region_row(owner, region_id, 1);
     if (event == OMP_EVENT_FORK) {

@@ -69,7 +69,8 @@ size_t ompc_record_slot_bytes(uint32_t version)
 {
     switch (version) {
     case OMPC_RECORD_VERSION:
-        return sizeof(struct ompc_process);
+        /* The construct kinds came within version 8: a slot may end before them (process_size says). */
+        return OMPC_PROCESS_SIZE_NO_KINDS;
     case OMPC_RECORD_VERSION_NO_MPI_CALLS:
         return OMPC_PROCESS_SIZE_NO_MPI_CALLS;
     case OMPC_RECORD_VERSION_NO_SERIAL:

@@ -37,7 +37,10 @@
  * by version 6); version 6 before where serial code ran (serial_places,
  * appended by version 7); version 7 before the MPI calls by site (mpi_setup_ns
  * on, appended by version 8, which also gave the threads' MPI rows their
- * idle_ticks where version 7 had a reserved zero).
+ * idle_ticks where version 7 had a reserved zero).  The construct
+ * kinds came later in version 8, appended after mpi_sites: a version-8
+ * slot may end before them (process_size says), and readers take its
+ * kinds as unknown.
  */
 #define OMPC_RECORD_VERSION_NO_MPI 5u
 #define OMPC_RECORD_VERSION_NO_SERIAL 6u
@@ -587,6 +590,19 @@ struct ompc_place {
     _Atomic uint64_t ticks;
 };
 
+/*
+ * What kind of construct a row of the construct table is
+ * (OMPCOLLECTOR_REQ_REGION at its FORKs; UNKNOWN from a runtime without
+ * it, or a record before version 8 that holds them), and the teams construct whose teams
+ * fork it.  A target construct is one of these too: the report tells it
+ * by its code.
+ */
+enum { OMPC_CONSTRUCT_UNKNOWN = 0, OMPC_CONSTRUCT_PARALLEL = 1, OMPC_CONSTRUCT_TEAMS = 2, OMPC_CONSTRUCT_KINDS = 3 };
+struct ompc_construct_kind {
+    _Atomic uint32_t kind;  /* OMPC_CONSTRUCT_* */
+    _Atomic uint32_t teams; /* 1 + the construct row of the teams construct it runs inside, 0 none or unknown */
+};
+
 /* What REGISTER answered for an event asked for. */
 struct ompc_event_request {
     int32_t event;
@@ -674,6 +690,8 @@ struct ompc_process {
     _Atomic uint64_t mpi_sites_dropped; /* outermost calls whose (call, site) found no free row */
     uint64_t mpi_sites_reserved;
     struct ompc_mpi_site mpi_sites[OMPC_MPI_SITES];
+    /* Version 8 too (after the MPI sites): the kind of each row of constructs[], written at its FORKs. */
+    struct ompc_construct_kind construct_kinds[OMPC_MAX_CONSTRUCTS];
 };
 
 /* The bytes of a process slot a version-5 record holds (everything before the MPI fields). */
@@ -682,8 +700,10 @@ struct ompc_process {
 #define OMPC_PROCESS_SIZE_NO_SERIAL offsetof(struct ompc_process, serial_places_dropped)
 /* The bytes of a process slot a version-7 record holds (everything before the MPI call sites). */
 #define OMPC_PROCESS_SIZE_NO_MPI_CALLS offsetof(struct ompc_process, mpi_setup_ns)
+/* The least a version-8 slot holds: everything before the construct kinds, which came later in version 8. */
+#define OMPC_PROCESS_SIZE_NO_KINDS offsetof(struct ompc_process, construct_kinds)
 
-/* The bytes of a process slot of record version `version`; 0 for a version this build cannot read. */
+/* The least bytes of a process slot of record version `version`; 0 for a version this build cannot read. */
 size_t ompc_record_slot_bytes(uint32_t version);
 
 /* Fills in a header (magic, version, layout) for the options; returns the mapping's total size. */

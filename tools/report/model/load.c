@@ -649,6 +649,40 @@ static void fold_work(int fd, struct ompc_model_process *to, const struct ompc_t
 }
 
 /* The construct table's used rows, with every thread's WORK samples in them. */
+/*
+ * The rows' kinds (version 8; zero, unknown, before or where the slot ends before them), each a kind this
+ * build knows, and the teams construct a parallel row runs in: a used
+ * row of kind teams.  Only parallel rows link, so no chain can loop.
+ * What breaks those rules is dropped and noted.
+ */
+static void take_construct_kinds(struct ompc_model_process *to, const struct ompc_process *from, const int *row_of)
+{
+    unsigned long bad = 0;
+    for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++) {
+        if (row_of[i] < 0)
+            continue;
+        struct ompc_model_construct *row = &to->constructs[row_of[i]];
+        row->kind = atomic_load(&from->construct_kinds[i].kind);
+        if (row->kind >= OMPC_CONSTRUCT_KINDS) {
+            row->kind = OMPC_CONSTRUCT_UNKNOWN;
+            bad++;
+        }
+    }
+    for (int i = 0; i < OMPC_MAX_CONSTRUCTS; i++) {
+        uint32_t teams = row_of[i] < 0 ? 0 : atomic_load(&from->construct_kinds[i].teams);
+        if (teams == 0)
+            continue;
+        struct ompc_model_construct *row = &to->constructs[row_of[i]];
+        int target = teams <= OMPC_MAX_CONSTRUCTS ? row_of[teams - 1] : -1;
+        if (row->kind != OMPC_CONSTRUCT_PARALLEL || target < 0 || to->constructs[target].kind != OMPC_CONSTRUCT_TEAMS)
+            bad++;
+        else
+            row->teams = (uint32_t)target + 1;
+    }
+    if (bad > 0)
+        ompc_damage_note(&to->damage, "%lu construct kinds or teams links that name no such thing (ignored)", bad);
+}
+
 static int take_constructs(int fd, struct ompc_model_process *to, const struct ompc_process *from,
                            const struct limits *limits)
 {
@@ -681,6 +715,7 @@ static int take_constructs(int fd, struct ompc_model_process *to, const struct o
     }
     for (int t = 0; t < to->thread_count; t++)
         fold_work(fd, to, &from->threads[t], row_of, counts, limits, t);
+    take_construct_kinds(to, from, row_of);
     free(row_of);
     free(counts);
     return 0;
@@ -957,8 +992,14 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     to->arena_refused = header->arena_refused;
     to->processes_dropped = header->processes_dropped;
     int failed = 0;
-    /* An older slot ends before the fields later versions appended, which stay zero. */
+    /*
+     * An older slot ends before the fields later versions appended, which
+     * stay zero; a slot of this version holds what its process_size says,
+     * at least ompc_record_slot_bytes (the construct kinds came within it).
+     */
     size_t slot_bytes = ompc_record_slot_bytes(header->version);
+    if (header->version == OMPC_RECORD_VERSION && header->process_size > slot_bytes)
+        slot_bytes = header->process_size < sizeof *from ? header->process_size : sizeof *from;
     struct filled filled = {0, 0, NULL};
     if (index >= header->process_count || read_sparse(fd, from, slot_bytes, slot_offset(header, index), &filled) != 0) {
         ompc_damage_note(&to->damage, "the record ends inside this process's slot (truncated): nothing of it read");

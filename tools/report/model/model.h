@@ -118,6 +118,9 @@ struct ompc_model_construct {
     /* WORK samples in it over the threads: their sum, the most of one thread, and how many threads had any. */
     uint64_t work_sum, work_max;
     uint32_t work_threads;
+    /* What it is (OMPC_CONSTRUCT_*; UNKNOWN in records without them), and 1 + the row of the teams construct it runs in (0 none or unknown). */
+    uint32_t kind;
+    uint32_t teams;
 };
 
 /*
