@@ -83,6 +83,13 @@ void oc_remember_region(uint64_t region_id, uint64_t parent_id, const void *code
     atomic_store_explicit(&slot->region_id, region_id, memory_order_release);
 }
 
+/* Whether `region_id` is a teams construct's league (0: unknown or not).  Async-signal-safe: yes; any thread. */
+int oc_region_is_league(uint64_t region_id)
+{
+    ompcollector_region_t entry;
+    return region_slot_read(region_id, &entry) && entry.kind == OMPCOLLECTOR_REGION_LEAGUE;
+}
+
 /* The code address `region_id` was forked at, 0 if unknown.  Async-signal-safe: yes; any thread. */
 uint64_t oc_region_codeptr(uint64_t region_id)
 {

@@ -121,6 +121,14 @@ struct oc_thread {
      * handlers use oc_top_frame, which depends on depth alone.
      */
     struct oc_frame *top_frame;
+    /*
+     * The league whose team this thread is the initial thread of, and the
+     * depth it began at: libomp reports a team's initial task as an
+     * initial task, which opens no frame, so the league is kept apart for
+     * the kind of the region the team then forks (extension.c).
+     */
+    uint64_t league_region_id;
+    int32_t league_depth;
 };
 
 extern __thread struct oc_thread oc_self __attribute__((tls_model("initial-exec")));
@@ -400,6 +408,7 @@ static inline const struct oc_task *oc_current_task(void)
 /* extension.c */
 void oc_remember_region(uint64_t region_id, uint64_t parent_id, const void *codeptr, int flags);
 uint64_t oc_region_codeptr(uint64_t region_id);
+int oc_region_is_league(uint64_t region_id);
 /* Whether a request number is one of ours (OMPCOLLECTOR_REQ_*). */
 static inline int oc_is_extension_request(int32_t request)
 {

@@ -381,7 +381,10 @@ static void on_ompt_callback_parallel_begin(ompt_data_t *encountering_task_data,
         oc_self.forked[oc_self.forked_depth] = region_id;
     oc_self.forked_depth++;
     remember_region_parent(region_id, running_task_id());
-    oc_remember_region(region_id, oc_self.fork_parent_id, codeptr_ra, flags);
+    /* A team's initial thread forks at the depth its league's task began: the league encloses that fork. */
+    uint64_t enclosing_id = oc_self.league_region_id != 0 && oc_self.depth == oc_self.league_depth
+                                ? oc_self.league_region_id : oc_self.fork_parent_id;
+    oc_remember_region(region_id, enclosing_id, codeptr_ra, flags);
     oc_emit(OMP_EVENT_FORK);
     oc_self.fork_region_id = 0;
 }
@@ -472,6 +475,25 @@ static void end_implicit_task(ompt_data_t *task_data)
 }
 
 /*
+ * The initial task of a team of a league begins or ends on this thread
+ * (the program's own initial task too, whose region is no league): it
+ * opens no frame, as for the program's, but the regions the team forks
+ * at this depth are told to be the league's own teams by it.
+ */
+static void initial_task_of_a_team(ompt_scope_endpoint_t endpoint, const ompt_data_t *parallel_data)
+{
+    if ((int)endpoint == OC_SCOPE_BEGIN) {
+        uint64_t id = parallel_data != NULL ? __atomic_load_n(&parallel_data->value, __ATOMIC_ACQUIRE) : 0;
+        if (oc_region_is_league(id)) {
+            oc_self.league_region_id = id;
+            oc_self.league_depth = oc_self.depth;
+        }
+    } else if ((int)endpoint == OC_SCOPE_END && oc_self.depth == oc_self.league_depth) {
+        oc_self.league_region_id = 0;
+    }
+}
+
+/*
  * A thread enters or leaves a team.  Frames beyond OC_MAX_NEST share the
  * last slot: ids stay right on the way in, and on the way out the thread
  * reports the deepest region it remembers until it is back in range.
@@ -482,8 +504,10 @@ static void on_ompt_callback_implicit_task(ompt_scope_endpoint_t endpoint,
                                            int flags)
 {
     (void)actual_parallelism;
-    if (flags & ompt_task_initial)
+    if (flags & ompt_task_initial) {
+        initial_task_of_a_team(endpoint, parallel_data);
         return;
+    }
     close_open_wait();
     if ((int)endpoint == OC_SCOPE_BEGIN) {
         if (oc_self.depth == 0 && index != 0)

@@ -804,15 +804,16 @@ static ompt_data_t league, league_team, inner;
 
 /*
  * libomp 14's teams: the league (flags league, the teams construct's
- * address), on each team's initial thread a team region without an
- * address, and inside it the user's parallel region.
+ * address), each team's initial task in it (an initial task, no frame),
+ * on that team's initial thread a team region without an address, and
+ * inside it the user's parallel region.
  */
 static void enter_teams(void)
 {
     fake_ompt_set_parallel_flags((int)(ompt_parallel_invoker_runtime | ompt_parallel_league));
     fake_ompt_set_codeptr((void *)0x1000);
     fake_fire_parallel_begin(&league);
-    fake_fire_implicit_task(OC_SCOPE_BEGIN, &league, 0);
+    fake_fire_initial_task(OC_SCOPE_BEGIN, &league, 0);
     fake_ompt_set_parallel_flags((int)(ompt_parallel_invoker_runtime | ompt_parallel_team));
     fake_ompt_set_codeptr(NULL);
     fake_fire_parallel_begin(&league_team);

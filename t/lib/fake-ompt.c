@@ -299,6 +299,13 @@ void fake_fire_implicit_task(int endpoint, ompt_data_t *parallel_data, unsigned 
          task_data, 4, index, ompt_task_implicit);
 }
 
+void fake_fire_initial_task(int endpoint, ompt_data_t *parallel_data, unsigned int index)
+{
+    static __thread ompt_data_t task_data;
+    FIRE(ompt_callback_implicit_task, ompt_callback_implicit_task_t, (ompt_scope_endpoint_t)endpoint,
+         endpoint == OC_SCOPE_BEGIN ? parallel_data : NULL, &task_data, 1, index, ompt_task_initial);
+}
+
 void fake_fire_sync_region_wait(int kind, int endpoint)
 {
     FIRE(ompt_callback_sync_region_wait, ompt_callback_sync_region_t, (ompt_sync_region_t)kind,

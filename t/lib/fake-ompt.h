@@ -63,6 +63,8 @@ void fake_ompt_set_parallel_flags(int flags);
 void fake_fire_parallel_begin(ompt_data_t *parallel_data);
 void fake_fire_parallel_end(ompt_data_t *parallel_data);
 void fake_fire_implicit_task(int endpoint, ompt_data_t *parallel_data, unsigned int index);
+/* A team's initial task in a league, as libomp reports it: implicit_task with ompt_task_initial. */
+void fake_fire_initial_task(int endpoint, ompt_data_t *parallel_data, unsigned int index);
 void fake_fire_sync_region_wait(int kind, int endpoint);
 void fake_fire_mutex_acquire(int kind, uint64_t wait_id);
 void fake_fire_mutex_acquired(int kind, uint64_t wait_id);

@@ -35,6 +35,9 @@ static int compare_construct_copies(const void *a, const void *b)
     int source = ompc_compare_sources(&x->where, x->codeptr, &y->where, y->codeptr);
     if (source != 0)
         return source;
+    /* A combined construct (teams distribute parallel for) is a teams and a parallel construct at one line. */
+    if (x->kind != y->kind)
+        return (x->kind > y->kind) - (x->kind < y->kind);
     if (x->total_ns != y->total_ns)
         return (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
     return (x->codeptr > y->codeptr) - (x->codeptr < y->codeptr);
@@ -54,6 +57,11 @@ static void add_construct(struct ompc_construct_row *into, const struct ompc_con
     into->thread_mask |= from->thread_mask;
     for (int s = 0; s < OMPC_NSTATES; s++)
         into->ticks[s] += from->ticks[s];
+    into->target |= from->target;
+    if (into->teams_codeptr == 0) {
+        into->teams_codeptr = from->teams_codeptr;
+        into->teams_where = from->teams_where;
+    }
     into->work_sum += from->work_sum;
     into->work_max += from->work_max;
     if (from->work_threads > into->work_threads)
@@ -66,8 +74,9 @@ void ompc_fold_constructs(struct ompc_construct_row *rows, int *count)
     ompc_qsort(rows, (size_t)*count, sizeof *rows, compare_construct_copies);
     int kept = 0;
     for (int i = 0; i < *count; i++) {
-        if (kept > 0 && ompc_compare_sources(&rows[kept - 1].where, rows[kept - 1].codeptr, &rows[i].where,
-                                             rows[i].codeptr) == 0)
+        if (kept > 0 && rows[kept - 1].kind == rows[i].kind
+            && ompc_compare_sources(&rows[kept - 1].where, rows[kept - 1].codeptr, &rows[i].where,
+                                    rows[i].codeptr) == 0)
             add_construct(&rows[kept - 1], &rows[i]);
         else
             rows[kept++] = rows[i];

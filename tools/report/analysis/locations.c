@@ -59,6 +59,29 @@ const char *ompc_location_label(const struct ompc_location *where, uint64_t addr
     return buffer;
 }
 
+const char *ompc_construct_kind_name(const struct ompc_construct_row *row)
+{
+    switch (row->kind) {
+    case OMPC_CONSTRUCT_PARALLEL:
+        return row->target ? "target parallel" : "parallel";
+    case OMPC_CONSTRUCT_TEAMS:
+        return row->target ? "target teams" : "teams";
+    default:
+        return "unknown";
+    }
+}
+
+const char *ompc_construct_label(const struct ompc_construct_row *row, char *buffer, size_t size)
+{
+    char where[480];
+    ompc_location_label(&row->where, row->codeptr, where, sizeof where);
+    if (row->kind == OMPC_CONSTRUCT_UNKNOWN || (row->kind == OMPC_CONSTRUCT_PARALLEL && !row->target && row->teams < 0))
+        snprintf(buffer, size, "%s", where);
+    else
+        snprintf(buffer, size, "%s%s %s", row->teams >= 0 ? "  " : "", ompc_construct_kind_name(row), where);
+    return buffer;
+}
+
 /* qsort: widest construct first (total time, then samples). */
 static int compare_constructs(const void *a, const void *b)
 {
@@ -100,6 +123,55 @@ static int compare_wait_rows(const void *a, const void *b)
     return (x->codeptr > y->codeptr) - (x->codeptr < y->codeptr);
 }
 
+/* The folded teams row a parallel row runs in, by the teams construct's source line; -1 none. */
+static int teams_row(const struct ompc_locations *locations, const struct ompc_construct_row *row)
+{
+    if (row->teams_codeptr == 0)
+        return -1;
+    for (int i = 0; i < locations->construct_count; i++) {
+        const struct ompc_construct_row *teams = &locations->constructs[i];
+        if (teams->kind == OMPC_CONSTRUCT_TEAMS
+            && ompc_compare_sources(&teams->where, teams->codeptr, &row->teams_where, row->teams_codeptr) == 0)
+            return i;
+    }
+    return -1;
+}
+
+/*
+ * Puts each parallel construct that runs inside a teams construct right
+ * after that teams row (widest first among them), so a table shows it
+ * nested; rows outside any stay widest first.  -1 when memory runs out.
+ */
+static int nest_under_teams(struct ompc_locations *out)
+{
+    int count = out->construct_count, placed = 0;
+    int *parent = malloc(((size_t)count + 1) * sizeof *parent);
+    struct ompc_construct_row *rows = malloc(((size_t)count + 1) * sizeof *rows);
+    if (parent == NULL || rows == NULL) {
+        free(parent);
+        free(rows);
+        return -1;
+    }
+    for (int i = 0; i < count; i++)
+        parent[i] = out->constructs[i].kind == OMPC_CONSTRUCT_PARALLEL ? teams_row(out, &out->constructs[i]) : -1;
+    for (int i = 0; i < count; i++) {
+        if (parent[i] >= 0)
+            continue;
+        int at = placed;
+        rows[placed++] = out->constructs[i];
+        for (int j = 0; j < count; j++)
+            if (parent[j] == i) {
+                rows[placed] = out->constructs[j];
+                rows[placed].target |= rows[at].target; /* inside a target region's teams */
+                rows[placed++].teams = at;
+            }
+    }
+    memcpy(out->constructs, rows, (size_t)count * sizeof *rows);
+    free(parent);
+    free(rows);
+    return 0;
+}
+
 /* The construct table, named and widest first; returns -1 when memory runs out. */
 static int build_constructs(const struct ompc_model_process *process, struct ompc_locations *out)
 {
@@ -122,10 +194,17 @@ static int build_constructs(const struct ompc_model_process *process, struct omp
             row->imbalance = (double)from->work_max * from->work_threads / (double)from->work_sum;
         row->copies = 1;
         locate(out->symbolizer, row->codeptr, OMPC_ADDRESS_CODEPTR, &row->where);
+        row->kind = from->kind;
+        row->target = row->where.offload;
+        row->teams = -1;
+        if (from->teams > 0 && from->teams <= process->construct_count) {
+            row->teams_codeptr = process->constructs[from->teams - 1].codeptr;
+            locate(out->symbolizer, row->teams_codeptr, OMPC_ADDRESS_CODEPTR, &row->teams_where);
+        }
     }
     ompc_fold_constructs(out->constructs, &out->construct_count);
     ompc_qsort(out->constructs, (size_t)out->construct_count, sizeof *out->constructs, compare_constructs);
-    return 0;
+    return nest_under_teams(out);
 }
 
 /* qsort: code addresses in order. */

@@ -25,6 +25,12 @@ struct ompc_construct_row {
     double imbalance;          /* max/mean of per-thread WORK samples; 0 when not known */
     uint64_t work_sum, work_max; /* the per-thread WORK samples: their sum and the most of one thread */
     uint32_t work_threads;       /* threads with any */
+    uint32_t kind;               /* OMPC_CONSTRUCT_*: parallel, teams (UNKNOWN from older records and other runtimes) */
+    int target;                  /* its code is a target region's, run on the host (where.offload) */
+    /* A parallel construct inside a teams construct: where that is, and its row here (-1 none; rows follow it). */
+    uint64_t teams_codeptr;
+    struct ompc_location teams_where;
+    int teams;
 };
 
 /* One place threads waited: a construct (and for locks the object) in one state. */
@@ -130,6 +136,16 @@ int ompc_fold_waits(struct ompc_wait_row *rows, int *count, struct ompc_wait_ref
 
 /* What a wait location waited in, as a reader names it ("critical(accum)", "lock `lk` (global)"); `buffer` holds it. */
 const char *ompc_wait_what(const struct ompc_wait_row *row, char *buffer, size_t size);
+
+/* What a construct is, as reports name it: "parallel", "teams", "target parallel", "target teams" or "unknown". */
+const char *ompc_construct_kind_name(const struct ompc_construct_row *row);
+
+/*
+ * A construct row's name in the text tables: its kind before the
+ * location, except for a parallel construct outside any teams or target
+ * (the tables' usual row, named as before): "teams main a.c:8".
+ */
+const char *ompc_construct_label(const struct ompc_construct_row *row, char *buffer, size_t size);
 
 /* A short name of a construct for tooltips ("solve solver.c:17"); `buffer` holds it. */
 const char *ompc_location_label(const struct ompc_location *where, uint64_t address, char *buffer,

@@ -1,4 +1,4 @@
-/* outlined.c - the function the programmer wrote a clang-outlined OpenMP body in (clang up to 15 names it .omp_outlined..N), from the DWARF of the body's compile unit. */
+/* outlined.c - the function the programmer wrote a clang-outlined OpenMP body in (clang up to 15 names it .omp_outlined..N), from the DWARF of the body's compile unit, and the one a target region's host entry (__omp_offloading_...) names. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 
 /*
@@ -15,9 +15,40 @@
 
 #include "outlined.h"
 
+#include <ctype.h>
+#include <string.h>
+
+/* Skips one run of lowercase hex digits and the '_' after it; NULL when there is none. */
+static const char *hex_field(const char *at)
+{
+    const char *start = at;
+    while (isdigit((unsigned char)*at) || (*at >= 'a' && *at <= 'f'))
+        at++;
+    return at > start && *at == '_' ? at + 1 : NULL;
+}
+
+size_t ompc_offloading_function(const char *name, const char **function)
+{
+    static const char prefix[] = "__omp_offloading_", debug[] = "_debug__";
+    const char *at;
+    if (name == NULL || strncmp(name, prefix, sizeof prefix - 1) != 0
+        || (at = hex_field(name + sizeof prefix - 1)) == NULL || (at = hex_field(at)) == NULL)
+        return 0;
+    size_t length = strlen(at);
+    if (length > sizeof debug - 1 && strcmp(at + length - (sizeof debug - 1), debug) == 0)
+        length -= sizeof debug - 1;
+    /* The line: _l and digits, at the end. */
+    size_t digits = 0;
+    while (digits < length && isdigit((unsigned char)at[length - 1 - digits]))
+        digits++;
+    if (digits == 0 || length < digits + 3 || at[length - digits - 1] != 'l' || at[length - digits - 2] != '_')
+        return 0;
+    *function = at;
+    return length - digits - 2;
+}
+
 #ifdef HAVE_LIBDW
 #include <dwarf.h>
-#include <string.h>
 
 int ompc_is_clang_outlined(const char *name)
 {

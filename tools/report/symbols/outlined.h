@@ -1,7 +1,18 @@
-/* outlined.h - the function the programmer wrote a clang-outlined OpenMP body in (clang up to 15 names it .omp_outlined..N), from the DWARF of the body's compile unit. */
+/* outlined.h - the function the programmer wrote a clang-outlined OpenMP body in (clang up to 15 names it .omp_outlined..N), from the DWARF of the body's compile unit, and the one a target region's host entry (__omp_offloading_...) names. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECT_OUTLINED_H
 #define OMPCOLLECT_OUTLINED_H 1
+
+#include <stddef.h>
+
+/*
+ * clang's host entry of a target region, __omp_offloading_DEV_FILE_FN_lLINE
+ * (with -g the body is FN_lLINE_debug__ beside it: DEV and FILE are hex
+ * ids, FN the function whose pragma it is, mangled for C++): the length
+ * of FN with *function at its start inside `name`, or 0 when `name` is no
+ * such entry.
+ */
+size_t ompc_offloading_function(const char *name, const char **function);
 
 #ifdef HAVE_LIBDW
 #include <elfutils/libdw.h>

@@ -807,6 +807,47 @@ static GElf_Addr runtime_call_site(Dwfl_Module *module, uint64_t address, int ad
     return sites[0];
 }
 
+/*
+ * `name`'s function when it is a target region's host entry (kept by the
+ * symbolizer, demangled with its linkage name in *mangled), else NULL.
+ */
+static const char *offloaded_from(struct ompc_symbolizer *symbolizer, const char *name, const char **mangled)
+{
+    const char *function = NULL, *kept;
+    size_t length = ompc_offloading_function(name, &function);
+    if (length == 0 || (kept = keep(symbolizer, function, length, NULL)) == NULL)
+        return NULL;
+    return demangled_name(symbolizer, kept, mangled);
+}
+
+/*
+ * Code of a target region run on the host: clang names its entry after
+ * the device, the file, the function and the line, and outlines parallel
+ * bodies inside it as usual.  The entry's name says nothing the
+ * programmer wrote: the location and its callers are named by the
+ * function the pragma is in, and the location says it is offloaded code.
+ */
+static void offloading_entry(struct ompc_symbolizer *symbolizer, struct ompc_location *out,
+                             struct ompc_inline_caller *callers, int caller_count)
+{
+    const char *named, *mangled;
+    if ((named = offloaded_from(symbolizer, out->function, &mangled)) != NULL) {
+        out->function = named;
+        out->mangled = mangled;
+        out->offload = 1;
+    }
+    if ((named = offloaded_from(symbolizer, out->enclosing, &mangled)) != NULL) {
+        out->enclosing = named;
+        out->offload = 1;
+    }
+    for (int i = 0; i < caller_count; i++)
+        if ((named = offloaded_from(symbolizer, callers[i].function, &mangled)) != NULL) {
+            callers[i].function = named;
+            callers[i].mangled = mangled;
+            out->offload = 1;
+        }
+}
+
 /* DWARF line first, then the ELF symbol, then module + offset; the callers when inlined (owned by the caller). */
 static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uint64_t address, int address_kind,
                                          struct ompc_location *out)
@@ -850,6 +891,7 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
     if (out->enclosing == NULL && body != 0)
         construct_function(symbolizer, module, body, out);
     fortran_externals(symbolizer, module, lookup, out, callers);
+    offloading_entry(symbolizer, out, callers, callers != NULL ? out->caller_count : 0);
     return callers;
 }
 

@@ -40,6 +40,13 @@ struct ompc_location {
      */
     const char *enclosing;
     /*
+     * The address lies in a target region's host code: in or inlined into
+     * an entry clang names __omp_offloading_..._FN_lLINE.  `enclosing` is
+     * FN then, and such entries among `callers` are named FN too: the
+     * entry's name says nothing the programmer wrote.
+     */
+    int offload;
+    /*
      * When the address lies in code the compiler inlined, `function` is the
      * inlined function (DWARF's inline records) and these are the functions
      * it was inlined into, innermost first, each with the call's line; the

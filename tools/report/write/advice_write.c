@@ -301,11 +301,11 @@ static void text_constructs(const struct summary *summary, FILE *out)
         const struct ompc_construct_row *row = &locations->constructs[i];
         const struct ompc_construct_advice *c = &advice->constructs[i];
         if (c->efficiency.samples == 0)
-            fprintf(out, "  %-32s %8s %7s %6s %6s", ompc_location_label(&row->where, row->codeptr, label,
-                                                                         sizeof label), "-", "-", "-", "-");
+            fprintf(out, "  %-32s %8s %7s %6s %6s", ompc_construct_label(row, label, sizeof label), "-", "-", "-",
+                    "-");
         else
             fprintf(out, "  %-32s %8.3f %7.3f %6.3f %6.3f",
-                    ompc_location_label(&row->where, row->codeptr, label, sizeof label), c->efficiency.parallel,
+                    ompc_construct_label(row, label, sizeof label), c->efficiency.parallel,
                     c->efficiency.load_balance, c->efficiency.synchronisation, c->efficiency.scheduling);
         text_gain(advice, c->balance_gain_s, out);
         text_gain(advice, c->overhead_gain_s, out);

@@ -44,6 +44,22 @@ static void main_states(const uint64_t *ticks, char *buffer, size_t size)
     }
 }
 
+/* What the kinds and the indented rows mean, when the table has any. */
+static void text_nesting_note(const struct ompc_locations *locations, FILE *out)
+{
+    int kinds = 0, nested = 0;
+    for (int i = 0; i < locations->construct_count && i < TEXT_ROWS; i++) {
+        kinds |= locations->constructs[i].kind == OMPC_CONSTRUCT_TEAMS || locations->constructs[i].target;
+        nested |= locations->constructs[i].teams >= 0;
+    }
+    if (kinds)
+        fputs("  teams = a teams construct's league, its instances the league's; target = a target region "
+              "run on the host\n", out);
+    if (nested)
+        fputs("  an indented row is a parallel construct whose regions the teams of the teams row above it fork\n",
+              out);
+}
+
 void ompc_locations_text(const struct ompc_locations *locations, uint64_t total, FILE *out)
 {
     char label[512], what[256], states[128];
@@ -60,7 +76,7 @@ void ompc_locations_text(const struct ompc_locations *locations, uint64_t total,
             const struct ompc_construct_row *row = &locations->constructs[i];
             main_states(row->ticks, states, sizeof states);
             fprintf(out, "  %-32s %9" PRIu64 " %10.3f %9.3f %9.3f %7d ",
-                    ompc_location_label(&row->where, row->codeptr, label, sizeof label), row->instances,
+                    ompc_construct_label(row, label, sizeof label), row->instances,
                     row->total_ns / 1e6, row->instances ? row->total_ns / 1e6 / (double)row->instances : 0.0,
                     row->max_ns / 1e6, popcount64(row->thread_mask));
             if (row->imbalance > 0)
@@ -72,6 +88,7 @@ void ompc_locations_text(const struct ompc_locations *locations, uint64_t total,
         if (locations->construct_count > TEXT_ROWS)
             fprintf(out, "  ... %d more constructs\n", locations->construct_count - TEXT_ROWS);
         fputs("  imbalance = max/mean of the per-thread WORK samples inside the construct\n", out);
+        text_nesting_note(locations, out);
     }
     fputs("\nWaits by location (share of all samples; widest first):\n", out);
     if (locations->wait_count == 0) {
@@ -113,7 +130,7 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
           "threads,imbalance",
           out);
     ompc_csv_state_names(out);
-    fputc('\n', out);
+    fputs(",kind,teams_codeptr\n", out);
     for (int i = 0; i < locations->construct_count; i++) {
         const struct ompc_construct_row *row = &locations->constructs[i];
         ompc_csv_lead(tables);
@@ -126,6 +143,10 @@ int ompc_locations_csv(const struct ompc_locations *locations, struct ompc_csv_t
             fprintf(out, "%.3f", row->imbalance);
         for (int state = 1; state < OMPC_NSTATES; state++)
             fprintf(out, ",%" PRIu64, row->ticks[state]);
+        /* The teams row's own address, which names it in this table: an empty field outside any. */
+        fprintf(out, ",%s,", ompc_construct_kind_name(row));
+        if (row->teams >= 0)
+            fprintf(out, "0x%" PRIx64, locations->constructs[row->teams].codeptr);
         fputc('\n', out);
     }
     if ((out = ompc_csv_begin(tables, "wait_location")) == NULL)
@@ -185,11 +206,19 @@ json_t *ompc_location_json(uint64_t address, const struct ompc_location *where)
     return ompc_json_built(object, failed);
 }
 
-/* One construct: where, how often and how long, its imbalance (null when unknown) and its samples by state. */
-static json_t *json_construct(const struct ompc_construct_row *row)
+/*
+ * One construct: what it is and where, the teams construct it runs in
+ * (null: none), how often and how long, its imbalance (null when unknown)
+ * and its samples by state.
+ */
+static json_t *json_construct(const struct ompc_locations *locations, const struct ompc_construct_row *row)
 {
     json_t *object = json_object();
-    int failed = ompc_json_set(object, "location", ompc_location_json(row->codeptr, &row->where));
+    int failed = ompc_json_set(object, "kind", json_string(ompc_construct_kind_name(row)));
+    failed |= ompc_json_set(object, "location", ompc_location_json(row->codeptr, &row->where));
+    const struct ompc_construct_row *teams = row->teams >= 0 ? &locations->constructs[row->teams] : NULL;
+    failed |= ompc_json_set(object, "inside",
+                            teams != NULL ? ompc_location_json(teams->codeptr, &teams->where) : json_null());
     failed |= ompc_json_set(object, "copies", json_integer(row->copies));
     failed |= ompc_json_set(object, "instances", ompc_json_u64(row->instances));
     failed |= ompc_json_set(object, "total_ns", ompc_json_u64(row->total_ns));
@@ -222,7 +251,7 @@ int ompc_locations_json(const struct ompc_locations *locations, const struct omp
     json_t *constructs = json_array(), *waits = json_array();
     int failed = ompc_json_set(report, "locations_known", json_boolean(locations->known));
     for (int i = 0; i < locations->construct_count && !failed; i++)
-        failed = ompc_json_append(constructs, json_construct(&locations->constructs[i]));
+        failed = ompc_json_append(constructs, json_construct(locations, &locations->constructs[i]));
     for (int i = 0; i < locations->wait_count && !failed; i++)
         failed = ompc_json_append(waits, json_wait_location(&locations->waits[i]));
     failed |= ompc_json_set(report, "constructs", constructs);
