@@ -994,12 +994,13 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     int failed = 0;
     /*
      * An older slot ends before the fields later versions appended, which
-     * stay zero; a slot of this version holds what its process_size says,
-     * at least ompc_record_slot_bytes (the construct kinds came within it).
+     * stay zero.  The construct kinds came within version 7: they are read
+     * when the slot holds them whole (process_size says), else they stay
+     * zero, unknown, whatever the slot's padding holds.
      */
     size_t slot_bytes = ompc_record_slot_bytes(header->version);
-    if (header->version == OMPC_RECORD_VERSION && header->process_size > slot_bytes)
-        slot_bytes = header->process_size < sizeof *from ? header->process_size : sizeof *from;
+    if (header->version == OMPC_RECORD_VERSION && header->process_size >= sizeof *from)
+        slot_bytes = sizeof *from;
     struct filled filled = {0, 0, NULL};
     if (index >= header->process_count || read_sparse(fd, from, slot_bytes, slot_offset(header, index), &filled) != 0) {
         ompc_damage_note(&to->damage, "the record ends inside this process's slot (truncated): nothing of it read");
