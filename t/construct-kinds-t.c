@@ -1,4 +1,4 @@
-/* construct-kinds-t.c - the loader's construct kinds (record version 7): teams and parallel rows and the teams construct a parallel one runs in taken as recorded, forged kinds and links dropped and said, and slots without kinds (version 6, or a version-7 slot that ends before them) read as unknown whatever follows them; the text table nests a parallel row under its teams row. */
+/* construct-kinds-t.c - the loader's construct kinds (record version 8): teams and parallel rows and the teams construct a parallel one runs in taken as recorded, forged kinds and links dropped and said, and slots without kinds (versions 6 and 7, or a version-8 slot that ends before them) read as unknown whatever follows them; the text table nests a parallel row under its teams row. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -130,7 +130,7 @@ static int all_unknown(const struct ompc_model_process *process)
 
 int main(void)
 {
-    tap_plan(6);
+    tap_plan(7);
     struct ompc_model_process *process = load(OMPC_RECORD_VERSION, sizeof(struct ompc_process));
     const struct ompc_model_construct *teams = row_of(process, 0x1000), *inner = row_of(process, 0x2000);
     tap_ok(teams != NULL && inner != NULL && teams->kind == OMPC_CONSTRUCT_TEAMS && teams->teams == 0
@@ -153,7 +153,10 @@ int main(void)
     ompc_model_free(process);
 
     process = load(OMPC_RECORD_VERSION, OMPC_PROCESS_SIZE_NO_KINDS);
-    tap_ok(all_unknown(process), "a version-7 slot that ends before the kinds: every kind unknown, whatever follows it");
+    tap_ok(all_unknown(process), "a version-8 slot that ends before the kinds: every kind unknown, whatever follows it");
+    ompc_model_free(process);
+    process = load(OMPC_RECORD_VERSION_NO_MPI_CALLS, OMPC_PROCESS_SIZE_NO_MPI_CALLS);
+    tap_ok(all_unknown(process), "a version-7 record: every kind unknown, whatever follows its slot");
     ompc_model_free(process);
     process = load(OMPC_RECORD_VERSION_NO_SERIAL, OMPC_PROCESS_SIZE_NO_SERIAL);
     tap_ok(all_unknown(process), "a version-6 record: every kind unknown, whatever follows its slot");
