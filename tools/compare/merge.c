@@ -7,6 +7,7 @@
 #include "jsonw.h"
 #include "merge.h"
 #include "merge_hybrid.h"
+#include "paths.h"
 #include "utf8.h"
 
 #include <inttypes.h>
@@ -609,13 +610,6 @@ static void text_slowest(FILE *out, const struct ompc_merge_input *inputs, int c
     fputc('\n', out);
 }
 
-/* The file name without its directories, as the rank reports' tables show it. */
-static const char *base_name(const char *path)
-{
-    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
-    return slash != NULL ? slash + 1 : (path != NULL ? path : "?");
-}
-
 /* A code location as each report's tables name it ("solve solver.c:17"), on one line whatever it holds. */
 const char *ompc_merge_place_name(const struct ompc_merge_location *where, char *buffer, size_t size)
 {
@@ -625,11 +619,11 @@ const char *ompc_merge_place_name(const struct ompc_merge_location *where, char 
     ompc_short_name(named != NULL ? named : "?", OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES, function,
                     sizeof function);
     if (where->kind == 3 && where->file.text != NULL)
-        snprintf(buffer, size, "%s %s:%" PRId64, function, base_name(where->file.text), where->line);
+        snprintf(buffer, size, "%s %s:%" PRId64, function, ompc_base_name(where->file.text, "?"), where->line);
     else if (where->kind >= 2 && where->function.text != NULL)
         snprintf(buffer, size, "%s+0x%" PRIx64, function, (uint64_t)where->function_offset);
     else if (where->kind >= 1 && where->module.text != NULL)
-        snprintf(buffer, size, "%s+0x%" PRIx64, base_name(where->module.text), where->module_offset);
+        snprintf(buffer, size, "%s+0x%" PRIx64, ompc_base_name(where->module.text, "?"), where->module_offset);
     else if (where->address != 0)
         snprintf(buffer, size, "0x%" PRIx64, where->address);
     else

@@ -6,19 +6,13 @@
 #include "locations.h"
 #include "names.h"
 #include "omp_collector_api.h"
+#include "paths.h"
 #include "record.h"
 #include "sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The file name without its directories: the tables stay narrow and the JSON keeps the full path. */
-static const char *trimmed(const char *path)
-{
-    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
-    return slash != NULL ? slash + 1 : (path != NULL ? path : "");
-}
 
 /* Locates `address` (an ompc_address_kind) with the symbolizer, or leaves it raw. */
 static void locate(struct ompc_symbolizer *symbolizer, uint64_t address, int address_kind,
@@ -41,13 +35,13 @@ const char *ompc_location_label(const struct ompc_location *where, uint64_t addr
                         OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES, function, sizeof function);
     switch (where->kind) {
     case OMPC_LOC_LINE:
-        snprintf(buffer, size, "%s %s:%d", function, trimmed(where->file), where->line);
+        snprintf(buffer, size, "%s %s:%d", function, ompc_base_name(where->file, ""), where->line);
         break;
     case OMPC_LOC_SYMBOL:
         snprintf(buffer, size, "%s+0x%" PRIx64, function, where->function_offset);
         break;
     case OMPC_LOC_MODULE:
-        snprintf(buffer, size, "%s+0x%" PRIx64, trimmed(where->module), where->module_offset);
+        snprintf(buffer, size, "%s+0x%" PRIx64, ompc_base_name(where->module, ""), where->module_offset);
         break;
     default:
         if (address == 0)

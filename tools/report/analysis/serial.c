@@ -47,10 +47,7 @@ static int compare_items(const void *a, const void *b)
     const struct item *x = a, *y = b;
     int by = compare_functions(x, y);
     if (by == 0)
-        by = compare_strings(x->where.kind == OMPC_LOC_LINE ? x->where.file : NULL,
-                             y->where.kind == OMPC_LOC_LINE ? y->where.file : NULL);
-    if (by == 0 && x->where.kind == OMPC_LOC_LINE && y->where.kind == OMPC_LOC_LINE)
-        by = (x->where.line > y->where.line) - (x->where.line < y->where.line);
+        by = ompc_compare_sources(&x->where, x->pc, &y->where, y->pc);
     return by != 0 ? by : (x->pc > y->pc) - (x->pc < y->pc);
 }
 
@@ -61,7 +58,7 @@ static int same_line(const struct item *x, const struct item *y)
         return 0;
     if (x->where.kind != OMPC_LOC_LINE)
         return x->where.kind != OMPC_LOC_NONE || x->pc == y->pc;
-    return compare_strings(x->where.file, y->where.file) == 0 && x->where.line == y->where.line;
+    return ompc_compare_sources(&x->where, x->pc, &y->where, y->pc) == 0;
 }
 
 /* qsort: most samples first, then by address so equal rows keep one order. */
@@ -112,7 +109,7 @@ static int fold_rows(const struct item *items, size_t count, struct ompc_serial_
 /* The kernel's vDSO has no file to symbolize: code there (clock_gettime) is named by the module alone. */
 static void name_vdso(struct ompc_location *where, uint64_t pc, uint64_t vdso)
 {
-    if (where->kind == OMPC_LOC_NONE && vdso != 0 && pc >= vdso && pc - vdso < OMPC_VDSO_SIZE) {
+    if (where->kind == OMPC_LOC_NONE && ompc_model_in_vdso(vdso, pc)) {
         where->kind = OMPC_LOC_MODULE;
         where->module = "[vdso]";
         where->module_offset = pc - vdso;

@@ -6,6 +6,7 @@
 #include "demangle.h"
 #include "grow.h"
 #include "names.h"
+#include "paths.h"
 #include "sort.h"
 #include "stacks.h"
 #include "symbolize.h"
@@ -90,19 +91,12 @@ static int compare_offsets(const void *a, const void *b)
     return (x->offset > y->offset) - (x->offset < y->offset);
 }
 
-/* The file name without its directories. */
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash != NULL ? slash + 1 : path;
-}
-
 /* Whether a module is the collector's own (the shim or the agent). */
 static int collector_module(const char *path)
 {
     if (path == NULL)
         return 0;
-    const char *base = base_name(path);
+    const char *base = ompc_base_name(path, "?");
     return strncmp(base, "libompcollector.so", 18) == 0 || strncmp(base, "libompcollect-agent.so", 22) == 0;
 }
 
@@ -110,7 +104,7 @@ static int collector_module(const char *path)
 static int system_module(const char *path)
 {
     static const char *const prefixes[] = {"libc.so", "libpthread.so", "ld-linux"};
-    const char *base = path != NULL ? base_name(path) : "";
+    const char *base = ompc_base_name(path, "");
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
             return 1;
@@ -126,7 +120,7 @@ int ompc_runtime_module(const char *path, const char *runtime)
         return 0;
     if (runtime != NULL && runtime[0] != '\0' && strcmp(path, runtime) == 0)
         return 1;
-    const char *base = base_name(path);
+    const char *base = ompc_base_name(path, "?");
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
             return 1;
@@ -221,8 +215,8 @@ static const struct symbol *symbol_of(struct symbols *symbols, uint64_t address,
         start = plumbing(where.function);
         drop |= start;
     } else if (where.kind == OMPC_LOC_MODULE) {
-        snprintf(text, sizeof text, "[%s]", base_name(where.module));
-    } else if (symbols->vdso != 0 && address >= symbols->vdso && address - symbols->vdso < OMPC_VDSO_SIZE) {
+        snprintf(text, sizeof text, "[%s]", ompc_base_name(where.module, "?"));
+    } else if (ompc_model_in_vdso(symbols->vdso, address)) {
         /* A clock read the runtime (omp_get_wtime) or the C library made: not the user's call path. */
         snprintf(text, sizeof text, "[vdso]");
         drop = 1;

@@ -257,6 +257,12 @@ struct ompc_code_ranges;
 /* The bytes of code the kernel's vDSO is taken to hold from its load address: it has no file that would say (two pages today, four allowed). */
 #define OMPC_VDSO_SIZE 0x4000
 
+/* Whether `address` lies in the vDSO loaded at `vdso` (0: none known). */
+static inline int ompc_model_in_vdso(uint64_t vdso, uint64_t address)
+{
+    return vdso != 0 && address >= vdso && address - vdso < OMPC_VDSO_SIZE;
+}
+
 /*
  * A symbolizer over the process's modules (under model->symfs), or NULL;
  * `vdso`, when given, gets the vDSO's bias (0: none).  It looks for debug

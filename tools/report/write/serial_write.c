@@ -5,6 +5,7 @@
 #include "sections.h"
 #include "demangle.h"
 #include "jsonw.h"
+#include "paths.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,13 +14,6 @@
 /* How many functions the text table shows. */
 #define TEXT_ROWS 10
 
-/* The file name without its directories. */
-static const char *base_name(const char *path)
-{
-    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
-    return slash != NULL ? slash + 1 : (path != NULL ? path : "?");
-}
-
 const char *ompc_serial_label(const struct ompc_serial_row *row, char *buffer, size_t size)
 {
     /* A function without lines is one place whatever the offset: its module says where it is. */
@@ -27,12 +21,12 @@ const char *ompc_serial_label(const struct ompc_serial_row *row, char *buffer, s
         char function[256];
         ompc_short_name(row->where.function != NULL ? row->where.function : "?",
                         OMPC_SHORT_PARAMETERS | OMPC_SHORT_TEMPLATES, function, sizeof function);
-        snprintf(buffer, size, "%s (%s)", function, base_name(row->where.module));
+        snprintf(buffer, size, "%s (%s)", function, ompc_base_name(row->where.module, "?"));
         return buffer;
     }
     /* Code no symbol names is one row per module: its name says so, [vdso] needs no saying. */
     if (row->where.kind == OMPC_LOC_MODULE) {
-        const char *module = base_name(row->where.module);
+        const char *module = ompc_base_name(row->where.module, "?");
         snprintf(buffer, size, module[0] == '[' ? "%s" : "%s (unnamed code)", module);
         return buffer;
     }
