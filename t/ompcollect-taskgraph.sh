@@ -146,8 +146,14 @@ print(ok)" 2>&1)" \
         "$tmp/$cc.fine$fine_big.err"
     small=$(python3 "$query" "$tmp/$cc.fine$fine_small.json" "$g['parallelism']" 2>&1)
     big=$(python3 "$query" "$tmp/$cc.fine$fine_big.json" "$g['parallelism']" 2>&1)
-    ok "$(python3 -c "print($big > $small > 1)" 2>&1)" \
-        "$cc: fib($fine_big)'s parallelism is above fib($fine_small)'s, as its structure says (about 31 times; got $big and $small)"
+    # Work and span are measured times: a busy machine's preemptions and steal can flatten them, so this
+    # judgement runs in `make check-timing` (TIMING_CHECKS=1), on a machine left alone.
+    if [ "${TIMING_CHECKS:-0}" = 1 ]; then
+        ok "$(python3 -c "print($big > $small > 1)" 2>&1)" \
+            "$cc: fib($fine_big)'s parallelism is above fib($fine_small)'s, as its structure says (about 31 times; got $big and $small)"
+    else
+        skip "a timing judgement, run by make check-timing" 1 "$cc: fib($fine_big)'s parallelism is above fib($fine_small)'s"
+    fi
     # A log of 64 KiB a thread (2048 events) cannot hold fib($fine_small)'s $fine_small_tasks tasks: every output says how many it holds of how many.
     "$oc" --runtime "$LIBOMP" -f json -o "$tmp/$cc.part.json" --save="$tmp/$cc.part.ses" --trace-buffer=64K \
         --task-graph="$tmp/$cc.part.graph.json" "$prog" $fine_small 2 >/dev/null 2>&1
