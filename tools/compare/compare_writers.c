@@ -18,6 +18,11 @@ static int merge_text_writer(const struct ompc_view *view, struct ompc_sink *sin
     return merge_writer(view, sink, OMPC_FORMAT_TEXT);
 }
 
+static int merge_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return merge_writer(view, sink, OMPC_FORMAT_CSV);
+}
+
 static int merge_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
 {
     return merge_writer(view, sink, OMPC_FORMAT_JSON);
@@ -47,6 +52,7 @@ static int diff_json_writer(const struct ompc_view *view, struct ompc_sink *sink
 /* `ompcollect merge` and `ompcollect diff` find their writers here by view and name. */
 const struct ompc_writer ompc_compare_writers[] = {
     {"text", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_text_writer},
+    {"csv", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_csv_writer},
     {"json", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_json_writer},
     {"text", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_text_writer},
     {"csv", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_csv_writer},

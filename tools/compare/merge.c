@@ -3,10 +3,12 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "csv.h"
 #include "demangle.h"
 #include "jsonw.h"
 #include "merge.h"
 #include "merge_hybrid.h"
+#include "merge_mpi.h"
 #include "paths.h"
 #include "utf8.h"
 
@@ -59,6 +61,8 @@ struct merged_places {
     long construct_count;
     struct merged_wait *waits;
     long wait_count;
+    struct ompc_merged_mpi_call *mpi_calls; /* by call and location */
+    long mpi_call_count;
 };
 
 /* The sums over all reports. */
@@ -718,6 +722,7 @@ static void write_text(FILE *out, const struct ompc_merge_input *inputs, int cou
     text_limits(out, inputs, count);
     text_slowest(out, inputs, count, totals, spread);
     ompc_merge_hybrid_text(out, inputs, count, hybrid);
+    ompc_merge_mpi_text(out, inputs, count, places->mpi_calls, places->mpi_call_count);
     text_constructs(out, places, inputs, count);
     text_waits(out, places, count);
     fputs("\nTotals: ", out);
@@ -930,13 +935,211 @@ static int write_json(FILE *out, const struct ompc_merge_input *inputs, int coun
     }
     if (summary != NULL
         && (json_places(summary, places, inputs, count) != 0
-            || ompc_json_set(summary, "hybrid", ompc_merge_hybrid_json(hybrid)) != 0)) {
+            || ompc_json_set(summary, "hybrid", ompc_merge_hybrid_json(inputs, count, hybrid)) != 0
+            || ompc_json_set(summary, "mpi_calls", ompc_merge_mpi_json(inputs, count, places->mpi_calls,
+                                                                       places->mpi_call_count)) != 0)) {
         json_decref(summary);
         summary = NULL;
     }
     int status = ompc_json_dump(summary, out, OMPC_JSON_READABLE) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(summary);
     return status;
+}
+
+/* What merge's CSV tables are written from. */
+struct merge_csv {
+    const struct ompc_merge_input *inputs;
+    int count;
+    const struct totals *totals;
+    const double *spread;
+    const struct merged_region *regions;
+    long region_count;
+    const struct merged_places *places;
+    const struct ompc_hybrid *hybrid;
+};
+
+/* A report's text as a CSV field (empty for null). */
+static void csv_text(FILE *out, const struct ompc_merge_text *text)
+{
+    ompc_csv_string(out, text->text);
+}
+
+/* ",RANK" of a report (empty for none). */
+static void csv_rank(FILE *out, int64_t rank)
+{
+    fputc(',', out);
+    if (rank >= 0)
+        fprintf(out, "%" PRId64, rank);
+}
+
+/* "function,file,line,module,module_offset" of a location (empty fields where unknown). */
+static void csv_place(FILE *out, const struct ompc_merge_location *where)
+{
+    csv_text(out, &where->function);
+    fputc(',', out);
+    csv_text(out, &where->file);
+    fputc(',', out);
+    if (where->line >= 0)
+        fprintf(out, "%" PRId64, where->line);
+    fputc(',', out);
+    csv_text(out, &where->module);
+    fputc(',', out);
+    if (where->kind > 0)
+        fprintf(out, "0x%" PRIx64, where->module_offset);
+}
+
+/* The "report" table (one row a process, as the text's table of processes) and its "limit" rows. */
+static int csv_reports(struct ompc_csv_tables *tables, const struct merge_csv *m)
+{
+    FILE *out = ompc_csv_begin(tables, "report");
+    if (out == NULL)
+        return -1;
+    fputs("report,program,pid,rank,host,complete,fate,wall_ns,interval_ns,threads,samples", out);
+    ompc_csv_state_names(out);
+    fputs(",mpi_measured,mpi_samples,mpi_ns,mpi_calls,initial_mpi_ns,setup_ns,idle_samples,outside_mpi_ns\n", out);
+    for (int i = 0; i < m->count; i++) {
+        const struct ompc_merge_input *input = &m->inputs[i];
+        ompc_csv_lead(tables);
+        ompc_csv_string(out, input->file);
+        fputc(',', out);
+        csv_text(out, &input->program);
+        fprintf(out, ",%" PRId64, input->pid);
+        csv_rank(out, input->rank);
+        fputc(',', out);
+        csv_text(out, &input->host);
+        fprintf(out, ",%d,", input->complete);
+        csv_text(out, &input->fate);
+        fprintf(out, ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64, input->wall_ns, input->interval_ns,
+                input->threads, input->samples);
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            fprintf(out, ",%" PRId64, input->states[state]);
+        fprintf(out, ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
+                input->mpi_measured, input->mpi_samples, input->mpi_ns, input->mpi_calls, input->initial_mpi_ns,
+                input->mpi_setup_ns, input->mpi_idle_samples, ompc_merge_outside_mpi_ns(input));
+    }
+    if ((out = ompc_csv_begin(tables, "limit")) == NULL)
+        return -1;
+    fputs("report,what,count,bound,text\n", out);
+    for (int i = 0; i < m->count; i++)
+        for (size_t l = 0; l < m->inputs[i].limit_count; l++) {
+            const struct ompc_merge_limit *limit = &m->inputs[i].limits[l];
+            ompc_csv_lead(tables);
+            ompc_csv_string(out, m->inputs[i].file);
+            fputc(',', out);
+            csv_text(out, &limit->what);
+            fprintf(out, ",%" PRId64 ",%" PRId64 ",", limit->count, limit->bound);
+            csv_text(out, &limit->text);
+            fputc('\n', out);
+        }
+    return 0;
+}
+
+/* The "totals" table (the sums and the slowest process) and the "imbalance" table (wall, then each state). */
+static int csv_totals(struct ompc_csv_tables *tables, const struct merge_csv *m)
+{
+    const struct ompc_merge_input *slow = &m->inputs[slowest(m->inputs, m->count)];
+    FILE *out = ompc_csv_begin(tables, "totals");
+    if (out == NULL)
+        return -1;
+    fputs("reports,threads,samples", out);
+    ompc_csv_state_names(out);
+    fputs(",mpi_samples,slowest_report,slowest_pid,slowest_rank,slowest_wall_ns\n", out);
+    ompc_csv_lead(tables);
+    fprintf(out, "%d,%" PRId64 ",%" PRId64, m->count, m->totals->threads, m->totals->samples);
+    for (int state = 1; state < OMPC_NSTATES; state++)
+        fprintf(out, ",%" PRId64, m->totals->states[state]);
+    fprintf(out, ",%" PRId64 ",", m->totals->mpi_samples);
+    ompc_csv_string(out, slow->file);
+    fprintf(out, ",%" PRId64, slow->pid);
+    csv_rank(out, slow->rank);
+    fprintf(out, ",%" PRId64 "\n", slow->wall_ns);
+    if ((out = ompc_csv_begin(tables, "imbalance")) == NULL)
+        return -1;
+    fputs("what,imbalance\n", out);
+    for (int state = 0; state < OMPC_NSTATES; state++) {
+        ompc_csv_lead(tables);
+        fprintf(out, "%s,%.6f\n", state == 0 ? "wall" : ompc_state_name(state), m->spread[state]);
+    }
+    return 0;
+}
+
+/* The "region" table: every region id over the reports, most time first. */
+static int csv_regions(struct ompc_csv_tables *tables, const struct merge_csv *m)
+{
+    FILE *out = ompc_csv_begin(tables, "region");
+    if (out == NULL)
+        return -1;
+    fputs("id,processes,time_ns,min_ns,max_ns,samples\n", out);
+    for (long i = 0; i < m->region_count; i++) {
+        const struct merged_region *row = &m->regions[i];
+        ompc_csv_lead(tables);
+        fprintf(out, "%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n", row->id, row->reports,
+                row->time_ns, row->min_ns, row->max_ns, row->samples);
+    }
+    return 0;
+}
+
+/* The "construct" table: every construct matched by code location, most time first. */
+static int csv_constructs(struct ompc_csv_tables *tables, const struct merge_csv *m)
+{
+    FILE *out = ompc_csv_begin(tables, "construct");
+    if (out == NULL)
+        return -1;
+    fputs("function,file,line,module,module_offset,processes,instances,time_ns,min_ns,mean_ns,max_ns,imbalance,"
+          "longest_instance_ns,samples", out);
+    ompc_csv_state_names(out);
+    fputs(",slowest_report,slowest_pid,slowest_rank\n", out);
+    for (long i = 0; i < m->places->construct_count; i++) {
+        const struct merged_construct *row = &m->places->constructs[i];
+        const struct ompc_merge_input *slow = &m->inputs[row->slowest];
+        ompc_csv_lead(tables);
+        csv_place(out, row->where);
+        fprintf(out, ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%.6f,%" PRId64 ",%" PRId64,
+                row->reports, row->instances, row->total_ns, row->min_ns, row->total_ns / m->count, row->max_ns,
+                spread_of(row->max_ns, row->total_ns, m->count), row->longest_ns, row->samples);
+        for (int state = 1; state < OMPC_NSTATES; state++)
+            fprintf(out, ",%" PRId64, row->states[state]);
+        fputc(',', out);
+        ompc_csv_string(out, slow->file);
+        fprintf(out, ",%" PRId64, slow->pid);
+        csv_rank(out, slow->rank);
+        fputc('\n', out);
+    }
+    return 0;
+}
+
+/* The "wait_location" table: every wait matched by state, code location and object, most samples first. */
+static int csv_waits(struct ompc_csv_tables *tables, const struct merge_csv *m)
+{
+    FILE *out = ompc_csv_begin(tables, "wait_location");
+    if (out == NULL)
+        return -1;
+    fputs("state,what,function,file,line,module,module_offset,processes,samples,min_samples,max_samples,threads\n",
+          out);
+    for (long i = 0; i < m->places->wait_count; i++) {
+        const struct merged_wait *row = &m->places->waits[i];
+        char what[256];
+        ompc_csv_lead(tables);
+        fprintf(out, "%s,", ompc_state_name(row->first->state));
+        ompc_csv_string(out, wait_name(row, what, sizeof what));
+        fputc(',', out);
+        csv_place(out, &row->first->where);
+        fprintf(out, ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n", row->reports, row->samples,
+                row->min_samples, row->max_samples, row->threads);
+    }
+    return 0;
+}
+
+/* The summary as CSV tables into a stream; -1 when memory runs out or the write fails. */
+static int write_csv(struct ompc_sink *sink, const struct merge_csv *m)
+{
+    struct ompc_csv_tables tables = {sink, NULL, NULL};
+    if (csv_reports(&tables, m) != 0 || csv_totals(&tables, m) != 0
+        || (m->hybrid->measured > 0 && ompc_merge_hybrid_csv(&tables, m->inputs, m->count, m->hybrid) != 0)
+        || ompc_merge_mpi_csv(&tables, m->inputs, m->count, m->places->mpi_calls, m->places->mpi_call_count) != 0
+        || csv_regions(&tables, m) != 0 || csv_constructs(&tables, m) != 0 || csv_waits(&tables, m) != 0)
+        return -1;
+    return ferror(sink->out) ? -1 : 0;
 }
 
 int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int count, char *error,
@@ -951,17 +1154,26 @@ int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int
         return snprintf(error, error_size, "out of memory"), -1;
     qsort(inputs, (size_t)count, sizeof *inputs, compare_inputs);
     struct merged_region *regions = NULL;
-    struct merged_places places = {NULL, 0, NULL, 0};
+    struct merged_places places = {NULL, 0, NULL, 0, NULL, 0};
     long region_count = merge_regions(inputs, count, &regions, error, error_size);
     if (region_count >= 0)
         places.construct_count = merge_constructs(inputs, count, &places.constructs, error, error_size);
     if (region_count >= 0 && places.construct_count >= 0)
         places.wait_count = merge_waits(inputs, count, &places.waits, error, error_size);
-    int status = region_count < 0 || places.construct_count < 0 || places.wait_count < 0 ? -1 : 0;
+    if (region_count >= 0 && places.construct_count >= 0 && places.wait_count >= 0)
+        places.mpi_call_count = ompc_merge_mpi_calls(inputs, count, &places.mpi_calls, error, error_size);
+    int status = region_count < 0 || places.construct_count < 0 || places.wait_count < 0 || places.mpi_call_count < 0
+                 ? -1 : 0;
     struct ompc_hybrid hybrid;
     ompc_merge_hybrid(inputs, count, &hybrid);
     if (status == 0 && format == OMPC_FORMAT_JSON) {
         status = write_json(out, inputs, count, &totals, spread, regions, region_count, &places, &hybrid);
+        if (status != 0)
+            snprintf(error, error_size, "out of memory or the output failed");
+    } else if (status == 0 && format == OMPC_FORMAT_CSV) {
+        struct ompc_sink sink = {.kind = OMPC_SINK_STREAM, .out = out};
+        struct merge_csv csv = {inputs, count, &totals, spread, regions, region_count, &places, &hybrid};
+        status = write_csv(&sink, &csv);
         if (status != 0)
             snprintf(error, error_size, "out of memory or the output failed");
     } else if (status == 0)
@@ -969,5 +1181,6 @@ int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int
     free(regions);
     free(places.constructs);
     free(places.waits);
+    free(places.mpi_calls);
     return status;
 }

@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 /*
- * The summary of `count` inputs (sorted in place) as text or JSON
- * (OMPC_FORMAT_TEXT or OMPC_FORMAT_JSON); 0, or -1 with a one-line reason in
+ * The summary of `count` inputs (sorted in place) as text, CSV or JSON
+ * (OMPC_FORMAT_TEXT, OMPC_FORMAT_CSV or OMPC_FORMAT_JSON); 0, or -1 with a one-line reason in
  * `error` when two inputs are the same process or a sum would overflow.
  */
 int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int count, char *error,

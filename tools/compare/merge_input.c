@@ -488,6 +488,103 @@ static int take_waits(struct reader *reader, const json_t *root, struct ompc_mer
     return 0;
 }
 
+/* A location from the report's short form ({"address", "function", "file", "line"}), its kind from what it names. */
+static int take_short_location(struct reader *reader, const json_t *row, const char *where,
+                               struct ompc_merge_location *location)
+{
+    if (take_location(reader, row, where, "location", location) != 0)
+        return -1;
+    if (location->kind == 0)
+        location->kind = location->file.text != NULL && location->line > 0 ? 3 : location->function.text != NULL ? 2 : 0;
+    return 0;
+}
+
+/* One MPI call site of "totals.mpi.sites". */
+static int take_mpi_site(struct reader *reader, const json_t *row, size_t i, struct ompc_merge_mpi_site *site)
+{
+    char where[64];
+    snprintf(where, sizeof where, "totals.mpi.sites[%zu].", i);
+    if (!json_is_object(row))
+        return fail(reader, "\"totals.mpi.sites[%zu]\" is %s, not an object", i, type_name(row));
+    const json_t *setup = json_object_get(row, "setup");
+    if (setup != NULL && !json_is_boolean(setup))
+        return fail(reader, "\"%ssetup\" is %s, not a boolean", where, type_name(setup));
+    site->setup = json_is_true(setup);
+    if (take_text(reader, row, where, "call", "?", &site->call) != 0
+        || take_short_location(reader, row, where, &site->where) != 0
+        || take_count(reader, row, where, "calls", &site->calls) != 0
+        || take_count(reader, row, where, "ns", &site->ns) != 0)
+        return -1;
+    return take_count(reader, row, where, "samples", &site->samples);
+}
+
+/* The MPI calls by call site ("totals.mpi.sites"; absent before record version 8: none). */
+static int take_mpi_sites(struct reader *reader, const json_t *mpi, struct ompc_merge_input *input)
+{
+    const json_t *list;
+    size_t count;
+    if (mpi == NULL || take_array(reader, mpi, "sites", sizeof *input->mpi_sites, &list, &count) != 0)
+        return mpi == NULL ? 0 : -1;
+    if (count == 0)
+        return 0;
+    input->mpi_sites = calloc(count, sizeof *input->mpi_sites);
+    if (input->mpi_sites == NULL)
+        return fail(reader, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        input->mpi_site_count = i + 1;
+        if (take_mpi_site(reader, json_array_get(list, i), i, &input->mpi_sites[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* One task construct of "tasks.constructs". */
+static int take_task(struct reader *reader, const json_t *row, size_t i, struct ompc_merge_task *task)
+{
+    char where[64];
+    snprintf(where, sizeof where, "tasks.constructs[%zu].", i);
+    if (!json_is_object(row))
+        return fail(reader, "\"tasks.constructs[%zu]\" is %s, not an object", i, type_name(row));
+    if (take_location(reader, row, where, "location", &task->where) != 0
+        || take_count(reader, row, where, "created", &task->created) != 0
+        || take_count(reader, row, where, "executed", &task->executed) != 0
+        || take_count(reader, row, where, "runs", &task->runs) != 0
+        || take_count(reader, row, where, "create_ns", &task->create_ns) != 0)
+        return -1;
+    return take_count(reader, row, where, "exec_ns", &task->exec_ns);
+}
+
+/* The task constructs ("tasks.constructs"; "tasks" null when no task ran, "constructs" null when unnamed) and the scheduling cost per task run. */
+static int take_tasks(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
+{
+    const json_t *tasks = json_object_get(root, "tasks"), *list, *sched;
+    size_t count;
+    input->sched_per_run_ns = -1;
+    if (tasks == NULL || json_is_null(tasks))
+        return 0;
+    if (!json_is_object(tasks))
+        return fail(reader, "\"tasks\" is %s, not an object", type_name(tasks));
+    sched = json_object_get(tasks, "sched_per_run_ns");
+    if (sched != NULL && !json_is_null(sched)) {
+        if (!json_is_number(sched) || !(json_number_value(sched) >= 0 && json_number_value(sched) < 1e18))
+            return fail(reader, "\"tasks.sched_per_run_ns\" is not a number from 0 to 1e18");
+        input->sched_per_run_ns = json_number_value(sched);
+    }
+    if (take_array(reader, tasks, "constructs", sizeof *input->tasks, &list, &count) != 0)
+        return -1;
+    if (count == 0)
+        return 0;
+    input->tasks = calloc(count, sizeof *input->tasks);
+    if (input->tasks == NULL)
+        return fail(reader, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        input->task_count = i + 1;
+        if (take_task(reader, json_array_get(list, i), i, &input->tasks[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* One entry of "limits": what, count, bound and the sentence. */
 static int take_limit(struct reader *reader, const json_t *row, size_t i, struct ompc_merge_limit *limit)
 {
@@ -576,7 +673,7 @@ static int take_mpi(struct reader *reader, const json_t *root, const json_t *tot
     if (input->mpi_setup_ns > input->initial_mpi_ns)
         return fail(reader, "\"totals.mpi.setup_ns\" (%" PRId64 ") is more than the initial thread's MPI time (%" PRId64
                     ")", input->mpi_setup_ns, input->initial_mpi_ns);
-    return 0;
+    return take_mpi_sites(reader, mpi, input);
 }
 
 /* What the summary needs of a parsed report. */
@@ -593,7 +690,7 @@ static int take(struct reader *reader, const json_t *root, struct ompc_merge_inp
         || take_states(reader, states, "totals.states.", input->states) != 0
         || take_header(reader, root, input) != 0 || take_regions(reader, root, input) != 0
         || take_constructs(reader, root, input) != 0 || take_waits(reader, root, input) != 0
-        || take_mpi(reader, root, totals, input) != 0)
+        || take_mpi(reader, root, totals, input) != 0 || take_tasks(reader, root, input) != 0)
         return -1;
     return take_limits(reader, root, input);
 }
@@ -641,6 +738,17 @@ void ompc_merge_input_release(struct ompc_merge_input *input)
         release_location(&input->waits[i].where);
         release_location(&input->waits[i].object);
     }
+    for (size_t i = 0; i < input->mpi_site_count; i++) {
+        free(input->mpi_sites[i].call.text);
+        release_location(&input->mpi_sites[i].where);
+    }
+    for (size_t i = 0; i < input->task_count; i++)
+        release_location(&input->tasks[i].where);
+    free(input->mpi_sites);
+    free(input->tasks);
+    input->mpi_sites = NULL;
+    input->tasks = NULL;
+    input->mpi_site_count = input->task_count = 0;
     for (size_t i = 0; i < input->limit_count; i++) {
         free(input->limits[i].what.text);
         free(input->limits[i].text.text);

@@ -59,6 +59,21 @@ struct ompc_merge_wait {
     int64_t samples, threads;
 };
 
+/* One MPI call at one call site of one report ("totals.mpi.sites"): where names the line of the call. */
+struct ompc_merge_mpi_site {
+    struct ompc_merge_text call;      /* "MPI_Barrier" */
+    struct ompc_merge_location where; /* kind line when the report named file and line, symbol when a function */
+    int setup;                        /* MPI_Init, MPI_Init_thread or MPI_Finalize: start and end, not communication */
+    int64_t calls, ns, samples;
+};
+
+/* One task construct of one report ("tasks.constructs"). */
+struct ompc_merge_task {
+    struct ompc_merge_location where;
+    int64_t created, executed, runs;
+    int64_t create_ns, exec_ns;       /* creating its tasks; running them (less time suspended) */
+};
+
 /* A bound a report says its run reached ("limits"), or its record's damage ("record_damage"). */
 struct ompc_merge_limit {
     struct ompc_merge_text what, text;
@@ -89,6 +104,11 @@ struct ompc_merge_input {
     size_t construct_count;
     struct ompc_merge_wait *waits;
     size_t wait_count;
+    struct ompc_merge_mpi_site *mpi_sites; /* longest first, as the report lists them */
+    size_t mpi_site_count;
+    struct ompc_merge_task *tasks;    /* absent when the runtime did not name task constructs */
+    size_t task_count;
+    double sched_per_run_ns;          /* "tasks.sched_per_run_ns": the scheduling cost of one task run, -1 unknown */
     struct ompc_merge_limit *limits; /* "limits", then "record_damage" as what "record_damage" */
     size_t limit_count;
 };

@@ -42,7 +42,7 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: %s [OPTION]... [--] PROGRAM [ARGUMENT]...\n"
             "       %s report [OUTPUT OPTION]... SAVED-RUN\n"
-            "       %s merge [-f text|json] [-o FILE] REPORT.json...\n"
+            "       %s merge [-f text|csv|json] [-o FILE] REPORT.json...\n"
             "       %s merge --trace=DIR OTF2-ARCHIVE...\n"
             "       %s diff [-f text|csv|json] [-o FILE] A.json B.json\n"
             "Run PROGRAM with the OpenMP Collector API shim and report, when it ends, where\n"

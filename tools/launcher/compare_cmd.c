@@ -72,13 +72,14 @@ static int write_view(const char *command, const char *name, const struct ompc_v
 }
 
 static const char merge_help[] =
-    "Usage: ompcollect merge [-f text|json] [-o FILE] REPORT.json...\n"
+    "Usage: ompcollect merge [-f text|csv|json] [-o FILE] REPORT.json...\n"
     "       ompcollect merge --trace=DIR ARCHIVE...\n"
     "Sum JSON reports of several processes or MPI ranks (ompcollect -f json -o\n"
     "report.%%r.json) into one summary: each process's and the total state\n"
     "breakdown, the slowest process, the imbalance across them, and the parallel\n"
     "constructs and waits that took longest over all of them, matched by code\n"
-    "location.  Each report may be at most %zu MiB and take at most %zu MiB once\n"
+    "location; for MPI ranks, POP's hybrid factors (multiplicative and additive)\n"
+    "and the MPI calls that took longest by call and location.  Each report may be at most %zu MiB and take at most %zu MiB once\n"
     "parsed; each process's report is given once.\n"
     "With --trace, merge the OTF2 archives the processes wrote (ompcollect\n"
     "--trace=DIR.%%r) into one archive DIR/traces.otf2 with one location group\n"
@@ -93,7 +94,7 @@ static const char diff_help[] =
     "most of the change in thread time is.  Each report may be at most %zu MiB\n"
     "and take at most %zu MiB once parsed.\n";
 
-/* One option of COMMAND (merge takes --trace, diff -f csv); 0, or -1 after a message. */
+/* One option of COMMAND (merge takes --trace); 0, or -1 after a message. */
 static int take_option(const char *command, int option, char **argv, struct compare_options *chosen)
 {
     int merge = strcmp(command, "merge") == 0;
@@ -102,10 +103,9 @@ static int take_option(const char *command, int option, char **argv, struct comp
         chosen->format = ompc_parse_format(optarg);
         chosen->format_given = 1;
         if (chosen->format == OMPC_FORMAT_TEXT || chosen->format == OMPC_FORMAT_JSON
-            || (!merge && chosen->format == OMPC_FORMAT_CSV))
+            || chosen->format == OMPC_FORMAT_CSV)
             return 0;
-        ompc_reports_complain(command, "--format must be %s, not '%s'", merge ? "text or json" : "text, csv or json",
-                              optarg);
+        ompc_reports_complain(command, "--format must be text, csv or json, not '%s'", optarg);
         return -1;
     case 'o':
         chosen->output = optarg;
@@ -197,7 +197,10 @@ int ompc_merge_main(int argc, char **argv)
     int status = ompc_merge_load_all(argv + optind, count, inputs) == 0 ? 0 : 1;
     struct ompc_view view = {.kind = OMPC_VIEW_MERGE, .merge = {inputs, count}};
     if (status == 0)
-        status = write_view("merge", chosen.format == OMPC_FORMAT_JSON ? "json" : "text", &view, chosen.output);
+        status = write_view("merge", chosen.format == OMPC_FORMAT_JSON  ? "json"
+                                     : chosen.format == OMPC_FORMAT_CSV ? "csv"
+                                                                        : "text",
+                            &view, chosen.output);
     for (int i = 0; i < count; i++)
         ompc_merge_input_release(&inputs[i]);
     free(inputs);

@@ -3,7 +3,7 @@
 #ifndef OMPCOLLECT_COMPARE_CMD_H
 #define OMPCOLLECT_COMPARE_CMD_H 1
 
-/* ompcollect merge [-f text|json] [-o FILE] REPORT.json... | --trace=DIR ARCHIVE...; exit 0, 1 on unusable input, 2 on usage errors. */
+/* ompcollect merge [-f text|csv|json] [-o FILE] REPORT.json... | --trace=DIR ARCHIVE...; exit 0, 1 on unusable input, 2 on usage errors. */
 int ompc_merge_main(int argc, char **argv);
 
 /* ompcollect diff [-f text|csv|json] [-o FILE] A.json B.json; exit 0, 1 on unusable input, 2 on usage errors. */
