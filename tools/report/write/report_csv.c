@@ -223,6 +223,35 @@ static int csv_events(const struct summary *summary, struct ompc_csv_tables *tab
     return 0;
 }
 
+/* The "mpi" table (MPI's start and end, the team's MPI waiting) and the "mpi_site" table (the calls by call site, longest first), as the text's MPI lines; tables only when the run measured MPI or kept call sites. */
+static int csv_mpi(const struct summary *summary, struct ompc_csv_tables *tables)
+{
+    const struct ompc_model_process *process = summary->process;
+    const struct ompc_mpi_sites *sites = &summary->locations.mpi;
+    if (!process->mpi_active && sites->count == 0)
+        return 0;
+    FILE *out = ompc_csv_begin(tables, "mpi");
+    if (out == NULL)
+        return -1;
+    fputs("measured,samples,ns,calls,setup_ns,setup_calls,idle_samples,sites,sites_dropped\n", out);
+    ompc_csv_lead(tables);
+    fprintf(out, "%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "\n",
+            process->mpi_active, summary->mpi_ticks, summary->mpi_ns, summary->mpi_calls, process->mpi_setup_ns,
+            process->mpi_setup_calls, summary->mpi_idle_ticks, sites->count, sites->dropped);
+    if ((out = ompc_csv_begin(tables, "mpi_site")) == NULL)
+        return -1;
+    fputs("call,codeptr,function,file,line,module,module_offset,setup,calls,ns,samples\n", out);
+    for (int i = 0; i < sites->count; i++) {
+        const struct ompc_mpi_site_row *row = &sites->rows[i];
+        ompc_csv_lead(tables);
+        fprintf(out, "%s,0x%" PRIx64 ",", ompc_mpi_call_name(row->sum.call), row->sum.site);
+        ompc_location_csv(out, &row->where);
+        fprintf(out, ",%d,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", row->setup, row->sum.calls, row->sum.ns,
+                row->sum.ticks);
+    }
+    return 0;
+}
+
 /*
  * The tables in their order: into one stream, every row starts with its
  * table's name and each table is preceded by a header row whose first
@@ -235,6 +264,7 @@ int ompc_report_csv(const struct summary *summary, struct ompc_csv_tables *table
         || csv_thread_kinds(summary, tables) != 0 || csv_thread_cover(summary, tables) != 0
         || csv_regions(summary, tables) != 0
         || csv_waits(summary, tables) != 0 || ompc_locations_csv(&summary->locations, tables) != 0
+        || csv_mpi(summary, tables) != 0
         || ompc_serial_csv(&summary->locations.serial, tables) != 0
         || ompc_tasks_csv(summary->process, &summary->locations, &summary->advice.tasks, tables) != 0 || csv_events(summary, tables) != 0
         || ompc_advice_csv(summary, tables) != 0)
