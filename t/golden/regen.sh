@@ -23,6 +23,12 @@ if [ "${2:-}" = --record ]; then
     run cut -i 1ms --trace-buffer=1K --trace="$work/cut" --trace-json=/dev/null --timeline=/dev/null \
         "$build/examples/locks" 0.3
     run serial -i 1ms --trace="$work/serial" --trace-json=/dev/null --timeline=/dev/null ./serial 0.1
+    # Rank 0 of two (record version 8: MPI call sites); it waits in MPI_Barrier while rank 1 computes.
+    if command -v mpirun >/dev/null 2>&1 && [ -x "$build/t/ompcollect-mpi-wait" ]; then
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --oversubscribe "$ompcollect" -i 1ms \
+            --save="mpi.%r.ses" -o "report.%r.txt" "$build/t/ompcollect-mpi-wait" 0.2 >/dev/null 2>&1 || true
+        gzip -9 -n -c mpi.0.ses >"$here/mpi.ses.gz"
+    fi
 fi
 rm -rf "$here/expected"
 grep -v '^#' "$here/MANIFEST" | while read -r name rest; do
