@@ -1,5 +1,5 @@
 #!/bin/sh
-# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold, forged task events, a forged serial code table) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
+# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold, forged task events, a forged serial code table, forged MPI call sites) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_builddir:?}" "${top_srcdir:?}"
 . "$top_srcdir/t/tap.sh"
@@ -8,11 +8,11 @@ damage=$top_builddir/t/record-damage
 # Built when configure found libotf2; the sanitizer runtimes a preload names would clash with its own.
 reader=$top_builddir/t/otf2-read
 cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
-serial-places"
-echo "1..$((7 * 13 + 3 + 3 + 3 + 2))"
+serial-places mpi-sites mpi-dropped"
+echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 13 + 3 + 3 + 3 + 2))
+    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -22,6 +22,8 @@ gunzip -c "$top_srcdir/t/golden/solver.ses.gz" >"$tmp/solver.ses"
 gunzip -c "$top_srcdir/t/golden/tasktrace.ses.gz" >"$tmp/tasktrace.ses"
 # Serial code places exist in runs saved since record version 7.
 gunzip -c "$top_srcdir/t/golden/serial.ses.gz" >"$tmp/serial.ses"
+# MPI call sites exist in runs saved since record version 8 (an MPI rank's).
+gunzip -c "$top_srcdir/t/golden/mpi.ses.gz" >"$tmp/mpi.ses"
 
 # The reports run with at most 2 GiB of address space and 60 s.
 report() {
@@ -31,6 +33,7 @@ for case in $cases; do
     source=$tmp/solver.ses stacks=--stacks-file="$tmp/$case.folded"
     [ "$case" = tasks ] && source=$tmp/tasktrace.ses stacks= # a run without --stacks
     [ "$case" = serial-places ] && source=$tmp/serial.ses stacks=
+    case $case in mpi-*) source=$tmp/mpi.ses stacks= ;; esac
     "$damage" "$source" "$tmp/$case.ses" "$case" >"$tmp/$case.log" 2>&1
     result $? "$case: the damaged copy is written" "$tmp/$case.log"
     # One report writes every output, the OTF2 archive too when OTF2 is built (each output is its
@@ -41,6 +44,12 @@ for case in $cases; do
     report -f json -o "$tmp/$case.json" --timeline="$tmp/$case.svg" --trace-json="$tmp/$case.trace.json" \
         $stacks $otf2 "$tmp/$case.ses" >"$tmp/$case.err" 2>&1
     status=$?
+    # A rank's saved run names its outputs by its rank, as the rank's own run did (FILE.0.json).
+    for name in json svg trace.json otf2; do
+        tagged=$tmp/$case.${name%json}0.json
+        [ "$name" = json ] || [ "$name" = trace.json ] || tagged=$tmp/$case.0.$name
+        [ ! -e "$tagged" ] || mv "$tagged" "$tmp/$case.$name"
+    done
     [ $status -eq 0 ]
     result $? "$case: every output is written (exit $status, within 60 s and 2 GiB)" "$tmp/$case.err"
     # One python3 for both JSON files: the trace's verdict goes to $case.trace.check first.
@@ -163,6 +172,34 @@ assert "record_damage" not in r or not r["record_damage"], r.get("record_damage"
     grep -q '^limits,serial_places,7,16384,' "$tmp/serial-limit.csv"
 result $? "serial-limit: 7 samples the table could not place are a limit in JSON, text and CSV, the rows kept" \
     "$tmp/serial-limit.log" "$tmp/serial-limit.check"
+
+# Forged MPI call sites: the table is ignored whole, MPI_Init and MPI_Finalize held to the threads' MPI time; a
+# count of calls past the table above the threads' calls is ignored, the sound rows kept; in JSON, text and CSV.
+report -o "$tmp/mpi-sites.%r.txt" "$tmp/mpi-sites.ses" >/dev/null 2>&1 &&
+    report -f csv -o "$tmp/mpi-sites.%r.csv" "$tmp/mpi-sites.ses" >/dev/null 2>&1 &&
+    python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = r["totals"]["mpi"]
+assert "MPI call sites with an unknown call" in r["record_damage"]["text"], r["record_damage"]["text"]
+assert "MPI_Init and MPI_Finalize took longer" in r["record_damage"]["text"], r["record_damage"]["text"]
+assert m["sites"] == [] and m["setup_ns"] <= m["ns"], m' "$tmp/mpi-sites.json" >"$tmp/mpi-sites.check" 2>&1 &&
+    ! grep -q "^    MPI_" "$tmp/mpi-sites.0.txt" && grep -q "^record_damage,.*MPI call sites" "$tmp/mpi-sites.0.csv" &&
+    ! grep -q "^mpi_site," "$tmp/mpi-sites.0.csv"
+result $? "mpi-sites: forged MPI call sites are ignored whole and MPI's start and end held, in JSON, text and CSV" \
+    "$tmp/mpi-sites.check" "$tmp/mpi-sites.0.txt"
+report -o "$tmp/mpi-dropped.%r.txt" "$tmp/mpi-dropped.ses" >/dev/null 2>&1 &&
+    report -f csv -o "$tmp/mpi-dropped.%r.csv" "$tmp/mpi-dropped.ses" >/dev/null 2>&1 &&
+    python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = r["totals"]["mpi"]
+assert "MPI calls past the call site table" in r["record_damage"]["text"], r["record_damage"]["text"]
+assert len(m["sites"]) == 3 and m["sites_dropped"] == 0, m' "$tmp/mpi-dropped.json" >"$tmp/mpi-dropped.check" 2>&1 &&
+    [ "$(grep -c "^    MPI_" "$tmp/mpi-dropped.0.txt")" -eq 3 ] && ! grep -q "calls at sites past" "$tmp/mpi-dropped.0.txt" &&
+    [ "$(grep -c "^mpi_site," "$tmp/mpi-dropped.0.csv")" -eq 3 ]
+result $? "mpi-dropped: more calls past the site table than the threads made is ignored and said, the rows kept" \
+    "$tmp/mpi-dropped.check" "$tmp/mpi-dropped.0.txt"
 
 head -c 20000 "$tmp/solver.ses" >"$tmp/cut.ses"
 report "$tmp/cut.ses" >"$tmp/cut.err" 2>&1

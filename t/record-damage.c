@@ -1,4 +1,4 @@
-/* record-damage.c - writes a copy of a saved run whose record is damaged one named way, as an observed program could damage it, for t/record-damage-t.sh. */
+/* record-damage.c - writes a copy of a saved run whose record is damaged one named way (strings, counts, tables, logs, task rows, serial places, MPI call sites), as an observed program could damage it, for t/record-damage-t.sh. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -311,12 +311,40 @@ static void serial_limit(struct ompc_record_header *header, struct ompc_process 
     atomic_fetch_add(&process->serial_places_dropped, 7);
 }
 
+/* The MPI call site table's rows in use (version 8 on), or exits when the saved run has none. */
+static struct ompc_mpi_site *mpi_site(struct ompc_record_header *header, struct ompc_process *process, int nth)
+{
+    for (int i = 0; header->version > OMPC_RECORD_VERSION_NO_MPI_CALLS && i < OMPC_MPI_SITES; i++)
+        if (atomic_load(&process->mpi_sites[i].key) != 0 && nth-- == 0)
+            return &process->mpi_sites[i];
+    fprintf(stderr, "record-damage: the saved run has too few MPI call sites to damage\n");
+    exit(1);
+}
+
+/* A row naming no MPI call, a row longer than every thread's MPI time, and MPI_Init and MPI_Finalize longer than the run. */
+static void mpi_sites(struct ompc_record_header *header, struct ompc_process *process)
+{
+    struct ompc_mpi_site *row = mpi_site(header, process, 0);
+    uint64_t key = atomic_load(&row->key);
+    atomic_store(&row->key, (key & ((UINT64_C(1) << 48) - 1)) | UINT64_C(0xFFFE) << 48);
+    atomic_store(&mpi_site(header, process, 1)->ns, UINT64_MAX / 2);
+    atomic_store(&process->mpi_setup_ns, UINT64_MAX);
+}
+
+/* More calls past the table than the threads made, the rows themselves sound. */
+static void mpi_dropped(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)mpi_site(header, process, 2);
+    atomic_store(&process->mpi_sites_dropped, UINT64_MAX / 2);
+}
+
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
     {"logs", logs},           {"waits", waits},                       {"tables", tables},
     {"tasks", tasks},         {"task-sites", task_sites},            {"task-parts", task_parts},
     {"stack-copies", stack_copies}, {"serial-places", serial_places}, {"serial-limit", serial_limit},
+    {"mpi-sites", mpi_sites},  {"mpi-dropped", mpi_dropped},
 };
 
 int main(int argc, char **argv)

@@ -26,7 +26,8 @@ if [ "${2:-}" = --record ]; then
     # Rank 0 of two (record version 8: MPI call sites); it waits in MPI_Barrier while rank 1 computes.
     if command -v mpirun >/dev/null 2>&1 && [ -x "$build/t/ompcollect-mpi-wait" ]; then
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --oversubscribe "$ompcollect" -i 1ms \
-            --save="mpi.%r.ses" -o "report.%r.txt" "$build/t/ompcollect-mpi-wait" 0.2 >/dev/null 2>&1 || true
+            --save="mpi.%r.ses" --trace="$work/mpi.%r" --trace-json="mpi.%r.json" --timeline="mpi.%r.svg" \
+            -o "report.%r.txt" "$build/t/ompcollect-mpi-wait" 0.2 >/dev/null 2>&1 || true
         gzip -9 -n -c mpi.0.ses >"$here/mpi.ses.gz"
     fi
 fi

@@ -828,13 +828,25 @@ static int take_serial_places(struct ompc_model_process *to, const struct ompc_p
     return 0;
 }
 
-/* The threads' time and samples inside MPI calls: what the call sites and MPI's start and end may hold at most. */
-static void mpi_totals(const struct ompc_model_process *to, uint64_t *ns, uint64_t *ticks)
+/* The threads' time, samples and calls inside MPI: what the call sites and MPI's start and end may hold at most. */
+static void mpi_totals(const struct ompc_model_process *to, uint64_t *ns, uint64_t *ticks, uint64_t *calls)
 {
-    *ns = *ticks = 0;
+    *ns = *ticks = *calls = 0;
     for (int i = 0; i < to->thread_count; i++) {
         *ns = to->threads[i].mpi_ns > UINT64_MAX - *ns ? UINT64_MAX : *ns + to->threads[i].mpi_ns;
         *ticks += to->threads[i].mpi_ticks;
+        *calls = to->threads[i].mpi_calls > UINT64_MAX - *calls ? UINT64_MAX : *calls + to->threads[i].mpi_calls;
+    }
+}
+
+/* The calls no row took: at most the threads' MPI calls, else someone else's writing (held to 0, and said). */
+static void take_mpi_dropped(struct ompc_model_process *to, const struct ompc_process *from, uint64_t most_calls)
+{
+    to->mpi_sites_dropped = atomic_load(&from->mpi_sites_dropped);
+    if (to->mpi_sites_dropped > most_calls) {
+        ompc_damage_note(&to->damage, "%llu MPI calls past the call site table, more than the threads' %llu MPI "
+                         "calls: ignored", (unsigned long long)to->mpi_sites_dropped, (unsigned long long)most_calls);
+        to->mpi_sites_dropped = 0;
     }
 }
 
@@ -846,8 +858,8 @@ static void mpi_totals(const struct ompc_model_process *to, uint64_t *ns, uint64
  */
 static int take_mpi_sites(struct ompc_model_process *to, const struct ompc_process *from, const struct limits *limits)
 {
-    uint64_t most_ns, most_ticks, ns = 0, ticks = 0;
-    mpi_totals(to, &most_ns, &most_ticks);
+    uint64_t most_ns, most_ticks, most_calls, ns = 0, ticks = 0;
+    mpi_totals(to, &most_ns, &most_ticks, &most_calls);
     to->mpi_setup_ns = atomic_load(&from->mpi_setup_ns);
     to->mpi_setup_calls = atomic_load(&from->mpi_setup_calls);
     if (to->mpi_setup_ns > most_ns) {
@@ -873,7 +885,7 @@ static int take_mpi_sites(struct ompc_model_process *to, const struct ompc_proce
             ticks += site->ticks;
         }
     }
-    to->mpi_sites_dropped = atomic_load(&from->mpi_sites_dropped);
+    take_mpi_dropped(to, from, most_calls);
     if (bad) {
         ompc_damage_note(&to->damage, "MPI call sites with an unknown call, or more time or samples than the "
                                       "threads' MPI rows: ignored");
