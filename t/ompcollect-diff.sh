@@ -1,10 +1,10 @@
 #!/bin/sh
-# ompcollect-diff.sh - ompcollect diff of an imbalanced and a balanced run of one loop (t/ompcollect-balance.c) names the loop, the direction and size of the change and what most of it is; a report against itself shows no change; rows only in one run are appeared/disappeared; limits and other programs are said; hostile inputs are refused with one line naming the file.
+# ompcollect-diff.sh - ompcollect diff of an imbalanced and a balanced run of one loop (t/ompcollect-balance.c) names the loop, the direction and size of the change and what most of it is; a report against itself shows no change; task constructs are compared by code location; rows only in one run are appeared/disappeared; limits and other programs are said; hostile inputs are refused with one line naming the file.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 program=$top_builddir/t/ompcollect-balance
 
-echo "1..28"
+echo "1..30"
 n=0
 
 # A before (thread k of 2 works k+1 units), B after (both work 1.5 units): one program, one loop.
@@ -180,6 +180,50 @@ check "... the limits kept as the report gave them, line breaks quoted" \
     "[(l['side'], l['what'], l['text'], l['count'], l['bound']) for l in c['limit']] \
      == [('A', 'waits', '12 samples\\nlost', '12', '1024'), ('A', 'record_damage', 'a\\rb', '2', '0')]" \
     "$tmp/limits-d.json" "$tmp/limits-csv.json"
+
+# Task constructs: the fib program with a low cut-off (A: many small tasks) and a high one (B: few), its two
+# fib task constructs matched by code location with each run's counts, mean task and creation cost.
+if tasks=$(test_program tasks-clang 2>"$tmp/tasks.err") \
+    && "$oc" --runtime "$LIBOMP" -i 1ms -f json -o "$tmp/ta.json" "$tasks" 22 10 4 1 >"$tmp/ta.out" 2>>"$tmp/tasks.err" \
+    && "$oc" --runtime "$LIBOMP" -i 1ms -f json -o "$tmp/tb.json" "$tasks" 22 16 4 1 >"$tmp/tb.out" 2>>"$tmp/tasks.err" \
+    && "$oc" diff -f json -o "$tmp/td.json" "$tmp/ta.json" "$tmp/tb.json" 2>>"$tmp/tasks.err" \
+    && "$oc" diff -o "$tmp/td.txt" "$tmp/ta.json" "$tmp/tb.json" 2>>"$tmp/tasks.err" \
+    && "$oc" diff -f csv "$tmp/ta.json" "$tmp/tb.json" >"$tmp/td.csv" 2>>"$tmp/tasks.err" \
+    && csv_tables "$tmp/td.csv" >"$tmp/td-csv.json" 2>>"$tmp/tasks.err"; then
+    python3 - "$tmp/ta.json" "$tmp/tb.json" "$tmp/td.json" "$tmp/td-csv.json" "$tmp/ta.out" "$tmp/tb.out" \
+        >"$tmp/tasks.check" 2>&1 <<'PY'
+import json, sys
+a, b, d, c = (json.load(open(p)) for p in sys.argv[1:5])
+said = [int(open(p).read().split()[2]) for p in sys.argv[5:7]]  # "tasks: deferred N ..."
+def by_place(report):
+    return {(t["location"]["module"], t["location"]["module_offset"]): t for t in report["tasks"]["constructs"]}
+ra, rb = by_place(a), by_place(b)
+rows = d["task_constructs"]
+print("# deferred tasks the program made: A %d, B %d; rows %s" % (said[0], said[1],
+      [(r["status"], r["a"]["created"], r["b"]["created"]) for r in rows]))
+assert len(rows) == len(set(ra) | set(rb)) and all(r["status"] == "matched" for r in rows), rows
+for r in rows:
+    key = (r["location"]["module"], r["location"]["module_offset"])
+    for side, report in (("a", ra), ("b", rb)):
+        t, s = report[key], r[side]
+        assert (s["created"], s["runs"], s["exec_ns"], s["create_ns"]) == (t["created"], t["runs"], t["exec_ns"], t["create_ns"]), (r, t)
+        assert abs(s["mean_ns"] - t["exec_ns"] / t["runs"]) < 1 and abs(s["create_per_task_ns"] - t["create_ns"] / t["created"]) < 1
+    assert r["change_ns"] == r["b"]["exec_ns"] - r["a"]["exec_ns"]
+deferred = [sum(r[side]["created"] for r in rows if r[side]["created"] > 10) for side in "ab"]
+assert deferred == said and deferred[0] > 2 * deferred[1], (deferred, said)
+assert len(c["task_construct"]) == len(rows) and {int(x["a_created"]) for x in c["task_construct"]} == {r["a"]["created"] for r in rows}
+assert d["sched_per_run_ns"]["a"] == a["tasks"]["sched_per_run_ns"]
+print("ok")
+PY
+    result $? "task constructs: matched by code location, each run's tasks, mean task time and creation cost as its report says (JSON, CSV)" \
+        "$tmp/tasks.check" "$tmp/tasks.err"
+    sed -n '/^Task constructs, largest change/,/^$/p' "$tmp/td.txt" >"$tmp/td-tasks.txt"
+    [ "$(grep -c '  [0-9].* fib+0x' "$tmp/td-tasks.txt")" -ge 2 ] && ! grep -q ' (appeared)\| (disappeared)' "$tmp/td-tasks.txt" \
+        && grep -q 'scheduling per task run' "$tmp/td.txt"
+    result $? "task constructs: the text table, every row matched" "$tmp/td.txt"
+else
+    skip "no clang-built task program or no reports of it: $(head -n 2 "$tmp/tasks.err" | tr '\n' ' ')" 2
+fi
 
 # refused PATTERN DESCRIPTION FILE...: diff of the FILEs exits 1 with one line on stderr that matches
 # the extended regular expression PATTERN, and writes nothing.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# ompcollect-mpi-time.sh - time inside MPI calls (libompcollect-mpi): a known MPI wait on one rank shows in that rank's MPI category and in merge's MPI load balance; a program that links libmpi only through a library of its own is measured too; a program without MPI gets no MPI library and MPI counts of zero, and one the MPI program starts loads no libmpi.
+# ompcollect-mpi-time.sh - time inside MPI calls (libompcollect-mpi): a known MPI wait on one rank shows in that rank's MPI category and in merge's MPI load balance, both hybrid models and the MPI calls by call and location (and diff's); a program that links libmpi only through a library of its own is measured too; a program without MPI gets no MPI library and MPI counts of zero, and one the MPI program starts loads no libmpi.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 program=$top_builddir/t/ompcollect-mpi-wait$EXEEXT
@@ -18,7 +18,7 @@ if ! $limit "$mpirun" -np 2 $flags "$program" 0.01 >"$tmp/plain.out" 2>"$tmp/pla
     exit 0
 fi
 
-echo "1..14"
+echo "1..17"
 n=0
 (cd "$tmp" && $limit "$mpirun" -np 2 $flags "$oc" --runtime "$LIBOMP" --interval=2ms -f json -o 'r.%r.json' "$program" "$seconds" \
     >"$tmp/job.out" 2>"$tmp/job.err")
@@ -110,6 +110,67 @@ python3 -c 'import json, sys; h = json.load(open(sys.argv[1]))["hybrid"]; sys.ex
     && python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["constructs"]; sys.exit(0 if c and all(x["slowest"]["rank"] in (0, 1) and x["slowest"]["time_ns"] == x["max_ns"] for x in c) else 1)' "$tmp/merged.json"
 result $? "merge: the MPI load balance shows rank 0's wait (below 0.9), each rank's MPI time, and each construct's slowest rank" \
     "$tmp/merged.txt"
+
+# The additive model (POP's: every loss a share of the runtime over every thread), recomputed from the reports.
+"$oc" merge -f csv "$tmp/r.0.json" "$tmp/r.1.json" >"$tmp/merged.csv" 2>>"$tmp/merge.err"
+python3 - "$tmp/merged.json" "$tmp/merged.csv" "$tmp/r.0.json" "$tmp/r.1.json" >"$tmp/additive.check" 2>&1 <<'PY'
+import csv, json, sys
+m = json.load(open(sys.argv[1]))
+reports = [json.load(open(p)) for p in sys.argv[3:]]
+runtime = max(r["wall_ns"] - r["totals"]["mpi"]["setup_ns"] for r in reports)
+threads = outside = lost = 0
+for r in reports:
+    initial = [t for t in r["threads"] if t["initial"]][0]
+    out = max(0, r["wall_ns"] - initial["mpi"]["ns"])
+    s = r["totals"]["states"]
+    useful = (s["WORK"] + s["SERIAL"]) / (sum(s.values()) - r["totals"]["mpi"]["idle_samples"])
+    threads += r["totals"]["threads"]
+    outside += r["totals"]["threads"] * out
+    lost += r["totals"]["threads"] * out * (1 - useful)
+most = max(max(0, r["wall_ns"] - [t for t in r["threads"] if t["initial"]][0]["mpi"]["ns"]) for r in reports)
+a = m["hybrid"]["additive"]
+want = {"mpi_load_balance": 1 - (most - outside / threads) / runtime, "mpi_communication_efficiency": most / runtime,
+        "mpi_parallel_efficiency": outside / threads / runtime, "openmp_parallel_efficiency": 1 - lost / threads / runtime}
+want["parallel_efficiency"] = want["mpi_parallel_efficiency"] + want["openmp_parallel_efficiency"] - 1
+print("# additive: %s; recomputed: %s" % ({k: a[k] for k in want}, want))
+assert all(abs(a[k] - v) < 2e-6 for k, v in want.items())
+rows = {(row[1], row[2]): row[3] for row in csv.reader(open(sys.argv[2])) if row[0] == "hybrid"}
+assert abs(float(rows[("additive", "parallel_efficiency")]) - a["parallel_efficiency"]) < 2e-6, rows
+assert abs(float(rows[("multiplicative", "parallel_efficiency")]) - m["hybrid"]["parallel_efficiency"]) < 2e-6, rows
+print("ok")
+PY
+result $? "merge: the additive hybrid model's terms (MPI load balance and communication, OpenMP per rank) are POP's, in JSON and CSV" \
+    "$tmp/additive.check" "$tmp/merge.err"
+# The MPI calls over the ranks: the barrier rank 0 waited in the first of communication, at its line, its time the ranks' sum.
+python3 - "$tmp/merged.json" "$tmp/merged.csv" "$tmp/r.0.json" "$tmp/r.1.json" "$barrier_line" >"$tmp/calls.check" 2>&1 <<'PY'
+import csv, json, sys
+m = json.load(open(sys.argv[1]))
+reports = [json.load(open(p)) for p in sys.argv[3:5]]
+# MPI_Init and MPI_Finalize may take longer than the barrier on a loaded machine: the first call of communication.
+top = [c for c in m["mpi_calls"]["calls"] if not c["setup"]][0]
+sites = [x for r in reports for x in r["totals"]["mpi"]["sites"] if x["call"] == "MPI_Barrier"]
+print("# top MPI call: %s" % top)
+assert top["call"] == "MPI_Barrier" and top["location"]["line"] == int(sys.argv[5]) and top["processes"] == 2
+assert top["ns"] == sum(x["ns"] for x in sites) and top["slowest"]["rank"] == 0 and top["max_ns"] == max(x["ns"] for x in sites)
+assert [[x["call"] for x in rank["sites"]] for rank in m["mpi_calls"]["ranks"]] == [[x["call"] for x in r["totals"]["mpi"]["sites"]] for r in reports]
+rows = [row for row in csv.reader(open(sys.argv[2])) if row[0] == "mpi_call"]
+first = [row for row in rows if row[5] == "0"][0]
+assert len(rows) == len(m["mpi_calls"]["calls"]) and first[1] == "MPI_Barrier" and int(first[8]) == top["ns"], rows
+print("ok")
+PY
+[ $? -eq 0 ] && grep -q "^  *[0-9.]* .* rank 0  *MPI_Barrier at main ompcollect-mpi-wait.c:$barrier_line" "$tmp/merged.txt" \
+    && grep -q '^  Additive model' "$tmp/merged.txt" && grep -q '^  Multiplicative model' "$tmp/merged.txt"
+result $? "merge: the MPI calls by call and location over the ranks (MPI_Barrier at line $barrier_line first, rank 0 slowest) and per rank, in text, JSON and CSV" \
+    "$tmp/calls.check" "$tmp/merged.txt"
+"$oc" diff -f json "$tmp/r.0.json" "$tmp/r.1.json" >"$tmp/diff.json" 2>"$tmp/diff.err" \
+    && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, b = (json.load(open(p)) for p in sys.argv[2:4])
+ns = lambda r: [x["ns"] for x in r["totals"]["mpi"]["sites"] if x["call"] == "MPI_Barrier"][0]
+row = [x for x in d["mpi_calls"] if x["call"] == "MPI_Barrier"][0]
+assert row["call"] == "MPI_Barrier" and row["status"] == "matched" and row["a_ns"] == ns(a) and row["b_ns"] == ns(b)     and row["change_ns"] == ns(b) - ns(a), row' "$tmp/diff.json" "$tmp/r.0.json" "$tmp/r.1.json" >"$tmp/diff.check" 2>&1
+result $? "diff: the MPI calls compared by call and location (the barrier: rank 1 less rank 0)" "$tmp/diff.check" "$tmp/diff.err"
 
 # A program without MPI: no MPI library in its preload, and MPI counts of zero.
 "$oc" -o /dev/null env >"$tmp/env.out" 2>"$tmp/env.err"

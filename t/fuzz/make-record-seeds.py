@@ -7,7 +7,11 @@ A saved run (ompcollect --save) is the magic, a version, the facts' length
 and the facts (JSON), then runs of the record's pages: a 64-bit offset, a
 64-bit length and the bytes.  Each seed is the list of patches
 (record-fuzz.c) that rebuilds slot 0 of one saved run, as far as 64 KiB
-patches of non-zero 64-byte blocks go.
+patches of non-zero 64-byte blocks go.  A saved run of any record version
+serves: later versions only append to the slot, so an older run's offsets
+are the current layout's.  The corpus holds one of version 8 (an MPI rank,
+t/golden/mpi.ses.gz: its MPI call sites and construct kinds) besides the
+older runs'.
 """
 import gzip
 import os

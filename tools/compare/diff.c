@@ -1,4 +1,4 @@
-/* diff.c - ompcollect diff: compares two JSON reports of one program (read by merge's parser) per state, parallel construct and wait location, matched by code as merge matches them, and finds what most of the change is. */
+/* diff.c - ompcollect diff: compares two JSON reports of one program (read by merge's parser) per state, parallel construct and wait location (task constructs and MPI calls in diff_calls.c), matched by code as merge matches them, and finds what most of the change is. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -394,7 +394,7 @@ int ompc_diff_build(const struct ompc_merge_input *a, const struct ompc_merge_in
                          && memcmp(a->program.text, b->program.text, a->program.length) == 0;
     diff->speedup = a->wall_ns > 0 && b->wall_ns > 0 ? (double)a->wall_ns / (double)b->wall_ns : 0;
     diff_states(diff);
-    if (diff_constructs(diff) != 0 || diff_waits(diff) != 0)
+    if (diff_constructs(diff) != 0 || diff_waits(diff) != 0 || ompc_diff_calls_build(diff) != 0)
         return snprintf(error, error_size, "out of memory"), -1;
     find_largest(diff);
     qsort(diff->states, OMPC_NSTATES - 1, sizeof diff->states[0], compare_states);
@@ -407,9 +407,13 @@ void ompc_diff_free(struct ompc_diff *diff)
 {
     free(diff->constructs);
     free(diff->waits);
+    free(diff->tasks);
+    free(diff->mpi);
     diff->constructs = NULL;
     diff->waits = NULL;
-    diff->construct_count = diff->wait_count = 0;
+    diff->tasks = NULL;
+    diff->mpi = NULL;
+    diff->construct_count = diff->wait_count = diff->task_count = diff->mpi_count = 0;
 }
 
 int ompc_diff_write(FILE *out, int format, const struct ompc_merge_input *a, const struct ompc_merge_input *b,

@@ -4,6 +4,9 @@
 #define OMPCOLLECT_DIFF_H 1
 
 #include "merge.h"
+#include "merge_mpi.h"
+
+#include <jansson.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +52,28 @@ struct ompc_diff_wait {
     int64_t change_ns;
 };
 
+/* One side of a task construct's row: its tasks, their time, and what creating them cost. */
+struct ompc_diff_task_side {
+    int64_t created, executed, runs, exec_ns, create_ns;
+    double mean_ns;        /* exec_ns / runs: one task run's mean time (0: none) */
+    double create_per_task_ns; /* create_ns / created (0: none) */
+};
+
+/* One task construct (every report row at one code location, folded) in A and in B. */
+struct ompc_diff_task {
+    const struct ompc_merge_location *where; /* the first report's that has it: names the row */
+    enum ompc_diff_status status;
+    struct ompc_diff_task_side a, b;
+    int64_t change_ns;     /* of exec_ns */
+};
+
+/* One MPI call at one location (merge_mpi.h's matching) in A and in B. */
+struct ompc_diff_mpi {
+    const struct ompc_merge_mpi_site *first; /* the first report's that has it: names the row */
+    enum ompc_diff_status status;
+    int64_t a_ns, b_ns, a_calls, b_calls, change_ns;
+};
+
 /* How far apart two wall times must be (A/B or B/A) for one run to be called faster. */
 #define OMPC_DIFF_SAME 1.005
 
@@ -76,7 +101,20 @@ struct ompc_diff {
     size_t construct_count;
     struct ompc_diff_wait *waits;
     size_t wait_count;
+    struct ompc_diff_task *tasks;     /* task constructs, largest change of task time first */
+    size_t task_count;
+    struct ompc_diff_mpi *mpi;        /* MPI calls by call and location, largest change first */
+    size_t mpi_count;
 };
+
+/* The task constructs and MPI calls of both reports compared (diff_calls.c); -1 when memory runs out. */
+int ompc_diff_calls_build(struct ompc_diff *diff);
+
+/* Their text tables, JSON members ("task_constructs", "mpi_calls") and CSV tables ("task_construct", "mpi_call"). */
+void ompc_diff_calls_text(FILE *out, const struct ompc_diff *diff);
+int ompc_diff_calls_json(json_t *root, const struct ompc_diff *diff);
+struct ompc_csv_tables;
+int ompc_diff_calls_csv(struct ompc_csv_tables *tables, const struct ompc_diff *diff);
 
 /*
  * Compares report `b` with report `a`; 0, or -1 with a one-line reason

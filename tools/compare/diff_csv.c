@@ -201,7 +201,7 @@ int ompc_diff_write_csv(struct ompc_sink *sink, const struct ompc_diff *diff)
 {
     struct ompc_csv_tables tables = {sink, NULL, NULL};
     if (csv_runs(diff, &tables) != 0 || csv_states(diff, &tables) != 0 || csv_constructs(diff, &tables) != 0
-        || csv_waits(diff, &tables) != 0)
+        || csv_waits(diff, &tables) != 0 || ompc_diff_calls_csv(&tables, diff) != 0)
         return -1;
     return ferror(sink->out) ? -1 : 0;
 }

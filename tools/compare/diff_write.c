@@ -233,6 +233,7 @@ void ompc_diff_write_text(FILE *out, const struct ompc_diff *diff)
     text_states(out, diff);
     text_constructs(out, diff);
     text_waits(out, diff);
+    ompc_diff_calls_text(out, diff);
 }
 
 /* A share to the 6 decimals merge writes ratios with. */
@@ -382,7 +383,7 @@ int ompc_diff_write_json(FILE *out, const struct ompc_diff *diff)
     failed |= ompc_json_set(root, "summary", json_summary(diff));
     failed |= ompc_json_set(root, "states", json_states(diff));
     if (!failed)
-        failed = json_places(root, diff);
+        failed = json_places(root, diff) != 0 || ompc_diff_calls_json(root, diff) != 0;
     root = ompc_json_built(root, failed);
     int status = ompc_json_dump(root, out, OMPC_JSON_READABLE) == 0 && fputc('\n', out) != EOF ? 0 : -1;
     json_decref(root);
