@@ -49,8 +49,8 @@ gp -header >"$tmp/header.out" 2>&1
 grep -q "^No errors" "$tmp/header.out" && grep -q "^No warnings" "$tmp/header.out"
 result $? "gprofng reads the experiment without an error or a warning" "$tmp/header.out"
 
-gp -metrics e.total:i.total:i.ompwork:i.ompwait:i.ompovhd -functions >"$tmp/functions.out" 2>&1
-gp -metrics e.total:i.total:i.ompwork:i.ompwait:i.ompovhd -indxobj OMP_preg >"$tmp/preg.out" 2>&1
+gp -metrics e.totalcpu:i.totalcpu:i.ompwork:i.ompwait:i.ompovhd -functions >"$tmp/functions.out" 2>&1
+gp -metrics e.totalcpu:i.totalcpu:i.ompwork:i.ompwait:i.ompovhd -indxobj OMP_preg >"$tmp/preg.out" 2>&1
 
 # The comparisons, one result line each: ok, or what differs.
 python3 - "$tmp/run.json" "$tmp/functions.out" "$tmp/preg.out" "$cc" >"$tmp/compare.out" 2>&1 <<'EOF'
@@ -74,7 +74,7 @@ def close(got, samples, margin):
 def line(ok, what):
     print("ok" if ok else "differs: " + what)
 totals = report["totals"]["states"]
-# e.total, i.total, i.ompwork, i.ompwait, i.ompovhd
+# e.totalcpu, i.totalcpu (every sample: ompcollect's are wall-clock), i.ompwork, i.ompwait, i.ompovhd
 want = [sum(totals.values()), sum(totals.values()), sum(totals[s] for s in WORK), sum(totals[s] for s in WAIT), totals["OVHD"]]
 got = functions.get("<Total>", [])
 line(len(got) == 5 and all(close(g, w, 0) for g, w in zip(got, want)), "<Total> %s, report %s samples" % (got, want))
@@ -106,14 +106,17 @@ for c in constructs:
     found = text in regions if cc == "clang" else any(k.startswith("OpenMP Parallel Region from %s," % where["function"]) for k in regions)
     named.append((where["function"], found))
 line(len(regions) == len(constructs) == 4 and all(f for _, f in named), "constructs %s, OMP_preg rows %s" % (named, list(regions)))
-# A region's time: the report's samples in its construct.  A sample's time is placed in a recorded span
-# of its state, so a worker's wait that outlasts the master's JOIN may land in the next region: 15%.
+# A region's time: the report's samples in its construct.  A stack holding the construct's call has its
+# samples placed inside the construct's instances; those of stacks naming none (IDLE between regions, a
+# stack cut short) are spread over their state's spans and may fall into any region: that, and 5% for
+# where an instance's FORK and JOIN cut its workers' spans, is the margin.
 bad = []
+unplaced = totals["IDLE"] + report["stacks"]["incomplete"] + report["stacks"]["not_recorded"]
 for c in constructs:
     where = c["location"]
     row = [v for k, v in regions.items() if k.startswith("OpenMP Parallel Region from %s," % where["function"])]
     samples = sum(c["states"].values())
-    if not row or not close(row[0][0], samples, 0.15 * samples + 5):
+    if not row or not close(row[0][0], samples, 0.05 * samples + unplaced + 5):
         bad.append((where["function"], row[0][0] if row else None, samples))
 line(not bad, "regions (function, gprofng s, report samples): %s" % bad)
 EOF
@@ -121,7 +124,7 @@ i=0
 while IFS= read -r verdict; do
     i=$((i + 1))
     case $i in
-    1) what="<Total>'s Total Thread Time, OpenMP Work, Wait and Overhead are the report's samples x interval" ;;
+    1) what="<Total>'s Total CPU Time (wall-clock samples), OpenMP Work, Wait and Overhead are the report's samples x interval" ;;
     2) what="each state's function (<OMP-implicit_barrier>, <OMP-critical_section_wait>, <OMP-explicit_barrier>...) has exactly the report's samples in that state" ;;
     3) what="the program's functions have the report's samples in their user-model stacks, by Work and Wait" ;;
     4) what="OMP_preg lists each parallel construct, named at its pragma" ;;

@@ -14,16 +14,17 @@
 
 /* Continuations followed per stack, and the user-model frames kept (a longer stack is cut at its root). */
 #define MAX_LINKS 64
-#define MAX_USER_FRAMES 2048
+#define MAX_FRAMES 2048
 
 /* What a build works with. */
 struct work {
     const struct ompc_model_process *process;
     struct ompc_samples *out;
-    size_t frame_capacity, sample_capacity, entry_capacity, user_capacity;
+    size_t frame_capacity, sample_capacity, entry_capacity, word_capacity;
     const struct ompc_model_stack **forks; /* every thread's fork-stack entries, by id */
     size_t fork_count;
     struct ompc_code_ranges *runtime;      /* the runtime's, the shim's and the agent's code */
+    uint64_t vdso;                         /* the vDSO's load address, 0 unknown */
     struct ompc_regions regions;           /* the top-level region instances, in time order */
     uint32_t *instance_constructs;         /* per instance: its construct's row + 1, 0 unknown */
     uint64_t *instance_masks;              /* per instance: the threads sampled in it (slot % 64) */
@@ -55,10 +56,8 @@ static int index_process(struct work *w)
     ompc_qsort(w->forks, w->fork_count, sizeof *w->forks, compare_fork_ids);
     for (uint32_t m = 0; m < process->module_count; m++) {
         const char *path = process->modules[m].path;
-        uint64_t bias = process->modules[m].bias;
-        /* A clock read (omp_get_wtime, clock_gettime) is no call of the user's either: ompc_stacks_build drops it too. */
-        if (ompc_model_vdso_module(path) && ompc_code_ranges_add(w->runtime, bias, bias + OMPC_VDSO_SIZE) != 0)
-            return -1;
+        if (ompc_model_vdso_module(path))
+            w->vdso = process->modules[m].bias;
         if (ompc_runtime_module(path, process->runtime))
             ompc_code_ranges_add_file(w->runtime, ompc_model_module_file(process, path), process->symfs,
                                       process->modules[m].bias);
@@ -66,29 +65,40 @@ static int index_process(struct work *w)
     return 0;
 }
 
-/* Appends the frames of `stack` that are not the runtime's to the user words; 1 when the room ran out, -1 without memory. */
-static int add_user_frames(struct work *w, const struct ompc_model_stack *stack, size_t start)
+/* Appends the frames of `stack` but the vDSO's (with `user`, the runtime's left out too) to the words; 1 when the room ran out, -1 without memory. */
+static int add_frames(struct work *w, const struct ompc_model_stack *stack, size_t start, int user)
 {
     for (int i = 0; i < stack->frames; i++) {
-        if (ompc_code_ranges_contain(w->runtime, stack->pcs[i]))
+        /*
+         * A clock read (omp_get_wtime, clock_gettime) in the vDSO, which has
+         * no file the analyzer could name it from (ompc_stacks_build drops it
+         * too): its caller is the leaf.
+         */
+        if (ompc_model_in_vdso(w->vdso, stack->pcs[i]))
             continue;
-        if (w->out->user_count - start >= MAX_USER_FRAMES)
+        if (user && ompc_code_ranges_contain(w->runtime, stack->pcs[i]))
+            continue;
+        if (w->out->word_count - start >= MAX_FRAMES)
             return 1;
-        if (ompc_grow(&w->out->user_words, w->out->user_count + 1, &w->user_capacity, sizeof *w->out->user_words))
+        if (ompc_grow(&w->out->words, w->out->word_count + 1, &w->word_capacity, sizeof *w->out->words))
             return -1;
-        w->out->user_words[w->out->user_count++] = stack->pcs[i];
+        w->out->words[w->out->word_count++] = stack->pcs[i];
     }
     return 0;
 }
 
-/* The user-model frames of a stack-table entry into `frame`: its own and its forking threads', runtime frames left out; -1 without memory. */
-static int user_frames(struct work *w, const struct ompc_model_stack *entry, struct ompc_sample_frame *frame)
+/*
+ * The frames of a stack-table entry and of the fork stacks it continues
+ * into (with `user`, the runtime's left out) into the words: where they
+ * start, how many, and whether they were cut; -1 without memory.
+ */
+static int continued_frames(struct work *w, const struct ompc_model_stack *entry, int user, struct ompc_frames *out)
 {
-    size_t start = w->out->user_count;
+    size_t start = w->out->word_count;
     const struct ompc_model_stack *piece = entry;
     int cut = 0;
     for (int link = 0; piece != NULL && !cut; link++) {
-        int full = add_user_frames(w, piece, start);
+        int full = add_frames(w, piece, start, user);
         if (full < 0)
             return -1;
         cut = full;
@@ -101,9 +111,7 @@ static int user_frames(struct work *w, const struct ompc_model_stack *entry, str
         piece = found != NULL && link + 1 < MAX_LINKS ? *found : NULL;
         cut |= piece == NULL;
     }
-    frame->user_at = start;
-    frame->user_frames = (int)(w->out->user_count - start);
-    frame->user_cut = cut;
+    *out = (struct ompc_frames){start, (int)(w->out->word_count - start), cut};
     return 0;
 }
 
@@ -117,13 +125,9 @@ static long add_frame(struct work *w, int t, int state, const struct ompc_model_
     memset(frame, 0, sizeof *frame);
     frame->thread = t;
     frame->state = state;
-    frame->user_at = out->user_count;
-    if (entry != NULL) {
-        frame->pcs = entry->pcs;
-        frame->frames = entry->frames;
-        if (user_frames(w, entry, frame) != 0)
-            return -1;
-    }
+    if (entry != NULL && (continued_frames(w, entry, 0, &frame->machine) != 0
+                          || continued_frames(w, entry, 1, &frame->user) != 0))
+        return -1;
     return (long)out->frame_count++;
 }
 
@@ -148,145 +152,127 @@ static int thread_spans(const struct ompc_report *report, int t, uint64_t **ends
     return 0;
 }
 
-/* A thread's spans, and where the `k`th of `n` samples of one state lies along them. */
+/* A thread's spans (begin, end of each, and its state) and the state whose samples are placed. */
 struct placing {
-    const uint64_t *ends;   /* begin, end of each span */
+    const uint64_t *ends;
     const int *states;
     size_t count;
     int state;
-    uint64_t length;        /* of the state's spans together */
-    size_t span;            /* the cursor: the span, and the length of the state's spans before it */
-    uint64_t before;
+    int thread;
     uint64_t fallback;      /* the time of samples when the state has no span */
+    uint64_t *line;         /* begin, end of the pieces a stack's samples are spread over */
+    size_t line_count, line_capacity;
 };
 
-/* The time of the `k`th of `n` samples: the middle of its share of the state's spans laid end to end (k rises). */
-static uint64_t place(struct placing *p, uint64_t k, uint64_t n)
+/* Adds [begin, end) to the line; -1 without memory. */
+static int add_piece(struct placing *p, uint64_t begin, uint64_t end)
 {
-    if (p->length == 0)
-        return p->fallback;
-    uint64_t at = (uint64_t)(((unsigned __int128)(2 * k + 1) * p->length) / (2 * n));
-    for (; p->span < p->count; p->span++) {
-        if (p->states[p->span] != p->state)
-            continue;
-        uint64_t length = p->ends[2 * p->span + 1] - p->ends[2 * p->span];
-        if (at < p->before + length)
-            return p->ends[2 * p->span] + (at - p->before);
-        p->before += length;
-    }
-    return p->fallback;
-}
-
-/* The row + 1 of the parallel construct whose call to the runtime (its codeptr) is a frame of `entry`'s stack or the stacks it continues into; 0: none. */
-static uint32_t entry_construct(const struct work *w, const struct ompc_model_stack *entry)
-{
-    const struct ompc_model_process *process = w->process;
-    const struct ompc_model_stack *piece = entry;
-    for (int link = 0; piece != NULL && link < MAX_LINKS; link++) {
-        for (int i = 0; i < piece->frames; i++)
-            for (uint32_t c = 0; c < process->construct_count; c++)
-                if (process->constructs[c].codeptr != 0 && piece->pcs[i] == process->constructs[c].codeptr)
-                    return c + 1;
-        if (piece->continuation == 0)
-            break;
-        struct ompc_model_stack key = {.id = piece->continuation};
-        const struct ompc_model_stack *pointer = &key;
-        const struct ompc_model_stack **found =
-            ompc_bsearch(&pointer, w->forks, w->fork_count, sizeof *w->forks, compare_fork_ids);
-        piece = found != NULL ? *found : NULL;
-    }
+    if (end <= begin)
+        return 0;
+    if (ompc_grow(&p->line, 2 * (p->line_count + 1), &p->line_capacity, sizeof *p->line))
+        return -1;
+    p->line[2 * p->line_count] = begin;
+    p->line[2 * p->line_count + 1] = end;
+    p->line_count++;
     return 0;
 }
 
-/* The construct (row + 1, 0: none) of the top-level region instance thread `t`'s time `ns` falls in. */
-static uint32_t construct_at(const struct work *w, uint64_t ns)
-{
-    long at = ompc_region_at(&w->regions, ns);
-    return at >= 0 ? w->instance_constructs[at] : 0;
-}
-
-/* One stack-table entry of a thread's state while its samples are given times. */
-struct owner {
-    long frame;
-    uint32_t construct;
-    uint64_t left;
-};
-
 /*
- * Gives the slots (times) of one thread's state to their stacks: an
- * entry whose stack holds a construct's call takes free slots inside that
- * construct's instances first, then any entry any free slot, in order.
+ * The line a stack's samples are spread over: the thread's spans of the
+ * state, within the instances of `construct` the thread was sampled in
+ * (0: all of them); its length, or -1 without memory.
  */
-static void give_slots(struct owner *owners, size_t owner_count, const uint32_t *constructs, long *slots, uint64_t n)
+static int64_t make_line(const struct work *w, struct placing *p, uint32_t construct)
 {
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t e = 0; e < owner_count; e++)
-            for (uint64_t k = 0; k < n && owners[e].left > 0; k++)
-                if (slots[k] < 0 && (pass == 1 || (owners[e].construct != 0 && constructs[k] == owners[e].construct))) {
-                    slots[k] = owners[e].frame;
-                    owners[e].left--;
-                }
-}
-
-/* The entries of thread `t`'s table in `p->state`, as owners of at most `n` slots; their count, or -1 without memory. */
-static long state_owners(struct work *w, int t, int state, uint64_t n, struct owner **owners)
-{
-    const struct ompc_model_stack_table *table = &w->process->threads[t].stacks;
-    size_t count = 0, capacity = 0;
-    uint64_t given = 0;
-    *owners = NULL;
-    for (size_t i = 0; table->entries != NULL && i < table->count && given < n; i++) {
-        const struct ompc_model_stack *entry = &table->entries[i];
-        if (entry->state != state || entry->count == 0)
+    uint64_t length = 0;
+    p->line_count = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        uint64_t begin = p->ends[2 * i], end = p->ends[2 * i + 1];
+        if (p->states[i] != p->state)
             continue;
-        long frame = add_frame(w, t, state, entry);
-        if (frame < 0 || ompc_grow(owners, count + 1, &capacity, sizeof **owners))
+        if (construct == 0 && add_piece(p, begin, end) != 0)
             return -1;
-        uint64_t left = entry->count < n - given ? entry->count : n - given;
-        (*owners)[count++] = (struct owner){frame, entry_construct(w, entry), left};
-        given += left;
+        for (long r = construct != 0 ? ompc_region_after(&w->regions, begin) : w->regions.count;
+             r < w->regions.count && w->regions.items[r].begin_ns < end; r++) {
+            const struct ompc_region_instance *instance = &w->regions.items[r];
+            if (w->instance_constructs[r] == construct && (w->instance_masks[r] & (UINT64_C(1) << (p->thread % 64)))
+                && add_piece(p, begin > instance->begin_ns ? begin : instance->begin_ns,
+                             end < instance->end_ns ? end : instance->end_ns) != 0)
+                return -1;
+        }
     }
-    if (given < n) {
-        long frame = add_frame(w, t, state, NULL);
-        if (frame < 0 || ompc_grow(owners, count + 1, &capacity, sizeof **owners))
-            return -1;
-        (*owners)[count++] = (struct owner){frame, 0, n - given};
-    }
-    return (long)count;
+    for (size_t i = 0; i < p->line_count; i++)
+        length += p->line[2 * i + 1] - p->line[2 * i];
+    return (int64_t)length;
 }
 
-/* The samples of thread `t` in `p->state`: their times along the state's spans, each given to a stack. */
+/* Adds `n` samples of `frame`, each at the middle of its share of the line laid end to end (fallback: no line); -1 without memory. */
+static int spread(struct work *w, struct placing *p, uint64_t length, long frame, uint64_t n)
+{
+    struct ompc_samples *out = w->out;
+    if (ompc_grow(&out->samples, out->sample_count + n, &w->sample_capacity, sizeof *out->samples))
+        return -1;
+    size_t piece = 0;
+    uint64_t before = 0;
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t at = (uint64_t)(((unsigned __int128)(2 * k + 1) * length) / (2 * n)), ns = p->fallback;
+        for (; length != 0 && piece < p->line_count; piece++) {
+            uint64_t size = p->line[2 * piece + 1] - p->line[2 * piece];
+            if (at < before + size) {
+                ns = p->line[2 * piece] + (at - before);
+                break;
+            }
+            before += size;
+        }
+        out->samples[out->sample_count++] = (struct ompc_sample){ns, (uint32_t)frame, p->thread};
+    }
+    out->untimed += length == 0 ? n : 0;
+    return 0;
+}
+
+/* The row + 1 of the parallel construct whose call to the runtime (its codeptr) is one of a frame's recorded frames (its own or its forking threads'); 0: none. */
+static uint32_t frame_construct(const struct work *w, long frame)
+{
+    const struct ompc_model_process *process = w->process;
+    const struct ompc_frames *machine = &w->out->frames[frame].machine;
+    for (int i = 0; i < machine->count; i++)
+        for (uint32_t c = 0; c < process->construct_count; c++)
+            if (process->constructs[c].codeptr != 0 && w->out->words[machine->at + i] == process->constructs[c].codeptr)
+                return c + 1;
+    return 0;
+}
+
+/* `n` samples of `frame` over the state's spans in its construct's instances, or over all its spans when it names none or they hold none. */
+static int place_frame(struct work *w, struct placing *p, long frame, uint64_t n)
+{
+    uint32_t construct = frame_construct(w, frame);
+    int64_t length = make_line(w, p, construct);
+    if (length == 0 && construct != 0)
+        length = make_line(w, p, 0);
+    return length < 0 ? -1 : spread(w, p, (uint64_t)length, frame, n);
+}
+
+/* The samples of thread `t` in `p->state`: the table's entries of that state in order, then those it did not keep. */
 static int state_samples(struct work *w, struct placing *p, int t)
 {
-    uint64_t n = w->process->threads[t].state_ticks[p->state];
-    p->length = p->before = 0;
-    p->span = 0;
-    for (size_t i = 0; i < p->count; i++)
-        if (p->states[i] == p->state)
-            p->length += p->ends[2 * i + 1] - p->ends[2 * i];
-    struct owner *owners = NULL;
-    uint64_t *times = malloc(n * sizeof *times);
-    uint32_t *constructs = malloc(n * sizeof *constructs);
-    long *slots = malloc(n * sizeof *slots);
-    struct ompc_samples *out = w->out;
-    long owner_count = times != NULL && constructs != NULL && slots != NULL ? state_owners(w, t, p->state, n, &owners) : -1;
-    int failed = owner_count < 0 || ompc_grow(&out->samples, out->sample_count + n, &w->sample_capacity, sizeof *out->samples);
-    if (!failed) {
-        for (uint64_t k = 0; k < n; k++) {
-            times[k] = place(p, k, n);
-            constructs[k] = construct_at(w, times[k]);
-            slots[k] = -1;
-        }
-        give_slots(owners, (size_t)owner_count, constructs, slots, n);
-        for (uint64_t k = 0; k < n; k++)
-            out->samples[out->sample_count++] = (struct ompc_sample){times[k], (uint32_t)slots[k], t};
-        out->untimed += p->length == 0 ? n : 0;
+    const struct ompc_model_stack_table *table = &w->process->threads[t].stacks;
+    uint64_t n = w->process->threads[t].state_ticks[p->state], given = 0;
+    for (size_t i = 0; table->entries != NULL && i < table->count && given < n; i++) {
+        const struct ompc_model_stack *entry = &table->entries[i];
+        if (entry->state != p->state || entry->count == 0)
+            continue;
+        uint64_t count = entry->count < n - given ? entry->count : n - given;
+        long frame = add_frame(w, t, p->state, entry);
+        if (frame < 0 || place_frame(w, p, frame, count) != 0)
+            return -1;
+        given += count;
     }
-    free(owners);
-    free(times);
-    free(constructs);
-    free(slots);
-    return failed ? -1 : 0;
+    if (given < n) {
+        long frame = add_frame(w, t, p->state, NULL);
+        if (frame < 0 || place_frame(w, p, frame, n - given) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* Every sample of thread slot `t`; -1 without memory. */
@@ -300,6 +286,7 @@ static int thread_samples(struct work *w, const struct ompc_report *report, int 
     int failed = thread_spans(report, t, &ends, &states, &p.count) != 0;
     p.ends = ends;
     p.states = states;
+    p.thread = t;
     p.fallback = thread->last_sample_ns != 0 ? thread->last_sample_ns : thread->start_ns;
     for (int state = 1; state < OMPC_NSTATES && !failed; state++) {
         p.state = state;
@@ -308,6 +295,7 @@ static int thread_samples(struct work *w, const struct ompc_report *report, int 
     }
     free(ends);
     free(states);
+    free(p.line);
     return failed ? -1 : 0;
 }
 
@@ -402,6 +390,6 @@ void ompc_samples_free(struct ompc_samples *samples)
     free(samples->frames);
     free(samples->samples);
     free(samples->entries);
-    free(samples->user_words);
+    free(samples->words);
     free(samples);
 }

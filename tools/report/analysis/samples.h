@@ -8,15 +8,24 @@
 
 #include "report.h"
 
+/* Frames in a build's words, leaf first. */
+struct ompc_frames {
+    size_t at;                 /* the first */
+    int count;
+    int cut;                   /* cut: too deep, or a forking thread's stack not found */
+};
+
 /* One distinct stack of one thread in one state (a stack-table entry, or the samples the table did not keep). */
 struct ompc_sample_frame {
     int thread;                /* slot */
     int state;
-    const uint64_t *pcs;       /* the sample's own frames, leaf first (the model's); NULL: not recorded */
-    int frames;
-    size_t user_at;            /* the user-model frames, leaf first, at user_words[user_at]... */
-    int user_frames;           /* ...runtime frames left out, continued into the forking threads' stacks */
-    int user_cut;              /* the user-model frames were cut: too deep, or the forking thread's stack not found */
+    /*
+     * The stack as recorded (machine): the sample's own frames, a worker's
+     * continued into its forking thread's fork stack; the user model: the
+     * same without the runtime's, the collector's and the vDSO's frames.
+     * Both empty for the samples the table did not keep.
+     */
+    struct ompc_frames machine, user;
 };
 
 /* One sample: a thread's tick at a time (ns since the record's origin) in one frame's stack and state. */
@@ -35,11 +44,12 @@ struct ompc_construct_entry {
 
 /*
  * The samples, by thread then state.  The counts are the model's exactly:
- * every thread's ticks per state, and per stack-table entry its count.  A
- * sample's time is placed evenly over the thread's recorded spans of its
- * state (the sampled state changes, so a time holds the state it had);
- * which of a state's stacks a time gets is not recorded, and the entries
- * take the times of their state in table order.
+ * every thread's ticks per state, and per stack-table entry its count.
+ * When each was taken is not recorded: a stack's samples are spread evenly
+ * over the thread's recorded spans of their state (the sampled state
+ * changes, so a time holds the state it had) inside the instances of the
+ * parallel construct whose call the stack holds, or over all the state's
+ * spans when it holds none.
  */
 struct ompc_samples {
     struct ompc_sample_frame *frames;
@@ -48,8 +58,8 @@ struct ompc_samples {
     size_t sample_count;
     struct ompc_construct_entry *entries; /* per thread, in time order */
     size_t entry_count;
-    uint64_t *user_words;
-    size_t user_count;
+    uint64_t *words;                      /* the frames' */
+    size_t word_count;
     uint64_t untimed;                     /* samples of a state the thread's timeline has no span of */
 };
 

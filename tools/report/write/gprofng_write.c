@@ -30,8 +30,15 @@ enum {
     KIND_UID = 17,                /* a stack by itself, named by a uid (the user-model stacks) */
 };
 enum { INFO_STACK = 1, INFO_OMP = 3, INFO_OMP_USER = 5 }; /* a frame packet's parts */
-#define LMS_USER 0                /* the microstate every sample gets: ompcollect does not measure it */
-#define SOLARIS_STATES 10         /* numstates: makes the analyzer offer Total Thread Time (wall clock) */
+/*
+ * The microstate every sample gets (user mode): ompcollect does not measure
+ * it, and the analyzer counts OpenMP Work only in it.  numstates 1 is
+ * Linux's: one metric, Total CPU Time, which here is every sample's
+ * wall-clock time.  Solaris's ten (Total Thread Time and the microstates)
+ * would name it better, but gp-display-html 2.40 aborts on them.
+ */
+#define LMS_USER 0
+#define LINUX_STATES 1
 #define TRUNCATED UINT64_C(0xfffffffffffffffe) /* a stack's last frame: it was cut */
 /* Stack uids, one per frame (machine) and one per frame's user model; frame packets are numbered from 1. */
 #define MACHINE_UID(i) (UINT64_C(0x100000000) + (i))
@@ -130,7 +137,7 @@ static void put_descriptions(FILE *out, long long interval_ns)
             "    <field name=\"PRPC\" uname=\"OpenMP parallel region pragma\" offset=\"24\" type=\"UINT64\"/>\n"
             "  </profpckt>\n"
             "</profile>\n",
-            (interval_ns + 500) / 1000, SOLARIS_STATES, KIND_CLOCK, KIND_REGION_ENTRY, KIND_REGION);
+            (interval_ns + 500) / 1000, LINUX_STATES, KIND_CLOCK, KIND_REGION_ENTRY, KIND_REGION);
 }
 
 /* log.xml: who wrote it, the process, the run's start and end, and the packet kinds. */
@@ -174,42 +181,10 @@ static int put_segment(void *context, uint64_t low, uint64_t size, uint64_t offs
     return 0;
 }
 
-/* The lowest code segment of any module above `low` (searched by put_above). */
-struct above {
-    uint64_t low, next;
-};
-
-static int put_above(void *context, uint64_t low, uint64_t size, uint64_t offset)
-{
-    struct above *above = context;
-    (void)size;
-    (void)offset;
-    if (low > above->low && low < above->next)
-        above->next = low;
-    return 0;
-}
-
-/* The vDSO's size as a function: OMPC_VDSO_SIZE, or less where another module's code begins (the analyzer warns of overlaps). */
-static uint64_t vdso_size(const struct ompc_model_process *process, uint64_t vdso)
-{
-    struct above above = {vdso, vdso + OMPC_VDSO_SIZE};
-    for (uint32_t m = 0; m < process->module_count; m++)
-        if (!ompc_model_vdso_module(process->modules[m].path))
-            (void)ompc_code_segments(ompc_model_module_file(process, process->modules[m].path), process->symfs,
-                                     process->modules[m].bias, put_above, &above);
-    return above.next - vdso;
-}
-
-/* map.xml: the code segments of every module whose file can be read (the analyzer reads the same files), and the vDSO as one function. */
+/* map.xml: the code segments of every module whose file can be read (the analyzer reads the same files; the vDSO has none). */
 static int write_map(const struct ompc_model_process *process, FILE *out)
 {
     for (uint32_t m = 0; m < process->module_count; m++) {
-        if (ompc_model_vdso_module(process->modules[m].path)) {
-            fprintf(out, "<event kind=\"map\" object=\"function\" tstamp=\"0.000000000\" vaddr=\"0x%016" PRIX64
-                         "\" size=\"%" PRIu64 "\" name=\"[vdso]\"/>\n",
-                    process->modules[m].bias, vdso_size(process, process->modules[m].bias));
-            continue;
-        }
         const char *file = ompc_model_module_file(process, process->modules[m].path);
         char *named = NULL;
         if (process->symfs != NULL && asprintf(&named, "%s/%s", process->symfs, file) < 0)
@@ -234,17 +209,17 @@ static void put_frames(struct packets *p, const uint64_t *pcs, int frames, int c
 static int write_frame(struct packets *p, const struct ompc_samples *samples, size_t i)
 {
     const struct ompc_sample_frame *frame = &samples->frames[i];
-    const uint64_t *user = samples->user_words + frame->user_at;
-    int users = frame->user_frames + frame->user_cut;
+    const struct ompc_frames *machine = &frame->machine, *user = &frame->user;
+    int users = user->count + user->cut, machines = machine->count + machine->cut;
     if (users > 0) {
         begin(p, 16 + 8 * (size_t)users, KIND_UID);
         put32(p, 0);
         put64(p, USER_UID(i));
-        put_frames(p, user, frame->user_frames, frame->user_cut);
+        put_frames(p, samples->words + user->at, user->count, user->cut);
         if (end(p) != 0)
             return -1;
     }
-    size_t stack = frame->pcs != NULL && frame->frames > 0 ? 16 + 8 * (size_t)frame->frames : 0;
+    size_t stack = machines > 0 ? 16 + 8 * (size_t)machines : 0;
     size_t omp = users > 0 ? 24 : 16;
     begin(p, 16 + stack + omp, KIND_FRAME);
     put32(p, 16);
@@ -253,7 +228,7 @@ static int write_frame(struct packets *p, const struct ompc_samples *samples, si
         put32(p, (uint32_t)stack);
         put32(p, INFO_STACK);
         put64(p, MACHINE_UID(i));
-        put_frames(p, frame->pcs, frame->frames, 0);
+        put_frames(p, samples->words + machine->at, machine->count, machine->cut);
     }
     put32(p, (uint32_t)omp);
     put32(p, users > 0 ? INFO_OMP_USER : INFO_OMP);
