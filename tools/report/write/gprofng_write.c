@@ -43,6 +43,12 @@ enum { INFO_STACK = 1, INFO_OMP = 3, INFO_OMP_USER = 5 }; /* a frame packet's pa
 /* Stack uids, one per frame (machine) and one per frame's user model; frame packets are numbered from 1. */
 #define MACHINE_UID(i) (UINT64_C(0x100000000) + (i))
 #define USER_UID(i) (UINT64_C(0x200000000) + (i))
+/* The architecture ompcollect was built for: in practice the one the record was made on, whose modules gprofng reads. */
+#if defined(__aarch64__)
+#define ARCH "aarch64"
+#else
+#define ARCH "x86_64"
+#endif
 /* Times in the experiment: the record's origin is 1 s, so no time is 0 (which the analyzer takes for unknown). */
 #define BASE_NS UINT64_C(1000000000)
 
@@ -148,7 +154,7 @@ static int write_log(const struct ompc_report *report, FILE *out)
     fprintf(out, "<experiment version=\"" EXPERIMENT_VERSION "\">\n<collector>ompcollect " PACKAGE_VERSION "</collector>\n"
                  "</experiment>\n<system hostname=\"");
     put_xml(out, report->host != NULL ? report->host : "");
-    fprintf(out, "\" arch=\"x86_64\" os=\"Linux\" pagesz=\"4096\" npages=\"0\"/>\n"
+    fprintf(out, "\" arch=\"" ARCH "\" os=\"Linux\" pagesz=\"4096\" npages=\"0\"/>\n"
                  "<process pid=\"%ld\"></process>\n<process ppid=\"%ld\"></process>\n"
                  "<process wsize=\"64\"></process>\n<process>",
             (long)process->pid, (long)process->ppid);
