@@ -3,8 +3,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Usage: outputs.sh OMPCOLLECT SAVED-RUN OUTDIR KIND... [-- REPORT-OPTION...]
-# KIND: text list csv json csvdir svg tracejson taskgraph otf2 folded merge (taskgraph: --task-graph
-# as DOT and as JSON; otf2: otf2-print's
+# KIND: text list csv json csvdir svg tracejson taskgraph otf2 folded gprofng merge (taskgraph: --task-graph
+# as DOT and as JSON; gprofng: the experiment's log.xml and map.xml, and its
+# binary files one packet a line (t/gprofng-dump.py); otf2: otf2-print's
 # first 300 lines and a count of each record kind, and the definitions; merge:
 # `ompcollect merge` of the JSON reports json wrote, as text and JSON; diff:OTHER:
 # `ompcollect diff` of run OTHER's report.json (written before, in ../OTHER) as A and
@@ -46,6 +47,12 @@ for kind in $kinds; do
                 >"$out/otf2-properties.txt"
         ;;
     folded) "$ompcollect" report "$@" --stacks=folded -o "$out/stacks.folded" "$saved" ;;
+    gprofng)
+        rm -rf "$out/gprofng.er"
+        "$ompcollect" report "$@" --gprofng="$out/gprofng.er" -o /dev/null "$saved" \
+            && cp "$out/gprofng.er/log.xml" "$out/gprofng-log.xml" && cp "$out/gprofng.er/map.xml" "$out/gprofng-map.xml" \
+            && python3 "$(dirname "$0")/../gprofng-dump.py" "$out/gprofng.er" >"$out/gprofng-packets.txt"
+        ;;
     merge)
         # Relative names, so the summary names the reports the same wherever it runs.
         case $ompcollect in /*) merger=$ompcollect ;; *) merger=$PWD/$ompcollect ;; esac
@@ -60,5 +67,5 @@ for kind in $kinds; do
     *) echo "outputs.sh: unknown kind $kind" >&2; false ;;
     esac || { echo "outputs.sh: $kind of $saved failed" >&2; status=1; }
 done
-rm -rf "$out/otf2.tmp" "$out/otf2-print.full"
+rm -rf "$out/otf2.tmp" "$out/otf2-print.full" "$out/gprofng.er"
 exit $status

@@ -98,6 +98,10 @@ static void usage(FILE *out)
             "      --no-tasks           do not register the task events (no task table)\n"
             "      --csv-dir=DIR        also write the CSV report as one file per table,\n"
             "                           DIR/TABLE.csv (same patterns as --output)\n"
+            "      --gprofng=DIR.er     also write a GNU gprofng experiment, for 'gprofng\n"
+            "                           display text': OpenMP states, parallel regions and\n"
+            "                           call stacks per sample (implies --stacks; records\n"
+            "                           the timeline and event log; same patterns as --output)\n"
             "      --list-regions       text report: list every parallel region instance\n"
             "      --save=FILE          also keep the run's record in FILE, for 'report'\n"
             "      --symfs=DIR          'report': read the program's modules under DIR\n"
@@ -225,6 +229,24 @@ static void check_csv_dir(struct run *run, const char *pattern)
 }
 
 /*
+ * Checks --gprofng's directory as --csv-dir's, and that its name ends in
+ * .er: gprofng opens no experiment named otherwise.
+ */
+static void check_gprofng(struct run *run, const char *pattern)
+{
+    char *trimmed = strdup(pattern);
+    if (trimmed == NULL)
+        die(EXIT_OWN_FAILURE, "out of memory");
+    size_t length = strlen(trimmed);
+    for (; length > 1 && trimmed[length - 1] == '/'; length--)
+        trimmed[length - 1] = '\0';
+    if (length < 4 || strcmp(trimmed + length - 3, ".er") != 0)
+        die(EXIT_OWN_FAILURE, "--gprofng %s: gprofng reads experiments whose name ends in .er", pattern);
+    check_output("--gprofng", run, trimmed);
+    run->gprofng = trimmed;
+}
+
+/*
  * Checks, before the program runs, that an OTF2 archive can be written
  * where --trace points: the build has OTF2, the parent directory takes new
  * entries, and the directory itself is new or empty (an archive is a whole
@@ -258,7 +280,7 @@ static void check_trace_directory(const struct run *run, const char *pattern)
 
 enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME, OPT_TIMELINE_WIDTH, OPT_FROM, OPT_TO, OPT_TRACE_JSON,
        OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_TASKS, OPT_CSV_DIR, OPT_LIST_REGIONS, OPT_STACKS, OPT_FOLDED,
-       OPT_SAVE, OPT_SYMFS, OPT_STACKS_UNWIND, OPT_TASK_GRAPH, OPT_DEBUGINFO_PATH };
+       OPT_SAVE, OPT_SYMFS, OPT_STACKS_UNWIND, OPT_TASK_GRAPH, OPT_DEBUGINFO_PATH, OPT_GPROFNG };
 
 static const struct option long_options[] = {
     {"stacks", optional_argument, NULL, OPT_STACKS},
@@ -266,6 +288,7 @@ static const struct option long_options[] = {
     {"stacks-unwind", required_argument, NULL, OPT_STACKS_UNWIND},
     {"no-tasks", no_argument, NULL, OPT_NO_TASKS},
     {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
+    {"gprofng", required_argument, NULL, OPT_GPROFNG},
     {"list-regions", no_argument, NULL, OPT_LIST_REGIONS},
     {"trace", required_argument, NULL, OPT_TRACE},
     {"trace-buffer", required_argument, NULL, OPT_TRACE_BUFFER},
@@ -350,6 +373,9 @@ static int output_option(int option, struct run *run, struct cli *cli)
         return 1;
     case OPT_CSV_DIR:
         run->csv_dir = nonempty(optarg, "--csv-dir needs a directory to write the CSV tables into");
+        return 1;
+    case OPT_GPROFNG:
+        run->gprofng = nonempty(optarg, "--gprofng needs an experiment directory (NAME.er) to write");
         return 1;
     case OPT_LIST_REGIONS:
         run->list_regions = 1;
@@ -530,7 +556,7 @@ static void check_distinct_outputs(const struct run *run)
     } outputs[] = {
         {"--output", run->output}, {"--timeline", run->timeline}, {"--trace-json", run->trace_json},
         {"--trace", run->trace}, {"--csv-dir", run->csv_dir}, {"--stacks-file", run->folded},
-        {"--task-graph", run->task_graph},
+        {"--task-graph", run->task_graph}, {"--gprofng", run->gprofng},
         {"--save", run->save},
     };
     enum { COUNT = sizeof outputs / sizeof outputs[0] };
@@ -561,11 +587,18 @@ void check_options(struct run *run, struct cli *cli)
         check_output("--task-graph", run, run->task_graph);
     if (run->csv_dir != NULL)
         check_csv_dir(run, run->csv_dir);
+    if (run->gprofng != NULL)
+        check_gprofng(run, run->gprofng);
     if (run->folded != NULL)
         check_output("--stacks-file", run, run->folded);
     if (run->save != NULL)
         check_output("--save", run, run->save);
     check_distinct_outputs(run);
+    if (run->gprofng != NULL && !run->sampling)
+        die(EXIT_OWN_FAILURE, "--gprofng writes the samples; it cannot go with --no-sample");
+    /* An experiment's samples carry their call stacks. */
+    if (run->gprofng != NULL)
+        run->stacks = 1;
     if (run->stacks && !run->sampling)
         die(EXIT_OWN_FAILURE, "--stacks and --stacks-file sample call stacks; they cannot go with --no-sample");
     if (run->stack_copy != 0 && !cli->replay && !ompc_stacks_dwarf_supported())
@@ -601,6 +634,8 @@ void check_recorded(const struct run *run, const char *file)
     const char *missing = NULL;
     if ((run->timeline != NULL || run->trace != NULL || run->trace_json != NULL) && !(flags & OMPC_OPT_TIMELINE))
         missing = run->timeline != NULL ? "--timeline" : run->trace != NULL ? "--trace" : "--trace-json";
+    else if (run->gprofng != NULL && (!(flags & OMPC_OPT_TIMELINE) || !(flags & OMPC_OPT_STACKS)))
+        missing = "--gprofng";
     else if ((run->trace != NULL || run->trace_json != NULL || run->task_graph != NULL)
              && run->header.event_log_bytes == 0)
         missing = run->trace != NULL ? "--trace" : run->trace_json != NULL ? "--trace-json" : "--task-graph";

@@ -141,6 +141,7 @@ static size_t outputs_asked(const struct run *run, struct output *outputs)
         {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "svg"), run->timeline, "timeline"},
         {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "trace-json"), run->trace_json, "trace"},
         {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "csv-dir"), run->csv_dir, "CSV table"},
+        {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "gprofng"), run->gprofng, "gprofng experiment"},
         /* NULL without libotf2, where check_trace_directory refused --trace before the run. */
         {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "otf2"), run->trace, "OTF2 trace"},
         {ompc_writer_find(ompc_report_writers, OMPC_VIEW_PROCESS, "folded"), run->folded, "folded stacks"},
@@ -395,7 +396,7 @@ static void write_main_report(const struct run *run, const struct output *output
 /* Every output of every chosen process, each through its writer from the table. */
 void write_outputs(const struct run *run, const struct process_report *entries, size_t reports)
 {
-    struct output outputs[9];
+    struct output outputs[10];
     size_t count = outputs_asked(run, outputs);
     char **names = calloc(reports + 1, sizeof *names);
     char **placed = calloc(reports + 1, sizeof *placed);

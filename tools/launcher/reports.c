@@ -122,7 +122,7 @@ static int did_openmp_work(const struct ompc_model_process *process)
 static unsigned load_what(const struct run *run)
 {
     unsigned what = 0;
-    if (run->timeline != NULL || run->trace_json != NULL || run->trace != NULL)
+    if (run->timeline != NULL || run->trace_json != NULL || run->trace != NULL || run->gprofng != NULL)
         what |= OMPC_LOAD_TIMELINES;
     if (run->timeline != NULL)
         what |= OMPC_LOAD_WHERE;

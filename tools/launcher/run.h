@@ -52,6 +52,7 @@ struct run {
     const char *trace;       /* --trace: OTF2 archive directory pattern, or NULL */
     int no_tasks;            /* --no-tasks: leave the task events unregistered */
     const char *csv_dir;     /* --csv-dir: directory pattern for one CSV file per table, or NULL */
+    const char *gprofng;     /* --gprofng: gprofng experiment directory pattern (ends in .er), or NULL */
     int list_regions;        /* --list-regions: every region instance in the text report */
     uint64_t trace_buffer;   /* --trace-buffer: event log bytes per thread (0: the default) */
     int stacks;              /* --stacks: sample call stacks */

@@ -72,7 +72,7 @@ static int create_record(uint64_t size)
 char *make_record(struct run *run, uint32_t event_mask)
 {
     uint32_t flags = (run->sampling ? OMPC_OPT_SAMPLE : 0)
-                   | (run->timeline || run->trace_json || run->trace ? OMPC_OPT_TIMELINE : 0);
+                   | (run->timeline || run->trace_json || run->trace || run->gprofng ? OMPC_OPT_TIMELINE : 0);
     if (!run->no_tasks)
         flags |= OMPC_OPT_TASKS;
     if (run->stacks)
@@ -84,7 +84,8 @@ char *make_record(struct run *run, uint32_t event_mask)
         size = ompc_record_reserve_timeline_where(&run->header);
     if (run->stacks)
         size = ompc_record_reserve_stacks(&run->header);
-    if (run->trace != NULL || run->trace_json != NULL || run->task_graph != NULL)
+    /* --gprofng: the FORKs and JOINs name each region instance's construct. */
+    if (run->trace != NULL || run->trace_json != NULL || run->task_graph != NULL || run->gprofng != NULL)
         size = ompc_record_reserve_event_log(&run->header, run->trace_buffer    ? run->trace_buffer
                                                            : run->task_graph ? OMPC_EVENT_LOG_TASK_GRAPH
                                                                              : OMPC_EVENT_LOG_DEFAULT);

@@ -1049,8 +1049,8 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     return to;
 }
 
-/* Whether a module is the kernel's vDSO, which has no file to read. */
-static int vdso_module(const char *path)
+/* Whether a module is the kernel's vDSO, which has no file to read (model.h). */
+int ompc_model_vdso_module(const char *path)
 {
     return strncmp(path, "linux-vdso.so", 13) == 0 || strncmp(path, "linux-gate.so", 13) == 0;
 }
@@ -1076,7 +1076,7 @@ struct ompc_symbolizer *ompc_model_symbolizer(const struct ompc_model_process *p
     free(under_symfs);
     for (uint32_t i = 0; symbolizer != NULL && i < process->module_count; i++) {
         const char *path = process->modules[i].path;
-        if (vdso != NULL && vdso_module(path))
+        if (vdso != NULL && ompc_model_vdso_module(path))
             *vdso = process->modules[i].bias;
         ompc_symbolizer_add_module(symbolizer, ompc_model_module_file(process, path), process->symfs,
                                    process->modules[i].bias);
@@ -1094,7 +1094,7 @@ struct ompc_code_ranges *ompc_model_code_ranges(const struct ompc_model_process 
     for (uint32_t i = 0; i < process->module_count; i++) {
         const struct ompc_model_module *module = &process->modules[i];
         /* The vDSO has no file: its code is taken to span 16 KiB, as stacks.c names it (the kernel maps 2-4 pages). */
-        if (vdso_module(module->path) ? ompc_code_ranges_add(ranges, module->bias, module->bias + OMPC_VDSO_SIZE) != 0
+        if (ompc_model_vdso_module(module->path) ? ompc_code_ranges_add(ranges, module->bias, module->bias + OMPC_VDSO_SIZE) != 0
                                       : ompc_code_ranges_add_file(ranges, ompc_model_module_file(process, module->path),
                                                                   process->symfs, module->bias) != 0)
             ompc_code_ranges_unknown(ranges);

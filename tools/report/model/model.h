@@ -257,6 +257,9 @@ struct ompc_code_ranges;
 /* The bytes of code the kernel's vDSO is taken to hold from its load address: it has no file that would say (two pages today, four allowed). */
 #define OMPC_VDSO_SIZE 0x4000
 
+/* Whether a module is the kernel's vDSO, which has no file to read (its bias is its load address). */
+int ompc_model_vdso_module(const char *path);
+
 /* Whether `address` lies in the vDSO loaded at `vdso` (0: none known). */
 static inline int ompc_model_in_vdso(uint64_t vdso, uint64_t address)
 {

@@ -54,8 +54,8 @@ static int usable_header(const Elf64_Ehdr *header)
            && header->e_phnum != PN_XNUM && header->e_phnum <= MAX_PHDRS;
 }
 
-/* The executable PT_LOAD segments of the open file `fd` at `bias`; -1 when it is no usable ELF file or memory ran out. */
-static int add_segments(struct ompc_code_ranges *ranges, int fd, uint64_t bias)
+/* Calls `each` for the executable PT_LOAD segments of the open file `fd` at `bias`; -1 when it is no usable ELF file, has none, or `each` failed. */
+static int each_segment(int fd, uint64_t bias, ompc_segment_fn each, void *context)
 {
     Elf64_Ehdr header;
     if (pread(fd, &header, sizeof header, 0) != (ssize_t)sizeof header || !usable_header(&header))
@@ -77,23 +77,36 @@ static int add_segments(struct ompc_code_ranges *ranges, int fd, uint64_t bias)
             failed = 1;
             break;
         }
-        failed = ompc_code_ranges_add(ranges, low, low + phdr->p_memsz) != 0;
+        failed = each(context, low, phdr->p_memsz, phdr->p_offset) != 0;
         found = 1;
     }
     free(phdrs);
     return failed || !found ? -1 : 0;
 }
 
-int ompc_code_ranges_add_file(struct ompc_code_ranges *ranges, const char *path, const char *symfs, uint64_t bias)
+int ompc_code_segments(const char *path, const char *symfs, uint64_t bias, ompc_segment_fn each, void *context)
 {
     char *file = NULL;
     int fd = -1;
     if (path != NULL && path[0] != '\0' && (symfs == NULL || asprintf(&file, "%s/%s", symfs, path) >= 0))
         fd = open(file != NULL ? file : path, O_RDONLY | O_CLOEXEC);
     free(file);
-    int result = fd >= 0 ? add_segments(ranges, fd, bias) : -1;
+    int result = fd >= 0 ? each_segment(fd, bias, each, context) : -1;
     if (fd >= 0)
         close(fd);
+    return result;
+}
+
+/* A segment as a range of code. */
+static int add_range(void *context, uint64_t low, uint64_t size, uint64_t offset)
+{
+    (void)offset;
+    return ompc_code_ranges_add(context, low, low + size);
+}
+
+int ompc_code_ranges_add_file(struct ompc_code_ranges *ranges, const char *path, const char *symfs, uint64_t bias)
+{
+    int result = ompc_code_segments(path, symfs, bias, add_range, ranges);
     if (result != 0)
         ranges->unknown++;
     return result;

@@ -18,6 +18,17 @@ struct ompc_code_ranges *ompc_code_ranges_new(void);
  */
 int ompc_code_ranges_add_file(struct ompc_code_ranges *ranges, const char *path, const char *symfs, uint64_t bias);
 
+/* Called per executable segment: its load address, size in memory and offset in the file; nonzero stops. */
+typedef int (*ompc_segment_fn)(void *context, uint64_t low, uint64_t size, uint64_t offset);
+
+/*
+ * Calls `each` for every executable segment (PT_LOAD with PF_X) of the ELF
+ * file `path` (under `symfs` when given) loaded at `bias`.  Returns 0, or
+ * -1 when the file cannot be read as an ELF file of this machine, has no
+ * code, or `each` stopped.
+ */
+int ompc_code_segments(const char *path, const char *symfs, uint64_t bias, ompc_segment_fn each, void *context);
+
 /* Adds [low, high) as code (a module without a file: the vDSO); -1 when memory runs out. */
 int ompc_code_ranges_add(struct ompc_code_ranges *ranges, uint64_t low, uint64_t high);
 

@@ -99,6 +99,9 @@ int ompc_report_folded_writer(const struct ompc_view *view, struct ompc_sink *si
 int ompc_task_graph_dot_writer(const struct ompc_view *view, struct ompc_sink *sink);
 int ompc_task_graph_json_writer(const struct ompc_view *view, struct ompc_sink *sink);
 
+/* --gprofng's writer (gprofng_write.c): a GNU gprofng experiment directory. */
+int ompc_gprofng_writer(const struct ompc_view *view, struct ompc_sink *sink);
+
 /* The report's other outputs, each a writer of the table through writers.c: the Chrome trace (trace_json.c), the OTF2 archive (trace_otf2.c) and the SVG timeline (timeline.c). */
 
 /* Writes the Chrome trace-event JSON of the recorded state spans to `out`; returns 0, or -1 on a write error. */

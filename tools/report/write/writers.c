@@ -40,6 +40,7 @@ const struct ompc_writer ompc_report_writers[] = {
     {"csv-dir", OMPC_VIEW_PROCESS, OMPC_SINK_DIRECTORY, NULL, ompc_report_csv_writer},
     {"task-graph-dot", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_task_graph_dot_writer},
     {"task-graph-json", OMPC_VIEW_PROCESS, OMPC_SINK_STREAM, NULL, ompc_task_graph_json_writer},
+    {"gprofng", OMPC_VIEW_PROCESS, OMPC_SINK_DIRECTORY, "log.xml", ompc_gprofng_writer},
 #ifdef HAVE_OTF2
     {"otf2", OMPC_VIEW_PROCESS, OMPC_SINK_DIRECTORY, OMPC_OTF2_NAME ".otf2", otf2_writer},
 #endif
