@@ -270,7 +270,8 @@ typedef enum {
  *       region_id are what STATE and CURRENT_PRID answer.  wait_codeptr is
  *       the return address, in the program, of the construct the thread
  *       waits in: the barrier, critical, ordered, atomic or the lock call
- *       (0 when the state is not a wait or the runtime did not say);
+ *       (0 when the state is not a wait or the runtime did not say; in
+ *       WORK, see OMPCOLLECTOR_WAIT_HELD below);
  *       wait_object is the awaited object as the runtime's callbacks name
  *       it: for locks the omp_lock_t's address (a global lock resolves to
  *       its symbol), for critical, ordered and atomic the runtime's own
@@ -378,7 +379,11 @@ typedef enum {
  *   state stands for apart: OMPCOLLECTOR_WAIT_BARRIER for a barrier,
  *   OMPCOLLECTOR_WAIT_TASKWAIT and _TASKGROUP for a task's wait for its
  *   children or its taskgroup (which Oracle's numbering reports as EBAR,
- *   see OMPCOLLECTOR_TASKWAIT_STATE), OMPCOLLECTOR_WAIT_NONE otherwise.
+ *   see OMPCOLLECTOR_TASKWAIT_STATE), OMPCOLLECTOR_WAIT_HELD in WORK while
+ *   the thread holds a lock, critical, atomic or ordered (the outermost
+ *   one it acquired, which wait_codeptr and wait_object then name as its
+ *   wait would: the serialised body of that construct, measured apart
+ *   from the rest of the work), OMPCOLLECTOR_WAIT_NONE otherwise.
  */
 #define OMPCOLLECTOR_REQ_BASE 0x4F430000 /* 'O' 'C' << 16 */
 #define OMPCOLLECTOR_REQ_SAMPLE (OMPCOLLECTOR_REQ_BASE + 1)
@@ -436,6 +441,7 @@ typedef enum {
 #define OMPCOLLECTOR_WAIT_BARRIER 1
 #define OMPCOLLECTOR_WAIT_TASKWAIT 2
 #define OMPCOLLECTOR_WAIT_TASKGROUP 3
+#define OMPCOLLECTOR_WAIT_HELD 4 /* not a wait: WORK holding a lock, critical, atomic or ordered */
 
 /* What OMPCOLLECTOR_REQ_SAMPLE writes at mem+0. */
 typedef struct ompcollector_sample {

@@ -100,7 +100,8 @@ uint64_t oc_region_codeptr(uint64_t region_id)
 /*
  * What a wait in `state` (IBAR, EBAR or the task wait's state) is, and
  * where: the running task's taskwait or taskgroup when it is in one and
- * the state is the one task waits report, else a barrier.
+ * the state is the one task waits report, else a barrier; and in WORK
+ * the lock, critical, atomic or ordered the thread holds, if any.
  * Async-signal-safe: yes; reads only this thread's chain.
  */
 static void wait_kind(ompcollector_sample_t *out)
@@ -113,6 +114,10 @@ static void wait_kind(ompcollector_sample_t *out)
     } else if (out->state == THR_IBAR_STATE || out->state == THR_EBAR_STATE) {
         out->wait_kind = OMPCOLLECTOR_WAIT_BARRIER;
         out->wait_codeptr = oc_self.sync_codeptr;
+    } else if (out->state == THR_WORK_STATE && oc_self.held_depth > 0) {
+        out->wait_kind = OMPCOLLECTOR_WAIT_HELD;
+        out->wait_codeptr = oc_self.held_codeptr;
+        out->wait_object = oc_self.held_object;
     }
 }
 

@@ -104,6 +104,9 @@ struct oc_thread {
     uint64_t forked[OC_MAX_NEST]; /* their ids, innermost last */
     uint64_t mutex_codeptr;    /* call site of the last mutex_acquire (lock, critical, ordered, atomic) */
     uint64_t mutex_object;     /* its wait id as the callback gave it: the omp_lock_t, the critical's lock */
+    uint64_t held_codeptr;     /* call site of the outermost lock, critical, atomic or ordered the thread holds (0: none) */
+    uint64_t held_object;      /* its wait id, as mutex_object */
+    int32_t held_depth;        /* mutexes acquired and not yet released */
     uint64_t sync_codeptr;     /* call site of the last barrier wait begun */
     uint64_t task_wait_codeptr; /* call site of the task wait in_task_wait names (no task followed) */
     struct oc_task *task_top;  /* the task this thread runs, NULL when none is followed */

@@ -395,6 +395,7 @@ oc_callback_mask oc_wanted_callbacks(void)
     oc_callback_mask wanted = OC_BIT(thread_begin) | OC_BIT(thread_end) | OC_BIT(parallel_begin)
                               | OC_BIT(parallel_end) | OC_BIT(implicit_task)
                               | OC_BIT(sync_region_wait) | OC_BIT(mutex_acquire)
+                              | OC_BIT(mutex_acquired) | OC_BIT(mutex_released)
                               | OC_BIT(task_create) | OC_BIT(task_schedule) | OC_BIT(reduction);
     /* A single's begin tells its closing GOMP_barrier from an explicit barrier (lib/gomp.c). */
     if (oc_gomp_barriers_explicit())

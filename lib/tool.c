@@ -735,9 +735,19 @@ static inline __attribute__((always_inline)) void mutex_acquire_body(ompt_mutex_
     }
 }
 
-/* The wait is over; for ordered, the ordered region itself begins. */
-static inline __attribute__((always_inline)) void mutex_acquired_body(ompt_mutex_t kind)
+/*
+ * The wait is over; for ordered, the ordered region itself begins.  The
+ * thread now holds the lock, critical, atomic or ordered: the outermost
+ * one held is what SAMPLE names in WORK (OMPCOLLECTOR_WAIT_HELD), so that
+ * a sampler measures the serialised body apart from the rest of the work.
+ */
+static inline __attribute__((always_inline)) void mutex_acquired_body(ompt_mutex_t kind, ompt_wait_id_t wait_id,
+                                                                      const void *codeptr_ra)
 {
+    if (oc_self.held_depth++ == 0) {
+        oc_self.held_object = (uint64_t)wait_id;
+        oc_self.held_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
+    }
     int source = oc_source_begun_by(OC_CB_mutex_acquired, (int)kind);
     if (source >= 0)
         oc_begin_pair(source);
@@ -747,9 +757,8 @@ static inline __attribute__((always_inline)) void mutex_acquired_body(ompt_mutex
 static OC_SLOW_PATH void mutex_acquired_closing(ompt_mutex_t kind, ompt_wait_id_t wait_id,
                                                 const void *codeptr_ra)
 {
-    (void)wait_id, (void)codeptr_ra;
     close_open_wait();
-    mutex_acquired_body(kind);
+    mutex_acquired_body(kind, wait_id, codeptr_ra);
 }
 
 /* The mutex_acquired callback: the common call saves no registers (see mutex_acquire). */
@@ -760,14 +769,17 @@ static void on_ompt_callback_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wa
         mutex_acquired_closing(kind, wait_id, codeptr_ra);
         return;
     }
-    mutex_acquired_body(kind);
+    mutex_acquired_body(kind, wait_id, codeptr_ra);
 }
 
-/* Leaving an ordered region (other releases end no legacy pair). */
+/* Leaving a lock, critical, atomic or ordered: nothing held any more once the outermost is left; an ordered region's end ends its legacy pair (other releases end none). */
 static void on_ompt_callback_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id,
                                             const void *codeptr_ra)
 {
     (void)wait_id, (void)codeptr_ra;
+    /* A release whose acquisition came before the callback was set finds nothing held. */
+    if (oc_self.held_depth > 0 && --oc_self.held_depth == 0)
+        oc_self.held_codeptr = oc_self.held_object = 0;
     int source = oc_source_ended_by(OC_CB_mutex_released, (int)kind);
     if (source >= 0)
         oc_end_pair(source);

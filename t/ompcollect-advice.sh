@@ -5,7 +5,7 @@
 prog=$top_builddir/t/ompcollect-advice
 source=$top_srcdir/t/ompcollect-advice.c
 
-echo "1..$((11 + 4 * ${TIMING_CHECKS:-0}))"
+echo "1..$((12 + 4 * ${TIMING_CHECKS:-0}))"
 n=0
 
 # collect NAME ARGUMENT...: the program under ompcollect at 1 ms, saved; its JSON report in $tmp/NAME.json, its text in $tmp/NAME.txt.
@@ -73,6 +73,11 @@ ok "$(py critical "$(cat "$tmp/critical.status") == 0 and len(o) >= 1 and o[0]['
     "critical: the first opportunity is the critical at line $critical, with a reduction or atomics as the hint" "$tmp/critical.txt"
 ok "$(py critical "0 < e['synchronisation_efficiency'] < 0.8 and e['synchronisation_efficiency'] < e['load_balance']")" \
     "critical: synchronisation, not load balance, is what limits its efficiency" "$tmp/critical.txt"
+# The body is measured (OMPCOLLECTOR_WAIT_HELD): four fifths of each thread's
+# work is inside, so the body is most of the construct's time and keeping it
+# serial gains less than the exclusion going (ompcollect(1), POTENTIAL GAIN).
+ok "$(py critical "[w['body_seconds'] > 0 and w['kept_serial_gain']['seconds'] < w['gain']['seconds'] for w in e['wait_locations'] if w['state'] == 'CTWT'] == [True]")" \
+    "critical: its body is measured, and keeping it serial gains less than removing the exclusion" "$tmp/critical.txt"
 
 # Of 32 thread-steps: 24 useful, 4 idle in the serial part, 4 of barrier
 # waiting that balance removes (t/ompcollect-advice.c, synthetic).  The

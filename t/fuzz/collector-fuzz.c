@@ -254,6 +254,30 @@ static int state_valid(int32_t state)
 }
 
 /*
+ * SAMPLE's answer as the harness's calls can see it: the state STATE
+ * answers, and no wait -- least of all OMPCOLLECTOR_WAIT_HELD, as the
+ * calling thread holds no lock, critical, atomic or ordered (a held mark
+ * left over from the background's critical would show here).
+ */
+static void check_sample(int index, const unsigned char *mem_after, const struct call *call, const int32_t *header)
+{
+    ompcollector_sample_t answer;
+    memcpy(&answer, mem_after, sizeof answer);
+    if (!state_valid(answer.state))
+        finding("SAMPLE wrote a state outside 1..11", index, header);
+    if (answer.wait_kind < OMPCOLLECTOR_WAIT_NONE || answer.wait_kind > OMPCOLLECTOR_WAIT_HELD)
+        finding("SAMPLE wrote a wait_kind outside OMPCOLLECTOR_WAIT_*", index, header);
+    else if (answer.wait_kind == OMPCOLLECTOR_WAIT_HELD && answer.state != THR_WORK_STATE)
+        finding("SAMPLE's wait_kind is HELD in a state other than WORK", index, header);
+    else if (answer.wait_kind == OMPCOLLECTOR_WAIT_HELD)
+        finding("SAMPLE's wait_kind is HELD on a thread that holds nothing", index, header);
+    if (!call->in_region && answer.state != THR_SERIAL_STATE)
+        finding("SAMPLE on a thread outside OpenMP is not SERIAL", index, header);
+    if (call->in_region && answer.state != THR_WORK_STATE)
+        finding("SAMPLE from user code in a parallel region is not WORK", index, header);
+}
+
+/*
  * Checks one answered entry against the header and the harness's model,
  * and updates the model.  `before` is the entry as passed, `after` as
  * returned.
@@ -290,6 +314,8 @@ static void check_entry(int index, const unsigned char *before, const unsigned c
                                                                              : sizeof(ompcollector_task_dependence_t));
             expected_ec = mem_size < expected_rsz ? OMP_ERRCODE_MEM_TOO_SMALL : OMP_ERRCODE_OK;
             may_write = mem_size < expected_rsz ? 0 : (size_t)expected_rsz;
+            if (request == OMPCOLLECTOR_REQ_SAMPLE && ec == OMP_ERRCODE_OK && mem_size >= expected_rsz)
+                check_sample(index, mem_after, call, header);
         } else if (mem_size < head_size) {
             expected_rsz = head_size;
             expected_ec = OMP_ERRCODE_MEM_TOO_SMALL;

@@ -207,13 +207,14 @@ static inline __attribute__((always_inline)) void read_sample(struct ompc_agent 
     sample->region_id = answer->region_id;
 }
 
-/* In the sampling handler (async-signal-safe): a sample in a wait counts for the object and code address waited for. */
+/* In the sampling handler (async-signal-safe): a sample in a wait counts for the object and code address waited for, one holding a lock, critical, atomic or ordered for the object held. */
 static inline __attribute__((always_inline)) void sample_wait(struct ompc_agent *agent, struct ompc_thread *slot,
                                                               struct sample *sample, uint64_t weight)
 {
     int state = sample->state;
     ompcollector_sample_t *extended = &sample->extended;
-    if (state == THR_CTWT_STATE && extended->wait_codeptr != 0) {
+    int held = state == THR_WORK_STATE && extended->wait_kind == OMPCOLLECTOR_WAIT_HELD && extended->wait_codeptr != 0;
+    if ((state == THR_CTWT_STATE || held) && extended->wait_codeptr != 0) {
         /* A named critical's object is the compiler's variable, when the thread entered it through us at this very call. */
         const struct ompc_critical_entry *entered = ompc_critical_current();
         if (entered->call_site == extended->wait_codeptr && entered->variable != 0)
@@ -222,6 +223,10 @@ static inline __attribute__((always_inline)) void sample_wait(struct ompc_agent 
     if (state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE
         || state == THR_ATWT_STATE)
         count_wait(agent, slot, state, sample->wait_id, extended->wait_codeptr, extended->wait_object, 0, weight);
+    else if (held)
+        /* The body of a lock, critical, atomic or ordered: WORK in a row of its own, keyed as its wait is on libomp (wait id = object). */
+        count_wait(agent, slot, state, extended->wait_object, extended->wait_codeptr, extended->wait_object,
+                   OMPCOLLECTOR_WAIT_HELD, weight);
     else if (agent->has_sample && (state == THR_EBAR_STATE || state == THR_IBAR_STATE)) {
         /*
          * Runtimes often give a worker's implicit barrier no code address:

@@ -312,7 +312,10 @@ enum { OMPC_EVENT_TASK_WAIT_BEGIN = 36, OMPC_EVENT_TASK_WAIT_END = 37, OMPC_EVEN
  * OMPCOLLECTOR_REQ_SAMPLE, a barrier (EBAR, IBAR: wait id 0, keyed by code
  * address; OMPC_WAIT_AT_CONSTRUCT when the runtime gave an address in its
  * own code and codeptr is the region's construct in its place).  codeptr
- * and object are 0 without that request.
+ * and object are 0 without that request.  A WORK row (kind
+ * OMPCOLLECTOR_WAIT_HELD) is no wait: the samples the thread took holding
+ * the lock, critical, atomic or ordered at codeptr (id and object its
+ * object), the body that construct serialises.
  */
 #define OMPC_WAIT_AT_CONSTRUCT 1
 struct ompc_wait {

@@ -92,6 +92,25 @@ static uint64_t advise_construct(const struct ompc_construct_row *row, double in
     return out->efficiency.imbalance;
 }
 
+/*
+ * Scheduling tasks is the runtime's own work, though the threads do it
+ * waiting in a taskwait or barrier: the samples the task table charges
+ * (ompc_task_sched_ns) count as scheduling, not synchronisation, so that
+ * a run of tasks too fine for their overhead shows it in its metrics.
+ */
+static void move_task_scheduling(const struct ompc_advice_input *in, struct ompc_advice *advice)
+{
+    const struct ompc_task_granularity *tasks = &advice->tasks;
+    uint64_t charged = 0;
+    for (int i = 0; tasks->known && tasks->interval_ns > 0 && i < in->thread_count; i++)
+        charged += ompc_task_sched_ns(tasks, &in->process->threads[i]) / (uint64_t)tasks->interval_ns;
+    if (charged > advice->process.sync)
+        charged = advice->process.sync;
+    advice->task_sched = charged;
+    advice->process.sync -= charged;
+    advice->process.sched += charged;
+}
+
 /* The initial thread's share of samples in serial code, and Amdahl's bounds from it. */
 static void advise_amdahl(const struct ompc_advice_input *in, struct ompc_advice *advice)
 {
@@ -102,6 +121,7 @@ static void advise_amdahl(const struct ompc_advice_input *in, struct ompc_advice
         if (!thread->initial || total == 0)
             continue;
         double f = (double)thread->state_ticks[THR_SERIAL_STATE] / (double)total;
+        advice->serial_located_s = (double)thread->state_ticks[THR_SERIAL_STATE] * advice->interval_s;
         advice->serial_fraction = f;
         advice->amdahl_speedup = 1.0 / (f + (1.0 - f) / advice->threads);
         advice->amdahl_limit = f > 0 ? 1.0 / f : 0.0;
@@ -133,6 +153,31 @@ int ompc_wait_is_task_wait(const struct ompc_wait_row *row)
 }
 
 /*
+ * A lock, critical, atomic or ordered: the gain if the body it protects
+ * stays serial.  Its constructs (those with samples in its wait state)
+ * last E; with the body serial they cannot end before the body's total B
+ * has run one thread at a time, so the waiting can go only down to that:
+ * the gain is the waiting over the threads, at most E - B.  Without the
+ * exclusion (wait_gain_s) the body runs in parallel and all of the
+ * waiting goes.  An unmeasured body (a runtime without
+ * OMPCOLLECTOR_WAIT_HELD) bounds nothing: both gains are the waiting.
+ */
+static void advise_exclusion(const struct ompc_locations *locations, const struct ompc_wait_row *row,
+                             struct ompc_advice *advice, int i)
+{
+    double elapsed_s = 0;
+    for (int c = 0; c < locations->construct_count; c++)
+        if (locations->constructs[c].ticks[row->state] > 0)
+            elapsed_s += (double)locations->constructs[c].total_ns / 1e9;
+    advice->wait_body_s[i] = (double)row->held_ticks * advice->interval_s;
+    if (row->held_ticks == 0 || elapsed_s <= 0)
+        return;
+    double room = elapsed_s - advice->wait_body_s[i];
+    room = room > 0 ? room : 0;
+    advice->wait_kept_gain_s[i] = advice->wait_gain_s[i] < room ? advice->wait_gain_s[i] : room;
+}
+
+/*
  * The wait locations' gains and findings: a barrier's belongs to its
  * construct's balance, the others (task waits among them) are their own --
  * unless tasks too fine for their overhead were found, whose gain holds
@@ -144,8 +189,14 @@ static void advise_waits(const struct ompc_advice_input *in, struct ompc_advice 
     for (int i = 0; i < locations->wait_count; i++) {
         const struct ompc_wait_row *row = &locations->waits[i];
         advice->wait_gain_s[i] = (double)row->ticks * advice->interval_s / advice->threads;
+        advice->wait_kept_gain_s[i] = advice->wait_gain_s[i];
+        if (row->state == THR_LKWT_STATE || row->state == THR_CTWT_STATE || row->state == THR_ODWT_STATE
+            || row->state == THR_ATWT_STATE)
+            advise_exclusion(locations, row, advice, i);
+        /* An ordered region keeps its order: its fix shortens the body, which stays serial. */
+        double gain = row->state == THR_ODWT_STATE ? advice->wait_kept_gain_s[i] : advice->wait_gain_s[i];
         if ((row->state != THR_IBAR_STATE && row->state != THR_EBAR_STATE) || (ompc_wait_is_task_wait(row) && !too_fine))
-            consider(advice, OMPC_FINDING_WAIT, i, advice->wait_gain_s[i], row->ticks);
+            consider(advice, OMPC_FINDING_WAIT, i, gain, row->ticks);
     }
 }
 
@@ -196,7 +247,10 @@ int ompc_advice_build(const struct ompc_advice_input *in, struct ompc_advice *ad
     memset(advice, 0, sizeof *advice);
     advice->constructs = calloc((size_t)locations->construct_count + 1, sizeof *advice->constructs);
     advice->wait_gain_s = calloc((size_t)locations->wait_count + 1, sizeof *advice->wait_gain_s);
-    if (advice->constructs == NULL || advice->wait_gain_s == NULL)
+    advice->wait_body_s = calloc((size_t)locations->wait_count + 1, sizeof *advice->wait_body_s);
+    advice->wait_kept_gain_s = calloc((size_t)locations->wait_count + 1, sizeof *advice->wait_kept_gain_s);
+    if (advice->constructs == NULL || advice->wait_gain_s == NULL || advice->wait_body_s == NULL
+        || advice->wait_kept_gain_s == NULL)
         return -1;
     const struct ompc_report *report = in->report;
     advice->threads = in->openmp_threads;
@@ -217,6 +271,7 @@ int ompc_advice_build(const struct ompc_advice_input *in, struct ompc_advice *ad
         consider(advice, OMPC_FINDING_OVERHEAD, i, row->overhead_gain_s, row->overhead_samples);
     }
     split_states(in->state_ticks, imbalance, &advice->process);
+    move_task_scheduling(in, advice);
     /* The team idle while its master is inside MPI waits for MPI, not for serial code: neither serialisation nor a serial finding. */
     advice->process.mpi_idle = in->mpi_idle_ticks < advice->process.serial ? in->mpi_idle_ticks : advice->process.serial;
     advice->process.serial -= advice->process.mpi_idle;
@@ -231,7 +286,8 @@ int ompc_advice_build(const struct ompc_advice_input *in, struct ompc_advice *ad
     advice->process.samples += in->before_threads + in->mpi_before_threads;
     rates(&advice->process);
     advise_amdahl(in, advice);
-    advice->serial_gain_s = (double)advice->process.serial * advice->interval_s / advice->threads;
+    /* Amdahl at the located serial code: run on the threads, its time S takes S / threads. */
+    advice->serial_gain_s = advice->serial_located_s * (1.0 - 1.0 / advice->threads);
     consider(advice, OMPC_FINDING_SERIAL, -1, advice->serial_gain_s, advice->process.serial);
     advise_waits(in, advice, advise_tasks(in, advice));
     advise_mpi(in, advice);
@@ -243,5 +299,7 @@ void ompc_advice_free(struct ompc_advice *advice)
     ompc_task_granularity_free(&advice->tasks);
     free(advice->constructs);
     free(advice->wait_gain_s);
+    free(advice->wait_body_s);
+    free(advice->wait_kept_gain_s);
     memset(advice, 0, sizeof *advice);
 }

@@ -69,9 +69,18 @@ struct ompc_advice {
     double serial_fraction;      /* the initial thread's SERIAL share of its samples */
     double amdahl_speedup;       /* 1 / (f + (1 - f) / threads): the bound with these threads */
     double amdahl_limit;         /* 1 / f: the bound with any number (0: no serial part) */
-    double serial_gain_s;        /* IDLE over the threads: the serial code run in parallel */
+    double serial_gain_s;        /* Amdahl at the located functions: serial_located_s * (1 - 1/threads) */
     struct ompc_construct_advice *constructs; /* summary->locations.construct_count rows */
-    double *wait_gain_s;         /* per wait location: its waiting averaged over the threads */
+    /*
+     * Per wait location: its waiting averaged over the threads -- what the
+     * run saves when the exclusion goes (a reduction, private copies), the
+     * body then running in parallel with the rest.
+     */
+    double *wait_gain_s;
+    double *wait_body_s;         /* per wait location (lock, critical, ordered, atomic): its body's WORK held, over all threads: serial time */
+    double *wait_kept_gain_s;    /* ... and the gain if that body stays serial: the waiting, at most its constructs' time less the body */
+    double serial_located_s;     /* the initial thread's SERIAL time at the located functions (serial places) */
+    uint64_t task_sched;         /* samples of task scheduling (granularity.h), moved from synchronisation to scheduling */
     struct ompc_task_granularity tasks; /* the per-task overhead and the task constructs too fine for it */
     struct ompc_finding findings[OMPC_MAX_FINDINGS];
     int finding_count;

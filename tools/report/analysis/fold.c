@@ -195,6 +195,7 @@ int ompc_fold_waits(struct ompc_wait_row *rows, int *count, struct ompc_wait_ref
         if (last != NULL && last->state == row->state && last->object == row->object
             && ompc_compare_sources(&last->where, last->codeptr, &row->where, row->codeptr) == 0) {
             last->ticks += row->ticks;
+            last->held_ticks += row->held_ticks;
             last->kind = last->kind != 0 ? last->kind : row->kind;
             last->worksharing |= row->worksharing;
             last->copies += row->copies;

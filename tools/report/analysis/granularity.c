@@ -83,6 +83,8 @@ static void grain_of(const struct ompc_model_task_construct *row, const struct o
     out->overhead_ns = out->create_ns + out->sched_ns;
     uint64_t dispatched = row->runs > row->undeferred ? row->runs - row->undeferred : 0;
     out->cost_ns = (double)row->create_ns + (double)dispatched * process->sched_ns;
+    out->created = row->created;
+    out->cost_per_task_ns = out->cost_ns / (double)row->created;
     out->too_fine = out->overhead_ns > 0 && out->mean_ns < OMPC_TOO_FINE_FACTOR * out->overhead_ns;
 }
 

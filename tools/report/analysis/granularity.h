@@ -21,6 +21,8 @@ struct ompc_task_grain {
     double sched_ns;    /* scheduling per task as the check counts it: the run's estimate, at most create_ns */
     double overhead_ns; /* create_ns + sched_ns */
     double cost_ns;     /* what its tasks' overhead may cost in all: creation, and the estimate for each dispatched run */
+    double cost_per_task_ns; /* cost_ns over its tasks: the one overhead per task its gain is made of */
+    uint64_t created;   /* its tasks */
     int too_fine;       /* mean_ns < OMPC_TOO_FINE_FACTOR * overhead_ns */
 };
 

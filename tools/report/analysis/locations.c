@@ -248,7 +248,8 @@ static struct wait_entry *wait_entries(const struct ompc_model_process *process,
     for (int i = 0; entries != NULL && i < thread_count; i++) {
         for (uint32_t slot = 0; slot < process->threads[i].wait_count; slot++) {
             const struct ompc_model_wait *wait = &process->threads[i].waits[slot];
-            if (wait->state == 0 || wait->codeptr == 0)
+            /* A WORK row is a body held, no wait (record.h): add_held counts it. */
+            if (wait->state == 0 || wait->state == THR_WORK_STATE || wait->codeptr == 0)
                 continue;
             int at_construct = (wait->state == THR_EBAR_STATE || wait->state == THR_IBAR_STATE)
                                && wait->id == OMPC_WAIT_AT_CONSTRUCT;
@@ -282,6 +283,36 @@ static void merge_entries(const struct wait_entry *entries, size_t used, struct 
         row->ticks += entry->ticks;
         refs[i] = (struct ompc_wait_ref){out->wait_count - 1, entry->thread};
     }
+}
+
+/* Whether a state is a wait for a lock, critical, ordered or atomic: one that a thread holding it makes others wait. */
+static int mutex_state(int state)
+{
+    return state == THR_LKWT_STATE || state == THR_CTWT_STATE || state == THR_ODWT_STATE || state == THR_ATWT_STATE;
+}
+
+/*
+ * Each body held (the WORK rows of record.h) goes to the wait row of the
+ * same construct and object: what that lock, critical, atomic or ordered
+ * serialises.  A body no thread ever waited for has no row and no gain.
+ */
+static void add_held(const struct ompc_model_process *process, struct ompc_locations *out)
+{
+    int thread_count = process->thread_count < 0 ? 0 : process->thread_count > OMPC_MAX_THREADS ? OMPC_MAX_THREADS
+                                                                                               : process->thread_count;
+    for (int i = 0; i < thread_count; i++)
+        for (uint32_t slot = 0; slot < process->threads[i].wait_count; slot++) {
+            const struct ompc_model_wait *held = &process->threads[i].waits[slot];
+            if (held->state != THR_WORK_STATE || held->codeptr == 0)
+                continue;
+            for (int j = 0; j < out->wait_count; j++) {
+                struct ompc_wait_row *row = &out->waits[j];
+                if (mutex_state(row->state) && row->codeptr == held->codeptr && row->object == held->object) {
+                    row->held_ticks += held->ticks;
+                    break;
+                }
+            }
+        }
 }
 
 /*
@@ -325,6 +356,7 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
     int failed = entries == NULL || refs == NULL || out->waits == NULL;
     if (!failed) {
         merge_entries(entries, used, out, refs);
+        add_held(process, out);
         failed = mark_worksharing(process, out) != 0;
     }
     for (int j = 0; !failed && j < out->wait_count; j++)

@@ -40,6 +40,7 @@ struct ompc_wait_row {
     uint64_t codeptr, object;
     struct ompc_location where, what;
     uint64_t ticks;
+    uint64_t held_ticks;       /* LKWT, CTWT, ODWT, ATWT: the WORK samples of threads holding it, the body it serialises */
     int threads;
     int worksharing;           /* IBAR not at a parallel construct's call: a worksharing construct's closing barrier */
     int at_construct;          /* codeptr is the region's construct, standing in for the runtime's own code (record.h) */

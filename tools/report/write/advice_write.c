@@ -146,15 +146,58 @@ static double run_share(const struct ompc_advice *advice, double seconds)
     return advice->run_s > 0 ? 100.0 * seconds / advice->run_s : 0.0;
 }
 
-/* A too-fine finding's numbers: the mean task against the overhead per task, and where the overhead came from. */
+/*
+ * A too-fine finding's numbers: the one overhead per task its gain is made
+ * of (creation, and the scheduling and waiting per task run that thread
+ * sched_thread showed), the tasks and threads it is multiplied and divided
+ * by, and the check that found them too fine.
+ */
 static void too_fine_detail(const struct ompc_advice *advice, int index, char *buffer, size_t size)
 {
     const struct ompc_task_grain *grain = &advice->tasks.constructs[index];
     snprintf(buffer, size,
-             "mean task %.2f us against %.2f us of overhead per task = creation %.2f us + scheduling %.2f us; "
-             "scheduling counted at most as creation of the %.2f us thread %d waited per task run",
-             grain->mean_ns / 1e3, grain->overhead_ns / 1e3, grain->create_ns / 1e3, grain->sched_ns / 1e3,
-             advice->tasks.sched_ns / 1e3, advice->tasks.sched_thread);
+             "mean task %.2f us against %.2f us of overhead per task = creation %.2f us + scheduling and waiting "
+             "%.2f us per task run (thread %d's); %" PRIu64 " tasks x %.2f us over %d threads; too fine: under %dx "
+             "the least overhead %.2f us (scheduling counted at most as creation)",
+             grain->mean_ns / 1e3, grain->cost_per_task_ns / 1e3, grain->create_ns / 1e3,
+             (grain->cost_per_task_ns - grain->create_ns) / 1e3, advice->tasks.sched_thread, grain->created,
+             grain->cost_per_task_ns / 1e3, advice->threads, OMPC_TOO_FINE_FACTOR, grain->overhead_ns / 1e3);
+}
+
+/*
+ * A lock, critical, atomic or ordered finding's figures: the waiting, the
+ * body it serialises, and the two gains (ompcollect(1), POTENTIAL GAIN):
+ * the exclusion gone, and the body kept serial.
+ */
+static void exclusion_detail(const struct ompc_advice *advice, const struct ompc_wait_row *row, int index,
+                             char *buffer, size_t size)
+{
+    int wrote = snprintf(buffer, size, "%s over %d thread%s: %.3f s waited", ompc_state_name(row->state),
+                         row->threads, row->threads == 1 ? "" : "s",
+                         (double)row->ticks * advice->interval_s);
+    if (wrote < 0 || (size_t)wrote >= size)
+        return;
+    if (row->held_ticks == 0) {
+        snprintf(buffer + wrote, size - (size_t)wrote, ", body not measured");
+        return;
+    }
+    snprintf(buffer + wrote, size - (size_t)wrote,
+             ", body %.3f s held (serial); without the exclusion up to %.3f s, the body kept serial up to %.3f s",
+             advice->wait_body_s[index], advice->wait_gain_s[index], advice->wait_kept_gain_s[index]);
+}
+
+/* A runtime-overhead finding's figures: the samples its gain is made of, and how many instances of what length. */
+static void overhead_detail(const struct summary *summary, int index, char *buffer, size_t size)
+{
+    const struct ompc_construct_row *row = &summary->locations.constructs[index];
+    const struct ompc_construct_advice *c = &summary->advice.constructs[index];
+    if (ompc_construct_short_regions(row))
+        snprintf(buffer, size, "%" PRIu64 " instances of %.1f us on average; OVHD, REDUC and the join's barrier "
+                 "waiting %" PRIu64 " samples over %d threads", row->instances,
+                 (double)row->total_ns / (double)row->instances / 1e3, c->overhead_samples, c->team);
+    else
+        snprintf(buffer, size, "scheduling efficiency %.2f; OVHD, REDUC %" PRIu64 " samples over %d threads",
+                 c->efficiency.scheduling, c->overhead_samples, c->team);
 }
 
 /*
@@ -169,8 +212,9 @@ static void serial_detail(const struct summary *summary, char *buffer, size_t si
     size_t length = 0;
     int wrote = 0;
     if (advice->amdahl_limit > 0)
-        wrote = snprintf(buffer, size, "serial fraction %.2f: Amdahl's bound %.2fx on %d threads",
-                         advice->serial_fraction, advice->amdahl_speedup, advice->threads);
+        wrote = snprintf(buffer, size, "serial %.3f s on the initial thread, fraction %.2f: run on %d threads it "
+                         "saves 1 - 1/%d of it, Amdahl's bound %.2fx", advice->serial_located_s,
+                         advice->serial_fraction, advice->threads, advice->threads, advice->amdahl_speedup);
     uint64_t all = serial->located_ticks + serial->dropped;
     /* A place under 1% of the serial samples is not where a fix would start. */
     for (int i = 0; i < serial->count && i < 3 && 100 * serial->rows[i].ticks >= all && wrote >= 0
@@ -204,7 +248,9 @@ static const char *finding_detail(const struct summary *summary, const struct om
     if (finding->kind == OMPC_FINDING_IMBALANCE)
         snprintf(buffer, size, "load balance %.2f", advice->constructs[finding->index].efficiency.load_balance);
     else if (finding->kind == OMPC_FINDING_OVERHEAD)
-        snprintf(buffer, size, "scheduling efficiency %.2f", advice->constructs[finding->index].efficiency.scheduling);
+        overhead_detail(summary, finding->index, buffer, size);
+    else if (wait != NULL && wait->state != THR_IBAR_STATE && wait->state != THR_EBAR_STATE)
+        exclusion_detail(advice, wait, finding->index, buffer, size);
     else if (wait != NULL)
         snprintf(buffer, size, "%s over %d thread%s", ompc_state_name(wait->state), wait->threads,
                  wait->threads == 1 ? "" : "s");
@@ -231,7 +277,7 @@ void ompc_advice_text_opportunities(const struct summary *summary, FILE *out)
         const struct ompc_finding *finding = &advice->findings[i];
         const struct ompc_location *where;
         uint64_t codeptr;
-        char what[256], label[512], detail[256];
+        char what[256], label[512], detail[512];
         fprintf(out, "  %d. %s", i + 1, finding_what(summary, finding, what, sizeof what, &where, &codeptr));
         /* Serial code is summed by function (a module without symbols as one): its label says so. */
         if (where != NULL && finding->kind == OMPC_FINDING_SERIAL && summary->locations.serial.count > 0)
@@ -245,6 +291,34 @@ void ompc_advice_text_opportunities(const struct summary *summary, FILE *out)
     }
 }
 
+/*
+ * The synchronisation line: its samples, and of them only the causes that
+ * had any -- a metric that names no cause the tables below show empty.
+ */
+static void text_sync_causes(const struct summary *summary, FILE *out)
+{
+    const struct ompc_efficiency *e = &summary->advice.process;
+    static const struct {
+        int state;
+        const char *name;
+    } causes[] = {{THR_CTWT_STATE, "critical"}, {THR_LKWT_STATE, "lock"}, {THR_ODWT_STATE, "ordered"},
+                  {THR_ATWT_STATE, "atomic"}};
+    uint64_t mutex = 0;
+    const char *separator = ": ";
+    fprintf(out, "  synchronisation     %6.3f  %" PRIu64 " samples", e->synchronisation, e->sync);
+    for (size_t i = 0; i < sizeof causes / sizeof causes[0]; i++) {
+        uint64_t ticks = summary->state_ticks[causes[i].state];
+        mutex += ticks;
+        if (ticks > 0) {
+            fprintf(out, "%s%s waits %" PRIu64, separator, causes[i].name, ticks);
+            separator = ", ";
+        }
+    }
+    if (e->sync > mutex)
+        fprintf(out, "%sbarrier and task waiting beyond the imbalance %" PRIu64, separator, e->sync - mutex);
+    fputc('\n', out);
+}
+
 /* The process-wide metrics, each with the samples it comes from. */
 static void text_process_metrics(const struct summary *summary, FILE *out)
 {
@@ -255,10 +329,14 @@ static void text_process_metrics(const struct summary *summary, FILE *out)
     fprintf(out, "  parallel efficiency %6.3f  useful (WORK, SERIAL): %" PRIu64 " samples\n", e->parallel, e->useful);
     fprintf(out, "  load balance        %6.3f  %" PRIu64 " samples of barrier waiting that balanced work would "
                  "remove\n", e->load_balance, e->imbalance);
-    fprintf(out, "  synchronisation     %6.3f  %" PRIu64 " samples in lock, critical, ordered and atomic waits "
-                 "and the other barrier waiting\n", e->synchronisation, e->sync);
-    fprintf(out, "  scheduling          %6.3f  %" PRIu64 " samples of the runtime's own work (OVHD, REDUC)\n",
-            e->scheduling, e->sched);
+    text_sync_causes(summary, out);
+    if (advice->task_sched == 0)
+        fprintf(out, "  scheduling          %6.3f  %" PRIu64 " samples of the runtime's own work (OVHD, REDUC)\n",
+                e->scheduling, e->sched);
+    else
+        fprintf(out, "  scheduling          %6.3f  %" PRIu64 " samples of the runtime's own work (OVHD, REDUC) and "
+                     "task scheduling (%" PRIu64 " of them, see \"Tasks\")\n", e->scheduling, e->sched,
+                advice->task_sched);
     if (e->before_threads == 0)
         fprintf(out, "  serialisation       %6.3f  %" PRIu64 " samples idle outside parallel regions (IDLE)\n",
                 e->serialisation, e->serial);
@@ -421,7 +499,7 @@ static int csv_efficiency_tables(const struct summary *summary, struct ompc_csv_
 int ompc_advice_csv(const struct summary *summary, struct ompc_csv_tables *tables)
 {
     const struct ompc_advice *advice = &summary->advice;
-    char what[256], detail[256];
+    char what[256], detail[512];
     if (csv_efficiency_tables(summary, tables) != 0)
         return -1;
     FILE *out = ompc_csv_begin(tables, "wait_gain");
@@ -552,6 +630,8 @@ static json_t *json_wait(const struct summary *summary, int i)
     failed |= ompc_json_set(object, "what", ompc_json_string(ompc_wait_what(row, what, sizeof what)));
     failed |= ompc_json_set(object, "location", json_where(row->codeptr, &row->where));
     failed |= ompc_json_set(object, "gain", json_gain(&summary->advice, summary->advice.wait_gain_s[i]));
+    failed |= ompc_json_set(object, "body_seconds", ompc_json_fixed(summary->advice.wait_body_s[i], 6));
+    failed |= ompc_json_set(object, "kept_serial_gain", json_gain(&summary->advice, summary->advice.wait_kept_gain_s[i]));
     return ompc_json_built(object, failed);
 }
 
@@ -561,6 +641,8 @@ static json_t *json_process(const struct summary *summary)
     const struct ompc_advice *advice = &summary->advice;
     json_t *object = json_efficiency(&advice->process), *constructs = json_array(), *waits = json_array();
     int failed = ompc_json_set(object, "threads", json_integer(advice->threads));
+    failed |= ompc_json_set(object, "task_scheduling", ompc_json_u64(advice->task_sched));
+    failed |= ompc_json_set(object, "serial_seconds", ompc_json_fixed(advice->serial_located_s, 6));
     failed |= ompc_json_set(object, "serial_fraction", ompc_json_fixed(advice->serial_fraction, 3));
     failed |= ompc_json_set(object, "amdahl_speedup", ompc_json_fixed(advice->amdahl_speedup, 3));
     failed |= ompc_json_set(object, "amdahl_limit",
@@ -588,6 +670,8 @@ static json_t *json_grain(const struct ompc_advice *advice, int index)
     failed |= ompc_json_set(object, "waited_thread", json_integer(advice->tasks.sched_thread));
     failed |= ompc_json_set(object, "work_share", ompc_json_fixed(advice->tasks.work_share, 3));
     failed |= ompc_json_set(object, "factor", json_integer(OMPC_TOO_FINE_FACTOR));
+    failed |= ompc_json_set(object, "tasks", ompc_json_u64(grain->created));
+    failed |= ompc_json_set(object, "cost_per_task_ns", ompc_json_fixed(grain->cost_per_task_ns, 1));
     return ompc_json_built(object, failed);
 }
 
@@ -597,7 +681,7 @@ static json_t *json_finding(const struct summary *summary, int i)
     const struct ompc_finding *finding = &summary->advice.findings[i];
     const struct ompc_location *where;
     uint64_t codeptr;
-    char what[256], detail[256];
+    char what[256], detail[512];
     json_t *object = json_object();
     int failed = ompc_json_set(object, "rank", json_integer(i + 1));
     failed |= ompc_json_set(object, "kind", json_string(finding_kind_name(summary, finding)));
