@@ -10,20 +10,21 @@ explicit=$(line_of explicit-barrier)
 host_teams=$(line_of host-teams)
 tasks="$(line_of task-a), $(line_of task-b), $(line_of task-c), $(line_of task-d), $(line_of task-root)"
 fortran_do=$(grep -n '^!\$omp do' "$fsource" | head -n 1 | cut -d: -f1)
-echo "1..9"
+echo "1..10"
 n=0
 rows='"\n".join(str((k, w.get("what", w.get("kind", "")), label(w["location"]), w["location"]["line"])) for k in ("constructs", "wait_locations") for w in r[k]) + "\n" + str(sorted(t["location"]["line"] for t in r["tasks"]["constructs"]))'
 # Runs program $1 under ompcollect (two threads, whatever the machine) into $tmp/$1.json.
 collect() {
-    OMP_NUM_THREADS=2 "$oc" --runtime "$LIBOMP" --interval=1ms -f json -o "$tmp/$1.json" "$tmp/$1" "$seconds" \
+    OMP_NUM_THREADS=2 "$oc" --runtime "$LIBOMP" --interval=1ms -f json -o "$tmp/$1.json" \
+        --trace-json="$tmp/$1.trace.json" "$tmp/$1" "$seconds" \
         >"$tmp/$1.out" 2>"$tmp/$1.err"
     echo $? >"$tmp/$1.status"
 }
 
 if ! command -v gcc >/dev/null 2>&1; then
-    skip "gcc is not installed" 7
+    skip "gcc is not installed" 8
 elif ! gcc -fopenmp -g -O2 -o "$tmp/gccsites" "$source" >"$tmp/build.err" 2>&1; then
-    skip "gcc cannot build the program (OpenMP 5.0 host teams: GCC 9 or later): $(head -n 1 "$tmp/build.err")" 7
+    skip "gcc cannot build the program (OpenMP 5.0 host teams: GCC 9 or later): $(head -n 1 "$tmp/build.err")" 8
 else
     name=gccsites
     collect $name
@@ -42,6 +43,14 @@ else
     check $name "no construct or wait is named by the runtime's code" \
         "not [l for l in [x['location'] for k in ('constructs', 'wait_locations') for x in r[k]] if 'libomp' in (l['module'] or '') or l['kind'] != 'line']"
     checked $name "$rows"
+    # The trace labels a league by its kind: one per team and round, the parallel regions they fork apart.
+    ok "$(python3 -c '
+import json, sys
+events = json.load(open(sys.argv[1]))
+events = events["traceEvents"] if isinstance(events, dict) else events
+kinds = [e["name"].split(" ")[0] for e in events if e.get("cat") == "region"]
+print(kinds.count("teams") > 0 and kinds.count("parallel") > 0 or kinds)' "$tmp/$name.trace.json" 2>&1)" \
+        "$name: the Chrome trace labels the host teams regions teams, the others parallel" "$tmp/$name.err"
 fi
 
 if ! command -v gfortran >/dev/null 2>&1; then
