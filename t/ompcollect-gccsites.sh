@@ -10,7 +10,7 @@ explicit=$(line_of explicit-barrier)
 host_teams=$(line_of host-teams)
 tasks="$(line_of task-a), $(line_of task-b), $(line_of task-c), $(line_of task-d), $(line_of task-root)"
 fortran_do=$(grep -n '^!\$omp do' "$fsource" | head -n 1 | cut -d: -f1)
-echo "1..10"
+echo "1..12"
 n=0
 rows='"\n".join(str((k, w.get("what", w.get("kind", "")), label(w["location"]), w["location"]["line"])) for k in ("constructs", "wait_locations") for w in r[k]) + "\n" + str(sorted(t["location"]["line"] for t in r["tasks"]["constructs"]))'
 # Runs program $1 under ompcollect (two threads, whatever the machine) into $tmp/$1.json.
@@ -22,9 +22,9 @@ collect() {
 }
 
 if ! command -v gcc >/dev/null 2>&1; then
-    skip "gcc is not installed" 8
+    skip "gcc is not installed" 10
 elif ! gcc -fopenmp -g -O2 -o "$tmp/gccsites" "$source" >"$tmp/build.err" 2>&1; then
-    skip "gcc cannot build the program (OpenMP 5.0 host teams: GCC 9 or later): $(head -n 1 "$tmp/build.err")" 8
+    skip "gcc cannot build the program (OpenMP 5.0 host teams: GCC 9 or later): $(head -n 1 "$tmp/build.err")" 10
 else
     name=gccsites
     collect $name
@@ -51,6 +51,18 @@ events = events["traceEvents"] if isinstance(events, dict) else events
 kinds = [e["name"].split(" ")[0] for e in events if e.get("cat") == "region"]
 print(kinds.count("teams") > 0 and kinds.count("parallel") > 0 or kinds)' "$tmp/$name.trace.json" 2>&1)" \
         "$name: the Chrome trace labels the host teams regions teams, the others parallel" "$tmp/$name.err"
+    # The teams construct and the parallel loop it forks share the pragma's line: merge and diff keep them apart.
+    "$oc" diff "$tmp/$name.json" "$tmp/$name.json" >"$tmp/diff.txt" 2>&1
+    sed -n '/^Parallel constructs/,/^$/p' "$tmp/diff.txt" | grep -E "ompcollect-gccsites[.]c:$host_teams " >"$tmp/diff.rows"
+    ok "$([ "$(wc -l <"$tmp/diff.rows")" -eq 2 ] && grep -q ' teams league ' "$tmp/diff.rows" && echo True || echo False)" \
+        "$name: diff keeps the teams row and its parallel row at line $host_teams apart" "$tmp/diff.txt"
+    # Another process's report for merge: the same figures under another pid.
+    python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); r["pid"] += 1; json.dump(r, open(sys.argv[2], "w"))' \
+        "$tmp/$name.json" "$tmp/$name-copy.json"
+    "$oc" merge "$tmp/$name.json" "$tmp/$name-copy.json" >"$tmp/merge.txt" 2>&1
+    sed -n '/^Top parallel constructs/,/^$/p' "$tmp/merge.txt" | grep -E "ompcollect-gccsites[.]c:$host_teams " >"$tmp/merge.rows"
+    ok "$([ "$(wc -l <"$tmp/merge.rows")" -eq 2 ] && grep -q ' teams league ' "$tmp/merge.rows" && echo True || echo False)" \
+        "$name: merge keeps the teams row and its parallel row at line $host_teams apart" "$tmp/merge.txt"
 fi
 
 if ! command -v gfortran >/dev/null 2>&1; then
