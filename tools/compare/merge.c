@@ -619,20 +619,25 @@ static void text_slowest(FILE *out, const struct ompc_merge_input *inputs, int c
     fputc('\n', out);
 }
 
+/* Whether a construct's kind is a parallel one's: "parallel", or none and "unknown" (a report from before kinds, whose constructs were all parallel ones). */
+static int parallel_kind(const struct ompc_merge_text *kind)
+{
+    return kind->text == NULL || (kind->length == 8 && memcmp(kind->text, "parallel", 8) == 0)
+           || (kind->length == 7 && memcmp(kind->text, "unknown", 7) == 0);
+}
+
 int ompc_merge_compare_kinds(const struct ompc_merge_location *x, const struct ompc_merge_location *y)
 {
-    /* A report without kinds has only parallel constructs: its rows match a newer report's parallel ones. */
-    static const struct ompc_merge_text parallel = {"parallel", 8};
-    const struct ompc_merge_text *a = x->construct.text != NULL ? &x->construct : &parallel;
-    const struct ompc_merge_text *b = y->construct.text != NULL ? &y->construct : &parallel;
-    return ompc_merge_compare_texts(a, b);
+    int x_parallel = parallel_kind(&x->construct), y_parallel = parallel_kind(&y->construct);
+    if (x_parallel || y_parallel)
+        return y_parallel - x_parallel;
+    return ompc_merge_compare_texts(&x->construct, &y->construct);
 }
 
 /* A code location as each report's tables name it ("solve solver.c:17"; a construct other than a parallel one with its kind first: "teams main t.c:9"), on one line whatever it holds. */
 const char *ompc_merge_place_name(const struct ompc_merge_location *where, char *buffer, size_t size)
 {
-    if (where->construct.text != NULL && where->construct.length > 0 && where->construct.length < 32
-        && strncmp(where->construct.text, "parallel", where->construct.length) != 0 && size > 40) {
+    if (!parallel_kind(&where->construct) && where->construct.length < 32 && size > 40) {
         int kind = snprintf(buffer, size, "%.*s ", (int)where->construct.length, where->construct.text);
         struct ompc_merge_location plain = *where;
         plain.construct.text = NULL;
