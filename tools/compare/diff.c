@@ -169,7 +169,7 @@ static const struct ompc_merge_text *written_in(const struct ompc_merge_location
     return where->enclosing.text != NULL ? &where->enclosing : &where->function;
 }
 
-/* qsort order of rows seen in one report only: by file and function written in, then report, then line. */
+/* qsort order of rows seen in one report only: by file, function written in and kind, then report, then line. */
 static int compare_lone(const void *x, const void *y)
 {
     const struct ompc_diff_construct *a = *(const struct ompc_diff_construct *const *)x;
@@ -178,15 +178,18 @@ static int compare_lone(const void *x, const void *y)
     if (order_of == 0)
         order_of = ompc_merge_compare_texts(written_in(a->where), written_in(b->where));
     if (order_of == 0)
+        order_of = ompc_merge_compare_kinds(a->where, b->where);
+    if (order_of == 0)
         order_of = order(a->status, b->status);
     return order_of != 0 ? order_of : order(a->where->line, b->where->line);
 }
 
-/* Whether two lone rows lie in one function of one file. */
+/* Whether two lone rows are of one kind in one function of one file. */
 static int same_function(const struct ompc_diff_construct *a, const struct ompc_diff_construct *b)
 {
     return ompc_merge_compare_texts(&a->where->file, &b->where->file) == 0
-           && ompc_merge_compare_texts(written_in(a->where), written_in(b->where)) == 0;
+           && ompc_merge_compare_texts(written_in(a->where), written_in(b->where)) == 0
+           && ompc_merge_compare_kinds(a->where, b->where) == 0;
 }
 
 /*

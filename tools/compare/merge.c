@@ -262,9 +262,14 @@ int ompc_merge_has_line(const struct ompc_merge_location *where)
  * another binary of the same source keep; else the module path and offset,
  * the same in every process of one binary.  A location in no module has
  * only its address, which matches across processes only without ASLR.
+ * Constructs of different kinds at one place (a teams construct and the
+ * parallel loop it forks, one pragma) stay apart: by kind first.
  */
 int ompc_merge_compare_places(const struct ompc_merge_location *x, const struct ompc_merge_location *y)
 {
+    int kind = ompc_merge_compare_kinds(x, y);
+    if (kind != 0)
+        return kind;
     int x_line = ompc_merge_has_line(x), y_line = ompc_merge_has_line(y);
     if (x_line != y_line)
         return y_line - x_line;
@@ -614,9 +619,31 @@ static void text_slowest(FILE *out, const struct ompc_merge_input *inputs, int c
     fputc('\n', out);
 }
 
-/* A code location as each report's tables name it ("solve solver.c:17"), on one line whatever it holds. */
+/* Whether a construct's kind is a parallel one's: "parallel", or none and "unknown" (a report from before kinds, whose constructs were all parallel ones). */
+static int parallel_kind(const struct ompc_merge_text *kind)
+{
+    return kind->text == NULL || (kind->length == 8 && memcmp(kind->text, "parallel", 8) == 0)
+           || (kind->length == 7 && memcmp(kind->text, "unknown", 7) == 0);
+}
+
+int ompc_merge_compare_kinds(const struct ompc_merge_location *x, const struct ompc_merge_location *y)
+{
+    int x_parallel = parallel_kind(&x->construct), y_parallel = parallel_kind(&y->construct);
+    if (x_parallel || y_parallel)
+        return y_parallel - x_parallel;
+    return ompc_merge_compare_texts(&x->construct, &y->construct);
+}
+
+/* A code location as each report's tables name it ("solve solver.c:17"; a construct other than a parallel one with its kind first: "teams main t.c:9"), on one line whatever it holds. */
 const char *ompc_merge_place_name(const struct ompc_merge_location *where, char *buffer, size_t size)
 {
+    if (!parallel_kind(&where->construct) && where->construct.length < 32 && size > 40) {
+        int kind = snprintf(buffer, size, "%.*s ", (int)where->construct.length, where->construct.text);
+        struct ompc_merge_location plain = *where;
+        plain.construct.text = NULL;
+        ompc_merge_place_name(&plain, buffer + kind, size - (size_t)kind);
+        return buffer;
+    }
     /* Shortened as the reports' own tables show it; "function" in the JSON keeps it whole. */
     char function[256];
     const char *named = where->kind == 3 && where->enclosing.text != NULL ? where->enclosing.text : where->function.text;

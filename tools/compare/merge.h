@@ -36,6 +36,9 @@ int ompc_merge_compare_waits(const struct ompc_merge_wait *x, const struct ompc_
 /* A code location as the reports' tables name it ("solve solver.c:17"), on one line, in `buffer`. */
 const char *ompc_merge_place_name(const struct ompc_merge_location *where, char *buffer, size_t size);
 
+/* Orders two constructs' kinds ("parallel" when a report gives none); waits' locations have none and are all alike. */
+int ompc_merge_compare_kinds(const struct ompc_merge_location *x, const struct ompc_merge_location *y);
+
 /* A report's text on one line: control characters become spaces. */
 void ompc_merge_one_line(FILE *out, const struct ompc_merge_text *text);
 

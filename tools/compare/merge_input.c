@@ -437,6 +437,7 @@ static int take_constructs(struct reader *reader, const json_t *root, struct omp
             return fail(reader, "\"constructs[%zu]\" is %s, not an object", i, type_name(row));
         input->construct_count = i + 1;
         if (take_location(reader, row, where, "location", &construct->where) != 0
+            || take_text_or_null(reader, row, where, "kind", &construct->where.construct) != 0
             || take_count(reader, row, where, "instances", &construct->instances) != 0
             || take_count(reader, row, where, "total_ns", &construct->total_ns) != 0
             || take_count(reader, row, where, "max_ns", &construct->max_ns) != 0

@@ -42,6 +42,8 @@ struct ompc_merge_location {
     uint64_t module_offset;   /* the same in every process of one binary */
     int64_t function_offset;
     int64_t line;             /* -1: none */
+    /* A construct's "kind" ("parallel", "teams", ...; text NULL: a wait's, or a report without kinds), kept apart in matching. */
+    struct ompc_merge_text construct;
 };
 
 /* One parallel construct of one report ("constructs"). */

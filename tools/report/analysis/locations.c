@@ -166,6 +166,36 @@ static int nest_under_teams(struct ompc_locations *out)
     return 0;
 }
 
+/*
+ * A teams construct the runtime reported from its own code (GCC's host
+ * teams on libomp: an address in GOMP_teams_reg) is named where the
+ * program hands over the body a parallel region inside it was forked
+ * from; its parallel rows' teams locations follow.  `rows` are the
+ * process's constructs, one each, before folding.
+ */
+static void teams_by_body(const struct ompc_model_process *process, struct ompc_locations *out)
+{
+    for (uint32_t i = 0; i < process->construct_count; i++) {
+        struct ompc_construct_row *teams = &out->constructs[i];
+        struct ompc_location where = {.kind = OMPC_LOC_NONE};
+        if (teams->kind != OMPC_CONSTRUCT_TEAMS || teams->where.kind == OMPC_LOC_LINE)
+            continue;
+        for (uint32_t j = 0; j < process->construct_count; j++) {
+            if (process->constructs[j].teams != i + 1)
+                continue;
+            locate(out->symbolizer, process->constructs[j].codeptr, OMPC_ADDRESS_HANDED, &where);
+            if (where.kind == OMPC_LOC_LINE)
+                break;
+        }
+        if (where.kind != OMPC_LOC_LINE)
+            continue;
+        teams->where = where;
+        for (uint32_t j = 0; j < process->construct_count; j++)
+            if (out->constructs[j].teams_codeptr == teams->codeptr)
+                out->constructs[j].teams_where = where;
+    }
+}
+
 /* The construct table, named and widest first; returns -1 when memory runs out. */
 static int build_constructs(const struct ompc_model_process *process, struct ompc_locations *out)
 {
@@ -196,6 +226,7 @@ static int build_constructs(const struct ompc_model_process *process, struct omp
             locate(out->symbolizer, row->teams_codeptr, OMPC_ADDRESS_CODEPTR, &row->teams_where);
         }
     }
+    teams_by_body(process, out);
     ompc_fold_constructs(out->constructs, &out->construct_count);
     ompc_qsort(out->constructs, (size_t)out->construct_count, sizeof *out->constructs, compare_constructs);
     return nest_under_teams(out);
@@ -326,7 +357,9 @@ static int wait_address_kind(const struct ompc_wait_row *row)
         return OMPC_ADDRESS_TASKWAIT;
     if (row->kind == OMPCOLLECTOR_WAIT_TASKGROUP)
         return OMPC_ADDRESS_TASKGROUP;
-    return row->at_construct ? OMPC_ADDRESS_BARRIER : OMPC_ADDRESS_CODEPTR;
+    if (row->at_construct)
+        return OMPC_ADDRESS_BARRIER;
+    return row->worksharing ? OMPC_ADDRESS_WORKSHARE : OMPC_ADDRESS_CODEPTR;
 }
 
 /*
@@ -346,6 +379,19 @@ static void locate_wait(struct ompc_symbolizer *symbolizer, struct ompc_wait_row
     row->worksharing = row->state == THR_IBAR_STATE && construct.module_offset != row->where.module_offset;
 }
 
+/* A wait the runtime put at a construct it reported from its own code (GCC's host teams: GOMP_teams_reg) takes the construct's name (teams_by_body). */
+static void wait_at_renamed_construct(const struct ompc_locations *out, struct ompc_wait_row *row)
+{
+    if (row->where.kind == OMPC_LOC_LINE)
+        return;
+    for (int i = 0; i < out->construct_count; i++)
+        if (out->constructs[i].codeptr == row->codeptr && out->constructs[i].kind == OMPC_CONSTRUCT_TEAMS
+            && out->constructs[i].where.kind == OMPC_LOC_LINE) {
+            row->where = out->constructs[i].where;
+            return;
+        }
+}
+
 /* The wait table, by source, named and most waited first; -1 when memory runs out. */
 static int build_waits(const struct ompc_model_process *process, struct ompc_locations *out)
 {
@@ -359,8 +405,10 @@ static int build_waits(const struct ompc_model_process *process, struct ompc_loc
         add_held(process, out);
         failed = mark_worksharing(process, out) != 0;
     }
-    for (int j = 0; !failed && j < out->wait_count; j++)
+    for (int j = 0; !failed && j < out->wait_count; j++) {
         locate_wait(out->symbolizer, &out->waits[j]);
+        wait_at_renamed_construct(out, &out->waits[j]);
+    }
     if (!failed)
         failed = ompc_fold_waits(out->waits, &out->wait_count, refs, used) != 0;
     free(entries);

@@ -65,7 +65,8 @@ struct ompc_span {
     int exact;          /* from events (1) or from samples (0) */
     uint64_t region;    /* the region id recorded at its begin (REGION: its own), 0 unknown */
     uint64_t wait_id;   /* CONSTRUCT of a wait: its wait id */
-    uint64_t codeptr;   /* REGION: the parallel construct; CONSTRUCT: where it waited; 0 unknown */
+    uint64_t codeptr;   /* REGION: the parallel (or teams) construct; CONSTRUCT: where it waited; 0 unknown */
+    int construct;      /* REGION: its construct's kind, OMPC_CONSTRUCT_* (UNKNOWN: read as parallel) */
     int ended;          /* 1: its own END (JOIN) closed it, so end_ns is that event's time */
     /* TASK: the task's id, and 1 in `complete` when this run completes the task (model.h's completer). */
     uint64_t task;
@@ -88,6 +89,9 @@ long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_
 int ompc_span_order(const struct ompc_span *x, const struct ompc_span *y, int regions_first);
 
 struct ompc_symbolizer;
+
+/* What a REGION span is, by its construct's kind: "teams" for a league, else "parallel". */
+const char *ompc_span_region_kind(const struct ompc_span *span);
 
 /* A span's name: its state, or its construct with the source location where known ("lock wait at solve solver.c:34"); `buffer` holds it. */
 const char *ompc_span_name(const struct ompc_span *span, struct ompc_symbolizer *symbolizer, char *buffer,

@@ -93,6 +93,15 @@ static int stack_push(struct span_stack *stack, const struct ompc_span *span)
     return 0;
 }
 
+/* The kind (OMPC_CONSTRUCT_*) of the construct at `codeptr`: a FORK opens a teams construct's league too. */
+static int construct_kind(const struct ompc_model_process *process, uint64_t codeptr)
+{
+    for (uint32_t i = 0; codeptr != 0 && i < process->construct_count; i++)
+        if (process->constructs[i].codeptr == codeptr)
+            return (int)process->constructs[i].kind;
+    return OMPC_CONSTRUCT_UNKNOWN;
+}
+
 /* The span an entry opens (FORK, a pair's BEGIN, BEGIN_EXEC_TASK), at stack depth `depth`. */
 static struct ompc_span opened_span(const struct ompc_event_entry *entry, int event, size_t depth)
 {
@@ -163,6 +172,8 @@ static int event_spans(const struct ompc_report *report, int thread, uint64_t li
             if (open.kind == OMPC_SPAN_TASK) {
                 const struct ompc_model_task *task = ompc_model_task(report->process, open.task);
                 open.codeptr = task != NULL ? task->codeptr : 0; /* where it was created */
+            } else if (open.kind == OMPC_SPAN_REGION) {
+                open.construct = construct_kind(report->process, open.codeptr);
             }
             failed = stack_push(&stack, &open) != 0;
             continue;
@@ -450,6 +461,11 @@ long ompc_trace_spans(const struct ompc_report *report, int thread, struct ompc_
 }
 
 /* A span's name: the state, or the construct with where it is when that is known ("lock wait at solve solver.c:34"). */
+const char *ompc_span_region_kind(const struct ompc_span *span)
+{
+    return span->construct == OMPC_CONSTRUCT_TEAMS ? "teams" : "parallel";
+}
+
 const char *ompc_span_name(const struct ompc_span *span, struct ompc_symbolizer *symbolizer, char *buffer,
                            size_t size)
 {
@@ -461,7 +477,7 @@ const char *ompc_span_name(const struct ompc_span *span, struct ompc_symbolizer 
         snprintf(buffer, size, "%s", ompc_state_name(span->state));
         return buffer;
     }
-    const char *what = span->kind == OMPC_SPAN_REGION                   ? "parallel"
+    const char *what = span->kind == OMPC_SPAN_REGION                   ? ompc_span_region_kind(span)
                        : span->kind == OMPC_SPAN_TASK                   ? "task"
                        : span->pair >= 0 && span->pair < OMPC_NPAIRS ? constructs[span->pair]
                                                                      : "?";

@@ -6,6 +6,7 @@
 
 #ifdef HAVE_LIBDW
 #include <dwarf.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -309,10 +310,13 @@ int ompc_gomp_outlined_body(Dwfl_Module *module, GElf_Addr return_address, GElf_
 }
 
 /*
- * The pragma is the first row of the line table at the body's first
- * instruction: a short body's statement comes in further rows at the same
- * address (GCC: the pragma's line, then the statement's at view 1), and a
- * lookup by address gives the last.
+ * The pragma is the first statement row of the line table at the body's
+ * first instruction: a short body's statement comes in further rows at
+ * the same address (GCC: the pragma's line, then the statement's at view
+ * 1), and a lookup by address gives the last.  A statement row, because
+ * the body before it in the file may end with a row of its own last line
+ * at that same address, not a statement (BOTS sort's tail-calling task
+ * bodies: each then read as the line after the previous body's pragma).
  */
 int ompc_gomp_pragma_line(Dwfl_Module *module, GElf_Addr return_address, const char **file, int *line,
                           GElf_Addr *body)
@@ -326,14 +330,23 @@ int ompc_gomp_pragma_line(Dwfl_Module *module, GElf_Addr return_address, const c
         || (cu = dwfl_module_addrdie(module, *body, &cu_bias)) == NULL
         || dwarf_getsrclines(cu, &lines, &count) != 0)
         return 0;
+    Dwarf_Line *first = NULL;
     for (size_t i = 0; i < count; i++) {
         Dwarf_Line *row = dwarf_onesrcline(lines, i);
         Dwarf_Addr address = 0;
+        bool statement = false;
         if (row == NULL || dwarf_lineaddr(row, &address) != 0 || address != *body - cu_bias)
             continue;
-        *file = dwarf_linesrc(row, NULL, NULL);
-        return *file != NULL && dwarf_lineno(row, line) == 0 && *line > 0;
+        if (first == NULL)
+            first = row;
+        if (dwarf_linebeginstatement(row, &statement) == 0 && statement) {
+            first = row;
+            break;
+        }
     }
-    return 0;
+    if (first == NULL)
+        return 0;
+    *file = dwarf_linesrc(first, NULL, NULL);
+    return *file != NULL && dwarf_lineno(first, line) == 0 && *line > 0;
 }
 #endif

@@ -21,6 +21,7 @@
 
 #include "demangle.h"
 #include "gompsite.h"
+#include "gompws.h"
 #include "grow.h"
 #include "outlined.h"
 #include "tailcall.h"
@@ -848,11 +849,31 @@ static void offloading_entry(struct ompc_symbolizer *symbolizer, struct ompc_loc
         }
 }
 
+/* OMPC_ADDRESS_HANDED: the runtime call handing over the outlined body that holds `address`, located as a codeptr. */
+static struct ompc_inline_caller *locate_handing(struct ompc_symbolizer *symbolizer, uint64_t address,
+                                                 struct ompc_location *out)
+{
+    Dwfl_Module *module = dwfl_addrmodule(symbolizer->dwfl, address - 1);
+    GElf_Off offset = 0;
+    GElf_Addr site = 0;
+    int is_return = 0;
+    if (module == NULL || symbolizer->depth >= 8
+        || dwfl_module_addrinfo(module, address - 1, &offset, &(GElf_Sym){0}, NULL, NULL, NULL) == NULL
+        || (site = ompc_code_reference(module, address - 1 - offset, &is_return)) == 0 || !is_return)
+        return NULL;
+    symbolizer->depth++;
+    struct ompc_inline_caller *callers = locate(symbolizer, site, OMPC_ADDRESS_CODEPTR, out);
+    symbolizer->depth--;
+    return callers;
+}
+
 /* DWARF line first, then the ELF symbol, then module + offset; the callers when inlined (owned by the caller). */
 static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uint64_t address, int address_kind,
                                          struct ompc_location *out)
 {
     memset(out, 0, sizeof *out);
+    if (address_kind == OMPC_ADDRESS_HANDED)
+        return locate_handing(symbolizer, address, out);
     /* The call instruction, not the one after it, says where the call is. */
     Dwfl_Module *module = dwfl_addrmodule(symbolizer->dwfl, address_kind != OMPC_ADDRESS_CODE ? address - 1 : address);
     if (module == NULL)
@@ -885,6 +906,10 @@ static struct ompc_inline_caller *locate(struct ompc_symbolizer *symbolizer, uin
     if (out->kind != OMPC_LOC_LINE)
         return NULL;
     GElf_Addr body = is_return_address ? pragma_line(module, address, out) : 0;
+    int line = 0;
+    if ((address_kind == OMPC_ADDRESS_WORKSHARE || (address_kind == OMPC_ADDRESS_BARRIER && !is_return_address))
+        && ompc_gomp_worksharing_line(module, address, is_return_address, out->file, &line))
+        out->line = line;
     fortran_program(symbolizer, module, lookup, out);
     struct ompc_inline_caller *callers = inlined_frames(symbolizer, module, lookup, out);
     enclosing_function(symbolizer, module, lookup, out);
@@ -922,7 +947,7 @@ void ompc_symbolize(struct ompc_symbolizer *symbolizer, uint64_t address, int ad
     memset(out, 0, sizeof *out);
     if (symbolizer == NULL || address == 0)
         return;
-    if (address_kind < OMPC_ADDRESS_CODE || address_kind > OMPC_ADDRESS_BARRIER)
+    if (address_kind < OMPC_ADDRESS_CODE || address_kind > OMPC_ADDRESS_HANDED)
         address_kind = OMPC_ADDRESS_RETURN;
     uint64_t key = address << 3 | (uint64_t)address_kind;
     if (key == 0 || (symbolizer->cache_used * 2 >= symbolizer->cache_capacity && cache_grow(symbolizer) != 0)) {

@@ -116,8 +116,28 @@ enum ompc_address_kind {
      */
     OMPC_ADDRESS_TASKWAIT = 3,
     OMPC_ADDRESS_TASKGROUP = 4,
-    /* A barrier's that the agent put at its region's construct in place of the runtime's own code: likewise. */
-    OMPC_ADDRESS_BARRIER = 5
+    /*
+     * A barrier's that the agent put at its region's construct in place
+     * of the runtime's own code: likewise; the barrier found in the body
+     * closes a worksharing construct, named as WORKSHARE's.
+     */
+    OMPC_ADDRESS_BARRIER = 5,
+    /*
+     * An implicit barrier's codeptr_ra that is no region's join: as
+     * CODEPTR, and when GCC gave the call no line of its own (the closing
+     * barrier of a worksharing construct), named at the construct's line
+     * (gompws.c), not at the last line of the loop's body.
+     */
+    OMPC_ADDRESS_WORKSHARE = 6,
+    /*
+     * A return address in a body the compiler outlined for a construct
+     * (a region forked inside it): located as the codeptr of the runtime
+     * call in the program that hands that body over (tailcall.c), so a
+     * construct whose own codeptr the runtime put in its own code (GCC's
+     * host teams on libomp: inside GOMP_teams_reg) is named at its
+     * pragma.  Kind none when no such call is found.
+     */
+    OMPC_ADDRESS_HANDED = 7
 };
 
 /*

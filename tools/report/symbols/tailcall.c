@@ -241,12 +241,14 @@ static GElf_Addr lea_of(const unsigned char *text, size_t length, GElf_Addr star
     return 0;
 }
 
-/* Whether a clang runtime entry takes an outlined body: a region's (fork) or a task's (its entry, to the allocation). */
+/* Whether a runtime entry takes an outlined body: clang's region's (fork) or task's (its entry, to the allocation); GCC's league's. */
 static int hands_body(const char *name)
 {
-    return name != NULL && strncmp(name, "__kmpc_", 7) == 0
-           && (strstr(name, "fork_call") != NULL || strstr(name, "fork_teams") != NULL
-               || strstr(name, "task_alloc") != NULL);
+    return name != NULL
+           && ((strncmp(name, "__kmpc_", 7) == 0
+                && (strstr(name, "fork_call") != NULL || strstr(name, "fork_teams") != NULL
+                    || strstr(name, "task_alloc") != NULL))
+               || strcmp(name, "GOMP_teams_reg") == 0);
 }
 
 /*
@@ -321,6 +323,35 @@ GElf_Addr ompc_fork_body(Dwfl_Module *module, GElf_Addr return_address)
         return function_start(&code, body, &size) ? body : 0;
     }
     return 0;
+}
+
+const unsigned char *ompc_code_bytes(Dwfl_Module *module, GElf_Addr address, size_t length)
+{
+    struct code code;
+    return code_of(module, NULL, &code) ? bytes_at(&code, address, length) : NULL;
+}
+
+int ompc_code_call(Dwfl_Module *module, GElf_Addr at, const char **name)
+{
+    struct code code;
+    const unsigned char *bytes;
+    GElf_Word size = 0;
+    *name = NULL;
+    if (!code_of(module, NULL, &code) || (bytes = bytes_at(&code, at, 6)) == NULL)
+        return 0;
+    int32_t displacement;
+    if (bytes[0] == 0xff && (bytes[1] == 0x15 || bytes[1] == 0x25)) { /* call, jmp *disp32(%rip): -fno-plt */
+        memcpy(&displacement, bytes + 2, sizeof displacement);
+        *name = slot_symbol(&code, at + 6 + (GElf_Addr)(int64_t)displacement);
+        return *name != NULL ? 2 : 0;
+    }
+    if (bytes[0] != 0xe8 && bytes[0] != 0xe9)
+        return 0;
+    memcpy(&displacement, bytes + 1, sizeof displacement);
+    GElf_Addr target = at + 5 + (GElf_Addr)(int64_t)displacement;
+    if (plt_stub(&code, target, name))
+        return 2;
+    return function_start(&code, target, &size) ? 1 : 0;
 }
 
 int ompc_tail_call_site(Dwfl_Module *module, GElf_Addr return_address, GElf_Addr *sites)

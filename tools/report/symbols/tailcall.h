@@ -41,10 +41,22 @@ GElf_Addr ompc_fork_body(Dwfl_Module *module, GElf_Addr return_address);
  * Where the module's code hands `target` to the OpenMP runtime: the
  * return address of the runtime call (*is_return 1) just after the first
  * `lea target(%rip), %reg` (x86-64), else that instruction (*is_return 0),
- * in the function a clang-outlined body's pragma is written in.  0 when
+ * in the function a clang-outlined body's pragma (or a GCC-outlined
+ * league's, handed to GOMP_teams_reg) is written in.  0 when
  * none (or not x86-64 code).
  */
 GElf_Addr ompc_code_reference(Dwfl_Module *module, GElf_Addr target, int *is_return);
+
+/* `length` bytes of `module`'s code at `address` (as loaded), NULL when not all in one section or not x86-64 code. */
+const unsigned char *ompc_code_bytes(Dwfl_Module *module, GElf_Addr address, size_t length);
+
+/*
+ * What the instruction at `at` (as loaded, x86-64) calls or jumps to:
+ * call or jmp rel32, or through a GOT slot (-fno-plt).  2 for a PLT stub
+ * or GOT slot, *name its symbol (may be NULL for a stub); 1 for a
+ * function of the module; 0 when it is no such instruction.
+ */
+int ompc_code_call(Dwfl_Module *module, GElf_Addr at, const char **name);
 #endif
 
 #endif

@@ -253,7 +253,7 @@ static void put_event_args(struct trace_writer *writer, const struct ompc_span *
     }
 }
 
-/* A parallel region: named by its construct (or, without events, numbered), with its id and instance. */
+/* A parallel region or a league: named by its construct's kind (or, without events, numbered), with its id and instance. */
 static void region_event(struct trace_writer *writer, long tid, const struct ompc_span *span)
 {
     const struct ompc_regions *regions = writer->regions;
@@ -261,7 +261,7 @@ static void region_event(struct trace_writer *writer, long tid, const struct omp
     const struct ompc_region_instance *instance =
         index >= 0 && regions->items[index].begin_ns == span->begin_ns ? &regions->items[index] : NULL;
     char numbered[48];
-    const char *what = "parallel";
+    const char *what = ompc_span_region_kind(span);
     if (!span->exact && instance != NULL) {
         snprintf(numbered, sizeof numbered, "parallel region %ld", instance->instance);
         what = numbered;
