@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 static _Atomic long deferred, undeferred;
 /* The single's thread, and whether a task of this repetition ran on the other thread. */
@@ -40,15 +41,29 @@ static long fib(int n, int cutoff, int top)
     return x + y;
 }
 
-/* Arguments: n, cut-off, undeferred tasks, repetitions (defaults 30 18 40 2). */
+/* Wall-clock seconds (CLOCK_MONOTONIC, the sampler's timers' clock). */
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Arguments: n, cut-off, undeferred tasks, repetitions (defaults 30 18 40
+ * 2), and the least seconds to go on repeating for (default 0): a check
+ * that needs samples gives a time, so a fast machine still gives them.
+ */
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 30;
     int cutoff = argc > 2 ? atoi(argv[2]) : 18;
     int immediate = argc > 3 ? atoi(argv[3]) : 40;
     int repeat = argc > 4 ? atoi(argv[4]) : 2;
+    double seconds = argc > 5 ? atof(argv[5]) : 0, until = now() + seconds;
     long result = 0, sink = 0;
-    for (int r = 0; r < repeat; r++) {
+    int r;
+    for (r = 0; r < repeat || now() < until; r++) {
 #pragma omp parallel num_threads(2)
 #pragma omp single
         {
@@ -62,7 +77,7 @@ int main(int argc, char **argv)
             }
         }
     }
-    printf("tasks: deferred %ld undeferred %ld fib %ld sink %ld\n", atomic_load(&deferred),
-           atomic_load(&undeferred), result, sink);
+    printf("tasks: deferred %ld undeferred %ld fib %ld sink %ld repetitions %d\n", atomic_load(&deferred),
+           atomic_load(&undeferred), result, sink, r);
     return 0;
 }
