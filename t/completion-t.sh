@@ -151,6 +151,10 @@ tests() {
         has "$mode" "the diff subcommand is offered as the first word" yes diff ompcollect di
         expect "$mode" "diff -f offers its three formats" "csv json text" ompcollect diff -f ""
         has "$mode" "diff completes JSON reports" yes r0.json ompcollect diff r0
+        has "$mode" "the scaling subcommand is offered as the first word" yes scaling ompcollect sc
+        has "$mode" "scaling completes its options" yes --threads= ompcollect scaling --thr
+        has "$mode" "scaling --reports completes JSON reports" yes r0.json ompcollect scaling --reports r0
+        has "$mode" "scaling's program is completed as a command" yes true ompcollect scaling --threads=1,2 tru
     done
 
 }

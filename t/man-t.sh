@@ -60,7 +60,7 @@ done
 
 # ompcollect(1) describes every option --help lists.
 if [ -x "$oc" ]; then
-    { "$oc" --help; "$oc" merge --help; "$oc" diff --help; } 2>/dev/null | grep -o -e '--[a-z][a-z-]*' \
+    { "$oc" --help; "$oc" merge --help; "$oc" diff --help; "$oc" scaling --help; } 2>/dev/null | grep -o -e '--[a-z][a-z-]*' \
         | LC_ALL=C sort -u >"$tmp/options"
     : >"$tmp/missing"
     # In the source a '-' is written '\-'.
@@ -69,12 +69,12 @@ if [ -x "$oc" ]; then
         grep -q -e "$escaped" "$top_srcdir/doc/ompcollect.1" || echo "$option" >>"$tmp/missing"
     done <"$tmp/options"
     [ -s "$tmp/options" ] && [ ! -s "$tmp/missing" ]
-    result $? "ompcollect.1 describes every option of ompcollect --help, merge --help and diff --help ($(wc -l <"$tmp/options") options)" "$tmp/missing"
+    result $? "ompcollect.1 describes every option of ompcollect --help, merge --help, diff --help and scaling --help ($(wc -l <"$tmp/options") options)" "$tmp/missing"
 else
     skip "$oc is not built: cannot compare ompcollect.1 with --help"
 fi
 
-# ompcollect(1) has a synopsis line for every command --help lists (report, merge, diff).
+# ompcollect(1) has a synopsis line for every command --help lists (report, merge, diff, scaling).
 if [ -x "$oc" ]; then
     "$oc" --help 2>/dev/null | sed -n '1,/^[^ U]/s/^ *\(Usage: \)\{0,1\}ompcollect \([a-z][a-z]*\) .*/\2/p' | LC_ALL=C sort -u >"$tmp/commands"
     : >"$tmp/missing"

@@ -30,6 +30,7 @@ test_program() {
     sites-*) set -- "$top_srcdir/t/ompcollect-sites.c" "${tp_name#sites-}" -fopenmp -g -O2 ;;
     # DWARF 4: gprofng 2.40 reads no line of DWARF 5; frame pointers, so the user-model stacks reach main.
     gprofng-*) set -- "$top_srcdir/t/ompcollect-gprofng.c" "${tp_name#gprofng-}" -fopenmp -g -gdwarf-4 -O1 -fno-omit-frame-pointer ;;
+    scaling-*) set -- "$top_srcdir/t/ompcollect-scaling.c" "${tp_name#scaling-}" -fopenmp -g -O2 ;;
     # The stacks' build keeps frame pointers: what is checked is the inlined frame, not unwinding without them.
     cxx-*-fp) tp_cc=${tp_name#cxx-}; set -- "$top_srcdir/t/ompcollect-cxx.cc" "${tp_cc%-fp}" -fopenmp -g -O2 -fno-omit-frame-pointer ;;
     cxx-*) set -- "$top_srcdir/t/ompcollect-cxx.cc" "${tp_name#cxx-}" -fopenmp -g -O2 ;;
@@ -62,7 +63,7 @@ case $0 in
     : "${top_srcdir:?}" "${top_builddir:?}"
     for cc in "$@"; do
         command -v "$cc" >/dev/null 2>&1 || continue
-        names="solver-$cc solver-$cc-nodebug stacks-$cc tasks-$cc tasksites-$cc taskgraph-$cc dwarf-$cc pragma-$cc copies-$cc serial-$cc sites-$cc gprofng-$cc"
+        names="solver-$cc solver-$cc-nodebug stacks-$cc tasks-$cc tasksites-$cc taskgraph-$cc dwarf-$cc pragma-$cc copies-$cc serial-$cc sites-$cc gprofng-$cc scaling-$cc"
         # The C++ compiler of the same family: clang++ beside clang, g++ beside gcc.
         case $cc in gcc) cxx=g++ ;; *) cxx=$cc++ ;; esac
         command -v "$cxx" >/dev/null 2>&1 && names="$names cxx-$cxx cxx-$cxx-fp"

@@ -1,4 +1,4 @@
-/* merge-fuzz.c - libFuzzer target for ompcollect merge's reader of one report, with an oracle for what it keeps, for the summary it writes, and for diff of the report with itself. */
+/* merge-fuzz.c - libFuzzer target for ompcollect merge's reader of one report, with an oracle for what it keeps, for the summary it writes, for diff of the report with itself, and for scaling of it at two counts. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The input is the bytes of one report file.  ompc_merge_parse reads it
@@ -13,12 +13,19 @@
  * And ompcollect diff of the report with itself: refused only for samples
  * that cannot be turned into time within 64 bits, and otherwise JSON that
  * reads back, in well-formed UTF-8, with every change 0.
+ * And ompcollect scaling of the report as runs at 1 and 2 threads (twice at
+ * 2: a repeat): refused only for a wall time of 0 or a sum beyond 64 bits,
+ * and otherwise every known efficiency from 0 to 1, no loss from one count
+ * to the other (the same report at both), and JSON, text, CSV and SVG
+ * written, the JSON reading back in well-formed UTF-8.
  */
 #define _GNU_SOURCE 1
 #include <config.h>
 
 #include "diff.h"
 #include "merge.h"
+#include "scaling.h"
+#include "writer.h"
 #include "utf8.h"
 
 #include <jansson.h>
@@ -158,6 +165,69 @@ static void check_diff(const struct ompc_merge_input *input)
     free(text);
 }
 
+/* The four scaling writers into memory; the JSON one's output must read back as UTF-8 JSON. */
+static void scaling_outputs(const struct ompc_scaling *scaling)
+{
+    for (int kind = 0; kind < 4; kind++) {
+        char *text = NULL;
+        size_t length = 0;
+        FILE *out = open_memstream(&text, &length);
+        if (out == NULL)
+            broken("open_memstream failed", NULL);
+        struct ompc_sink sink = {.kind = OMPC_SINK_STREAM, .out = out};
+        int status = kind == 0 ? ompc_scaling_write_json(out, scaling)
+                     : kind == 1 ? ompc_scaling_write_csv(&sink, scaling)
+                     : kind == 2 ? ompc_scaling_write_svg(out, scaling)
+                                 : (ompc_scaling_write_text(out, scaling), 0);
+        fclose(out);
+        if (status != 0)
+            broken("a scaling writer failed", NULL);
+        if (kind == 0) {
+            json_error_t parsed;
+            json_t *root = json_loadb(text, length, JSON_ALLOW_NUL, &parsed);
+            if (root == NULL || !ompc_utf8_valid(text, length))
+                broken("the scaling JSON does not read back as UTF-8 JSON", root == NULL ? parsed.text : NULL);
+            json_decref(root);
+        }
+        free(text);
+    }
+}
+
+/* Whether a known point's efficiencies are from 0 to 1 (computation scalability is 1: the same report). */
+static int point_in_range(const struct ompc_scaling_point *p)
+{
+    int good = !p->known || (p->parallel >= 0 && p->parallel <= 1);
+    for (int f = 0; p->known && f < OMPC_SCALING_COMPUTATION; f++)
+        good &= p->factors[f] >= 0 && p->factors[f] <= 1;
+    return good && (!p->scaled || p->factors[OMPC_SCALING_COMPUTATION] == 1);
+}
+
+/* The report as runs at 1 and 2 threads: figures in range, nothing lost between two counts of one report. */
+static void check_scaling(const struct ompc_merge_input *input)
+{
+    struct ompc_scaling_run runs[3] = {{input, 2}, {input, 1}, {input, 2}};
+    struct ompc_scaling scaling;
+    char error[512];
+    if (ompc_scaling_build(runs, 3, 2, &scaling, error, sizeof error) != 0) {
+        if (strstr(error, "wall time of 0") == NULL && strstr(error, "more than") == NULL)
+            broken("scaling was refused other than for a wall time of 0 or a sum beyond 64 bits", error);
+        ompc_scaling_free(&scaling);
+        return;
+    }
+    if (scaling.count_count != 2 || scaling.counts[1].runs != 2)
+        broken("three runs at two counts are not two counts", NULL);
+    for (size_t i = 0; i <= scaling.construct_count; i++) {
+        const struct ompc_scaling_row *row = i == 0 ? &scaling.whole : &scaling.constructs[i - 1];
+        if (!point_in_range(&row->points[0]) || !point_in_range(&row->points[1]))
+            broken("an efficiency out of 0 to 1", NULL);
+        for (int f = 0; row->losses[0].known && f < OMPC_SCALING_FACTORS; f++)
+            if (row->losses[0].parts[f] != 0 || row->losses[0].largest != -1)
+                broken("one report at two counts loses efficiency", NULL);
+    }
+    scaling_outputs(&scaling);
+    ompc_scaling_free(&scaling);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct ompc_merge_input input = {.file = "fuzz.json"};
@@ -169,6 +239,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_input(&input);
         check_summary(&input);
         check_diff(&input);
+        check_scaling(&input);
     }
     ompc_merge_input_release(&input);
     return 0;

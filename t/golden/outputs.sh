@@ -9,7 +9,8 @@
 # first 300 lines and a count of each record kind, and the definitions; merge:
 # `ompcollect merge` of the JSON reports json wrote, as text and JSON; diff:OTHER:
 # `ompcollect diff` of run OTHER's report.json (written before, in ../OTHER) as A and
-# this run's as B, as text and JSON).  Options after
+# this run's as B, as text and JSON; scaling:A,B: `ompcollect scaling --reports` of runs A's,
+# B's and this run's report.json as text, JSON, CSV and SVG).  Options after
 # -- go to every report (the golden tests give --symfs=/nonexistent so no
 # name depends on the machine's binaries).  Exits non-zero when a report
 # fails; the directory then holds what was written.
@@ -63,6 +64,16 @@ for kind in $kinds; do
         case $ompcollect in /*) differ=$ompcollect ;; *) differ=$PWD/$ompcollect ;; esac
         (cd "$out" && "$differ" diff -o diff.txt "../${kind#diff:}/report.json" report.json \
             && "$differ" diff -f json -o diff.json "../${kind#diff:}/report.json" report.json)
+        ;;
+    scaling:*)
+        # ompcollect scaling of the other runs' report.json (in ../NAME, written before) and this one's, each at
+        # its OpenMP thread count on 2 cores, in every format; relative names, as for merge.
+        case $ompcollect in /*) scaler=$ompcollect ;; *) scaler=$PWD/$ompcollect ;; esac
+        others=$(echo "${kind#scaling:}" | tr ',' ' ' | sed 's|\([^ ]*\)|../\1/report.json|g')
+        # shellcheck disable=SC2086 # the other reports are words
+        (cd "$out" && "$scaler" scaling --reports --cores=2 -o scaling.txt --svg=scaling.svg $others report.json \
+            && "$scaler" scaling --reports --cores=2 -f json -o scaling.json $others report.json \
+            && "$scaler" scaling --reports --cores=2 -f csv -o scaling.csv $others report.json)
         ;;
     *) echo "outputs.sh: unknown kind $kind" >&2; false ;;
     esac || { echo "outputs.sh: $kind of $saved failed" >&2; status=1; }

@@ -12,6 +12,8 @@ if [ "${2:-}" = --record ]; then
     cd "$work"
     clang -fopenmp -g -O1 -fno-omit-frame-pointer -o tasks "$top/t/ompcollect-tasks.c"
     clang -fopenmp -g -O2 -o serial "$top/t/ompcollect-serial.c"
+    # Not PIE: with --symfs=/nonexistent the constructs are known by address alone, alike in every run.
+    clang -fopenmp -g -O2 -no-pie -o scaling "$top/t/ompcollect-scaling.c"
     run() { name=$1; shift; "$ompcollect" --save="$name.ses" -o /dev/null "$@" >/dev/null 2>&1 || true; gzip -9 -n -c "$name.ses" >"$here/$name.ses.gz"; }
     run solver -i 1ms --stacks --trace="$work/otf2" --trace-json=/dev/null "$build/examples/solver"
     run imbalance "$build/examples/imbalance"
@@ -30,6 +32,9 @@ if [ "${2:-}" = --record ]; then
             -o "report.%r.txt" "$build/t/ompcollect-mpi-wait" 0.2 >/dev/null 2>&1 || true
         gzip -9 -n -c mpi.0.ses >"$here/mpi.ses.gz"
     fi
+    for threads in 1 2 4; do
+        OMP_NUM_THREADS=$threads run scaling$threads -i 1ms ./scaling constructs 20 4
+    done
 fi
 rm -rf "$here/expected"
 grep -v '^#' "$here/MANIFEST" | while read -r name rest; do

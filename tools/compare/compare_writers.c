@@ -1,10 +1,11 @@
-/* compare_writers.c - the table of merge's and diff's writers, and the adapters that give merge's summary and diff's comparison the writer interface. */
+/* compare_writers.c - the table of merge's, diff's and scaling's writers, and the adapters that give merge's summary, diff's comparison and scaling's analysis the writer interface. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
 #include "compare_writers.h"
 #include "diff.h"
 #include "merge.h"
+#include "scaling.h"
 
 /* merge's summary in `format`. */
 static int merge_writer(const struct ompc_view *view, struct ompc_sink *sink, int format)
@@ -49,6 +50,27 @@ static int diff_json_writer(const struct ompc_view *view, struct ompc_sink *sink
     return diff_writer(view, sink, OMPC_FORMAT_JSON);
 }
 
+static int scaling_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    ompc_scaling_write_text(sink->out, view->scaling);
+    return ferror(sink->out) ? -1 : 0;
+}
+
+static int scaling_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return ompc_scaling_write_csv(sink, view->scaling);
+}
+
+static int scaling_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return ompc_scaling_write_json(sink->out, view->scaling);
+}
+
+static int scaling_svg_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return ompc_scaling_write_svg(sink->out, view->scaling);
+}
+
 /* `ompcollect merge` and `ompcollect diff` find their writers here by view and name. */
 const struct ompc_writer ompc_compare_writers[] = {
     {"text", OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, merge_text_writer},
@@ -57,5 +79,9 @@ const struct ompc_writer ompc_compare_writers[] = {
     {"text", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_text_writer},
     {"csv", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_csv_writer},
     {"json", OMPC_VIEW_DIFF, OMPC_SINK_STREAM, NULL, diff_json_writer},
+    {"text", OMPC_VIEW_SCALING, OMPC_SINK_STREAM, NULL, scaling_text_writer},
+    {"csv", OMPC_VIEW_SCALING, OMPC_SINK_STREAM, NULL, scaling_csv_writer},
+    {"json", OMPC_VIEW_SCALING, OMPC_SINK_STREAM, NULL, scaling_json_writer},
+    {"svg", OMPC_VIEW_SCALING, OMPC_SINK_STREAM, NULL, scaling_svg_writer},
     {NULL, OMPC_VIEW_MERGE, OMPC_SINK_STREAM, NULL, NULL},
 };

@@ -677,6 +677,94 @@ static int take_mpi(struct reader *reader, const json_t *root, const json_t *tot
     return take_mpi_sites(reader, mpi, input);
 }
 
+/*
+ * One POP split ("samples", "useful", "lost"): every count at most
+ * `samples`, and useful work and the losses together too, so no
+ * efficiency derived from them leaves 0 to 1.  `object` absent or null:
+ * not known.
+ */
+static int take_efficiency(struct reader *reader, const json_t *object, const char *where,
+                           struct ompc_merge_efficiency *e)
+{
+    const json_t *lost;
+    char inner[128];
+    memset(e, 0, sizeof *e);
+    if (object == NULL || json_is_null(object))
+        return 0;
+    if (!json_is_object(object))
+        return fail(reader, "\"%s\" is %s, not an object", where, type_name(object));
+    snprintf(inner, sizeof inner, "%s.lost.", where);
+    char outer[128];
+    snprintf(outer, sizeof outer, "%s.", where);
+    if (take_count(reader, object, outer, "samples", &e->samples) != 0
+        || take_count(reader, object, outer, "useful", &e->useful) != 0
+        || take_object(reader, object, outer, "lost", 1, &lost) != 0
+        || take_count(reader, lost, inner, "load_imbalance", &e->imbalance) != 0
+        || take_count(reader, lost, inner, "synchronisation", &e->sync) != 0
+        || take_count(reader, lost, inner, "scheduling", &e->sched) != 0
+        || take_count(reader, lost, inner, "serialisation", &e->serial) != 0
+        || take_count(reader, lost, inner, "mpi_idle", &e->mpi_idle) != 0)
+        return -1;
+    const int64_t parts[] = {e->useful, e->imbalance, e->sync, e->sched, e->serial, e->mpi_idle};
+    int64_t sum = 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        if (parts[i] > e->samples - sum)
+            return fail(reader, "\"%s\": useful and lost samples sum to more than its %" PRId64 " samples", where,
+                        e->samples);
+        sum += parts[i];
+    }
+    e->known = 1;
+    return 0;
+}
+
+/*
+ * The report's efficiency metrics ("efficiency"): the process's split, its
+ * serial fraction and each construct's split, whose rows follow
+ * "constructs" one for one (the same code address).  Reports without them
+ * (none written by ompcollect before they existed) read as unknown.
+ */
+static int take_efficiencies(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
+{
+    const json_t *object = json_object_get(root, "efficiency"), *fraction, *rows;
+    input->serial_fraction = -1;
+    if (take_efficiency(reader, object, "efficiency", &input->efficiency) != 0)
+        return -1;
+    if (!input->efficiency.known)
+        return 0;
+    fraction = json_object_get(object, "serial_fraction");
+    if (fraction != NULL && (!json_is_number(fraction) || !(json_number_value(fraction) >= 0)
+                             || json_number_value(fraction) > 1))
+        return fail(reader, "\"efficiency.serial_fraction\" is not a number from 0 to 1");
+    if (fraction != NULL)
+        input->serial_fraction = json_number_value(fraction);
+    rows = json_object_get(object, "constructs");
+    if (rows == NULL)
+        return 0;
+    if (!json_is_array(rows) || json_array_size(rows) != input->construct_count)
+        return fail(reader, "\"efficiency.constructs\" is not an array of the %zu rows of \"constructs\"",
+                    input->construct_count);
+    for (size_t i = 0; i < input->construct_count; i++) {
+        const json_t *row = json_array_get(rows, i);
+        struct ompc_merge_location at = {0};
+        char where[80];
+        snprintf(where, sizeof where, "efficiency.constructs[%zu].", i);
+        if (!json_is_object(row))
+            return fail(reader, "\"efficiency.constructs[%zu]\" is %s, not an object", i, type_name(row));
+        const json_t *location;
+        char inner[96];
+        snprintf(inner, sizeof inner, "%slocation.", where);
+        if (take_object(reader, row, where, "location", 1, &location) != 0
+            || take_hex(reader, location, inner, "address", &at.address) != 0)
+            return -1;
+        if (at.address != input->constructs[i].where.address)
+            return fail(reader, "\"%saddress\" is not the address of \"constructs[%zu]\"", inner, i);
+        snprintf(where, sizeof where, "efficiency.constructs[%zu].efficiency", i);
+        if (take_efficiency(reader, json_object_get(row, "efficiency"), where, &input->constructs[i].efficiency) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* What the summary needs of a parsed report. */
 static int take(struct reader *reader, const json_t *root, struct ompc_merge_input *input)
 {
@@ -691,7 +779,8 @@ static int take(struct reader *reader, const json_t *root, struct ompc_merge_inp
         || take_states(reader, states, "totals.states.", input->states) != 0
         || take_header(reader, root, input) != 0 || take_regions(reader, root, input) != 0
         || take_constructs(reader, root, input) != 0 || take_waits(reader, root, input) != 0
-        || take_mpi(reader, root, totals, input) != 0 || take_tasks(reader, root, input) != 0)
+        || take_mpi(reader, root, totals, input) != 0 || take_tasks(reader, root, input) != 0
+        || take_efficiencies(reader, root, input) != 0)
         return -1;
     return take_limits(reader, root, input);
 }

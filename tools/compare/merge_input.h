@@ -46,11 +46,24 @@ struct ompc_merge_location {
     struct ompc_merge_text construct;
 };
 
+/*
+ * A report's POP split of its OpenMP threads' samples ("efficiency", and
+ * each construct's "efficiency.constructs[].efficiency"): useful work and
+ * the samples each cause lost, which together are at most `samples`.
+ * `known` 0: the report has none (no samples, or written before them).
+ */
+struct ompc_merge_efficiency {
+    int known;
+    int64_t samples, useful;
+    int64_t imbalance, sync, sched, serial, mpi_idle; /* "lost": load_imbalance, synchronisation, ... */
+};
+
 /* One parallel construct of one report ("constructs"). */
 struct ompc_merge_construct {
     struct ompc_merge_location where;
     int64_t instances, total_ns, max_ns, samples;
     int64_t states[OMPC_NSTATES];
+    struct ompc_merge_efficiency efficiency; /* its row of "efficiency.constructs" (same index) */
 };
 
 /* One place of one report where threads waited ("wait_locations"). */
@@ -100,6 +113,8 @@ struct ompc_merge_input {
     int64_t initial_mpi_ns; /* the initial thread's time inside MPI calls ("threads[].mpi.ns") */
     int64_t mpi_setup_ns;   /* of the MPI time, MPI_Init and MPI_Finalize ("totals.mpi.setup_ns"; 0 in older reports) */
     int64_t mpi_idle_samples; /* IDLE samples while the initial thread was in MPI ("totals.mpi.idle_samples") */
+    struct ompc_merge_efficiency efficiency; /* the process's ("efficiency") */
+    double serial_fraction;   /* "efficiency.serial_fraction": the initial thread's SERIAL share, 0 to 1; -1: absent */
     struct ompc_merge_region *regions;
     size_t region_count;
     struct ompc_merge_construct *constructs;

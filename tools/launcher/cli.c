@@ -45,12 +45,15 @@ static void usage(FILE *out)
             "       %s merge [-f text|csv|json] [-o FILE] REPORT.json...\n"
             "       %s merge --trace=DIR OTF2-ARCHIVE...\n"
             "       %s diff [-f text|csv|json] [-o FILE] A.json B.json\n"
+            "       %s scaling [OPTION]... PROGRAM [ARGUMENT]...\n"
             "Run PROGRAM with the OpenMP Collector API shim and report, when it ends, where\n"
             "every OpenMP thread of it (and of every child process running OpenMP) spent its\n"
             "time in the API's 11 thread states.  'report' writes any output again from a\n"
             "run kept with --save.  'merge' sums JSON reports of several processes or MPI\n"
             "ranks into one summary, or with --trace their OTF2 archives into one.  'diff'\n"
             "compares two JSON reports of one program, before and after a change.\n"
+            "'scaling' runs PROGRAM at several thread counts and says per construct where\n"
+            "the scaling is lost (see 'ompcollect scaling --help').\n"
             "\n"
             "  -o, --output=FILE        write the report to FILE (default: standard error);\n"
             "                           %%p is the pid, %%r the MPI rank, %%h the host, %%%% a %%\n"
@@ -128,7 +131,7 @@ static void usage(FILE *out)
             "ompcollect fails or refuses before PROGRAM runs (bad options, a static program,\n"
             "an MPI launcher as PROGRAM, a runtime that will not take the shim), 126 when\n"
             "PROGRAM cannot be executed, 127 when it is not found.\n",
-            PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, tick,
+            PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, PROGRAM_NAME, tick,
             OMPCOLLECT_DEFAULT_RUNTIME[0] ? OMPCOLLECT_DEFAULT_RUNTIME
                                           : "(no libomp was found at configure time)");
 }

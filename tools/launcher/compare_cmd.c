@@ -38,18 +38,15 @@ static int write_output(const char *command, const char *output, const char *tex
     int failed = fwrite(text, 1, length, out) != length;
     if ((out != stdout ? fclose(out) : fflush(out)) != 0 || failed) {
         ompc_reports_complain(command, "writing the %s failed: %s",
-                              strcmp(command, "merge") == 0 ? "summary" : "comparison", strerror(errno));
+                              strcmp(command, "merge") == 0 ? "summary" : strcmp(command, "diff") == 0 ? "comparison"
+                                                                                                      : "analysis",
+                              strerror(errno));
         return 1;
     }
     return 0;
 }
 
-/*
- * Writes `view` with compare's writer `name` into memory first, so that a
- * refusal found while writing leaves no partial -o file, then to `output`;
- * 0, or 1 after a message.
- */
-static int write_view(const char *command, const char *name, const struct ompc_view *view, const char *output)
+int ompc_compare_write_view(const char *command, const char *name, const struct ompc_view *view, const char *output)
 {
     char *text = NULL;
     size_t length = 0;
@@ -197,10 +194,10 @@ int ompc_merge_main(int argc, char **argv)
     int status = ompc_merge_load_all(argv + optind, count, inputs) == 0 ? 0 : 1;
     struct ompc_view view = {.kind = OMPC_VIEW_MERGE, .merge = {inputs, count}};
     if (status == 0)
-        status = write_view("merge", chosen.format == OMPC_FORMAT_JSON  ? "json"
-                                     : chosen.format == OMPC_FORMAT_CSV ? "csv"
-                                                                        : "text",
-                            &view, chosen.output);
+        status = ompc_compare_write_view("merge", chosen.format == OMPC_FORMAT_JSON  ? "json"
+                                                  : chosen.format == OMPC_FORMAT_CSV ? "csv"
+                                                                                     : "text",
+                                         &view, chosen.output);
     for (int i = 0; i < count; i++)
         ompc_merge_input_release(&inputs[i]);
     free(inputs);
@@ -227,7 +224,7 @@ int ompc_diff_main(int argc, char **argv)
             status = 1;
     struct ompc_view view = {.kind = OMPC_VIEW_DIFF, .diff = {&inputs[0], &inputs[1]}};
     if (status == 0)
-        status = write_view("diff", chosen.format == OMPC_FORMAT_JSON  ? "json"
+        status = ompc_compare_write_view("diff", chosen.format == OMPC_FORMAT_JSON  ? "json"
                                     : chosen.format == OMPC_FORMAT_CSV ? "csv"
                                                                         : "text",
                             &view, chosen.output);

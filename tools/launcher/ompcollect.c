@@ -1,10 +1,11 @@
-/* ompcollect.c - the launcher's main: runs a program with the shim and the ompcollect agent preloaded (cli.c, preflight.c, supervise.c), then writes every report of it (reports.c, dispatch.c); `ompcollect report`, `ompcollect merge` and `ompcollect diff` start here too. */
+/* ompcollect.c - the launcher's main: runs a program with the shim and the ompcollect agent preloaded (cli.c, preflight.c, supervise.c), then writes every report of it (reports.c, dispatch.c); `ompcollect report`, `ompcollect merge`, `ompcollect diff` and `ompcollect scaling` start here too. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
 
 #include "cli.h"
 #include "compare_cmd.h"
+#include "scaling_cmd.h"
 #include "launcher.h"
 #include "output.h"
 #include "preflight.h"
@@ -95,6 +96,8 @@ int main(int argc, char **argv)
         return ompc_merge_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return ompc_diff_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "scaling") == 0)
+        return ompc_scaling_main(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "report") == 0)
         return report_main(argc - 1, argv + 1);
     struct run run;

@@ -8,12 +8,14 @@
 
 struct ompc_report;
 struct ompc_merge_input;
+struct ompc_scaling;
 
 /* What a view shows. */
 enum ompc_view_kind {
     OMPC_VIEW_PROCESS, /* one recorded process: its model and what the launcher knows of it */
     OMPC_VIEW_MERGE,   /* the JSON reports of several processes, as `ompcollect merge` read them */
     OMPC_VIEW_DIFF,    /* two JSON reports of one program, before and after a change, as `ompcollect diff` read them */
+    OMPC_VIEW_SCALING, /* JSON reports of one program at several thread counts, as `ompcollect scaling` analysed them */
 };
 
 /*
@@ -32,6 +34,7 @@ struct ompc_view {
         struct {
             const struct ompc_merge_input *a, *b; /* before, after */
         } diff;                              /* DIFF */
+        const struct ompc_scaling *scaling;  /* SCALING */
     };
 };
 

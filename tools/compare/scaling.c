@@ -1,0 +1,332 @@
+/* scaling.c - ompcollect scaling's analysis: groups the runs by thread count, folds each count's median run's constructs by code location (merge's order), and derives speedup, the POP factors, their losses between counts and Amdahl's serial fraction. */
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include "scaling.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One construct row of one count's median report, before the rows of one place are folded. */
+struct construct_ref {
+    size_t count; /* index into scaling->counts */
+    const struct ompc_merge_construct *construct;
+};
+
+/* qsort order of runs: by thread count, then wall time. */
+static int compare_runs(const void *x, const void *y)
+{
+    const struct ompc_scaling_run *a = x, *b = y;
+    if (a->threads != b->threads)
+        return a->threads < b->threads ? -1 : 1;
+    return (a->input->wall_ns > b->input->wall_ns) - (a->input->wall_ns < b->input->wall_ns);
+}
+
+/* The counts from runs sorted by compare_runs: each count's runs, spread and median run; -1 with the reason. */
+static int take_counts(struct ompc_scaling *scaling, const struct ompc_scaling_run *runs, size_t run_count,
+                       char *error, size_t error_size)
+{
+    scaling->counts = calloc(run_count, sizeof *scaling->counts);
+    if (scaling->counts == NULL)
+        return snprintf(error, error_size, "out of memory"), -1;
+    for (size_t first = 0, end; first < run_count; first = end) {
+        for (end = first; end < run_count && runs[end].threads == runs[first].threads; end++)
+            ;
+        if (scaling->count_count == OMPC_SCALING_MAX_COUNTS)
+            return snprintf(error, error_size, "more than %d thread counts", OMPC_SCALING_MAX_COUNTS), -1;
+        struct ompc_scaling_count *count = &scaling->counts[scaling->count_count++];
+        count->threads = runs[first].threads;
+        count->runs = (int)(end - first);
+        count->oversubscribed = scaling->cores > 0 && count->threads > scaling->cores;
+        count->median = runs[first + (end - first - 1) / 2].input;
+        count->wall_min_ns = runs[first].input->wall_ns;
+        count->wall_max_ns = runs[end - 1].input->wall_ns;
+        if (count->median->wall_ns == 0)
+            return snprintf(error, error_size, "%s: a wall time of 0", count->median->file), -1;
+    }
+    return 0;
+}
+
+/* *sum += value, for counts a report checked; -1 when it would pass INT64_MAX. */
+static int add(int64_t *sum, int64_t value)
+{
+    if (value > INT64_MAX - *sum)
+        return -1;
+    *sum += value;
+    return 0;
+}
+
+/* Adds one split into another (both known, or the sum not); -1 when a count would pass INT64_MAX. */
+static int fold_split(struct ompc_merge_efficiency *into, const struct ompc_merge_efficiency *from, int first)
+{
+    into->known = (first || into->known) && from->known;
+    return add(&into->samples, from->samples) | add(&into->useful, from->useful)
+           | add(&into->imbalance, from->imbalance) | add(&into->sync, from->sync) | add(&into->sched, from->sched)
+           | add(&into->serial, from->serial) | add(&into->mpi_idle, from->mpi_idle);
+}
+
+/* 1 - part / whole. */
+static double kept(int64_t part, int64_t whole)
+{
+    return 1 - (double)part / (double)whole;
+}
+
+/* A point's efficiencies from its split (those against the reference come later). */
+static void point_factors(struct ompc_scaling_point *point)
+{
+    const struct ompc_merge_efficiency *s = &point->split;
+    point->known = point->ran && s->known && s->samples > 0;
+    if (!point->known)
+        return;
+    point->useful_s = (double)s->useful * (double)point->interval_ns / 1e9;
+    point->parallel = (double)s->useful / (double)s->samples;
+    point->factors[OMPC_SCALING_LOAD_BALANCE] = kept(s->imbalance, s->samples);
+    point->factors[OMPC_SCALING_SYNCHRONISATION] = kept(s->sync, s->samples);
+    point->factors[OMPC_SCALING_SCHEDULING] = kept(s->sched, s->samples);
+    point->factors[OMPC_SCALING_SERIALISATION] = kept(s->serial, s->samples);
+}
+
+/* The losses from each count to the next, split among the factors (scaling.h). */
+static void row_losses(struct ompc_scaling_row *row, size_t count_count)
+{
+    for (size_t k = 1; k < count_count; k++) {
+        const struct ompc_scaling_point *a = &row->points[k - 1], *b = &row->points[k];
+        struct ompc_scaling_loss *loss = &row->losses[k - 1];
+        loss->known = a->known && b->known && a->scaled && b->scaled;
+        loss->largest = -1;
+        if (!loss->known)
+            continue;
+        double ca = a->factors[OMPC_SCALING_COMPUTATION], cb = b->factors[OMPC_SCALING_COMPUTATION];
+        for (int f = 0; f < OMPC_SCALING_COMPUTATION; f++)
+            loss->parts[f] = ca * (a->factors[f] - b->factors[f]);
+        loss->parts[OMPC_SCALING_COMPUTATION] = b->parallel * (ca - cb);
+        for (int f = 0; f < OMPC_SCALING_FACTORS; f++)
+            if (loss->parts[f] >= OMPC_SCALING_KEPT && (loss->largest < 0 || loss->parts[f] > loss->parts[loss->largest]))
+                loss->largest = f;
+    }
+}
+
+/*
+ * The figures against the row's reference count (the first it ran at):
+ * speedup wherever it ran, computation scalability and global efficiency
+ * where both its and the reference's samples were split; then the losses.
+ */
+static void row_figures(struct ompc_scaling_row *row, size_t count_count)
+{
+    for (size_t k = 0; k < count_count; k++)
+        point_factors(&row->points[k]);
+    row->reference = 0;
+    while (row->reference + 1 < count_count && !row->points[row->reference].ran)
+        row->reference++;
+    const struct ompc_scaling_point *ref = &row->points[row->reference];
+    for (size_t k = 0; k < count_count; k++) {
+        struct ompc_scaling_point *point = &row->points[k];
+        if (point->ran && point->wall_ns > 0)
+            point->speedup = (double)ref->wall_ns / (double)point->wall_ns;
+        point->scaled = point->known && ref->known && point->useful_s > 0;
+        if (!point->scaled)
+            continue;
+        point->factors[OMPC_SCALING_COMPUTATION] = ref->useful_s / point->useful_s;
+        point->global = point->parallel * point->factors[OMPC_SCALING_COMPUTATION];
+    }
+    row_losses(row, count_count);
+}
+
+/* A row's points and losses, zeroed; -1 without memory. */
+static int row_alloc(struct ompc_scaling_row *row, size_t count_count)
+{
+    row->points = calloc(count_count, sizeof *row->points);
+    row->losses = calloc(count_count, sizeof *row->losses);
+    return row->points != NULL && row->losses != NULL ? 0 : -1;
+}
+
+/* The whole run at each count, from its median report. */
+static int whole_run(struct ompc_scaling *scaling)
+{
+    if (row_alloc(&scaling->whole, scaling->count_count) != 0)
+        return -1;
+    for (size_t k = 0; k < scaling->count_count; k++) {
+        const struct ompc_merge_input *input = scaling->counts[k].median;
+        struct ompc_scaling_point *point = &scaling->whole.points[k];
+        point->ran = 1;
+        point->wall_ns = input->wall_ns;
+        point->interval_ns = input->interval_ns;
+        point->split = input->efficiency;
+    }
+    row_figures(&scaling->whole, scaling->count_count);
+    return 0;
+}
+
+/* qsort order of construct rows: by code location, then count. */
+static int compare_refs(const void *x, const void *y)
+{
+    const struct construct_ref *a = x, *b = y;
+    int place = ompc_merge_compare_places(&a->construct->where, &b->construct->where);
+    return place != 0 ? place : (a->count > b->count) - (a->count < b->count);
+}
+
+/* Every median report's construct rows, sorted so one place's rows are adjacent; NULL without memory. */
+static struct construct_ref *construct_refs(const struct ompc_scaling *scaling, size_t *used)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < scaling->count_count; k++)
+        total += scaling->counts[k].median->construct_count;
+    struct construct_ref *refs = calloc(total ? total : 1, sizeof *refs);
+    *used = 0;
+    for (size_t k = 0; k < scaling->count_count && refs != NULL; k++)
+        for (size_t i = 0; i < scaling->counts[k].median->construct_count; i++)
+            refs[(*used)++] = (struct construct_ref){k, &scaling->counts[k].median->constructs[i]};
+    if (refs != NULL)
+        qsort(refs, *used, sizeof *refs, compare_refs);
+    return refs;
+}
+
+/* Adds one report row into its count's point of a construct; -1 when a sum would pass INT64_MAX. */
+static int fold_construct(struct ompc_scaling_point *point, const struct ompc_merge_construct *construct,
+                          int64_t interval_ns)
+{
+    int first = !point->ran;
+    point->ran = 1;
+    point->interval_ns = interval_ns;
+    return add(&point->wall_ns, construct->total_ns) | add(&point->instances, construct->instances)
+           | fold_split(&point->split, &construct->efficiency, first);
+}
+
+/* The longest at its reference count first, then by place. */
+static int compare_rows(const void *x, const void *y)
+{
+    const struct ompc_scaling_row *a = x, *b = y;
+    int64_t ta = a->points[a->reference].wall_ns, tb = b->points[b->reference].wall_ns;
+    if (ta != tb)
+        return ta > tb ? -1 : 1;
+    return ompc_merge_compare_places(a->where, b->where);
+}
+
+/* The constructs matched by code location over the counts' median reports; -1 with the reason. */
+static int constructs(struct ompc_scaling *scaling, char *error, size_t error_size)
+{
+    size_t used;
+    struct construct_ref *refs = construct_refs(scaling, &used);
+    scaling->constructs = calloc(used ? used : 1, sizeof *scaling->constructs);
+    if (refs == NULL || scaling->constructs == NULL) {
+        free(refs);
+        return snprintf(error, error_size, "out of memory"), -1;
+    }
+    int failed = 0;
+    for (size_t i = 0; i < used && !failed; i++) {
+        if (i == 0 || ompc_merge_compare_places(&refs[i - 1].construct->where, &refs[i].construct->where) != 0) {
+            struct ompc_scaling_row *row = &scaling->constructs[scaling->construct_count++];
+            row->where = &refs[i].construct->where;
+            failed = row_alloc(row, scaling->count_count);
+            if (failed) {
+                snprintf(error, error_size, "out of memory");
+                break;
+            }
+        }
+        struct ompc_scaling_row *row = &scaling->constructs[scaling->construct_count - 1];
+        const struct ompc_merge_input *input = scaling->counts[refs[i].count].median;
+        if (fold_construct(&row->points[refs[i].count], refs[i].construct, input->interval_ns) != 0) {
+            snprintf(error, error_size, "%s: its constructs at one place sum to more than %" PRId64, input->file,
+                     INT64_MAX);
+            failed = 1;
+        }
+    }
+    free(refs);
+    if (failed)
+        return -1;
+    for (size_t i = 0; i < scaling->construct_count; i++)
+        row_figures(&scaling->constructs[i], scaling->count_count);
+    qsort(scaling->constructs, scaling->construct_count, sizeof *scaling->constructs, compare_rows);
+    return 0;
+}
+
+double ompc_scaling_amdahl(double f, double p)
+{
+    return 1 / (f + (1 - f) / p);
+}
+
+/*
+ * Amdahl's serial fraction two ways.  From the speedups: each count's
+ * Karp-Flatt metric, and the fraction fitted to them all (Amdahl's law is
+ * 1/S = f (1 - 1/p) + 1/p, a line through 0 in f, fitted by least
+ * squares).  From the serial time: the smallest count's serial share s
+ * (its initial thread's SERIAL samples), its parallel part taken back to
+ * one thread: f = s / (s + n0 (1 - s)).
+ */
+static void amdahl(struct ompc_scaling *scaling)
+{
+    const struct ompc_scaling_count *first = &scaling->counts[0];
+    double xy = 0, xx = 0, s = first->median->serial_fraction;
+    scaling->time_fraction = s >= 0 ? s / (s + first->threads * (1 - s)) : NAN;
+    for (size_t k = 0; k < scaling->count_count; k++) {
+        struct ompc_scaling_count *count = &scaling->counts[k];
+        double p = (double)count->threads / first->threads, speedup = scaling->whole.points[k].speedup;
+        count->karp_flatt = NAN;
+        if (k == 0 || p <= 1 || speedup <= 0)
+            continue;
+        double x = 1 - 1 / p, y = 1 / speedup - 1 / p;
+        count->karp_flatt = y / x;
+        xy += x * y;
+        xx += x * x;
+    }
+    scaling->fit_fraction = xx > 0 ? xy / xx : NAN;
+    for (size_t k = 0; k < scaling->count_count; k++) {
+        struct ompc_scaling_count *count = &scaling->counts[k];
+        double p = (double)count->threads / first->threads;
+        count->amdahl_fit_speedup = isnan(scaling->fit_fraction) ? NAN : ompc_scaling_amdahl(scaling->fit_fraction, p);
+        count->amdahl_time_speedup = isnan(scaling->time_fraction) ? NAN
+                                                                   : ompc_scaling_amdahl(scaling->time_fraction, p);
+    }
+}
+
+int ompc_scaling_build(const struct ompc_scaling_run *runs, size_t run_count, int cores, struct ompc_scaling *scaling,
+                       char *error, size_t error_size)
+{
+    memset(scaling, 0, sizeof *scaling);
+    scaling->cores = cores;
+    if (run_count == 0)
+        return snprintf(error, error_size, "no runs"), -1;
+    struct ompc_scaling_run *sorted = malloc(run_count * sizeof *sorted);
+    if (sorted == NULL)
+        return snprintf(error, error_size, "out of memory"), -1;
+    memcpy(sorted, runs, run_count * sizeof *sorted);
+    qsort(sorted, run_count, sizeof *sorted, compare_runs);
+    int status = take_counts(scaling, sorted, run_count, error, error_size);
+    scaling->same_program = 1;
+    for (size_t i = 1; i < run_count; i++)
+        scaling->same_program &= ompc_merge_compare_texts(&sorted[i].input->program, &sorted[0].input->program) == 0;
+    free(sorted);
+    if (status == 0 && whole_run(scaling) != 0) {
+        snprintf(error, error_size, "out of memory");
+        status = -1;
+    }
+    if (status == 0)
+        status = constructs(scaling, error, error_size);
+    if (status == 0)
+        amdahl(scaling);
+    return status;
+}
+
+/* Frees one row. */
+static void row_free(struct ompc_scaling_row *row)
+{
+    free(row->points);
+    free(row->losses);
+    row->points = NULL;
+    row->losses = NULL;
+}
+
+void ompc_scaling_free(struct ompc_scaling *scaling)
+{
+    row_free(&scaling->whole);
+    for (size_t i = 0; i < scaling->construct_count; i++)
+        row_free(&scaling->constructs[i]);
+    free(scaling->constructs);
+    free(scaling->counts);
+    scaling->constructs = NULL;
+    scaling->counts = NULL;
+    scaling->construct_count = scaling->count_count = 0;
+}
