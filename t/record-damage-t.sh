@@ -9,10 +9,10 @@ damage=$top_builddir/t/record-damage
 reader=$top_builddir/t/otf2-read
 cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
 serial-places mpi-sites mpi-dropped"
-echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2))"
+echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2 + 2))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2))
+    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2 + 2))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -200,6 +200,27 @@ assert len(m["sites"]) == 3 and m["sites_dropped"] == 0, m' "$tmp/mpi-dropped.js
     [ "$(grep -c "^mpi_site," "$tmp/mpi-dropped.0.csv")" -eq 3 ]
 result $? "mpi-dropped: more calls past the site table than the threads made is ignored and said, the rows kept" \
     "$tmp/mpi-dropped.check" "$tmp/mpi-dropped.0.txt"
+# Every thread of a full team points at thread 0's tables and one 16 MiB event log: the tables that share
+# bytes are not read, so the report costs what the record holds once (peak memory under twice the saved
+# run), not 4,096 times (gigabytes before).
+"$damage" "$tmp/solver.ses" "$tmp/alias.ses" alias >"$tmp/alias.log" 2>&1
+result $? "alias: the damaged copy is written" "$tmp/alias.log"
+(ulimit -v 2097152 2>/dev/null; exec python3 - "$tmp/alias.ses" "$oc" "$tmp" >"$tmp/alias.check" 2>&1) <<'PY'
+import os, resource, subprocess, sys
+saved, oc, tmp = sys.argv[1:]
+args = [oc, "report", "-f", "json", "-o", tmp + "/alias.json", "--timeline=" + tmp + "/alias.svg",
+        "--trace-json=" + tmp + "/alias.trace.json", saved]
+with open(tmp + "/alias.err", "w") as err:
+    status = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=err, timeout=60).returncode
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+size = os.path.getsize(saved)
+print("exit", status, "peak", peak, "saved run", size)
+assert status == 0, open(tmp + "/alias.err").read()
+assert "share bytes of the record" in open(tmp + "/alias.err").read(), open(tmp + "/alias.err").read()
+assert peak < 2 * size, "peak %d of a %d-byte saved run" % (peak, size)
+PY
+result $? "alias: tables that share bytes are refused as damage, within 60 s and twice the record's size" \
+    "$tmp/alias.check"
 
 head -c 20000 "$tmp/solver.ses" >"$tmp/cut.ses"
 report "$tmp/cut.ses" >"$tmp/cut.err" 2>&1

@@ -338,6 +338,34 @@ static void mpi_dropped(struct ompc_record_header *header, struct ompc_process *
     atomic_store(&process->mpi_sites_dropped, UINT64_MAX / 2);
 }
 
+/*
+ * Every thread of a full team shares thread 0's tables, and an event log
+ * of 16 MiB of well-formed events: a record of some 20 MB that would cost
+ * gigabytes if each thread's log were read and drawn on its own.
+ */
+static void alias(struct ompc_record_header *header, struct ompc_process *process)
+{
+    const uint64_t bytes = (uint64_t)16 << 20;
+    uint64_t offset = ompc_record_alloc(header, bytes);
+    if (offset == 0 || atomic_load(&process->thread_count) < 1) {
+        fprintf(stderr, "record-damage: the saved run has no thread or no arena room for a log\n");
+        exit(2);
+    }
+    header->event_log_bytes = bytes;
+    struct ompc_event_entry *log = (struct ompc_event_entry *)((char *)header + offset);
+    uint32_t capacity = (uint32_t)(bytes / sizeof *log);
+    uint64_t start = process->threads[0].start_ns;
+    for (uint32_t k = 0; k < capacity; k++)
+        log[k] = (struct ompc_event_entry){.when = (start + k) << 8 | (k % 2 ? 2 : 1)};
+    struct ompc_thread *first = &process->threads[0];
+    atomic_store(&first->event_log, offset);
+    first->event_log_capacity = capacity;
+    atomic_store(&first->event_log_length, capacity);
+    for (int i = 1; i < OMPC_MAX_THREADS; i++)
+        memcpy(&process->threads[i], first, sizeof *first);
+    atomic_store(&process->thread_count, OMPC_MAX_THREADS);
+}
+
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
@@ -345,6 +373,7 @@ static const struct damage damages[] = {
     {"tasks", tasks},         {"task-sites", task_sites},            {"task-parts", task_parts},
     {"stack-copies", stack_copies}, {"serial-places", serial_places}, {"serial-limit", serial_limit},
     {"mpi-sites", mpi_sites},  {"mpi-dropped", mpi_dropped},
+    {"alias", alias},
 };
 
 int main(int argc, char **argv)
