@@ -9,10 +9,10 @@ damage=$top_builddir/t/record-damage
 reader=$top_builddir/t/otf2-read
 cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
 serial-places mpi-sites mpi-dropped"
-echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2 + 2))"
+echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2 + 3))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2 + 2))
+    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2 + 3))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -221,6 +221,15 @@ assert peak < 2 * size, "peak %d of a %d-byte saved run" % (peak, size)
 PY
 result $? "alias: tables that share bytes are refused as damage, within 60 s and twice the record's size" \
     "$tmp/alias.check"
+
+# Every module's path names a FIFO no one writes: opened as an ELF file it blocked the symbolizer for good.
+mkfifo "$tmp/fifo" &&
+    OMPC_DAMAGE_PATH=$tmp/fifo "$damage" "$tmp/solver.ses" "$tmp/fifo.ses" module-path >"$tmp/fifo.log" 2>&1 &&
+    report -o "$tmp/fifo.txt" --stacks "$tmp/fifo.ses" >>"$tmp/fifo.log" 2>&1
+status=$?
+[ $status -eq 0 ] && [ -s "$tmp/fifo.txt" ]
+result $? "module-path: a module path naming a FIFO is not opened; the report is written (exit $status)" \
+    "$tmp/fifo.log"
 
 head -c 20000 "$tmp/solver.ses" >"$tmp/cut.ses"
 report "$tmp/cut.ses" >"$tmp/cut.err" 2>&1

@@ -366,6 +366,19 @@ static void alias(struct ompc_record_header *header, struct ompc_process *proces
     atomic_store(&process->thread_count, OMPC_MAX_THREADS);
 }
 
+/* Every module names the file in $OMPC_DAMAGE_PATH (a FIFO, in the test): the launcher must not open it as an ELF file. */
+static void module_path(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    const char *path = getenv("OMPC_DAMAGE_PATH");
+    if (path == NULL || strlen(path) >= OMPC_MODULE_PATH) {
+        fprintf(stderr, "record-damage: module-path needs OMPC_DAMAGE_PATH (under %d bytes)\n", OMPC_MODULE_PATH);
+        exit(2);
+    }
+    for (uint32_t i = 0; i < atomic_load(&process->module_count) && i < OMPC_MAX_MODULES; i++)
+        snprintf(process->modules[i].path, sizeof process->modules[i].path, "%s", path);
+}
+
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
@@ -373,7 +386,7 @@ static const struct damage damages[] = {
     {"tasks", tasks},         {"task-sites", task_sites},            {"task-parts", task_parts},
     {"stack-copies", stack_copies}, {"serial-places", serial_places}, {"serial-limit", serial_limit},
     {"mpi-sites", mpi_sites},  {"mpi-dropped", mpi_dropped},
-    {"alias", alias},
+    {"alias", alias}, {"module-path", module_path},
 };
 
 int main(int argc, char **argv)
