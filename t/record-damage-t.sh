@@ -9,10 +9,10 @@ damage=$top_builddir/t/record-damage
 reader=$top_builddir/t/otf2-read
 cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
 serial-places mpi-sites mpi-dropped"
-echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2 + 3))"
+echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2 + 4))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2 + 3))
+    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2 + 4))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -230,6 +230,26 @@ status=$?
 [ $status -eq 0 ] && [ -s "$tmp/fifo.txt" ]
 result $? "module-path: a module path naming a FIFO is not opened; the report is written (exit $status)" \
     "$tmp/fifo.log"
+
+# Names that would drive a terminal (escape sequences, a carriage return, C1 controls, a bidi override)
+# reach the text report as their codes, never as the bytes.
+"$damage" "$tmp/solver.ses" "$tmp/terminal.ses" terminal >"$tmp/terminal.log" 2>&1 &&
+    report -o "$tmp/terminal.txt" "$tmp/terminal.ses" >>"$tmp/terminal.log" 2>&1 &&
+    report "$tmp/terminal.ses" 2>"$tmp/terminal.stderr" >/dev/null &&
+    python3 - "$tmp"/terminal*.txt "$tmp/terminal.stderr" >>"$tmp/terminal.log" 2>&1 <<'PY'
+import sys
+# The process is not the launched one: its report is terminal.PID.txt.
+assert len(sys.argv) == 3, sys.argv
+for name in sys.argv[1:]:
+    text = open(name, "rb").read()
+    bad = [b for b in text if (b < 0x20 and b not in (0x0a, 0x09)) or b == 0x7f]
+    assert not bad, "%s: control bytes %r" % (name, sorted(set(bad)))
+    assert b"\xc2\x9b" not in text and b"\xe2\x80\xae" not in text, name + ": a C1 control or bidi override"
+    assert b"evil\\x1b]0;owned\\x07\\x1b[2J\\x0d\\u009b31m\\u202eexe" in text, name + ": no escaped name"
+print("ok")
+PY
+result $? "terminal: names with escape sequences and controls are escaped in the text report (file and stderr)" \
+    "$tmp/terminal.log"
 
 head -c 20000 "$tmp/solver.ses" >"$tmp/cut.ses"
 report "$tmp/cut.ses" >"$tmp/cut.err" 2>&1

@@ -379,6 +379,18 @@ static void module_path(struct ompc_record_header *header, struct ompc_process *
         snprintf(process->modules[i].path, sizeof process->modules[i].path, "%s", path);
 }
 
+/* Names that would drive a terminal: an OSC title, a screen clear, a C1 CSI and a bidi override, in the program's and modules' names. */
+static void terminal(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    static const char evil[] = "evil\x1b]0;owned\x07\x1b[2J\r\xc2\x9b" "31m\xe2\x80\xae" "exe";
+    snprintf(process->program, sizeof process->program, "%s", evil);
+    /* Not the launched process, so the report names it by the record's program name, not the command line. */
+    process->pid += 1;
+    for (uint32_t i = 0; i < atomic_load(&process->module_count) && i < OMPC_MAX_MODULES; i++)
+        snprintf(process->modules[i].path, sizeof process->modules[i].path, "/tmp/%s%u", evil, i);
+}
+
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
@@ -386,7 +398,7 @@ static const struct damage damages[] = {
     {"tasks", tasks},         {"task-sites", task_sites},            {"task-parts", task_parts},
     {"stack-copies", stack_copies}, {"serial-places", serial_places}, {"serial-limit", serial_limit},
     {"mpi-sites", mpi_sites},  {"mpi-dropped", mpi_dropped},
-    {"alias", alias}, {"module-path", module_path},
+    {"alias", alias}, {"module-path", module_path}, {"terminal", terminal},
 };
 
 int main(int argc, char **argv)
