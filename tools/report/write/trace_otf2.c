@@ -787,6 +787,12 @@ int ompc_write_otf2(const struct ompc_report *report, const char *directory, con
     if (job.rows > OMPC_MAX_THREADS)
         job.rows = OMPC_MAX_THREADS;
     job.step = "";
+    /* An archive without locations is one no OTF2 reader opens (otf2-print: "Find location definitions"). */
+    if (job.rows <= 0) {
+        snprintf(error, error_size, "the record holds no usable thread (its thread table is damaged or empty): "
+                                    "no archive, since one without locations is no OTF2 trace");
+        return -1;
+    }
     OTF2_ErrorCode status = archive_prepare(&job);
     if (status == OTF2_SUCCESS)
         status = archive_open(&job, directory, name);
