@@ -9,10 +9,10 @@ damage=$top_builddir/t/record-damage
 reader=$top_builddir/t/otf2-read
 cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
 serial-places mpi-sites mpi-dropped"
-echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2 + 4))"
+echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2 + 5))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2 + 4))
+    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2 + 5))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -57,13 +57,18 @@ for case in $cases; do
 import json, sys
 def refuse(constant):
     raise ValueError("not JSON: " + constant)
+# Readers that keep integers in 64 signed bits (jansson, ompcollect merge) refuse any other.
+def in_range(text):
+    if not -2**63 <= int(text) < 2**63:
+        raise ValueError("an integer past 64 signed bits: " + text)
+    return int(text)
 with open(sys.argv[3], "w") as verdict:
     try:
-        json.load(open(sys.argv[2], encoding="utf-8"), parse_constant=refuse)
+        json.load(open(sys.argv[2], encoding="utf-8"), parse_constant=refuse, parse_int=in_range)
         print("valid JSON", file=verdict)
     except Exception as error:
         print("not valid JSON: %r" % (error,), file=verdict)
-report = json.load(open(sys.argv[1], encoding="utf-8"), parse_constant=refuse)
+report = json.load(open(sys.argv[1], encoding="utf-8"), parse_constant=refuse, parse_int=in_range)
 damage = report.get("record_damage")
 assert damage and damage["findings"] >= 1, "no record_damage member: %r" % (damage,)
 print(damage["text"])
@@ -257,6 +262,22 @@ print("ok")
 PY
 result $? "terminal: names with escape sequences and controls are escaped in the text report (file and stderr)" \
     "$tmp/terminal.log"
+
+# Region ids past 2^63-1 (no damage: ids are the runtime's) reach the Chrome trace as null, not as numbers
+# readers that keep 64 signed bits refuse (session-fuzz's finding).
+"$damage" "$tmp/tasktrace.ses" "$tmp/region-ids.ses" region-ids >"$tmp/region-ids.log" 2>&1 &&
+    report -o /dev/null --trace-json="$tmp/region-ids.trace.json" "$tmp/region-ids.ses" >>"$tmp/region-ids.log" 2>&1 &&
+    python3 - "$tmp/region-ids.trace.json" >>"$tmp/region-ids.log" 2>&1 <<'PY'
+import json, sys
+def in_range(text):
+    assert -2**63 <= int(text) < 2**63, "an integer past 64 signed bits: " + text
+    return int(text)
+trace = json.load(open(sys.argv[1], encoding="utf-8"), parse_int=in_range)
+assert any(e.get("cat") == "region" and e["args"].get("id", 0) is None for e in trace["traceEvents"]), "no null id"
+print("ok")
+PY
+result $? "region-ids: ids past 2^63-1 are null in the Chrome trace, which holds no integer past 64 bits" \
+    "$tmp/region-ids.log"
 
 head -c 20000 "$tmp/solver.ses" >"$tmp/cut.ses"
 report "$tmp/cut.ses" >"$tmp/cut.err" 2>&1

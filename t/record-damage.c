@@ -391,6 +391,32 @@ static void terminal(struct ompc_record_header *header, struct ompc_process *pro
         snprintf(process->modules[i].path, sizeof process->modules[i].path, "/tmp/%s%u", evil, i);
 }
 
+/*
+ * Region ids past 2^63-1, in the region table and in the parallel events
+ * of the threads' logs (a fuzzer's finding: the Chrome trace wrote them as
+ * numbers jansson refuses).
+ */
+static void region_ids(struct ompc_record_header *header, struct ompc_process *process)
+{
+    unsigned changed = 0;
+    for (int i = 0; i < OMPC_MAX_REGIONS; i++)
+        if (atomic_load(&process->regions[i].id) != 0)
+            atomic_fetch_or(&process->regions[i].id, UINT64_C(1) << 63);
+    for (int t = 0; t < atomic_load(&process->thread_count) && t < OMPC_MAX_THREADS; t++) {
+        uint32_t length;
+        struct ompc_event_entry *log = event_log(header, &process->threads[t], &length);
+        for (uint32_t k = 0; log != NULL && k < length; k++)
+            if (!OMPC_EVENT_IS_TASK(OMPC_EVENT_CODE(&log[k])) && log[k].region != 0) {
+                log[k].region |= UINT64_C(1) << 63;
+                changed++;
+            }
+    }
+    if (changed == 0) {
+        fprintf(stderr, "record-damage: the saved run logs no event in a region\n");
+        exit(2);
+    }
+}
+
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
@@ -399,6 +425,7 @@ static const struct damage damages[] = {
     {"stack-copies", stack_copies}, {"serial-places", serial_places}, {"serial-limit", serial_limit},
     {"mpi-sites", mpi_sites},  {"mpi-dropped", mpi_dropped},
     {"alias", alias}, {"module-path", module_path}, {"terminal", terminal},
+    {"region-ids", region_ids},
 };
 
 int main(int argc, char **argv)
