@@ -379,11 +379,11 @@ static void module_path(struct ompc_record_header *header, struct ompc_process *
         snprintf(process->modules[i].path, sizeof process->modules[i].path, "%s", path);
 }
 
-/* Names that would drive a terminal: an OSC title, a screen clear, a C1 CSI and a bidi override, in the program's and modules' names. */
+/* Names that would drive a terminal: an OSC title, a screen clear, a C1 CSI (in UTF-8 and as an 8-bit byte) and a bidi override, in the program's and modules' names. */
 static void terminal(struct ompc_record_header *header, struct ompc_process *process)
 {
     (void)header;
-    static const char evil[] = "evil\x1b]0;owned\x07\x1b[2J\r\xc2\x9b" "31m\xe2\x80\xae" "exe";
+    static const char evil[] = "evil\x1b]0;owned\x07\x1b[2J\r\xc2\x9b" "31m\xe2\x80\xae" "exe\x9b" "0m\xff";
     snprintf(process->program, sizeof process->program, "%s", evil);
     /* Not the launched process, so the report names it by the record's program name, not the command line. */
     process->pid += 1;

@@ -54,18 +54,23 @@ static int acts_on_terminal(const unsigned char *text, int length)
 /*
  * Copies a text report to `out` with what the record or a binary named
  * (programs, paths, symbols) unable to act on a terminal: a character
- * that would is written as its code (\x1b, \u009b), ill-formed UTF-8 as
- * U+FFFD, as the JSON and SVG writers escape them.
+ * that would is written as its code (\x1b, \u009b).  Bytes of no UTF-8
+ * character (a Latin-1 file name) stay the name's own, but those an 8-bit
+ * terminal takes for C1 controls (0x80..0x9f) are written as \x9b.
  */
 static void write_terminal_safe(FILE *out, const char *text, size_t size)
 {
     for (size_t at = 0; at < size;) {
         int length = ompc_utf8_char(text + at, size - at);
-        if (length < 0) {
-            fputs(OMPC_UTF8_REPLACEMENT, out);
-            at += (size_t)-length;
-            continue;
+        for (int k = 0; k < -length; k++) { /* bytes of no UTF-8 character: kept, but 8-bit C1 controls */
+            unsigned char byte = (unsigned char)text[at++];
+            if (byte >= 0x80 && byte < 0xa0)
+                fprintf(out, "\\x%02x", byte);
+            else
+                fputc(byte, out);
         }
+        if (length < 0)
+            continue;
         const unsigned char *bytes = (const unsigned char *)text + at;
         if (!acts_on_terminal(bytes, length))
             fwrite(bytes, 1, (size_t)length, out);
