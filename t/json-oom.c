@@ -149,7 +149,7 @@ int main(int argc, char **argv)
     char error[256];
     if (run.session == NULL || ompc_session_open(argv[1], &run, error, sizeof error) != 0)
         tap_bail("%s: %s", argv[1], run.session != NULL ? error : "out of memory");
-    struct ompc_load_bounds bounds = {run.start_ns, run.end_ns};
+    struct ompc_load_bounds bounds = {run.start_ns, run.end_ns, NULL};
     struct ompc_model_process *process = ompc_load_process(
         run.record_fd, &run.header, 0, OMPC_LOAD_TIMELINES | OMPC_LOAD_WHERE | OMPC_LOAD_EVENT_LOGS | OMPC_LOAD_STACKS,
         &bounds);

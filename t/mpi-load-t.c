@@ -74,7 +74,7 @@ static struct ompc_model_process *load(uint32_t version, const struct row rows[2
 {
     struct ompc_record_header header;
     int fd = make_record(&header, version, rows);
-    struct ompc_load_bounds bounds = {ORIGIN_NS, ORIGIN_NS + RUN_NS};
+    struct ompc_load_bounds bounds = {ORIGIN_NS, ORIGIN_NS + RUN_NS, NULL};
     const char *refused = ompc_record_check(&header, header.total_size);
     struct ompc_model_process *process = refused == NULL ? ompc_load_process(fd, &header, 0, 0, &bounds) : NULL;
     close(fd);

@@ -212,6 +212,30 @@ static void announce(const char *path)
     }
 }
 
+/* A region, then `count` children one after another, each with three regions (each a chance to look for a record slot), then a region. */
+static int fork_many(int count)
+{
+    region(0.01);
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        fflush(NULL);
+        pid_t child = fork();
+        if (child < 0) {
+            perror("fork");
+            return 2;
+        }
+        if (child == 0) {
+            for (int k = 0; k < 3; k++)
+                region(0.002);
+            _exit(0);
+        }
+        int status;
+        failed |= waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+    }
+    region(0.01);
+    return failed;
+}
+
 /*
  * Usage: ompcollect-jobs MODE [ARGUMENT]; MODE is
  *   segv, abort          a region, then that crash
@@ -232,6 +256,9 @@ static void announce(const char *path)
  *                        after another, then a region
  *   sleep                nanosleep, clock_nanosleep, usleep and sleep on
  *                        thread 1 of a region; exit 0 when all slept whole
+ *   stubborn MARKER      as wait, ignoring SIGTERM (only SIGKILL ends it)
+ *   forkmany N           a region, then N children one after another, each
+ *                        with three regions, then a region
  */
 int main(int argc, char **argv)
 {
@@ -245,6 +272,12 @@ int main(int argc, char **argv)
         raise(SIGSEGV);
         return 1;
     }
+    if (strcmp(mode, "stubborn") == 0 && argument[0] != '\0') {
+        signal(SIGTERM, SIG_IGN);
+        mode = "wait";
+    }
+    if (strcmp(mode, "forkmany") == 0 && atoi(argument) > 0)
+        return fork_many(atoi(argument));
     if (strcmp(mode, "wait") == 0 && argument[0] != '\0') {
         double start = now();
 #pragma omp parallel num_threads(2)
@@ -337,7 +370,7 @@ int main(int argc, char **argv)
         region(0.02);
         return 0;
     }
-    fprintf(stderr, "usage: %s segv|abort|wait MARKER|fork2|sigurg N|rtsig N|rawsig|block|halfblock S|serialinit S|pthread|churn|sleep\n",
+    fprintf(stderr, "usage: %s segv|abort|wait MARKER|fork2|sigurg N|rtsig N|rawsig|block|halfblock S|serialinit S|pthread|churn|sleep|stubborn MARKER|forkmany N\n",
             argv[0]);
     return 2;
 }

@@ -296,9 +296,11 @@ int main(int argc, char **argv)
         problem(&archive, "reading the global definitions failed%.0" PRIu64 "%.0" PRIu64, 0, 0);
     OTF2_Reader_CloseGlobalDefReader(reader, defs);
 
-    /* An archive of no thread (a record that lost its thread table) has no events to read. */
+    /* OTF2's readers (otf2-print) refuse an archive of no location: ompcollect must not write one. */
     if (archive.locations > 0)
         read_events(reader, &archive);
+    else
+        problem(&archive, "no location definition%.0" PRIu64 "%.0" PRIu64 ": no OTF2 reader opens this archive", 0, 0);
 
     for (uint64_t i = 0; i < archive.locations; i++)
         if (archive.depth[i] != 0)

@@ -9,10 +9,10 @@ damage=$top_builddir/t/record-damage
 reader=$top_builddir/t/otf2-read
 cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
 serial-places mpi-sites mpi-dropped"
-echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2))"
+echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2 + 5))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2))
+    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2 + 5))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -57,13 +57,18 @@ for case in $cases; do
 import json, sys
 def refuse(constant):
     raise ValueError("not JSON: " + constant)
+# Readers that keep integers in 64 signed bits (jansson, ompcollect merge) refuse any other.
+def in_range(text):
+    if not -2**63 <= int(text) < 2**63:
+        raise ValueError("an integer past 64 signed bits: " + text)
+    return int(text)
 with open(sys.argv[3], "w") as verdict:
     try:
-        json.load(open(sys.argv[2], encoding="utf-8"), parse_constant=refuse)
+        json.load(open(sys.argv[2], encoding="utf-8"), parse_constant=refuse, parse_int=in_range)
         print("valid JSON", file=verdict)
     except Exception as error:
         print("not valid JSON: %r" % (error,), file=verdict)
-report = json.load(open(sys.argv[1], encoding="utf-8"), parse_constant=refuse)
+report = json.load(open(sys.argv[1], encoding="utf-8"), parse_constant=refuse, parse_int=in_range)
 damage = report.get("record_damage")
 assert damage and damage["findings"] >= 1, "no record_damage member: %r" % (damage,)
 print(damage["text"])
@@ -80,8 +85,15 @@ PY
         skip "$case: no OTF2 (t/otf2-read is not built)"
         continue
     fi
-    [ $status -eq 0 ] && env -u LD_PRELOAD "$reader" "$tmp/$case.otf2/traces.otf2" >"$tmp/$case.otf2.read" 2>&1
-    result $? "$case: the OTF2 archive is written, its regions, teams and lock orders balanced" \
+    # An archive said to be written is one OTF2's reader opens (a location each, regions, teams and lock orders
+    # balanced); a record with no usable thread gets none, and the message says why.
+    # (A rank's is said under its rank's name, FILE.0.otf2, moved above.)
+    if grep -Eq "OTF2 trace of pid [0-9]+: $tmp/$case(\.0)?\.otf2/traces\.otf2" "$tmp/$case.err"; then
+        [ $status -eq 0 ] && env -u LD_PRELOAD "$reader" "$tmp/$case.otf2/traces.otf2" >"$tmp/$case.otf2.read" 2>&1
+    else
+        grep -q "OTF2 trace .* failed: the record holds no usable thread" "$tmp/$case.err" && [ ! -e "$tmp/$case.otf2" ]
+    fi
+    result $? "$case: the OTF2 archive said to be written is read back balanced, or none and why" \
         "$tmp/$case.err" "$tmp/$case.otf2.read"
 done
 
@@ -200,6 +212,73 @@ assert len(m["sites"]) == 3 and m["sites_dropped"] == 0, m' "$tmp/mpi-dropped.js
     [ "$(grep -c "^mpi_site," "$tmp/mpi-dropped.0.csv")" -eq 3 ]
 result $? "mpi-dropped: more calls past the site table than the threads made is ignored and said, the rows kept" \
     "$tmp/mpi-dropped.check" "$tmp/mpi-dropped.0.txt"
+# Every thread of a full team points at thread 0's tables and one 16 MiB event log: the tables that share
+# bytes are not read, so the report costs what the record holds once (peak memory under twice the saved
+# run), not 4,096 times (gigabytes before).
+"$damage" "$tmp/solver.ses" "$tmp/alias.ses" alias >"$tmp/alias.log" 2>&1
+result $? "alias: the damaged copy is written" "$tmp/alias.log"
+(ulimit -v 2097152 2>/dev/null; exec python3 - "$tmp/alias.ses" "$oc" "$tmp" >"$tmp/alias.check" 2>&1) <<'PY'
+import os, resource, subprocess, sys
+saved, oc, tmp = sys.argv[1:]
+args = [oc, "report", "-f", "json", "-o", tmp + "/alias.json", "--timeline=" + tmp + "/alias.svg",
+        "--trace-json=" + tmp + "/alias.trace.json", saved]
+with open(tmp + "/alias.err", "w") as err:
+    status = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=err, timeout=60).returncode
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+size = os.path.getsize(saved)
+print("exit", status, "peak", peak, "saved run", size)
+assert status == 0, open(tmp + "/alias.err").read()
+assert "share bytes of the record" in open(tmp + "/alias.err").read(), open(tmp + "/alias.err").read()
+assert peak < 2 * size, "peak %d of a %d-byte saved run" % (peak, size)
+PY
+result $? "alias: tables that share bytes are refused as damage, within 60 s and twice the record's size" \
+    "$tmp/alias.check"
+
+# Every module's path names a FIFO no one writes: opened as an ELF file it blocked the symbolizer for good.
+mkfifo "$tmp/fifo" &&
+    OMPC_DAMAGE_PATH=$tmp/fifo "$damage" "$tmp/solver.ses" "$tmp/fifo.ses" module-path >"$tmp/fifo.log" 2>&1 &&
+    report -o "$tmp/fifo.txt" --stacks "$tmp/fifo.ses" >>"$tmp/fifo.log" 2>&1
+status=$?
+[ $status -eq 0 ] && [ -s "$tmp/fifo.txt" ]
+result $? "module-path: a module path naming a FIFO is not opened; the report is written (exit $status)" \
+    "$tmp/fifo.log"
+
+# Names that would drive a terminal (escape sequences, a carriage return, C1 controls, a bidi override)
+# reach the text report as their codes, never as the bytes.
+"$damage" "$tmp/solver.ses" "$tmp/terminal.ses" terminal >"$tmp/terminal.log" 2>&1 &&
+    report -o "$tmp/terminal.txt" "$tmp/terminal.ses" >>"$tmp/terminal.log" 2>&1 &&
+    report "$tmp/terminal.ses" 2>"$tmp/terminal.stderr" >/dev/null &&
+    python3 - "$tmp"/terminal*.txt "$tmp/terminal.stderr" >>"$tmp/terminal.log" 2>&1 <<'PY'
+import sys
+# The process is not the launched one: its report is terminal.PID.txt.
+assert len(sys.argv) == 3, sys.argv
+for name in sys.argv[1:]:
+    text = open(name, "rb").read()
+    bad = [b for b in text if (b < 0x20 and b not in (0x0a, 0x09)) or b == 0x7f]
+    assert not bad, "%s: control bytes %r" % (name, sorted(set(bad)))
+    assert b"\xc2\x9b" not in text and b"\xe2\x80\xae" not in text, name + ": a C1 control or bidi override"
+    # A byte of no UTF-8 character stays (a Latin-1 name), but for 0x80..0x9f, C1 controls to 8-bit terminals.
+    assert b"evil\\x1b]0;owned\\x07\\x1b[2J\\x0d\\u009b31m\\u202eexe\\x9b0m\xff" in text, name + ": no escaped name"
+print("ok")
+PY
+result $? "terminal: names with escape sequences and controls are escaped in the text report (file and stderr)" \
+    "$tmp/terminal.log"
+
+# Region ids past 2^63-1 (no damage: ids are the runtime's) reach the Chrome trace as null, not as numbers
+# readers that keep 64 signed bits refuse (session-fuzz's finding).
+"$damage" "$tmp/tasktrace.ses" "$tmp/region-ids.ses" region-ids >"$tmp/region-ids.log" 2>&1 &&
+    report -o /dev/null --trace-json="$tmp/region-ids.trace.json" "$tmp/region-ids.ses" >>"$tmp/region-ids.log" 2>&1 &&
+    python3 - "$tmp/region-ids.trace.json" >>"$tmp/region-ids.log" 2>&1 <<'PY'
+import json, sys
+def in_range(text):
+    assert -2**63 <= int(text) < 2**63, "an integer past 64 signed bits: " + text
+    return int(text)
+trace = json.load(open(sys.argv[1], encoding="utf-8"), parse_int=in_range)
+assert any(e.get("cat") == "region" and e["args"].get("id", 0) is None for e in trace["traceEvents"]), "no null id"
+print("ok")
+PY
+result $? "region-ids: ids past 2^63-1 are null in the Chrome trace, which holds no integer past 64 bits" \
+    "$tmp/region-ids.log"
 
 head -c 20000 "$tmp/solver.ses" >"$tmp/cut.ses"
 report "$tmp/cut.ses" >"$tmp/cut.err" 2>&1

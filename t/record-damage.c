@@ -338,6 +338,85 @@ static void mpi_dropped(struct ompc_record_header *header, struct ompc_process *
     atomic_store(&process->mpi_sites_dropped, UINT64_MAX / 2);
 }
 
+/*
+ * Every thread of a full team shares thread 0's tables, and an event log
+ * of 16 MiB of well-formed events: a record of some 20 MB that would cost
+ * gigabytes if each thread's log were read and drawn on its own.
+ */
+static void alias(struct ompc_record_header *header, struct ompc_process *process)
+{
+    const uint64_t bytes = (uint64_t)16 << 20;
+    uint64_t offset = ompc_record_alloc(header, bytes);
+    if (offset == 0 || atomic_load(&process->thread_count) < 1) {
+        fprintf(stderr, "record-damage: the saved run has no thread or no arena room for a log\n");
+        exit(2);
+    }
+    header->event_log_bytes = bytes;
+    struct ompc_event_entry *log = (struct ompc_event_entry *)((char *)header + offset);
+    uint32_t capacity = (uint32_t)(bytes / sizeof *log);
+    uint64_t start = process->threads[0].start_ns;
+    for (uint32_t k = 0; k < capacity; k++)
+        log[k] = (struct ompc_event_entry){.when = (start + k) << 8 | (k % 2 ? 2 : 1)};
+    struct ompc_thread *first = &process->threads[0];
+    atomic_store(&first->event_log, offset);
+    first->event_log_capacity = capacity;
+    atomic_store(&first->event_log_length, capacity);
+    for (int i = 1; i < OMPC_MAX_THREADS; i++)
+        memcpy(&process->threads[i], first, sizeof *first);
+    atomic_store(&process->thread_count, OMPC_MAX_THREADS);
+}
+
+/* Every module names the file in $OMPC_DAMAGE_PATH (a FIFO, in the test): the launcher must not open it as an ELF file. */
+static void module_path(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    const char *path = getenv("OMPC_DAMAGE_PATH");
+    if (path == NULL || strlen(path) >= OMPC_MODULE_PATH) {
+        fprintf(stderr, "record-damage: module-path needs OMPC_DAMAGE_PATH (under %d bytes)\n", OMPC_MODULE_PATH);
+        exit(2);
+    }
+    for (uint32_t i = 0; i < atomic_load(&process->module_count) && i < OMPC_MAX_MODULES; i++)
+        snprintf(process->modules[i].path, sizeof process->modules[i].path, "%s", path);
+}
+
+/* Names that would drive a terminal: an OSC title, a screen clear, a C1 CSI (in UTF-8 and as an 8-bit byte) and a bidi override, in the program's and modules' names. */
+static void terminal(struct ompc_record_header *header, struct ompc_process *process)
+{
+    (void)header;
+    static const char evil[] = "evil\x1b]0;owned\x07\x1b[2J\r\xc2\x9b" "31m\xe2\x80\xae" "exe\x9b" "0m\xff";
+    snprintf(process->program, sizeof process->program, "%s", evil);
+    /* Not the launched process, so the report names it by the record's program name, not the command line. */
+    process->pid += 1;
+    for (uint32_t i = 0; i < atomic_load(&process->module_count) && i < OMPC_MAX_MODULES; i++)
+        snprintf(process->modules[i].path, sizeof process->modules[i].path, "/tmp/%s%u", evil, i);
+}
+
+/*
+ * Region ids past 2^63-1, in the region table and in the parallel events
+ * of the threads' logs (a fuzzer's finding: the Chrome trace wrote them as
+ * numbers jansson refuses).
+ */
+static void region_ids(struct ompc_record_header *header, struct ompc_process *process)
+{
+    unsigned changed = 0;
+    for (int i = 0; i < OMPC_MAX_REGIONS; i++)
+        if (atomic_load(&process->regions[i].id) != 0)
+            atomic_fetch_or(&process->regions[i].id, UINT64_C(1) << 63);
+    for (int t = 0; t < atomic_load(&process->thread_count) && t < OMPC_MAX_THREADS; t++) {
+        uint32_t length;
+        struct ompc_event_entry *log = event_log(header, &process->threads[t], &length);
+        for (uint32_t k = 0; log != NULL && k < length; k++)
+            if (!OMPC_EVENT_IS_TASK(OMPC_EVENT_CODE(&log[k])) && log[k].region != 0) {
+                log[k].region |= UINT64_C(1) << 63;
+                changed++;
+            }
+    }
+    if (changed == 0) {
+        fprintf(stderr, "record-damage: the saved run logs no event in a region\n");
+        exit(2);
+    }
+}
+
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
@@ -345,6 +424,8 @@ static const struct damage damages[] = {
     {"tasks", tasks},         {"task-sites", task_sites},            {"task-parts", task_parts},
     {"stack-copies", stack_copies}, {"serial-places", serial_places}, {"serial-limit", serial_limit},
     {"mpi-sites", mpi_sites},  {"mpi-dropped", mpi_dropped},
+    {"alias", alias}, {"module-path", module_path}, {"terminal", terminal},
+    {"region-ids", region_ids},
 };
 
 int main(int argc, char **argv)

@@ -61,7 +61,7 @@ static struct ompc_model_process *load_model(void)
         if (pwrite(fd, &thread, sizeof thread, slot) < 0)
             tap_bail("cannot write a thread");
     }
-    struct ompc_load_bounds bounds = {ORIGIN_NS, ORIGIN_NS + 10000000000u};
+    struct ompc_load_bounds bounds = {ORIGIN_NS, ORIGIN_NS + 10000000000u, NULL};
     struct ompc_model_process *process = ompc_load_process(fd, &header, 0, OMPC_LOAD_TIMELINES, &bounds);
     close(fd);
     if (process == NULL)

@@ -155,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         lay_out();
     reset();
     patch(data, size);
-    struct ompc_load_bounds bounds = {ORIGIN_NS, ORIGIN_NS + 10000000000u};
+    struct ompc_load_bounds bounds = {ORIGIN_NS, ORIGIN_NS + 10000000000u, NULL};
     struct ompc_model_process *process = ompc_load_process(
         record, &header, 0, OMPC_LOAD_TIMELINES | OMPC_LOAD_WHERE | OMPC_LOAD_EVENT_LOGS | OMPC_LOAD_STACKS, &bounds);
     if (process == NULL)

@@ -254,7 +254,10 @@ static struct ompc_process *claim_process(int parent)
         atomic_store(&slot->state, OMPC_PROC_RECORDING);
         return slot;
     }
-    atomic_fetch_add(&agent.record->processes_dropped, 1);
+    /* Once per process: every later event would try again, and a count of attempts is no count of processes. */
+    if (!agent.dropped)
+        atomic_fetch_add(&agent.record->processes_dropped, 1);
+    agent.dropped = 1;
     return NULL;
 }
 
@@ -1335,7 +1338,7 @@ static void stop_scanner(void)
  */
 static void begin_recording(int parent)
 {
-    if (agent.record == NULL || !agent.session_live || atomic_load(&agent.process) != NULL)
+    if (agent.record == NULL || !agent.session_live || atomic_load(&agent.process) != NULL || agent.dropped)
         return;
     pthread_mutex_lock(&agent.begin_mutex);
     if (atomic_load(&agent.process) == NULL && atomic_load(&agent.collecting)) {
@@ -1550,6 +1553,7 @@ static void after_fork_child(void)
     if (agent.slot_key_made)
         pthread_setspecific(agent.slot_key, NULL);
     struct ompc_process *parent = atomic_exchange(&agent.process, NULL);
+    agent.dropped = 0; /* a new process, with a slot to look for of its own */
     if (parent == NULL || !atomic_load(&agent.collecting))
         return;
     agent.origin_ns = monotonic_ns();

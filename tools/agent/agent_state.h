@@ -88,6 +88,7 @@ struct ompc_agent {
     /* ---- agent.c's own ---- */
     int is_main;      /* the process the launcher started: it refuses to run unobserved */
     int session_live; /* START answered OK in this image */
+    int dropped;      /* this process found no free slot and is counted in processes_dropped (once) */
     struct ompc_event_request requests[OMPC_NEVENTS];
     int request_count;
     struct ompc_event_request task_requests[OMPC_TASK_EVENTS];

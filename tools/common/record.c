@@ -195,7 +195,9 @@ uint64_t ompc_record_alloc(struct ompc_record_header *header, uint64_t size)
 /* Whether `extent` bytes at mapping offset `offset` lie in the arena; offset 0 is no buffer at all. */
 int ompc_record_in_arena(const struct ompc_record_header *header, uint64_t offset, uint64_t extent)
 {
-    return offset != 0 && offset >= header->arena_offset && offset + extent <= header->total_size;
+    /* Without overflow: a forged offset near 2^64 must not wrap back into the record. */
+    return offset != 0 && offset >= header->arena_offset && extent <= header->total_size
+        && offset <= header->total_size - extent;
 }
 
 /* Name of a process state. */

@@ -2,6 +2,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "checked.h"
 #include "csv.h"
 #include "jsonw.h"
 #include "merge_hybrid.h"
@@ -200,11 +201,11 @@ json_t *ompc_merge_hybrid_json(const struct ompc_merge_input *inputs, int count,
 {
     json_t *object = json_object();
     int failed = ompc_json_set(object, "mpi_measured_reports", json_integer(hybrid->measured));
-    failed |= ompc_json_set(object, "runtime_ns", json_integer((json_int_t)(hybrid->runtime_s * 1e9 + 0.5)));
+    failed |= ompc_json_set(object, "runtime_ns", json_integer(ompc_i64_of(hybrid->runtime_s * 1e9 + 0.5)));
     failed |= ompc_json_set(object, "mean_outside_mpi_ns",
-                            json_integer((json_int_t)(hybrid->mean_outside_s * 1e9 + 0.5)));
+                            json_integer(ompc_i64_of(hybrid->mean_outside_s * 1e9 + 0.5)));
     failed |= ompc_json_set(object, "max_outside_mpi_ns",
-                            json_integer((json_int_t)(hybrid->max_outside_s * 1e9 + 0.5)));
+                            json_integer(ompc_i64_of(hybrid->max_outside_s * 1e9 + 0.5)));
     failed |= ompc_json_set(object, "mpi_load_balance", json_factor(hybrid->mpi_load_balance));
     failed |= ompc_json_set(object, "mpi_communication_efficiency", json_factor(hybrid->mpi_communication));
     failed |= ompc_json_set(object, "mpi_parallel_efficiency", json_factor(hybrid->mpi_parallel));

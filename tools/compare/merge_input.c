@@ -224,6 +224,17 @@ static int take_count(struct reader *reader, const json_t *object, const char *w
     return take_integer(reader, object, where, key, 0, INT64_MAX, 0, value);
 }
 
+/*
+ * A time in ns (0 to 2^62, some 146 years; absent is 0): past it a time
+ * is no run's, and its sums and conversions to seconds and back could
+ * overflow (a damaged report's INT64_MAX became a negative runtime).
+ */
+static int take_time(struct reader *reader, const json_t *object, const char *where, const char *key,
+                     int64_t *value)
+{
+    return take_integer(reader, object, where, key, 0, INT64_C(1) << 62, 0, value);
+}
+
 /* A member that must be an object when present (and present when `required`); NULL when absent. */
 static int take_object(struct reader *reader, const json_t *object, const char *where, const char *key,
                        int required, const json_t **member)
@@ -280,8 +291,8 @@ static int take_header(struct reader *reader, const json_t *root, struct ompc_me
         || take_integer(reader, root, "", "pid", 0, INT32_MAX, 0, &input->pid) != 0
         || take_object(reader, root, "", "end", 0, &end) != 0
         || take_text(reader, end, "end.", "fate", "", &input->fate) != 0
-        || take_count(reader, root, "", "wall_ns", &input->wall_ns) != 0
-        || take_count(reader, root, "", "interval_ns", &input->interval_ns) != 0)
+        || take_time(reader, root, "", "wall_ns", &input->wall_ns) != 0
+        || take_time(reader, root, "", "interval_ns", &input->interval_ns) != 0)
         return -1;
     input->rank = -1;
     if (rank != NULL && !json_is_null(rank)

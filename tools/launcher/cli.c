@@ -178,8 +178,12 @@ static int parse_size(const char *text, uint64_t *bytes)
     return 0;
 }
 
-/* Checks that a report can be written where a pattern points, before the program runs. */
-static void check_output(const char *option, const struct run *run, const char *pattern)
+/*
+ * Checks that a report can be written where a pattern points, before the
+ * program runs; an output that is one file (`file`) must not name a
+ * directory, which it would neither replace nor go into.
+ */
+static void check_output(const char *option, const struct run *run, const char *pattern, int file)
 {
     char message[96];
     const char *problem = ompc_check_pattern(pattern, message, sizeof message);
@@ -188,11 +192,14 @@ static void check_output(const char *option, const struct run *run, const char *
     char *name = ompc_expand_pattern(pattern, (long)getpid(), run->rank.rank, run->host);
     if (name == NULL)
         die(EXIT_OWN_FAILURE, "out of memory");
+    struct stat info;
+    if (file && stat(name, &info) == 0 && S_ISDIR(info.st_mode))
+        die(EXIT_OWN_FAILURE, "%s %s: that is a directory; name a file (for instance %s/%s)", option, pattern,
+            name, option[2] == 'o' ? "report.txt" : "out");
     char *slash = strrchr(name, '/');
     const char *directory = slash == NULL ? "." : slash == name ? "/" : name;
     if (slash != NULL && slash != name)
         *slash = '\0';
-    struct stat info;
     if (stat(directory, &info) != 0)
         die(EXIT_OWN_FAILURE, "%s %s: %s: %s", option, pattern, directory, strerror(errno));
     if (!S_ISDIR(info.st_mode))
@@ -216,7 +223,7 @@ static void check_csv_dir(struct run *run, const char *pattern)
     for (size_t length = strlen(trimmed); length > 1 && trimmed[length - 1] == '/'; length--)
         trimmed[length - 1] = '\0';
     run->csv_dir = trimmed;
-    check_output("--csv-dir", run, trimmed);
+    check_output("--csv-dir", run, trimmed, 0);
     char *name = ompc_expand_pattern(trimmed, (long)getpid(), run->rank.rank, run->host);
     if (name == NULL)
         die(EXIT_OWN_FAILURE, "out of memory");
@@ -245,7 +252,7 @@ static void check_gprofng(struct run *run, const char *pattern)
         trimmed[length - 1] = '\0';
     if (length < 4 || strcmp(trimmed + length - 3, ".er") != 0)
         die(EXIT_OWN_FAILURE, "--gprofng %s: gprofng reads experiments whose name ends in .er", pattern);
-    check_output("--gprofng", run, trimmed);
+    check_output("--gprofng", run, trimmed, 0);
     run->gprofng = trimmed;
 }
 
@@ -264,7 +271,7 @@ static void check_trace_directory(const struct run *run, const char *pattern)
                           "--trace-json writes a trace without it",
         pattern);
 #else
-    check_output("--trace", run, pattern);
+    check_output("--trace", run, pattern, 0);
     char *name = ompc_expand_pattern(pattern, (long)getpid(), run->rank.rank, run->host);
     if (name == NULL)
         die(EXIT_OWN_FAILURE, "out of memory");
@@ -579,23 +586,23 @@ static void check_distinct_outputs(const struct run *run)
 void check_options(struct run *run, struct cli *cli)
 {
     if (run->output != NULL)
-        check_output("--output", run, run->output);
+        check_output("--output", run, run->output, 1);
     if (run->timeline != NULL)
-        check_output("--timeline", run, run->timeline);
+        check_output("--timeline", run, run->timeline, 1);
     if (run->trace_json != NULL)
-        check_output("--trace-json", run, run->trace_json);
+        check_output("--trace-json", run, run->trace_json, 1);
     if (run->trace != NULL)
         check_trace_directory(run, run->trace);
     if (run->task_graph != NULL)
-        check_output("--task-graph", run, run->task_graph);
+        check_output("--task-graph", run, run->task_graph, 1);
     if (run->csv_dir != NULL)
         check_csv_dir(run, run->csv_dir);
     if (run->gprofng != NULL)
         check_gprofng(run, run->gprofng);
     if (run->folded != NULL)
-        check_output("--stacks-file", run, run->folded);
+        check_output("--stacks-file", run, run->folded, 1);
     if (run->save != NULL)
-        check_output("--save", run, run->save);
+        check_output("--save", run, run->save, 1);
     check_distinct_outputs(run);
     if (run->gprofng != NULL && !run->sampling)
         die(EXIT_OWN_FAILURE, "--gprofng writes the samples; it cannot go with --no-sample");

@@ -6,6 +6,8 @@
 #include "dispatch.h"
 #include "launcher.h"
 #include "output.h"
+#include "summary.h"
+#include "supervise.h"
 #include "writer.h"
 
 #include <errno.h>
@@ -102,7 +104,10 @@ static char *close_placed(const struct run *run, struct placed_file *file, int s
         say("cannot put the %s in place at %s: %s", file->what, file->name, strerror(errno));
         unlink(file->temp);
     } else {
-        if (where != file->name)
+        struct stat there;
+        if (where != file->name && stat(file->name, &there) == 0 && S_ISDIR(there.st_mode))
+            say("%s is a directory (made during the run): this %s went to %s", file->name, file->what, where);
+        else if (where != file->name)
             say("%s was written by another process during this run (another rank ompcollect could not "
                 "tell apart?): it stays, and this %s went to %s",
                 file->name, file->what, where);
@@ -403,10 +408,16 @@ void write_outputs(const struct run *run, const struct process_report *entries, 
     if (names == NULL || placed == NULL)
         die(EXIT_OWN_FAILURE, "out of memory");
     int rank_said = 0;
+    size_t skipped = 0;
     for (size_t i = 0; i < reports; i++) {
         const struct process_report *entry = &entries[i];
         write_main_report(run, &outputs[0], entry, i, names, placed, &rank_said);
         for (size_t k = 1; k < count; k++) {
+            /* Asked to stop: every main report (quick) is still written, the other outputs not begun. */
+            if (interrupted()) {
+                skipped++;
+                continue;
+            }
             if (outputs[k].writer->sink == OMPC_SINK_DIRECTORY) {
                 write_directory(run, &outputs[k], entry);
                 continue;
@@ -415,6 +426,11 @@ void write_outputs(const struct run *run, const struct process_report *entries, 
             free(write_stream(run, &outputs[k], name, entry));
             free(name);
         }
+    }
+    if (skipped > 0) {
+        char name[32];
+        say("interrupted by %s: %zu further outputs (traces, timelines, stacks...) not written; the main "
+            "reports are complete", ompc_signal_name(interrupted(), name, sizeof name), skipped);
     }
     if (run->output != NULL && reports > 1) {
         fprintf(stderr, "%s: %zu processes ran OpenMP; reports:", PROGRAM_NAME, reports);

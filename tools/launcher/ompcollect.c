@@ -56,6 +56,7 @@ static int report_main(int argc, char **argv)
     int first = parse_options(argc, argv, &run, &cli);
     if (first != argc - 1)
         die(EXIT_OWN_FAILURE, "'%s report' takes one saved run (a file written by --save)", PROGRAM_NAME);
+    answer_interrupts();
     run.session = ompc_session_new();
     char error[512];
     if (run.session == NULL || ompc_session_open(argv[first], &run, error, sizeof error) != 0)
@@ -70,6 +71,8 @@ static int report_main(int argc, char **argv)
     close(run.record_fd);
     free(run.reaped);
     ompc_session_free(run.session);
+    if (interrupted())
+        return 128 + interrupted();
     return reports < 0 ? EXIT_OWN_FAILURE : 0;
 }
 
@@ -131,5 +134,7 @@ int main(int argc, char **argv)
     int exit_status = supervise(&run, record_env, preload, library_path);
     int reports = write_reports(&run);
     save_run(&run);
+    if (interrupted())
+        return 128 + interrupted();
     return reports < 0 ? EXIT_OWN_FAILURE : exit_status;
 }

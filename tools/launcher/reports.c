@@ -136,7 +136,9 @@ static unsigned load_what(const struct run *run)
 /* Every used slot through the loader, into `all` (count entries, NULL past the last used one). */
 static void load_all(struct run *run, struct ompc_model_process **all, uint32_t count)
 {
-    struct ompc_load_bounds bounds = {run->start_ns, run->end_ns};
+    /* One owner for each byte of the arena across the processes too (load.h). */
+    struct ompc_load_claims claims = {NULL, 0};
+    struct ompc_load_bounds bounds = {run->start_ns, run->end_ns, &claims};
     struct stat info;
     if (fstat(run->record_fd, &info) == 0 && (uint64_t)info.st_size < run->header.total_size) {
         run->record_cut = 1;
@@ -157,6 +159,7 @@ static void load_all(struct run *run, struct ompc_model_process **all, uint32_t 
         all[i]->debuginfo_path = run->debuginfo_path;
         all[i]->stand_ins = run->stand_ins[0] != NULL ? run->stand_ins : NULL;
     }
+    ompc_load_claims_free(&claims);
 }
 
 /* Says, once per reported process and once for all the others, where the loader found the record damaged. */

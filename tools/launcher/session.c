@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,6 +252,60 @@ static int save_record(int out, int record, uint64_t size)
     return failed || write_all(out, end, sizeof end) != 0 ? -1 : 0;
 }
 
+/*
+ * Where a save is written first: a fresh file beside `path` (`temp`
+ * holds its name), so a save that fails leaves the one before intact; a
+ * path that names no regular file (/dev/null, a FIFO) is written itself.
+ * The descriptor, or -1.
+ */
+static int open_save(const char *path, char **temp)
+{
+    struct stat info;
+    *temp = NULL;
+    if (stat(path, &info) == 0 && !S_ISREG(info.st_mode))
+        return open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (asprintf(temp, "%s.XXXXXX", path) < 0) {
+        *temp = NULL;
+        errno = ENOMEM;
+        return -1;
+    }
+    int out = mkostemp(*temp, O_CLOEXEC);
+    mode_t mask = umask(0);
+    umask(mask);
+    /* mkostemp makes it 0600; a save is a file like the others, 0666 less the umask. */
+    if (out >= 0 && fchmod(out, 0666 & ~mask) != 0) {
+        close(out);
+        out = -1;
+    }
+    if (out < 0) {
+        int saved = errno;
+        unlink(*temp);
+        free(*temp);
+        *temp = NULL;
+        errno = saved;
+    }
+    return out;
+}
+
+/* Writes the saved run's header, facts and record to `out`; 0, or -1 with errno. */
+static int write_save(int out, const struct run *run, const char *text, uint64_t record_size)
+{
+    /* A file size limit (ulimit -f) must fail the write, not kill ompcollect before it removes its temporary. */
+    struct sigaction ignore, before;
+    memset(&ignore, 0, sizeof ignore);
+    ignore.sa_handler = SIG_IGN;
+    sigaction(SIGXFSZ, &ignore, &before);
+    uint32_t version[2] = {SESSION_VERSION, 0};
+    uint64_t length = strlen(text);
+    int failed = write_all(out, OMPC_SESSION_MAGIC, 8) != 0 || write_all(out, version, sizeof version) != 0
+              || write_all(out, &length, sizeof length) != 0 || write_all(out, text, length) != 0
+              || save_record(out, run->record_fd, record_size) != 0;
+    int saved = errno;
+    sigaction(SIGXFSZ, &before, NULL);
+    errno = saved;
+    return failed ? -1 : 0;
+}
+
 int ompc_session_save(const struct run *run, const char *path, char *error, size_t error_size)
 {
     struct stat info;
@@ -277,21 +332,25 @@ int ompc_session_save(const struct run *run, const char *path, char *error, size
         free(text);
         return -1;
     }
-    int out = text != NULL ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666) : -1;
+    char *temp = NULL;
+    int out = text != NULL ? open_save(path, &temp) : -1;
     if (out < 0) {
         snprintf(error, error_size, "%s", text == NULL ? "out of memory" : strerror(errno));
         free(text);
         return -1;
     }
-    uint32_t version[2] = {SESSION_VERSION, 0};
-    uint64_t length = strlen(text);
-    int failed = write_all(out, OMPC_SESSION_MAGIC, 8) != 0 || write_all(out, version, sizeof version) != 0
-              || write_all(out, &length, sizeof length) != 0 || write_all(out, text, length) != 0
-              || save_record(out, run->record_fd, (uint64_t)info.st_size) != 0;
+    errno = 0;
+    int failed = write_save(out, run, text, (uint64_t)info.st_size) != 0;
     free(text);
-    failed |= close(out) != 0;
-    if (failed)
-        snprintf(error, error_size, "%s", strerror(errno ? errno : EIO));
+    failed = close(out) != 0 || failed;
+    failed = failed || (temp != NULL && rename(temp, path) != 0);
+    if (failed) {
+        snprintf(error, error_size, "%s%s", strerror(errno ? errno : EIO),
+                 temp != NULL ? " (the file there before, if any, is left as it was)" : "");
+        if (temp != NULL)
+            unlink(temp);
+    }
+    free(temp);
     return failed ? -1 : 0;
 }
 

@@ -119,14 +119,48 @@ static uint64_t monotonic_ns(void)
 static pid_t child_pid;
 static volatile sig_atomic_t child_running;
 static volatile sig_atomic_t pending_signal;
+static volatile sig_atomic_t forwarded_signal; /* the last termination request handed to the program */
+static volatile sig_atomic_t interrupted_by;   /* after the run: the signal that asked ompcollect to stop */
 
 /* Termination requests to the launcher are meant for the program; after it, for its recording descendants. */
 static void forward_signal(int signal_number)
 {
-    if (child_running && child_pid > 0)
+    if (child_running && child_pid > 0) {
         kill(child_pid, signal_number);
-    else
+        forwarded_signal = signal_number;
+    } else
         pending_signal = signal_number;
+}
+
+/* After the run: a first request to stop is noted (the reports in hand are finished, no others begun); a second one ends ompcollect. */
+static void note_interrupt(int signal_number)
+{
+    interrupted_by = signal_number;
+    struct sigaction plain;
+    memset(&plain, 0, sizeof plain);
+    plain.sa_handler = SIG_DFL;
+    sigaction(signal_number, &plain, NULL);
+}
+
+void answer_interrupts(void)
+{
+    static const int asks[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction note;
+    memset(&note, 0, sizeof note);
+    note.sa_handler = note_interrupt;
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++) {
+        sigaction(asks[i], &note, NULL);
+        sigaddset(&set, asks[i]);
+    }
+    /* Blocked by whoever started us, a request would wait forever; one pending arrives now. */
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int interrupted(void)
+{
+    return interrupted_by;
 }
 
 /* Sets up the child's environment and becomes the program; reports exec failure through `report_fd`. */
@@ -250,16 +284,54 @@ static const struct reaped *find_reaped(const struct run *run, pid_t pid)
     return NULL;
 }
 
+/*
+ * After a termination request was forwarded: waits up to STUBBORN_SECONDS
+ * for the program to end, and says once who did not, and what ends it.
+ * Returns 1 when the program ended meanwhile (its status in run).
+ */
+#define STUBBORN_SECONDS 3
+static int tell_stubborn(struct run *run)
+{
+    int signal_number = forwarded_signal;
+    forwarded_signal = 0;
+    for (int waited = 0; waited < STUBBORN_SECONDS * 20; waited++) {
+        int status;
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+            remember_reaped(run, pid, status);
+            if (pid == child_pid) {
+                child_running = 0;
+                run->main_status = status;
+                return 1;
+            }
+        }
+        struct timespec pause = {0, 50000000};
+        nanosleep(&pause, NULL);
+    }
+    char name[32];
+    say("'%s' (pid %ld) still runs %d s after ompcollect passed %s on to it: it ignores or handles that signal. "
+        "'kill -KILL %ld' ends it, and ompcollect then writes its report from what it recorded (killing ompcollect "
+        "instead loses the report)", run->command[0], (long)child_pid, STUBBORN_SECONDS,
+        ompc_signal_name(signal_number, name, sizeof name), (long)child_pid);
+    return 0;
+}
+
 /* Waits for the launched program itself, collecting whatever else ends meanwhile. */
 static void wait_for_program(struct run *run)
 {
+    int told = 0;
     for (;;) {
         int status;
         pid_t pid = waitpid(-1, &status, 0);
         if (pid < 0) {
-            if (errno == EINTR)
-                continue;
-            die(EXIT_OWN_FAILURE, "waitpid: %s", strerror(errno));
+            if (errno != EINTR)
+                die(EXIT_OWN_FAILURE, "waitpid: %s", strerror(errno));
+            if (forwarded_signal && !told) {
+                told = 1;
+                if (tell_stubborn(run))
+                    return;
+            }
+            continue;
         }
         remember_reaped(run, pid, status);
         if (pid == child_pid) {
@@ -314,6 +386,8 @@ int supervise(struct run *run, const char *record_env, const char *preload, cons
             strerror(exec_error));
     }
     wait_for_descendants(run);
+    /* The program is gone: from here on a Ctrl-C or SIGTERM is for ompcollect itself. */
+    answer_interrupts();
     remove_private_dir(run->private_dir);
     int exit_status = WEXITSTATUS(run->main_status);
     if (WIFSIGNALED(run->main_status)) {

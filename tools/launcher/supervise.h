@@ -19,6 +19,15 @@ char *make_record(struct run *run, uint32_t event_mask);
  */
 int supervise(struct run *run, const char *record_env, const char *preload, const char *library_path);
 
+/*
+ * After the run (and in `ompcollect report`): SIGINT, SIGTERM and SIGHUP
+ * are noted, not fatal, so the reports being written are finished and the
+ * rest skipped; a second one ends ompcollect at once.  interrupted()
+ * names the signal (0: none).
+ */
+void answer_interrupts(void);
+int interrupted(void);
+
 /* The bytes of the record's file that hold data, hole by hole (what the run made the kernel back); `size` where holes cannot be told. */
 uint64_t record_data_bytes(int fd, uint64_t size);
 

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "advice.h"
+#include "checked.h"
 #include "omp_collector_api.h"
 #include "counts.h"
 
@@ -213,7 +214,7 @@ static int advise_tasks(const struct ompc_advice_input *in, struct ompc_advice *
         const struct ompc_task_grain *grain = &tasks->constructs[i];
         if (grain->too_fine && interval_ns > 0)
             consider(advice, OMPC_FINDING_TOO_FINE, i, grain->cost_ns / 1e9 / advice->threads,
-                     (uint64_t)(grain->cost_ns / interval_ns));
+                     ompc_u64_of(grain->cost_ns / interval_ns));
     }
     (void)in;
     for (int i = 0; i < advice->finding_count; i++)

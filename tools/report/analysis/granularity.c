@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "granularity.h"
+#include "checked.h"
 #include "omp_collector_api.h"
 
 #include <stdlib.h>
@@ -113,7 +114,7 @@ uint64_t ompc_task_sched_ns(const struct ompc_task_granularity *granularity, con
     double charged = (double)ompc_task_dispatched(thread) * granularity->sched_ns;
     double waited = (double)(thread->state_ticks[THR_IBAR_STATE] + thread->state_ticks[THR_EBAR_STATE])
                     * (double)granularity->interval_ns;
-    return (uint64_t)(charged < waited ? charged : waited);
+    return ompc_u64_of(charged < waited ? charged : waited);
 }
 
 void ompc_task_granularity_free(struct ompc_task_granularity *granularity)

@@ -94,8 +94,7 @@ struct ompc_unwinder *ompc_unwinder_new(const struct ompc_model_process *process
         char *file = NULL;
         if (path[0] == '\0' || (process->symfs != NULL && asprintf(&file, "%s/%s", process->symfs, path) < 0))
             continue;
-        dwfl_report_elf(unwinder->dwfl, path, file != NULL ? file : path, -1, (GElf_Addr)process->modules[i].bias,
-                        false);
+        ompc_dwfl_report_regular(unwinder->dwfl, path, file != NULL ? file : path, process->modules[i].bias);
         free(file);
     }
     dwfl_report_end(unwinder->dwfl, NULL, NULL);

@@ -168,7 +168,15 @@ struct limits {
     unsigned long clamped; /* times past latest_ns, set to it */
     unsigned long bad_waits; /* wait slots in no state, emptied */
     const struct filled *filled; /* the slot's data */
+    struct ompc_load_claims *claims; /* the record's arena spans owned by processes loaded before (NULL: none) */
+    const uint8_t *refused; /* per thread, its tables (OMPC_CLAIM_*) that share bytes with another table */
 };
+
+/* Whether thread `slot`'s table `table` shares bytes of the record with another table (not read then: ompc_load_claim_tables). */
+static int table_refused(const struct limits *limits, int slot, uint8_t table)
+{
+    return limits->refused != NULL && (limits->refused[slot] & table) != 0;
+}
 
 /* A relative time, at most limits->latest_ns (counted when it was later). */
 static uint64_t take_time(struct limits *limits, uint64_t ns)
@@ -247,7 +255,7 @@ static int take_waits(int fd, struct ompc_model_thread *to, const struct ompc_th
                       struct ompc_damage *damage, int slot)
 {
     uint64_t offset = atomic_load(&from->waits), extent = OMPC_WAIT_SLOTS * sizeof(struct ompc_wait);
-    if (offset == 0)
+    if (offset == 0 || table_refused(limits, slot, OMPC_CLAIM_WAITS))
         return 0;
     if (!ompc_record_in_arena(limits->header, offset, extent)) {
         ompc_damage_note(damage, "thread %d's wait table lies outside the record: ignored", slot);
@@ -296,7 +304,7 @@ static void take_timeline(int fd, struct ompc_model_thread *to, const struct omp
         ompc_damage_note(damage, "thread %d's timeline claims %u entries of %u", slot, length, OMPC_TIMELINE_CAP);
         length = OMPC_TIMELINE_CAP;
     }
-    if (offset == 0 || length == 0)
+    if (offset == 0 || length == 0 || table_refused(limits, slot, OMPC_CLAIM_TIMELINE))
         return;
     if (!ompc_record_in_arena(limits->header, offset, extent)) {
         ompc_damage_note(damage, "thread %d's timeline lies outside the record", slot);
@@ -320,7 +328,8 @@ static void take_timeline(int fd, struct ompc_model_thread *to, const struct omp
         ompc_damage_note(damage, "thread %d's timeline: %u of %u entries ignored (a state that is none of the 11, "
                                  "or a time out of order or past the run)", slot, length - kept, length);
     to->timeline_length = kept;
-    if ((what & OMPC_LOAD_WHERE) && kept > 0 && ompc_record_in_arena(limits->header, where, extent)) {
+    if ((what & OMPC_LOAD_WHERE) && kept > 0 && !table_refused(limits, slot, OMPC_CLAIM_WHERE)
+        && ompc_record_in_arena(limits->header, where, extent)) {
         to->timeline_where = calloc(kept, sizeof *to->timeline_where);
         if (to->timeline_where != NULL && read_exact(fd, to->timeline_where, kept * sizeof(uint64_t), where) != 0) {
             free(to->timeline_where);
@@ -383,7 +392,7 @@ static void take_event_log(int fd, struct ompc_model_thread *to, const struct om
     uint64_t capacity = from->event_log_capacity, offset = atomic_load(&from->event_log);
     uint32_t length = atomic_load(&from->event_log_length);
     uint64_t bytes = limits->header->event_log_bytes;
-    if (length == 0 || offset == 0 || bytes == 0)
+    if (length == 0 || offset == 0 || bytes == 0 || table_refused(limits, slot, OMPC_CLAIM_EVENTS))
         return;
     if (length > capacity || capacity * sizeof(struct ompc_event_entry) > bytes
         || !ompc_record_in_arena(limits->header, offset, capacity * sizeof(struct ompc_event_entry))) {
@@ -417,6 +426,12 @@ static void take_event_log(int fd, struct ompc_model_thread *to, const struct om
                                  "past the run)", slot, length - kept,
                          length);
     to->event_log_length = kept;
+    /* What the log claimed beyond what holds is not kept: a forged length costs its reading, not the report's memory. */
+    if (kept < length) {
+        struct ompc_event_entry *fit = realloc(to->event_log, (kept > 0 ? kept : 1) * sizeof *fit);
+        if (fit != NULL)
+            to->event_log = fit;
+    }
 }
 
 /*
@@ -430,7 +445,7 @@ static void take_stack_pool(int fd, struct ompc_model_stack_table *to, uint64_t 
 {
     struct ompc_stack_table table;
     memset(seen, 0, sizeof *seen);
-    if (offset == 0)
+    if (offset == 0 || table_refused(limits, slot, bytes == OMPC_STACK_TABLE_BYTES ? OMPC_CLAIM_STACKS : OMPC_CLAIM_FORKS))
         return;
     if (!ompc_record_in_arena(limits->header, offset, bytes) || read_exact(fd, &table, sizeof table, offset) != 0) {
         ompc_damage_note(damage, "thread %d's stack table lies outside the record: ignored", slot);
@@ -461,7 +476,7 @@ static void take_stack_copies(int fd, struct ompc_model_thread *to, const struct
 {
     uint64_t offset = atomic_load(&table->copies);
     to->copies_dropped = atomic_load(&table->copies_dropped);
-    if (offset == 0)
+    if (offset == 0 || table_refused(limits, slot, OMPC_CLAIM_COPIES))
         return;
     struct ompc_stack_copies head;
     if (!ompc_record_in_arena(limits->header, offset, OMPC_STACK_COPIES_BYTES)
@@ -501,6 +516,32 @@ static void take_stack_tables(int fd, struct ompc_model_thread *to, const struct
                     limits, damage, slot, &seen);
 }
 
+/*
+ * Which of the threads' tables share bytes of the record with another
+ * table, this process's or one loaded before (into limits->refused): those
+ * are not read, so the cost of loading stays bounded by the record's size.
+ */
+static int claim_tables(int fd, struct ompc_model_process *to, const struct ompc_process *from, int32_t count,
+                        struct limits *limits)
+{
+    struct ompc_load_claims alone = {NULL, 0};
+    struct ompc_load_claims *claims = limits->claims != NULL ? limits->claims : &alone;
+    uint8_t *refusals = calloc(count > 0 ? (size_t)count : 1, 1);
+    unsigned long tables = 0;
+    int failed = refusals == NULL
+              || ompc_load_claim_tables(fd, limits->header, from, count, claims, refusals, &tables) != 0;
+    ompc_load_claims_free(&alone);
+    if (failed) {
+        free(refusals);
+        return -1;
+    }
+    if (tables > 0)
+        ompc_damage_note(&to->damage, "%lu thread tables share bytes of the record with another table (each byte "
+                                      "belongs to one table): not read", tables);
+    limits->refused = refusals;
+    return 0;
+}
+
 /* The threads, each with what `what` asks for. */
 static int take_threads(int fd, struct ompc_model_process *to, const struct ompc_process *from, unsigned what,
                         struct limits *limits)
@@ -513,7 +554,7 @@ static int take_threads(int fd, struct ompc_model_process *to, const struct ompc
     }
     to->thread_count = count;
     to->threads = calloc(count > 0 ? (size_t)count : 1, sizeof *to->threads);
-    if (to->threads == NULL)
+    if (to->threads == NULL || claim_tables(fd, to, from, count, limits) != 0)
         return -1;
     take_thread(&to->untracked, &from->untracked, limits);
     for (int i = 0; i < count; i++) {
@@ -623,7 +664,7 @@ static void fold_work(int fd, struct ompc_model_process *to, const struct ompc_t
                       uint64_t *counts, const struct limits *limits, int slot)
 {
     uint64_t offset = atomic_load(&from->construct_work), extent = OMPC_MAX_CONSTRUCTS * sizeof(uint64_t);
-    if (offset == 0)
+    if (offset == 0 || table_refused(limits, slot, OMPC_CLAIM_WORK))
         return;
     if (!ompc_record_in_arena(limits->header, offset, extent) || read_exact(fd, counts, extent, offset) != 0) {
         ompc_damage_note(&to->damage, "thread %d's construct counters lie outside the record: ignored", slot);
@@ -1025,7 +1066,8 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
               || (to->mpi_sites = calloc(1, sizeof *to->mpi_sites)) == NULL
               || take_code(to, memset(from, 0, sizeof *from)) != 0;
     } else {
-        struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0, &filled};
+        struct limits limits = {header, latest_time(from, bounds, &to->damage), 0, 0, &filled,
+                                bounds != NULL ? bounds->claims : NULL, NULL};
         to->origin_ns = from->origin_ns;
         take_identity(to, from, &limits);
         failed = take_threads(fd, to, from, what, &limits) != 0;
@@ -1039,6 +1081,7 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
             ompc_damage_note(&to->damage, "%lu times past the end of the run (set to its end)", limits.clamped);
         if (limits.bad_waits > 0)
             ompc_damage_note(&to->damage, "%lu waits in no state of the 11 (ignored)", limits.bad_waits);
+        free((void *)limits.refused);
     }
     munmap(from, sizeof *from);
     free(filled.runs);

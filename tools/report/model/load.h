@@ -18,7 +18,39 @@ enum { OMPC_LOAD_TIMELINES = 1, OMPC_LOAD_WHERE = 2, OMPC_LOAD_EVENT_LOGS = 4, O
  */
 struct ompc_load_bounds {
     uint64_t run_start_ns, run_end_ns;
+    /* The arena bytes the processes loaded before own (NULL: each process is checked alone). */
+    struct ompc_load_claims *claims;
 };
+
+/*
+ * Every byte of a record belongs to at most one table (load_claims.c): the
+ * spans of the arena that tables already loaded own, sorted and disjoint.
+ * A table that overlaps another is not read, so the loader's time and
+ * memory stay within a constant of the record's size however many threads
+ * a program points at one buffer.
+ */
+struct ompc_load_claims {
+    struct ompc_load_span {
+        uint64_t from, to;
+    } *spans;
+    size_t count;
+};
+void ompc_load_claims_free(struct ompc_load_claims *claims);
+
+/* The tables of a thread, as bits of the loader's refusals. */
+enum {
+    OMPC_CLAIM_WAITS = 1, OMPC_CLAIM_WORK = 2, OMPC_CLAIM_TIMELINE = 4, OMPC_CLAIM_WHERE = 8, OMPC_CLAIM_EVENTS = 16,
+    OMPC_CLAIM_STACKS = 32, OMPC_CLAIM_FORKS = 64, OMPC_CLAIM_COPIES = 128
+};
+
+/*
+ * Claims the arena tables of threads [0, count) of slot `from`: each that
+ * overlaps another of them or a span `claims` owns is refused (its bit set
+ * in refused[thread], counted in *refusals), the others join `claims`.
+ * 0, or -1 without memory.
+ */
+int ompc_load_claim_tables(int fd, const struct ompc_record_header *header, const struct ompc_process *from,
+                           int32_t count, struct ompc_load_claims *claims, uint8_t *refused, unsigned long *refusals);
 
 /* The first fields of a process slot, for the launcher's supervision; 0, or -1 when the record does not hold the slot. */
 struct ompc_slot_head {

@@ -5,6 +5,7 @@
 
 #include "coderanges.h"
 #include "grow.h"
+#include "regular.h"
 #include "sort.h"
 
 #include <elf.h>
@@ -89,7 +90,7 @@ int ompc_code_segments(const char *path, const char *symfs, uint64_t bias, ompc_
     char *file = NULL;
     int fd = -1;
     if (path != NULL && path[0] != '\0' && (symfs == NULL || asprintf(&file, "%s/%s", symfs, path) >= 0))
-        fd = open(file != NULL ? file : path, O_RDONLY | O_CLOEXEC);
+        fd = ompc_open_regular(file != NULL ? file : path, 1); /* a FIFO or device the record names would block or act */
     free(file);
     int result = fd >= 0 ? each_segment(fd, bias, each, context) : -1;
     if (fd >= 0)

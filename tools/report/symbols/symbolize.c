@@ -24,6 +24,7 @@
 #include "gompws.h"
 #include "grow.h"
 #include "outlined.h"
+#include "regular.h"
 #include "tailcall.h"
 
 /* A located address, kept so that asking again costs a lookup. */
@@ -93,6 +94,18 @@ struct ompc_symbolizer *ompc_symbolizer_new(const char *debuginfo_path)
     return symbolizer;
 }
 
+Dwfl_Module *ompc_dwfl_report_regular(Dwfl *dwfl, const char *name, const char *file, uint64_t bias)
+{
+    int fd = ompc_open_regular(file, (long)sizeof(Elf32_Ehdr));
+    if (fd < 0)
+        return NULL;
+    /* libdwfl owns the descriptor once it reports the module; not when it refuses the file. */
+    Dwfl_Module *module = dwfl_report_elf(dwfl, name, file, fd, (GElf_Addr)bias, false);
+    if (module == NULL)
+        close(fd);
+    return module;
+}
+
 /* Reports the file at its load bias, as the program's loader placed it. */
 int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *path, const char *symfs,
                                uint64_t bias)
@@ -103,8 +116,7 @@ int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *p
     if (symfs != NULL && asprintf(&file, "%s/%s", symfs, path) < 0)
         return -1;
     dwfl_report_begin_add(symbolizer->dwfl);
-    Dwfl_Module *module = dwfl_report_elf(symbolizer->dwfl, path, file != NULL ? file : path, -1, (GElf_Addr)bias,
-                                          false);
+    Dwfl_Module *module = ompc_dwfl_report_regular(symbolizer->dwfl, path, file != NULL ? file : path, bias);
     dwfl_report_end(symbolizer->dwfl, NULL, NULL);
     free(file);
     return module != NULL ? 0 : -1;
@@ -663,7 +675,7 @@ static int has_symbol_table(Elf *elf)
 /* Whether the separate debug file at `path` holds a .symtab (objcopy --only-keep-debug of a build without -g). */
 static int file_has_symbol_table(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = ompc_open_regular(path, (long)sizeof(Elf32_Ehdr));
     if (fd < 0)
         return 0;
     Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

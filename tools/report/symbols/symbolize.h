@@ -92,6 +92,7 @@ struct ompc_symbolizer *ompc_symbolizer_new(const char *debuginfo_path);
 int ompc_symbolizer_add_module(struct ompc_symbolizer *symbolizer, const char *path, const char *symfs,
                                uint64_t bias);
 
+
 /*
  * What an address handed to ompc_symbolize is.  A return address points
  * after its call, so its line lookup uses the byte before it: the call's
@@ -168,6 +169,13 @@ int ompc_symbolizer_available(void);
 
 #ifdef HAVE_LIBDW
 #include <elfutils/libdwfl.h>
+/*
+ * dwfl_report_elf of `file` (reported as `name`) at `bias`, handed to
+ * libdwfl by descriptor and only when it is a regular file (regular.h):
+ * the record names it, so it may be a FIFO that would block the
+ * launcher.  NULL when it is not, or libdwfl refuses it.
+ */
+Dwfl_Module *ompc_dwfl_report_regular(Dwfl *dwfl, const char *name, const char *file, uint64_t bias);
 /*
  * How the unwinder (unwind.c) finds a module's file and its debug
  * information: files by path, separate debug files the standard ways

@@ -3,6 +3,7 @@
 #include <config.h>
 
 #include "sections.h"
+#include "checked.h"
 #include "jsonw.h"
 #include "omp_collector_api.h"
 #include "sort.h"
@@ -119,7 +120,7 @@ static json_t *sites_json(const struct ompc_locations *locations)
 /* "more than about N threads cannot help this run", for a parallelism. */
 static void parallelism_sentence(double parallelism, char *buffer, size_t size)
 {
-    long threads = parallelism < 1.5 ? 1 : (long)(parallelism + 0.5);
+    long threads = parallelism < 1.5 ? 1 : (long)ompc_i64_of(parallelism + 0.5);
     snprintf(buffer, size, "parallelism %.1f: more than about %ld thread%s cannot help this run", parallelism,
              threads, threads == 1 ? "" : "s");
 }

@@ -91,6 +91,19 @@ static void put_u64(struct trace_writer *writer, uint64_t value)
 }
 
 /*
+ * An id from the record (a region's, a task's): null past 2^63-1, as the
+ * JSON report writes such numbers, since readers that keep integers in 64
+ * signed bits (jansson) refuse it, and only a damaged record has one.
+ */
+static void put_id(struct trace_writer *writer, uint64_t value)
+{
+    if (value > (uint64_t)INT64_MAX)
+        put_text(writer, "null");
+    else
+        put_u64(writer, value);
+}
+
+/*
  * A time in the trace's unit, microseconds, from nanoseconds: exact as
  * decimal text (the reader's nearest double), without trailing zeros.
  */
@@ -237,7 +250,7 @@ static void put_event_args(struct trace_writer *writer, const struct ompc_span *
 {
     if (span->region != 0) {
         put_key(writer, count, "region");
-        put_u64(writer, span->region);
+        put_id(writer, span->region);
     }
     if (span->wait_id != 0) {
         char hex[24];
@@ -270,7 +283,7 @@ static void region_event(struct trace_writer *writer, long tid, const struct omp
     int count = 0;
     if (span->region != 0) {
         put_key(writer, &count, "id");
-        put_u64(writer, span->region);
+        put_id(writer, span->region);
     }
     if (instance != NULL) {
         put_key(writer, &count, "instance");
@@ -303,11 +316,11 @@ static void task_event(struct trace_writer *writer, const struct ompc_model_proc
     put_complete(writer, "task", "task", span->codeptr, tid, span);
     int count = 0;
     put_key(writer, &count, "task");
-    put_u64(writer, span->task);
+    put_id(writer, span->task);
     const struct ompc_model_task *task = ompc_model_task(process, span->task);
     if (task != NULL && task->parent != 0) {
         put_key(writer, &count, "parent");
-        put_u64(writer, task->parent);
+        put_id(writer, task->parent);
     }
     if (task != NULL && task->undeferred) {
         put_key(writer, &count, "undeferred");

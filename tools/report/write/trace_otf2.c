@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "bounds.h"
+#include "checked.h"
 #include "grow.h"
 #include "locations.h"
 #include "report.h"
@@ -657,8 +658,10 @@ static uint64_t realtime_of_origin(const struct ompc_report *report)
 {
     int64_t offset = report->realtime_offset_ns;
     uint64_t origin = report->process->origin_ns;
-    return offset != 0 && (offset > 0 || origin >= (uint64_t)-offset) ? origin + (uint64_t)offset
-                                                                      : OTF2_UNDEFINED_TIMESTAMP;
+    /* A damaged saved run's offset may be INT64_MIN, whose negation is undefined. */
+    if (offset == 0 || (offset < 0 && origin < ompc_magnitude(offset)))
+        return OTF2_UNDEFINED_TIMESTAMP;
+    return offset > 0 ? origin + (uint64_t)offset : origin - ompc_magnitude(offset);
 }
 
 /* The clock, every string, the paradigm, attributes, system tree, process, locations and regions. */
@@ -784,6 +787,12 @@ int ompc_write_otf2(const struct ompc_report *report, const char *directory, con
     if (job.rows > OMPC_MAX_THREADS)
         job.rows = OMPC_MAX_THREADS;
     job.step = "";
+    /* An archive without locations is one no OTF2 reader opens (otf2-print: "Find location definitions"). */
+    if (job.rows <= 0) {
+        snprintf(error, error_size, "the record holds no usable thread (its thread table is damaged or empty): "
+                                    "no archive, since one without locations is no OTF2 trace");
+        return -1;
+    }
     OTF2_ErrorCode status = archive_prepare(&job);
     if (status == OTF2_SUCCESS)
         status = archive_open(&job, directory, name);
