@@ -21,7 +21,10 @@ task does (BOTS fib).  Prints one JSON object:
                   the longest path of the call tree at those costs (and the
                   root task's measured own time): the parallelism the
                   structure implies, work / span, computed here and not by
-                  ompcollect.
+                  ompcollect.  Each level counts a task's whole cost, its
+                  second creation too, which runs beside its first child:
+                  an upper bound of the span, so ompcollect's parallelism
+                  is at or above this one.
 """
 import collections
 import json

@@ -205,7 +205,7 @@ print(len(g['nodes']) == 1 and 40000000 <= g['nodes'][0]['own_ns'] <= 150000000 
         "$tmp/$cc.sleep.json"
     # A chain link computes 30 ms of CPU time on every run, alone in its class (construct, depth, children):
     # it keeps its own time and the critical path goes down the chain. One of 64 like fan tasks computes
-    # 60 ms: the span counts its class's median, and only the longest measured path goes through it.
+    # 60 ms: the span counts its class's typical time, and only the longest measured path goes through it.
     "$oc" --runtime "$LIBOMP" -o "$tmp/$cc.planted.txt" --task-graph="$tmp/$cc.planted.json" \
         "$prog" planted 0.03 0.06 >"$tmp/$cc.planted.out" 2>&1
     link=$(marker_line PLANTED_LINK) fan=$(marker_line PLANTED_FAN)

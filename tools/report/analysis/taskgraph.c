@@ -512,19 +512,108 @@ static int compare_class(const void *a, const void *b)
     return (x->task > y->task) - (x->task < y->task);
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* One class once its typical time is known: where its tasks are in the sorted keys. */
+struct class_summary {
+    uint64_t codeptr, typical;
+    uint32_t children, depth;
+    size_t first, last;
+};
+
+/* qsort: by construct and children, then depth (the classes of one construct and children across depths together). */
+static int compare_summary(const void *a, const void *b)
+{
+    const struct class_summary *x = a, *y = b;
+    if (x->codeptr != y->codeptr)
+        return x->codeptr < y->codeptr ? -1 : 1;
+    if (x->children != y->children)
+        return x->children < y->children ? -1 : 1;
+    return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/*
+ * A class too small for a typical time takes its construct's at other
+ * depths when that does not change with depth: two or more depths with a
+ * typical time of their own, the largest at most twice the smallest (fib's
+ * tasks cost alike at every depth; a sort's merge halves with each, and
+ * its top keeps its own time).  The first tasks of a run are the few at
+ * the top of its tree, and the coldest.
+ */
+static void depth_free_times(struct ompc_task_graph *graph, const struct class_key *keys,
+                             struct class_summary *classes, size_t count, uint64_t *medians)
+{
+    ompc_qsort(classes, count, sizeof *classes, compare_summary);
+    for (size_t first = 0, last; first < count; first = last) {
+        size_t typical = 0;
+        for (last = first; last < count && classes[last].codeptr == classes[first].codeptr
+                           && classes[last].children == classes[first].children;
+             last++)
+            if (classes[last].last - classes[last].first >= OMPC_TASK_CLASS_MIN)
+                medians[typical++] = classes[last].typical;
+        ompc_qsort(medians, typical, sizeof *medians, compare_u64);
+        if (typical < 2 || medians[0] == 0 || medians[typical - 1] / 2 > medians[0])
+            continue;
+        /* The median of the depths' typical times. */
+        uint64_t pooled = medians[typical / 2];
+        if (typical % 2 == 0)
+            pooled = pooled / 2 + medians[typical / 2 - 1] / 2;
+        for (size_t c = first; c < last; c++) {
+            if (classes[c].last - classes[c].first >= OMPC_TASK_CLASS_MIN)
+                continue;
+            for (size_t k = classes[c].first; k < classes[c].last; k++)
+                if (graph->tasks[keys[k].task].own_ns != 0) {
+                    graph->tasks[keys[k].task].typical_ns = pooled;
+                    graph->depth_free_tasks++;
+                }
+        }
+    }
+}
+
+/*
+ * A class's typical own time: the mean of its tasks but those over
+ * OMPC_TASK_TRIM times its median.  The mean, as work sums measured
+ * times: a median under a skewed class's mean would read the path
+ * shorter than the work it is measured against; without the tasks far
+ * above the median, as one delayed task moves a small class's mean.
+ */
+static uint64_t typical_of(const struct class_key *keys, size_t first, size_t last)
+{
+    size_t members = last - first, middle = first + members / 2;
+    uint64_t median = keys[middle].own_ns;
+    if (members % 2 == 0)
+        median = median / 2 + keys[middle - 1].own_ns / 2;
+    double sum = 0;
+    size_t kept = 0;
+    for (size_t k = first; k < last && keys[k].own_ns / OMPC_TASK_TRIM <= median; k++, kept++)
+        sum += (double)keys[k].own_ns;
+    return kept > 0 ? (uint64_t)(sum / (double)kept + 0.5) : median;
+}
+
 /*
  * Each task's typical time: tasks of one construct at one depth with as
  * many children do the same work by the program's structure, so their
- * median own time stands for each, and one a cold cache or an interrupt
+ * typical own time stands for each, and one a cold cache or an interrupt
  * delayed does not set the span; a class too small for a majority keeps
  * its own times (a task systematically longer than its like is alone in
- * its class most often: at its own depth or construct).
+ * its class most often: at its own depth or construct) unless its
+ * construct's cost does not depend on depth (depth_free_times).
  */
 static int typical_times(const struct ompc_model_process *process, struct ompc_task_graph *graph)
 {
     struct class_key *keys = malloc((graph->count + 1) * sizeof *keys);
-    if (keys == NULL)
+    struct class_summary *classes = malloc((graph->count + 1) * sizeof *classes);
+    uint64_t *medians = malloc((graph->count + 1) * sizeof *medians);
+    if (keys == NULL || classes == NULL || medians == NULL) {
+        free(keys);
+        free(classes);
+        free(medians);
         return -1;
+    }
     for (size_t i = 0; i < graph->count; i++)
         keys[i] = (struct class_key){process->tasks[i].codeptr, graph->tasks[i].own_ns, graph->tasks[i].depth,
                                      graph->tasks[i].children, i};
@@ -532,20 +621,22 @@ static int typical_times(const struct ompc_model_process *process, struct ompc_t
     for (size_t first = 0, last; first < graph->count; first = last) {
         for (last = first + 1; last < graph->count && same_class(&keys[first], &keys[last]); last++)
             ;
-        size_t members = last - first, middle = first + members / 2;
-        uint64_t median = keys[middle].own_ns;
-        if (members % 2 == 0)
-            median = median / 2 + keys[middle - 1].own_ns / 2;
-        graph->classes++;
+        size_t members = last - first;
+        uint64_t typical = typical_of(keys, first, last);
+        classes[graph->classes++]
+            = (struct class_summary){keys[first].codeptr, typical, keys[first].children, keys[first].depth, first, last};
         graph->typical_classes += members >= OMPC_TASK_CLASS_MIN;
         for (size_t k = first; k < last; k++) {
             struct ompc_graph_task *task = &graph->tasks[keys[k].task];
             task->class_size = (uint32_t)(members < UINT32_MAX ? members : UINT32_MAX);
             /* A task with no own time logged has nothing to spread a typical time over. */
-            task->typical_ns = members >= OMPC_TASK_CLASS_MIN && task->own_ns != 0 ? median : task->own_ns;
+            task->typical_ns = members >= OMPC_TASK_CLASS_MIN && task->own_ns != 0 ? typical : task->own_ns;
         }
     }
+    depth_free_times(graph, keys, classes, graph->classes, medians);
     free(keys);
+    free(classes);
+    free(medians);
     return 0;
 }
 

@@ -18,11 +18,16 @@
 
 /*
  * A task class (same construct, creation depth and number of children)
- * needs this many members before the span counts its median own time for
+ * needs this many members before the span counts its typical own time for
  * each of them: with fewer there is no majority to call one of them
  * atypical, and each keeps its own time (doc/ompcollect.1, "Task graph").
  */
 #define OMPC_TASK_CLASS_MIN 3
+
+/* A class's typical time leaves out the tasks over this many times its median own time (taskgraph.c, typical_of). */
+#ifndef OMPC_TASK_TRIM
+#define OMPC_TASK_TRIM 10
+#endif
 
 /* A task whose own time is over this many times its typical time is an outlier of the longest measured path. */
 #define OMPC_TASK_OUTLIER_FACTOR 2
@@ -36,7 +41,7 @@
  */
 struct ompc_graph_task {
     uint64_t own_ns;        /* its runs, less the runs of other tasks inside them */
-    uint64_t typical_ns;    /* what the span counts for it: its class's median own time, or its own (see OMPC_TASK_CLASS_MIN) */
+    uint64_t typical_ns;    /* what the span counts for it: its class's typical own time, or its own (taskgraph.c, typical_times) */
     uint32_t class_size;    /* tasks of its class: construct, depth and children alike */
     uint64_t start_path;    /* longest path to its start */
     uint64_t end_path;      /* longest path to its completion */
@@ -66,6 +71,7 @@ struct ompc_task_graph {
     size_t path_length;
     size_t classes;               /* task classes; of them, with OMPC_TASK_CLASS_MIN members or more: */
     size_t typical_classes;
+    size_t depth_free_tasks;      /* tasks of smaller classes at their construct's typical time over depths (taskgraph.c) */
     /*
      * The same longest path over measured own times, which one delayed
      * task sets: its length, its tasks, and those of them over

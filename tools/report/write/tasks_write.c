@@ -180,10 +180,10 @@ static void graph_text(const struct ompc_model_process *process, const struct om
     }
     fprintf(out,
             "\n  (work: the tasks' own time, their runs less the task runs nested in them and their task waits;\n"
-            "  span: the longest path through creations and joins, each task at its class's median own time --\n"
-            "  %zu classes by construct, depth and children, %zu of them of %d tasks or more, the others at their own;\n"
-            "  parallelism: work / span)\n",
-            graph->classes, graph->typical_classes, OMPC_TASK_CLASS_MIN);
+            "  span: the longest path through creations and joins, each task at its class's typical own time --\n"
+            "  %zu classes by construct, depth and children, %zu of them of %d tasks or more, %zu tasks of the others\n"
+            "  at their construct's over depths, the rest at their own; parallelism: work / span)\n",
+            graph->classes, graph->typical_classes, OMPC_TASK_CLASS_MIN, graph->depth_free_tasks);
     free(rows);
 }
 
@@ -230,6 +230,7 @@ int ompc_task_graph_json_measured(const struct ompc_task_graph *graph, json_t *o
     int failed = ompc_json_set(object, "classes", ompc_json_u64(graph->classes));
     failed |= ompc_json_set(object, "typical_classes", ompc_json_u64(graph->typical_classes));
     failed |= ompc_json_set(object, "class_min", json_integer(OMPC_TASK_CLASS_MIN));
+    failed |= ompc_json_set(object, "depth_free_tasks", ompc_json_u64(graph->depth_free_tasks));
     failed |= ompc_json_set(object, "measured_span_ns", ompc_json_u64(graph->measured_span_ns));
     failed |= ompc_json_set(object, "measured_parallelism",
                             ompc_json_fixed(ompc_task_graph_measured_parallelism(graph), 2));
