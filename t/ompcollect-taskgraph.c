@@ -1,4 +1,4 @@
-/* ompcollect-taskgraph.c - task graphs of known structure for t/ompcollect-taskgraph.sh: fib with a cut-off under one root task, a root that waits in a taskwait for a long task another thread runs, a task that computes for some CPU time and then sleeps, or a chain and a diamond of depend clauses; prints how many tasks it made. */
+/* ompcollect-taskgraph.c - task graphs of known structure for t/ompcollect-taskgraph.sh: fib with a cut-off under one root task, a root that waits in a taskwait for a long task another thread runs, a task that computes for some CPU time and then sleeps, or a chain and a diamond of depend clauses, or a planted long task on a chain beside a fan of like tasks with one slow; prints how many tasks it made. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <omp.h>
 #include <stdatomic.h>
@@ -144,9 +144,57 @@ static void diamond(void)
     printf("taskgraph: diamond w %d tasks 4\n", w);
 }
 
-/* Arguments: n, cut-off (defaults 20 12); "wait" and the seconds the child spins; "sleep" CPU-SECONDS SECONDS; "chain"; "diamond". */
+/* Spins `seconds` of the calling thread's CPU time: work that takes as long however loaded the machine. */
+static void spin_cpu(double seconds)
+{
+    double until = thread_cpu() + seconds;
+    while (thread_cpu() < until)
+        ;
+}
+
+/* A chain of LINKS tasks, each creating the next and waiting for it; link PLANTED_AT computes `planted` s. */
+enum { LINKS = 4, PLANTED_AT = 3, FAN = 64, FAN_SLOW = 9 };
+
+static void link_task(int depth, double planted)
+{
+    if (depth == PLANTED_AT)
+        spin_cpu(planted);
+    if (depth == LINKS)
+        return;
+#pragma omp task firstprivate(depth, planted) /* PLANTED_LINK */
+    link_task(depth + 1, planted);
+#pragma omp taskwait
+}
+
+/*
+ * A root makes FAN like tasks (one construct, depth 1, no children), of
+ * which one computes `slow` s -- longer than its like, as a task a cold
+ * cache or an interrupt delayed -- and a chain whose link at depth
+ * PLANTED_AT, alone in its class, computes `planted` s on every run.
+ */
+static void planted(double planted, double slow)
+{
+#pragma omp parallel num_threads(2)
+#pragma omp single
+#pragma omp task /* PLANTED_ROOT */
+    {
+        for (int i = 0; i < FAN; i++) {
+#pragma omp task firstprivate(i, slow) /* PLANTED_FAN */
+            if (i == FAN_SLOW)
+                spin_cpu(slow);
+        }
+        link_task(0, planted);
+    }
+    printf("taskgraph: planted %.3f slow %.3f tasks %d\n", planted, slow, 1 + FAN + LINKS);
+}
+
+/* Arguments: n, cut-off (defaults 20 12); "planted" LINK-SECONDS FAN-SECONDS; "wait" and the seconds the child spins; "sleep" CPU-SECONDS SECONDS; "chain"; "diamond". */
 int main(int argc, char **argv)
 {
+    if (argc > 3 && argv[1][0] == 'p') {
+        planted(atof(argv[2]), atof(argv[3]));
+        return 0;
+    }
     if (argc > 3 && argv[1][0] == 's') {
         sleeper(atof(argv[2]), atof(argv[3]));
         return 0;

@@ -1,12 +1,12 @@
 #!/bin/sh
-# ompcollect-taskgraph.sh - --task-graph on fib with a cut-off built with clang and GCC: the DOT and JSON graphs hold exactly the program's tasks and creation edges, each task named by its construct's line, the report gives work, span, parallelism and the critical path in every format, the critical path grows with n, a graph past the node bound is drawn per construct and depth and says so, Graphviz reads the DOT, a task's wait in a taskwait is not its own time, a depend chain and diamond give exactly their dependence edges, fib without a cut-off is covered whole by the default event log at two sizes and its parallelism grows with n, a log too small for the run says exactly which share of the tasks the graph holds, and a task's time off the CPU (a sleep, as a preemption) is not its own time.
+# ompcollect-taskgraph.sh - --task-graph on fib with a cut-off built with clang and GCC: the DOT and JSON graphs hold exactly the program's tasks and creation edges, each task named by its construct's line, the report gives work, span, parallelism and the critical path in every format, the critical path grows with n, a graph past the node bound is drawn per construct and depth and says so, Graphviz reads the DOT, a task's wait in a taskwait is not its own time, a depend chain and diamond give exactly their dependence edges, fib without a cut-off is covered whole by the default event log at two sizes and its parallelism grows with n, its graph holds exactly the tasks and classes of its call tree, its parallelism is within 2x of the one its structure implies at mean costs (a timing check), a log too small for the run says exactly which share of the tasks the graph holds, a task's time off the CPU (a sleep, as a preemption) is not its own time, and a planted long task alone in its class stays on the critical path while a slow one among 64 like tasks sets only the longest measured path.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 # fib(N) with cut-off CUTOFF; a small N for the path comparison; a large N past the graph's node bound (5000).
 cutoff=20 fib_n=28 small_n=21 big_n=35
 # fib without a cut-off (every call at or above 2 makes two tasks) at two sizes: the larger makes 150049 tasks.
 fine_small=16 fine_big=24
-per_cc=16
+per_cc=19
 echo "1..$((2 * per_cc))"
 n=0
 source=$top_srcdir/t/ompcollect-taskgraph.c
@@ -67,9 +67,10 @@ for cc in clang gcc; do
     work=$(python3 "$query" "$tmp/$cc.json" "$g['work_ns']") span=$(python3 "$query" "$tmp/$cc.json" "$g['span_ns']")
     ok "$(grep -Eq '^  work [0-9.]+ ms, span [0-9.]+ ms, parallelism [0-9.]+: more than about [0-9]+ threads? cannot help this run$' "$tmp/$cc.txt" &&
         grep -Eq "^  critical path: [0-9]+ tasks?: .*ompcollect-taskgraph.c:$line_root \\(1\\)" "$tmp/$cc.txt" &&
-        grep -Eq "^task_graph,$tasks,1,[0-9]+,0,1,$depth,$work,$span,[0-9.]+,[0-9]+,$tasks,1$" "$tmp/$cc.csv" &&
+        grep -Eq '^  longest measured path [0-9.]+ ms \(parallelism [0-9.]+\): (no outliers on its [0-9]+ tasks?|outliers [0-9]+ of its [0-9]+ tasks, over 2x their class.s typical time, [0-9.]+ ms past it)$' "$tmp/$cc.txt" &&
+        grep -Eq "^task_graph,$tasks,1,[0-9]+,0,1,$depth,$work,$span,[0-9.]+,[0-9]+,$tasks,1,[0-9]+,[0-9]+,[0-9]+,[0-9.]+,[0-9]+,[0-9]+,[0-9]+$" "$tmp/$cc.csv" &&
         grep -q "^task_critical_path,0x[0-9a-f]*,[^,]*,[^,]*ompcollect-taskgraph.c,$line_root," "$tmp/$cc.csv" && echo True)" \
-        "$cc: text and CSV from the saved run give the JSON's work and span, the sentence and the root on the critical path" \
+        "$cc: text and CSV from the saved run give the JSON's work and span, the sentence, the longest measured path and the root on the critical path" \
         "$tmp/$cc.txt"
     ok "$(python3 -c "
 import json
@@ -144,15 +145,38 @@ for size, tasks in (($fine_small, $fine_small_tasks), ($fine_big, $fine_big_task
 print(ok)" 2>&1)" \
         "$cc: fib($fine_small) and fib($fine_big) without a cut-off: the graph holds all $fine_small_tasks and $fine_big_tasks tasks and says it covers the run" \
         "$tmp/$cc.fine$fine_big.err"
+    # What the call tree implies, computed by the test from each graph's (construct, depth) nodes: exact
+    # counts and classes here; the parallelism at the fitted mean costs below.
+    for size in $fine_small $fine_big; do
+        python3 "$top_srcdir/t/ompcollect-taskgraph-structure.py" "$tmp/$cc.fine$size.graph.json" $size task \
+            >"$tmp/$cc.fine$size.structure" 2>&1
+    done
+    ok "$(python3 -c "
+import json
+ok = True
+for size in ($fine_small, $fine_big):
+    s = json.load(open('$tmp/$cc.fine%d.structure' % size))
+    g = json.load(open('$tmp/$cc.fine%d.graph.json' % size))
+    ok = ok and s['groups_match'] and g['classes'] == s['classes'] and g['typical_classes'] == s['typical_classes']
+print(ok)" 2>&1)" \
+        "$cc: fib($fine_small) and fib($fine_big) without a cut-off: each construct and depth holds its call tree's tasks, and the classes (construct, depth, children) are the tree's" \
+        "$tmp/$cc.fine$fine_big.structure"
     small=$(python3 "$query" "$tmp/$cc.fine$fine_small.json" "$g['parallelism']" 2>&1)
     big=$(python3 "$query" "$tmp/$cc.fine$fine_big.json" "$g['parallelism']" 2>&1)
-    # Work and span are measured times: a busy machine's preemptions and steal can flatten them, so this
-    # judgement runs in `make check-timing` (TIMING_CHECKS=1), on a machine left alone.
+    implied() {
+        python3 -c "import json; print(json.load(open('$1'))['parallelism'])" 2>&1
+    }
+    implied_small=$(implied "$tmp/$cc.fine$fine_small.structure") implied_big=$(implied "$tmp/$cc.fine$fine_big.structure")
+    # Work and span are measured times: a busy machine's preemptions and steal can flatten them, so these
+    # judgements run in `make check-timing` (TIMING_CHECKS=1), on a machine left alone.
     if [ "${TIMING_CHECKS:-0}" = 1 ]; then
         ok "$(python3 -c "print($big > $small > 1)" 2>&1)" \
             "$cc: fib($fine_big)'s parallelism is above fib($fine_small)'s, as its structure says (about 31 times; got $big and $small)"
+        ok "$(python3 -c "print(all(0.5 <= got / implied <= 2 for got, implied in (($small, $implied_small), ($big, $implied_big))))" 2>&1)" \
+            "$cc: fib($fine_small) and fib($fine_big)'s parallelism within 2x of what the call tree implies at mean costs (got $small and $big, implied $implied_small and $implied_big)"
     else
         skip "a timing judgement, run by make check-timing" 1 "$cc: fib($fine_big)'s parallelism is above fib($fine_small)'s"
+        skip "a timing judgement, run by make check-timing" 1 "$cc: fib's parallelism within 2x of its structure's"
     fi
     # A log of 64 KiB a thread (2048 events) cannot hold fib($fine_small)'s $fine_small_tasks tasks: every output says how many it holds of how many.
     "$oc" --runtime "$LIBOMP" -f json -o "$tmp/$cc.part.json" --save="$tmp/$cc.part.ses" --trace-buffer=64K \
@@ -179,6 +203,28 @@ g = json.load(open('$tmp/$cc.sleep.json'))
 print(len(g['nodes']) == 1 and 40000000 <= g['nodes'][0]['own_ns'] <= 150000000 and g['work_ns'] == g['span_ns'] == g['nodes'][0]['own_ns'])" 2>&1)" \
         "$cc: a task's 300 ms asleep after 50 ms of CPU time is not its own time (own 40-150 ms)" \
         "$tmp/$cc.sleep.json"
+    # A chain link computes 30 ms of CPU time on every run, alone in its class (construct, depth, children):
+    # it keeps its own time and the critical path goes down the chain. One of 64 like fan tasks computes
+    # 60 ms: the span counts its class's typical time, and only the longest measured path goes through it.
+    "$oc" --runtime "$LIBOMP" -o "$tmp/$cc.planted.txt" --task-graph="$tmp/$cc.planted.json" \
+        "$prog" planted 0.03 0.06 >"$tmp/$cc.planted.out" 2>&1
+    link=$(marker_line PLANTED_LINK) fan=$(marker_line PLANTED_FAN)
+    ok "$(python3 -c "
+import json
+g = json.load(open('$tmp/$cc.planted.json'))
+line = lambda x: int(x['construct'].rsplit(':', 1)[1])
+links = sorted((x for x in g['nodes'] if line(x) == $link), key=lambda x: x['depth'])
+fans = [x for x in g['nodes'] if line(x) == $fan]
+planted = [x for x in links if x['depth'] == 3]
+slow = max(fans, key=lambda x: x['own_ns'])
+print(g['tasks'] == 69 and len(links) == 4 and len(fans) == 64 and g['classes'] == 6 and g['typical_classes'] == 1
+      and len(planted) == 1 and planted[0]['own_ns'] >= 27000000 and planted[0]['typical_ns'] == planted[0]['own_ns']
+      and planted[0]['class_size'] == 1 and all(x['on_critical_path'] for x in links)
+      and planted[0]['own_ns'] <= g['span_ns'] < slow['own_ns'] <= g['measured_span_ns']
+      and slow['class_size'] == 64 and slow['typical_ns'] * 10 < slow['own_ns'] and not slow['on_critical_path']
+      and g['measured_outliers'] >= 1)" 2>&1)" \
+        "$cc: a planted 30 ms link alone in its class stays on the critical path and in the span; a 60 ms task among 64 like ones sets only the longest measured path" \
+        "$tmp/$cc.planted.json"
     # Depend clauses: the dependence edges are exactly the source's, by construct line, and the critical
     # path follows them (every task waits for the first, which spins until all exist).
     for shape in chain diamond; do

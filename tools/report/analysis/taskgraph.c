@@ -147,7 +147,8 @@ struct sweep_task {
     size_t cursor;         /* segments wholly before the last time asked */
     uint64_t own_before;   /* their own time */
     uint64_t end_time;     /* its completion (or its last segment's end) */
-    uint64_t base, base_own; /* path = base + own time since base_own */
+    uint64_t base, base_own; /* path = base + scale * own time since base_own */
+    double scale;          /* typical / own time: 1 for measured paths */
     int64_t binder;        /* what base came from: -1 its start, else a joined child */
     int completed;
 };
@@ -165,10 +166,12 @@ static uint64_t own_at(struct sweep_task *task, const struct segment *segments, 
     return own;
 }
 
+/* Its path at `when`: its own time since base scaled to its typical time, so a creation part-way through its run stands part-way through its typical time. */
 static uint64_t path_at(struct sweep_task *task, const struct segment *segments, uint64_t when)
 {
     uint64_t own = own_at(task, segments, when);
-    return task->base + (own > task->base_own ? own - task->base_own : 0);
+    uint64_t since = own > task->base_own ? own - task->base_own : 0;
+    return task->base + (task->scale == 1.0 ? since : (uint64_t)((double)since * task->scale + 0.5));
 }
 
 /* One step of the sweep: a task's creation (0) or completion (1). */
@@ -482,6 +485,211 @@ static int span_and_path(const struct ompc_model_process *process, struct ompc_t
     return 0;
 }
 
+/* A task as its class sees it: construct, depth, children, then its own time. */
+struct class_key {
+    uint64_t codeptr, own_ns;
+    uint32_t depth, children;
+    size_t task;
+};
+
+static int same_class(const struct class_key *x, const struct class_key *y)
+{
+    return x->codeptr == y->codeptr && x->depth == y->depth && x->children == y->children;
+}
+
+/* qsort: by class, then own time, then task. */
+static int compare_class(const void *a, const void *b)
+{
+    const struct class_key *x = a, *y = b;
+    if (x->codeptr != y->codeptr)
+        return x->codeptr < y->codeptr ? -1 : 1;
+    if (x->depth != y->depth)
+        return x->depth < y->depth ? -1 : 1;
+    if (x->children != y->children)
+        return x->children < y->children ? -1 : 1;
+    if (x->own_ns != y->own_ns)
+        return x->own_ns < y->own_ns ? -1 : 1;
+    return (x->task > y->task) - (x->task < y->task);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* One class once its typical time is known: where its tasks are in the sorted keys. */
+struct class_summary {
+    uint64_t codeptr, typical;
+    uint32_t children, depth;
+    size_t first, last;
+};
+
+/* qsort: by construct and children, then depth (the classes of one construct and children across depths together). */
+static int compare_summary(const void *a, const void *b)
+{
+    const struct class_summary *x = a, *y = b;
+    if (x->codeptr != y->codeptr)
+        return x->codeptr < y->codeptr ? -1 : 1;
+    if (x->children != y->children)
+        return x->children < y->children ? -1 : 1;
+    return (x->depth > y->depth) - (x->depth < y->depth);
+}
+
+/*
+ * A class too small for a typical time takes its construct's at other
+ * depths when that does not change with depth: two or more depths with a
+ * typical time of their own, the largest at most twice the smallest (fib's
+ * tasks cost alike at every depth; a sort's merge halves with each, and
+ * its top keeps its own time).  The first tasks of a run are the few at
+ * the top of its tree, and the coldest.
+ */
+static void depth_free_times(struct ompc_task_graph *graph, const struct class_key *keys,
+                             struct class_summary *classes, size_t count, uint64_t *medians)
+{
+    ompc_qsort(classes, count, sizeof *classes, compare_summary);
+    for (size_t first = 0, last; first < count; first = last) {
+        size_t typical = 0;
+        for (last = first; last < count && classes[last].codeptr == classes[first].codeptr
+                           && classes[last].children == classes[first].children;
+             last++)
+            if (classes[last].last - classes[last].first >= OMPC_TASK_CLASS_MIN)
+                medians[typical++] = classes[last].typical;
+        ompc_qsort(medians, typical, sizeof *medians, compare_u64);
+        if (typical < 2 || medians[0] == 0 || medians[typical - 1] / 2 > medians[0])
+            continue;
+        /* The median of the depths' typical times. */
+        uint64_t pooled = medians[typical / 2];
+        if (typical % 2 == 0)
+            pooled = pooled / 2 + medians[typical / 2 - 1] / 2;
+        for (size_t c = first; c < last; c++) {
+            if (classes[c].last - classes[c].first >= OMPC_TASK_CLASS_MIN)
+                continue;
+            for (size_t k = classes[c].first; k < classes[c].last; k++)
+                if (graph->tasks[keys[k].task].own_ns != 0) {
+                    graph->tasks[keys[k].task].typical_ns = pooled;
+                    graph->depth_free_tasks++;
+                }
+        }
+    }
+}
+
+/*
+ * A class's typical own time: the mean of its tasks but those over
+ * OMPC_TASK_TRIM times its median.  The mean, as work sums measured
+ * times: a median under a skewed class's mean would read the path
+ * shorter than the work it is measured against; without the tasks far
+ * above the median, as one delayed task moves a small class's mean.
+ */
+static uint64_t typical_of(const struct class_key *keys, size_t first, size_t last)
+{
+    size_t members = last - first, middle = first + members / 2;
+    uint64_t median = keys[middle].own_ns;
+    if (members % 2 == 0)
+        median = median / 2 + keys[middle - 1].own_ns / 2;
+    double sum = 0;
+    size_t kept = 0;
+    for (size_t k = first; k < last && keys[k].own_ns / OMPC_TASK_TRIM <= median; k++, kept++)
+        sum += (double)keys[k].own_ns;
+    return kept > 0 ? (uint64_t)(sum / (double)kept + 0.5) : median;
+}
+
+/*
+ * Each task's typical time: tasks of one construct at one depth with as
+ * many children do the same work by the program's structure, so their
+ * typical own time stands for each, and one a cold cache or an interrupt
+ * delayed does not set the span; a class too small for a majority keeps
+ * its own times (a task systematically longer than its like is alone in
+ * its class most often: at its own depth or construct) unless its
+ * construct's cost does not depend on depth (depth_free_times).
+ */
+static int typical_times(const struct ompc_model_process *process, struct ompc_task_graph *graph)
+{
+    struct class_key *keys = malloc((graph->count + 1) * sizeof *keys);
+    struct class_summary *classes = malloc((graph->count + 1) * sizeof *classes);
+    uint64_t *medians = malloc((graph->count + 1) * sizeof *medians);
+    if (keys == NULL || classes == NULL || medians == NULL) {
+        free(keys);
+        free(classes);
+        free(medians);
+        return -1;
+    }
+    for (size_t i = 0; i < graph->count; i++)
+        keys[i] = (struct class_key){process->tasks[i].codeptr, graph->tasks[i].own_ns, graph->tasks[i].depth,
+                                     graph->tasks[i].children, i};
+    ompc_qsort(keys, graph->count, sizeof *keys, compare_class);
+    for (size_t first = 0, last; first < graph->count; first = last) {
+        for (last = first + 1; last < graph->count && same_class(&keys[first], &keys[last]); last++)
+            ;
+        size_t members = last - first;
+        uint64_t typical = typical_of(keys, first, last);
+        classes[graph->classes++]
+            = (struct class_summary){keys[first].codeptr, typical, keys[first].children, keys[first].depth, first, last};
+        graph->typical_classes += members >= OMPC_TASK_CLASS_MIN;
+        for (size_t k = first; k < last; k++) {
+            struct ompc_graph_task *task = &graph->tasks[keys[k].task];
+            task->class_size = (uint32_t)(members < UINT32_MAX ? members : UINT32_MAX);
+            /* A task with no own time logged has nothing to spread a typical time over. */
+            task->typical_ns = members >= OMPC_TASK_CLASS_MIN && task->own_ns != 0 ? typical : task->own_ns;
+        }
+    }
+    depth_free_times(graph, keys, classes, graph->classes, medians);
+    free(keys);
+    free(classes);
+    free(medians);
+    return 0;
+}
+
+/* Forgets the paths a sweep found, for the next sweep with other costs: `typical` scales each task's own time to its typical time. */
+static void reset_paths(struct ompc_task_graph *graph, struct sweep_task *sweep, int typical)
+{
+    for (size_t i = 0; i < graph->count; i++) {
+        struct ompc_graph_task *task = &graph->tasks[i];
+        task->start_path = task->end_path = 0;
+        task->joined = task->on_path = 0;
+        task->start_via = task->end_via = task->start_dep = -1;
+        struct sweep_task *state = &sweep[i];
+        state->cursor = 0;
+        state->own_before = state->base = state->base_own = 0;
+        state->binder = -1;
+        state->completed = 0;
+        state->scale = typical && task->own_ns != 0 ? (double)task->typical_ns / (double)task->own_ns : 1.0;
+    }
+    free(graph->path);
+    graph->path = NULL;
+    graph->path_length = graph->joins = 0;
+    graph->span_ns = 0;
+    graph->regions = 0;
+}
+
+/* The longest path on measured own times: kept as a second figure, with the outliers on it. */
+static void keep_measured(struct ompc_task_graph *graph)
+{
+    graph->measured_span_ns = graph->span_ns;
+    graph->measured_path_length = graph->path_length;
+    for (size_t i = 0; i < graph->path_length; i++) {
+        const struct ompc_graph_task *task = &graph->tasks[graph->path[i]];
+        if (task->own_ns / OMPC_TASK_OUTLIER_FACTOR > task->typical_ns) {
+            graph->measured_outliers++;
+            graph->measured_excess_ns += task->own_ns - task->typical_ns;
+        }
+    }
+}
+
+/* The paths twice: on measured own times (kept as measured_*), then on typical times (the span). */
+static int both_paths(const struct ompc_model_process *process, struct ompc_task_graph *graph,
+                      struct sweep_task *sweep, const struct segment *segments)
+{
+    reset_paths(graph, sweep, 0);
+    if (sweep_paths(process, graph, sweep, segments) != 0 || span_and_path(process, graph) != 0)
+        return -1;
+    keep_measured(graph);
+    reset_paths(graph, sweep, 1);
+    if (sweep_paths(process, graph, sweep, segments) != 0 || span_and_path(process, graph) != 0)
+        return -1;
+    return 0;
+}
+
 int ompc_task_graph_build(const struct ompc_model_process *process, struct ompc_task_graph *graph)
 {
     *graph = (struct ompc_task_graph){0};
@@ -501,9 +709,9 @@ int ompc_task_graph_build(const struct ompc_model_process *process, struct ompc_
         if (status == 0)
             status = own_times(process, graph, &segments, sweep);
         if (status == 0)
-            status = sweep_paths(process, graph, sweep, segments.items);
+            status = typical_times(process, graph);
         if (status == 0)
-            status = span_and_path(process, graph);
+            status = both_paths(process, graph, sweep, segments.items);
     }
     free(segments.items);
     free(sweep);
@@ -528,4 +736,9 @@ int ompc_task_graph_partial(const struct ompc_task_graph *graph)
 double ompc_task_graph_parallelism(const struct ompc_task_graph *graph)
 {
     return graph->span_ns != 0 ? (double)graph->work_ns / (double)graph->span_ns : 0.0;
+}
+
+double ompc_task_graph_measured_parallelism(const struct ompc_task_graph *graph)
+{
+    return graph->measured_span_ns != 0 ? (double)graph->work_ns / (double)graph->measured_span_ns : 0.0;
 }

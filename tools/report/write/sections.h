@@ -79,6 +79,10 @@ int ompc_tasks_csv(const struct ompc_model_process *process, const struct ompc_l
 int ompc_tasks_json(const struct ompc_model_process *process, const struct ompc_locations *locations,
                     const struct ompc_task_granularity *grain, json_t *report);
 
+/* The task graph's second figures (tasks_write.c), the same in the JSON report and the JSON graph: the longest measured path with its outliers, and the task classes; -1 when memory ran out. */
+struct ompc_task_graph;
+int ompc_task_graph_json_measured(const struct ompc_task_graph *graph, json_t *object);
+
 /* Stacks (stacks_write.c): the folded stacks, "main;solve;work;IBAR 12", one line per stack and state; returns 0 or -1 on a write error. */
 int ompc_stacks_folded(const struct ompc_stacks *stacks, FILE *out);
 

@@ -5,6 +5,7 @@
 #include "jsonw.h"
 #include "locations.h"
 #include "report.h"
+#include "sections.h"
 #include "sort.h"
 #include "symbolize.h"
 #include "taskgraph.h"
@@ -34,7 +35,7 @@ struct drawing {
     int aggregated;
     size_t *node_of;              /* per task */
     size_t *node_first;           /* per node: a task of it (its own, when not aggregated) */
-    uint64_t *node_tasks, *node_own_ns;
+    uint64_t *node_tasks, *node_own_ns, *node_typical_ns;
     int *node_on_path;
     size_t node_count;
 };
@@ -113,9 +114,10 @@ static int make_nodes(struct drawing *drawing)
     drawing->node_first = malloc((count + 1) * sizeof *drawing->node_first);
     drawing->node_tasks = calloc(count + 1, sizeof *drawing->node_tasks);
     drawing->node_own_ns = calloc(count + 1, sizeof *drawing->node_own_ns);
+    drawing->node_typical_ns = calloc(count + 1, sizeof *drawing->node_typical_ns);
     drawing->node_on_path = calloc(count + 1, sizeof *drawing->node_on_path);
     if (keys == NULL || drawing->node_of == NULL || drawing->node_first == NULL || drawing->node_tasks == NULL
-        || drawing->node_own_ns == NULL || drawing->node_on_path == NULL) {
+        || drawing->node_own_ns == NULL || drawing->node_typical_ns == NULL || drawing->node_on_path == NULL) {
         free(keys);
         return -1;
     }
@@ -134,6 +136,7 @@ static int make_nodes(struct drawing *drawing)
         drawing->node_of[task] = node;
         drawing->node_tasks[node]++;
         drawing->node_own_ns[node] += drawing->graph.tasks[task].own_ns;
+        drawing->node_typical_ns[node] += drawing->graph.tasks[task].typical_ns;
         drawing->node_on_path[node] |= drawing->graph.tasks[task].on_path;
     }
     free(keys);
@@ -148,6 +151,7 @@ static void drawing_free(struct drawing *drawing)
     free(drawing->node_first);
     free(drawing->node_tasks);
     free(drawing->node_own_ns);
+    free(drawing->node_typical_ns);
     free(drawing->node_on_path);
 }
 
@@ -244,12 +248,17 @@ static const char *node_text(const struct drawing *drawing, size_t node, char *b
 {
     size_t task = drawing->node_first[node];
     const char *construct = label_of(drawing, drawing->process->tasks[task].codeptr);
+    int used;
     if (drawing->aggregated)
-        snprintf(buffer, size, "%s\ndepth %" PRIu32 ": %" PRIu64 " tasks, %.3f ms", construct,
-                 drawing->graph.tasks[task].depth, drawing->node_tasks[node], drawing->node_own_ns[node] / 1e6);
+        used = snprintf(buffer, size, "%s\ndepth %" PRIu32 ": %" PRIu64 " tasks, %.3f ms", construct,
+                        drawing->graph.tasks[task].depth, drawing->node_tasks[node], drawing->node_own_ns[node] / 1e6);
     else
-        snprintf(buffer, size, "%s\ntask %" PRIu64 ": %.3f ms", construct, drawing->process->tasks[task].id,
-                 drawing->node_own_ns[node] / 1e6);
+        used = snprintf(buffer, size, "%s\ntask %" PRIu64 ": %.3f ms", construct, drawing->process->tasks[task].id,
+                        drawing->node_own_ns[node] / 1e6);
+    /* The span counts the typical time: said where it is not the measured one at the box's precision (us). */
+    if (used > 0 && (size_t)used < size
+        && (drawing->node_typical_ns[node] + 500) / 1000 != (drawing->node_own_ns[node] + 500) / 1000)
+        snprintf(buffer + used, size - (size_t)used, " (typical %.3f)", drawing->node_typical_ns[node] / 1e6);
     return buffer;
 }
 
@@ -270,6 +279,12 @@ static const char *graph_summary(const struct drawing *drawing, char *buffer, si
                                graph->created_exact ? "" : "at least ", graph->created, graph->count,
                                graph->created != 0 ? 100.0 * (double)graph->count / (double)graph->created : 100.0)
                     : snprintf(buffer + used, size - (size_t)used, ", every task the run created");
+    if (used > 0 && (size_t)used < size)
+        used += snprintf(buffer + used, size - (size_t)used,
+                         "; longest measured path %.3f ms: outliers %zu of its %zu tasks, %.3f ms past their typical "
+                         "time",
+                         graph->measured_span_ns / 1e6, graph->measured_outliers, graph->measured_path_length,
+                         graph->measured_excess_ns / 1e6);
     if (drawing->aggregated && used > 0 && (size_t)used < size)
         snprintf(buffer + used, size - (size_t)used,
                  "; %zu tasks are more than the %d drawn one by one: one node per task construct and creation "
@@ -352,9 +367,12 @@ static json_t *json_node(const struct drawing *drawing, size_t node)
     failed |= ompc_json_set(object, "depth", json_integer(own->depth));
     failed |= ompc_json_set(object, "tasks", ompc_json_u64(drawing->node_tasks[node]));
     failed |= ompc_json_set(object, "own_ns", ompc_json_u64(drawing->node_own_ns[node]));
+    failed |= ompc_json_set(object, "typical_ns", ompc_json_u64(drawing->node_typical_ns[node]));
     failed |= ompc_json_set(object, "on_critical_path", json_boolean(drawing->node_on_path[node]));
     if (!drawing->aggregated) {
         failed |= ompc_json_set(object, "task", ompc_json_u64(task->id));
+        failed |= ompc_json_set(object, "children", json_integer(own->children));
+        failed |= ompc_json_set(object, "class_size", json_integer(own->class_size));
         failed |= ompc_json_set(object, "start_path_ns", ompc_json_u64(own->start_path));
         failed |= ompc_json_set(object, "end_path_ns", ompc_json_u64(own->end_path));
     }
@@ -409,6 +427,7 @@ static json_t *json_graph(const struct drawing *drawing)
     failed |= ompc_json_set(object, "work_ns", ompc_json_u64(graph->work_ns));
     failed |= ompc_json_set(object, "span_ns", ompc_json_u64(graph->span_ns));
     failed |= ompc_json_set(object, "parallelism", ompc_json_fixed(ompc_task_graph_parallelism(graph), 2));
+    failed |= ompc_task_graph_json_measured(graph, object);
     failed |= ompc_json_set(object, "critical_path", path);
     failed |= ompc_json_set(object, "nodes", nodes);
     failed |= ompc_json_set(object, "edges", edges);

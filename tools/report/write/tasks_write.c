@@ -136,20 +136,38 @@ static void coverage_text(const struct ompc_task_graph *graph, char *buffer, siz
                  graph->created != 0 ? 100.0 * (double)graph->count / (double)graph->created : 100.0);
 }
 
+/* "longest measured path X ms (parallelism P): outliers ...": the path one delayed task can set, and the tasks on it past their typical time. */
+static void measured_text(const struct ompc_task_graph *graph, char *buffer, size_t size)
+{
+    int used = snprintf(buffer, size, "longest measured path %.3f ms (parallelism %.1f): ", graph->measured_span_ns / 1e6,
+                        ompc_task_graph_measured_parallelism(graph));
+    if (used < 0 || (size_t)used >= size)
+        return;
+    if (graph->measured_outliers == 0)
+        snprintf(buffer + used, size - (size_t)used, "no outliers on its %zu task%s", graph->measured_path_length,
+                 graph->measured_path_length == 1 ? "" : "s");
+    else
+        snprintf(buffer + used, size - (size_t)used,
+                 "outliers %zu of its %zu tasks, over %dx their class's typical time, %.3f ms past it",
+                 graph->measured_outliers, graph->measured_path_length, OMPC_TASK_OUTLIER_FACTOR,
+                 graph->measured_excess_ns / 1e6);
+}
+
 /* The task graph's figures in the text report (nothing when no task was logged). */
 static void graph_text(const struct ompc_model_process *process, const struct ompc_locations *locations,
                        const struct ompc_task_graph *graph, FILE *out)
 {
     if (graph->count == 0)
         return;
-    char sentence[160], label[512], coverage[160];
+    char sentence[160], label[512], coverage[160], measured[200];
     parallelism_sentence(ompc_task_graph_parallelism(graph), sentence, sizeof sentence);
     coverage_text(graph, coverage, sizeof coverage);
+    measured_text(graph, measured, sizeof measured);
     fprintf(out,
             "\nTask graph (%s; %zu created by implicit tasks, %zu dependences, %u parallel region%s; "
-            "ompcollect(1), TASK GRAPH):\n  work %.3f ms, span %.3f ms, %s\n",
+            "ompcollect(1), TASK GRAPH):\n  work %.3f ms, span %.3f ms, %s\n  %s\n",
             coverage, graph->roots, graph->dependence_count, graph->regions, graph->regions == 1 ? "" : "s",
-            graph->work_ns / 1e6, graph->span_ns / 1e6, sentence);
+            graph->work_ns / 1e6, graph->span_ns / 1e6, sentence, measured);
     if (ompc_task_graph_partial(graph))
         fputs("  (of the logged tasks only: a larger --trace-buffer holds the whole run)\n", out);
     size_t count = 0;
@@ -161,9 +179,12 @@ static void graph_text(const struct ompc_model_process *process, const struct om
         fprintf(out, "%s%s (%zu)", i == 0 ? ": " : ", ", ompc_location_label(&where, rows[i].codeptr, label, sizeof label),
                 rows[i].tasks);
     }
-    fputs("\n  (work: the tasks' own time, their runs less the task runs nested in them and their task waits;\n"
-          "  span: the longest path through creations and joins; parallelism: work / span)\n",
-          out);
+    fprintf(out,
+            "\n  (work: the tasks' own time, their runs less the task runs nested in them and their task waits;\n"
+            "  span: the longest path through creations and joins, each task at its class's typical own time --\n"
+            "  %zu classes by construct, depth and children, %zu of them of %d tasks or more, %zu tasks of the others\n"
+            "  at their construct's over depths, the rest at their own; parallelism: work / span)\n",
+            graph->classes, graph->typical_classes, OMPC_TASK_CLASS_MIN, graph->depth_free_tasks);
     free(rows);
 }
 
@@ -177,12 +198,16 @@ static int graph_csv(const struct ompc_model_process *process, const struct ompc
     if (out == NULL)
         return -1;
     fputs("tasks,roots,joins,dependences,regions,max_depth,work_ns,span_ns,parallelism,critical_path_tasks,"
-          "created_tasks,created_exact\n",
+          "created_tasks,created_exact,classes,typical_classes,measured_span_ns,measured_parallelism,measured_path_tasks,"
+          "measured_outliers,measured_excess_ns\n",
           out);
     ompc_csv_lead(tables);
-    fprintf(out, "%zu,%zu,%zu,%zu,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f,%zu,%" PRIu64 ",%d\n", graph->count, graph->roots,
+    fprintf(out, "%zu,%zu,%zu,%zu,%u,%u,%" PRIu64 ",%" PRIu64 ",%.2f,%zu,%" PRIu64 ",%d,", graph->count, graph->roots,
             graph->joins, graph->dependence_count, graph->regions, graph->max_depth, graph->work_ns, graph->span_ns,
             ompc_task_graph_parallelism(graph), graph->path_length, graph->created, graph->created_exact);
+    fprintf(out, "%zu,%zu,%" PRIu64 ",%.2f,%zu,%zu,%" PRIu64 "\n", graph->classes, graph->typical_classes,
+            graph->measured_span_ns, ompc_task_graph_measured_parallelism(graph), graph->measured_path_length,
+            graph->measured_outliers, graph->measured_excess_ns);
     out = ompc_csv_begin(tables, "task_critical_path");
     if (out == NULL)
         return -1;
@@ -199,6 +224,21 @@ static int graph_csv(const struct ompc_model_process *process, const struct ompc
     }
     free(rows);
     return graph->path_length > 0 && rows == NULL ? -1 : 0;
+}
+
+int ompc_task_graph_json_measured(const struct ompc_task_graph *graph, json_t *object)
+{
+    int failed = ompc_json_set(object, "classes", ompc_json_u64(graph->classes));
+    failed |= ompc_json_set(object, "typical_classes", ompc_json_u64(graph->typical_classes));
+    failed |= ompc_json_set(object, "class_min", json_integer(OMPC_TASK_CLASS_MIN));
+    failed |= ompc_json_set(object, "depth_free_tasks", ompc_json_u64(graph->depth_free_tasks));
+    failed |= ompc_json_set(object, "measured_span_ns", ompc_json_u64(graph->measured_span_ns));
+    failed |= ompc_json_set(object, "measured_parallelism",
+                            ompc_json_fixed(ompc_task_graph_measured_parallelism(graph), 2));
+    failed |= ompc_json_set(object, "measured_path_tasks", ompc_json_u64(graph->measured_path_length));
+    failed |= ompc_json_set(object, "measured_outliers", ompc_json_u64(graph->measured_outliers));
+    failed |= ompc_json_set(object, "measured_excess_ns", ompc_json_u64(graph->measured_excess_ns));
+    return failed ? -1 : 0;
 }
 
 /* "graph": the task graph's figures, null when no task was logged. */
@@ -237,6 +277,7 @@ static json_t *graph_json(const struct ompc_model_process *process, const struct
     failed |= ompc_json_set(object, "sentence", json_string(sentence));
     failed |= ompc_json_set(object, "critical_path_tasks", ompc_json_u64(graph->path_length));
     failed |= ompc_json_set(object, "critical_path", path);
+    failed |= ompc_task_graph_json_measured(graph, object);
     return ompc_json_built(object, failed);
 }
 
