@@ -458,13 +458,25 @@ typedef enum {
  *       OMP_ERRCODE_UNSUPPORTED.  The shim's part of the delivery is
  *       async-signal-safe; the callback runs where the runtime's own task
  *       callback runs.
+ *
+ *   OMPCOLLECTOR_EVENT_TASK_CREATE  OMPCOLLECTOR_EVENT_TASK's CREATE phase
+ *       alone, with the same callback type and payload (phase always
+ *       OMPCOLLECTOR_TASK_CREATE).  Why a second event: a collector that
+ *       counts tasks per construct and takes their time from samples
+ *       needs one delivery per task, not three; with this one registered
+ *       and OMPCOLLECTOR_EVENT_TASK not, the shim does not build or
+ *       deliver the BEGIN, END, SUSPEND and RESUME phases at all (one
+ *       load tests for them).  Registering both gets CREATE once from
+ *       each.  Answers as OMPCOLLECTOR_EVENT_TASK's (UNKNOWN on other
+ *       runtimes, UNSUPPORTED without OMPT task callbacks).
  */
 #define OMPCOLLECTOR_EVENT_BASE 0x4F430000 /* 'O' 'C' << 16, as the requests */
 #define OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT (OMPCOLLECTOR_EVENT_BASE + 1)
 #define OMPCOLLECTOR_EVENT_END_TASK_WAIT (OMPCOLLECTOR_EVENT_BASE + 2)
 #define OMPCOLLECTOR_EVENT_TASK_DEPENDENCE (OMPCOLLECTOR_EVENT_BASE + 3)
 #define OMPCOLLECTOR_EVENT_TASK (OMPCOLLECTOR_EVENT_BASE + 4)
-#define OMPCOLLECTOR_EVENT_END (OMPCOLLECTOR_EVENT_BASE + 5) /* one past the last */
+#define OMPCOLLECTOR_EVENT_TASK_CREATE (OMPCOLLECTOR_EVENT_BASE + 5)
+#define OMPCOLLECTOR_EVENT_END (OMPCOLLECTOR_EVENT_BASE + 6) /* one past the last */
 
 /* The phases OMPCOLLECTOR_EVENT_TASK's callback is called with. */
 #define OMPCOLLECTOR_TASK_CREATE 1

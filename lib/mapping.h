@@ -59,9 +59,11 @@ typedef uint32_t oc_callback_mask;
 #define OC_EVENT_TASK_DEPENDENCE (OC_EVENT_LEGACY_MAX + 3)
 /* OMPCOLLECTOR_EVENT_TASK: delivered with a payload by its own path (oc_task_phase), from no source row. */
 #define OC_EVENT_TASK (OC_EVENT_LEGACY_MAX + 4)
+/* OMPCOLLECTOR_EVENT_TASK_CREATE: OC_EVENT_TASK's CREATE phase alone, by the same path. */
+#define OC_EVENT_TASK_CREATE (OC_EVENT_LEGACY_MAX + 5)
 
 /* The highest event number the shim knows. */
-#define OC_EVENT_MAX OC_EVENT_TASK
+#define OC_EVENT_MAX OC_EVENT_TASK_CREATE
 
 /* The end_event of a row whose event comes alone (FETCHED_TASK). */
 #define OC_NO_EVENT 0

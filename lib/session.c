@@ -258,7 +258,11 @@ void oc_emit_slow(int event)
     emit(event);
 }
 
-/* What oc_emit_task does once marked: opens or closes the task's pair word and calls the callback. */
+/*
+ * What oc_emit_task does once marked: opens or closes the task's pair word
+ * and calls the callbacks.  CREATE goes to OMPCOLLECTOR_EVENT_TASK_CREATE's
+ * callback too (a counting collector registers that one alone).
+ */
 static inline __attribute__((always_inline)) void task_phase_marked(int phase, const ompcollector_task_event_t *payload,
                                                                    uint32_t *open, uint64_t live)
 {
@@ -269,6 +273,10 @@ static inline __attribute__((always_inline)) void task_phase_marked(int phase, c
         /* Never an END without its BEGIN in this session: a pair cut by STOP or START stays cut. */
         deliver &= *open == atomic_load_explicit(&oc_session_generation, memory_order_relaxed);
         *open = 0;
+    } else if (live & OC_EVENT_BIT(OC_EVENT_TASK_CREATE)) {
+        omp_collector_callback_t created = atomic_load(&oc_event_callbacks[OC_EVENT_TASK_CREATE]);
+        if (created != 0)
+            ((ompcollector_task_callback_t)(void (*)(void))created)(phase, payload);
     }
     if (!deliver)
         return;

@@ -991,7 +991,8 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
     oc_self.creating = task != NULL ? task : &unfollowed_task;
     atomic_signal_fence(memory_order_seq_cst);
     oc_end_pair(source);
-    if (task_phases_live())
+    if (atomic_load_explicit(&oc_live_events, memory_order_relaxed)
+        & (OC_EVENT_BIT(OC_EVENT_TASK) | OC_EVENT_BIT(OC_EVENT_TASK_CREATE)))
         create_phase(task, flags, codeptr_ra);
     atomic_signal_fence(memory_order_seq_cst);
     oc_self.creating = NULL;

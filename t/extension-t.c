@@ -1014,6 +1014,33 @@ static int task_phase_event_is_known_and_legacy_events_unchanged(void)
            && request(unknown) == OMP_ERRCODE_UNKNOWN;
 }
 
+/* TASK_CREATE alone: one CREATE per task (merged ones too), none of the run phases; with EVENT_TASK beside it, CREATE from each. */
+static int task_create_event_is_creation_alone(void)
+{
+    if (!start_session()
+        || !register_event(OMPCOLLECTOR_EVENT_TASK_CREATE,
+                           (void (*)(OMP_COLLECTORAPI_EVENT))(void (*)(void))note_phase))
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t task, merged, both;
+    fake_ompt_set_codeptr((void *)0x7170);
+    fake_task_create(&task, ompt_task_explicit);
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_task_create(&merged, (int)(ompt_task_explicit | ompt_task_undeferred | ompt_task_mergeable | 0x80000000u));
+    int alone = phases_seen;
+    if (!register_phases())
+        return 0;
+    fake_task_create(&both, ompt_task_explicit);
+    fake_ompt_set_codeptr(NULL);
+    fake_task_begin(&both, OC_TASK_SWITCH);
+    fake_task_end(OC_TASK_COMPLETE);
+    return alone == 2 && phase_of[0] == OMPCOLLECTOR_TASK_CREATE && payload_of[0].codeptr == 0x7170
+           && payload_of[0].id != 0 && phase_of[1] == OMPCOLLECTOR_TASK_CREATE && (payload_of[1].flags & OMPCOLLECTOR_TASK_MERGED)
+           && phases_seen == 6 && phase_of[2] == OMPCOLLECTOR_TASK_CREATE && phase_of[3] == OMPCOLLECTOR_TASK_CREATE
+           && phase_of[4] == OMPCOLLECTOR_TASK_BEGIN && phase_of[5] == OMPCOLLECTOR_TASK_END;
+}
+
 static const struct {
     const char *name;
     int (*check)(void);
@@ -1055,6 +1082,7 @@ static const struct {
     {"EVENT_TASK of an untied task: BEGIN/END per part, parts 1 then 2, COMPLETING on the last", task_phases_of_an_untied_task},
     {"EVENT_TASK pairs balanced across REGISTER, PAUSE and STOP/START: no END without its BEGIN", task_phases_balanced_across_register_pause_and_stop},
     {"EVENT_TASK beside the legacy task events: both delivered, the legacy ones unchanged; the next number UNKNOWN", task_phase_event_is_known_and_legacy_events_unchanged},
+    {"EVENT_TASK_CREATE alone: one CREATE per task, merged too, no run phases; beside EVENT_TASK: CREATE from each", task_create_event_is_creation_alone},
 };
 
 /* Runs `check` in a child so each starts from a fresh shim. */

@@ -82,8 +82,8 @@ static void ask_both(OMP_COLLECTORAPI_EVENT event)
 }
 
 /*
- * OMPCOLLECTOR_EVENT_TASK's callback has its own type (phase, payload):
- * a REGISTER of that event gets this one, which checks what it is given
+ * OMPCOLLECTOR_EVENT_TASK's callback has its own type (phase, payload),
+ * as OMPCOLLECTOR_EVENT_TASK_CREATE's: a REGISTER of either gets this one, which checks what it is given
  * -- a known phase and a payload whose flags are OMPCOLLECTOR_TASK_* and
  * whose parts are not negative -- and asks for the state as TAU would.
  */
@@ -218,7 +218,8 @@ static void tame_callback(unsigned char *entry, int32_t size)
     memcpy(&fuzzed, where, sizeof fuzzed);
     omp_collector_callback_t callback = NULL;
     if (fuzzed != 0) {
-        callback = read32(entry + 16) == OMPCOLLECTOR_EVENT_TASK
+        int32_t event = read32(entry + 16);
+        callback = event == OMPCOLLECTOR_EVENT_TASK || event == OMPCOLLECTOR_EVENT_TASK_CREATE
                        ? (omp_collector_callback_t)(void (*)(void))task_phases
                        : harness_callbacks[fuzzed % HARNESS_CALLBACKS];
         uint64_t bits;

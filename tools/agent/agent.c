@@ -248,6 +248,7 @@ static struct ompc_process *claim_process(int parent)
         slot->request_count = agent.request_count;
         memcpy(slot->task_requests, agent.task_requests, sizeof agent.task_requests);
         slot->task_request_count = agent.task_request_count;
+        slot->task_tier = agent.task_tier;
         slot->event_mask = agent.record->event_mask;
         atomic_store(&slot->alive_ns, now_ns(&agent));
         note_runtime(slot);
@@ -1177,6 +1178,20 @@ static void task_phase_events(struct ompc_process *owner, struct ompc_thread *sl
     }
 }
 
+/* The callback of OMPCOLLECTOR_EVENT_TASK_CREATE, the sampled tier's one delivery per task (ompcollector_task_callback_t). */
+static void on_task_created(int phase, const ompcollector_task_event_t *task)
+{
+    if (!atomic_load_explicit(&agent.collecting, memory_order_relaxed) || task == NULL
+        || phase != OMPCOLLECTOR_TASK_CREATE)
+        return;
+    int saved_errno = errno;
+    struct ompc_thread *slot;
+    struct ompc_process *owner = event_owner(&slot);
+    if (owner != NULL)
+        ompc_task_counted(&agent, owner, slot, task);
+    errno = saved_errno;
+}
+
 /* The callback of OMPCOLLECTOR_EVENT_TASK (ompcollector_task_callback_t); runs on the thread where the phase happens. */
 static void on_task_phase(int phase, const ompcollector_task_event_t *task)
 {
@@ -1257,27 +1272,49 @@ static void register_batch(struct ompc_event_request *answers, int count, omp_co
         answers[i].ec = result == 0 && entries[i] >= 0 ? ompc_request_ec(&batch, entries[i]) : -1;
 }
 
+/*
+ * The sampled tier (OMPC_OPT_TASKS without OMPC_OPT_TASKS_FULL, sampling
+ * on): OMPCOLLECTOR_EVENT_TASK_CREATE alone, one delivery per task that
+ * counts it, its time from samples; whether the runtime took it.
+ */
+static int register_task_creation(void)
+{
+    uint32_t flags = agent.record->flags;
+    if ((flags & OMPC_OPT_TASKS_FULL) || !(flags & OMPC_OPT_SAMPLE) || agent.record->event_log_bytes != 0)
+        return 0;
+    struct ompc_event_request created = {.event = OMPCOLLECTOR_EVENT_TASK_CREATE};
+    register_batch(&created, 1, (omp_collector_callback_t)(void (*)(void))on_task_created);
+    if (created.ec != OMP_ERRCODE_OK)
+        return 0;
+    agent.task_tier = OMPC_TASK_TIER_SAMPLED;
+    for (int i = 0; i < OMPC_TASK_EVENTS; i++)
+        agent.task_requests[i].ec = OMPC_EC_VIA_TASK_CREATE;
+    return 1;
+}
+
 /* Registers the task events 23..35, remembering each answer; a runtime without them answers UNKNOWN or UNSUPPORTED. */
 static void register_task_events(void)
 {
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
         agent.task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
+    agent.task_request_count = OMPC_TASK_EVENTS;
+    if (register_task_creation())
+        return;
     /*
      * The shim's OMPCOLLECTOR_EVENT_TASK first: one delivery per phase of
      * a task, with the task in hand, stands for the 13 events and the
-     * requests each would need (README, "What it costs").  Its answer is
-     * what the 13 events are registered with then; a runtime without it
-     * gets the legacy events.
+     * requests each would need (README, "What it costs").  The 13 are then
+     * not registered, and their answers say so (OMPC_EC_VIA_TASK_EVENT);
+     * a runtime without it gets the legacy events.
      */
     struct ompc_event_request phases = {.event = OMPCOLLECTOR_EVENT_TASK};
     register_batch(&phases, 1, (omp_collector_callback_t)(void (*)(void))on_task_phase);
     agent.task_phases = phases.ec == OMP_ERRCODE_OK;
     if (agent.task_phases)
         for (int i = 0; i < OMPC_TASK_EVENTS; i++)
-            agent.task_requests[i].ec = phases.ec;
+            agent.task_requests[i].ec = OMPC_EC_VIA_TASK_EVENT;
     else
         register_batch(agent.task_requests, OMPC_TASK_EVENTS, on_task_event);
-    agent.task_request_count = OMPC_TASK_EVENTS;
     /* The shim's task waits and dependences, for the event log only (--trace, --task-graph); other runtimes answer UNKNOWN. */
     if (agent.record->event_log_bytes != 0) {
         struct ompc_event_request own[3] = {{.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
@@ -1824,6 +1861,7 @@ __attribute__((constructor)) static void agent_start(void)
     if (agent.record->flags & OMPC_OPT_TASKS) {
         register_task_events();
         agent.has_task_info = ompc_task_info_probe(&agent);
+        agent.task_sampling = agent.has_task_info && agent.has_task_request && (agent.record->flags & OMPC_OPT_SAMPLE);
     }
     if (agent.request_count < 1 || agent.requests[0].ec != OMP_ERRCODE_OK) {
         cannot_attach("REGISTER of FORK answered %s", ec_name(agent.request_count ? agent.requests[0].ec : -1));

@@ -372,3 +372,50 @@ int ompc_task_phase(struct ompc_agent *agent, struct ompc_process *owner, struct
     }
     return OMPC_TASK_END_UNKNOWN;
 }
+
+void ompc_task_counted(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot,
+                       const ompcollector_task_event_t *task)
+{
+    /* The full tier's create time, the same span: what the creating thread spends in the phase (two readings). */
+    uint64_t since = now_ns(agent);
+    int undeferred = (task->flags & OMPCOLLECTOR_TASK_UNDEFERRED) != 0;
+    count_event(slot, OMP_EVENT_THR_BEGIN_CREATE_TASK);
+    count_event(slot, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL);
+    struct ompc_task_construct *row = row_at(owner, task->codeptr, NULL);
+    uint64_t end = now_ns(agent);
+    uint64_t spent = end > since ? end - since : 0;
+    if (row != NULL) {
+        add(&row->created, 1);
+        if (undeferred)
+            add(&row->undeferred, 1);
+        add(&row->create_ns, spent);
+    }
+    if (slot != &owner->untracked && slot->task_create_depth == 0)
+        add(&slot->task_create_ns, spent);
+}
+
+void ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight)
+{
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof(ompcollector_task_t)))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK, sizeof(ompcollector_task_t));
+    if (ompc_request_send(&batch, agent->api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
+        return;
+    ompcollector_task_t task;
+    memcpy(&task, ompc_request_mem(&batch, entry), sizeof task);
+    /* An implicit task's time is its region's; only an explicit task of a known construct is timed here. */
+    if (task.id == 0 || task.codeptr == 0 || (task.flags & 0x4) == 0 /* ompt_task_explicit */)
+        return;
+    int row = ompc_record_task_construct(owner, task.codeptr);
+    if (row < 0)
+        return;
+    uint64_t ns = weight * (uint64_t)agent->record->interval_ns;
+    add(&owner->task_constructs[row].sampled_ns, ns);
+    /* The full tier's task events time the threads and mark who ran what: the samples only beside them. */
+    if (agent->task_tier != OMPC_TASK_TIER_SAMPLED)
+        return;
+    atomic_fetch_or_explicit(&owner->task_constructs[row].thread_mask, UINT64_C(1) << (index % 64),
+                             memory_order_relaxed);
+    add(&owner->threads[index].task_exec_ns, ns);
+}

@@ -38,4 +38,22 @@ int ompc_task_site_event(struct ompc_agent *agent, struct ompc_process *owner, s
 int ompc_task_phase(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot, int phase,
                     const ompcollector_task_event_t *task);
 
+/*
+ * The sampled tier's CREATE (OMPCOLLECTOR_EVENT_TASK_CREATE): the task
+ * counted for its construct and the creating thread, with the thread's
+ * time in the phase as the full tier takes it; no run is followed.
+ * Allocates, locks and formats nothing.
+ */
+void ompc_task_counted(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot,
+                       const ompcollector_task_event_t *task);
+
+/*
+ * In the sampling handler, sampled tier (async-signal-safe: one
+ * OMPCOLLECTOR_REQ_TASK, lock-free rows): a sample of thread `index`
+ * (`weight` expirations) that finds an explicit task running adds its
+ * time to the task's construct (sampled_ns, thread_mask) and to the
+ * thread's task execution time.
+ */
+void ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight);
+
 #endif /* OMPCOLLECT_AGENT_TASKS_H */

@@ -51,6 +51,7 @@ struct run {
     int main_status;
     const char *trace;       /* --trace: OTF2 archive directory pattern, or NULL */
     int no_tasks;            /* --no-tasks: leave the task events unregistered */
+    int tasks_full;          /* --tasks=full: every task's runs timed, not its construct's time sampled */
     const char *csv_dir;     /* --csv-dir: directory pattern for one CSV file per table, or NULL */
     int list_regions;        /* --list-regions: every region instance in the text report */
     uint64_t trace_buffer;   /* --trace-buffer: event log bytes per thread (0: the default) */
