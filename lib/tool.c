@@ -346,7 +346,7 @@ static void start_task(struct oc_task *task)
  * END_FINISH, all while TASK_ID still names the task.  Returns the task,
  * off the chain.
  */
-static struct oc_task *finish_top(void)
+static inline __attribute__((always_inline)) struct oc_task *finish_top(void)
 {
     struct oc_task *top = oc_self.task_top;
     if (top->suspended)
@@ -1024,7 +1024,8 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
     struct oc_task *top = oc_self.task_top;
 
     if (prior != NULL && terminal) {
-        if (prior->running && chain_holds(prior)) {
+        /* Mostly the task on top completes: no walk of the chain for it. */
+        if (prior->running && (prior == top || chain_holds(prior))) {
             /* Tasks above it never reported their end: none of them runs again either. */
             while (oc_self.task_top != prior) {
                 oc_self.task_top->completing = 1;
