@@ -19,8 +19,8 @@
  *                                (run under callgrind, 1 thread)
  *   syncbench untied COUNT       the same with untied tasks
  *   syncbench fib COUNT          COUNT tasks made recursively, fib-style: each
- *                                task makes two children while the budget
- *                                lasts and waits for them (callgrind, 1 thread)
+ *                                task makes two children (a balanced tree)
+ *                                and waits for them (callgrind, 1 thread)
  *   syncbench fibwall N          fib(N) with a task per call and no cut-off,
  *                                on every thread; prints "fibwall N SECONDS"
  *   syncbench calibrate          work units per 250 us of one thread
@@ -157,24 +157,30 @@ static int untied_tasks(long count)
     return 0;
 }
 
-/* A recursive task: two children while the budget lasts, then a taskwait (one thread: exactly COUNT tasks). */
-static void budget_task(_Atomic long *budget)
+/*
+ * A recursive task, fib-style: `below` tasks under it, split between two
+ * children (each child and the tasks under it), then a taskwait; a
+ * balanced tree, so nesting stays about log2 of the count deep.
+ */
+static void split_task(long below)
 {
-    for (int child = 0; child < 2; child++) {
-        if (atomic_fetch_sub(budget, 1) <= 0)
-            break;
+    long left = below / 2, right = below - left;
+    if (left > 0) {
 #pragma omp task
-        budget_task(budget);
+        split_task(left - 1);
+    }
+    if (right > 0) {
+#pragma omp task
+        split_task(right - 1);
     }
 #pragma omp taskwait
 }
 
 static int fib_tasks(long count)
 {
-    _Atomic long budget = count;
 #pragma omp parallel
 #pragma omp master
-    budget_task(&budget);
+    split_task(count);
     printf("fib %ld\n", count);
     return 0;
 }
