@@ -82,6 +82,8 @@ CONFIGS = [
 # Configurations measured per task only (no region mix, no wall-time loops): the task tiers.
 TASK_ONLY = ("oc-tasksfull", "oc-taskgraph")
 # The per-task workloads (syncbench MODE COUNT) and their row titles.
+# The fib wall-time row's configurations: no tool, the floor (what any tool that delivers the task events pays), ompcollect.
+FIB_CONFIGS = ("none", "ref-deliver", "oc-default")
 TASK_MODES = [("tasks", "flat tied"), ("untied", "flat untied"), ("fib", "fib (recursive, tied)")]
 CONSTRUCTS = ["parallel", "for", "barrier", "single", "critical", "lock", "ordered", "atomic",
               "reduction", "tasks"]
@@ -530,7 +532,7 @@ def fib_rows(configs, fib):
         row = ["fib(%d) wall s med, %s (x no tool)" % (figures["n"], compiler)]
         for config in configs:
             values = figures.get(config)
-            if config not in ("none", "oc-default") or not values:
+            if config not in FIB_CONFIGS or not values:
                 row.append("-")
                 continue
             median = statistics.median(values)
@@ -540,7 +542,7 @@ def fib_rows(configs, fib):
     return rows
 
 
-def fib_wall(args, paths):
+def fib_wall(args, paths, configs):
     """fib(N), a task per call and no cut-off, without a tool and under ompcollect, clang and gcc code, interleaved."""
     programs = [("clang" if "clang" in paths[0] else os.path.basename(paths[0]), paths[1])]
     gcc_build = os.path.join(os.path.dirname(paths[1]), "syncbench-gcc")
@@ -550,7 +552,7 @@ def fib_wall(args, paths):
     for round_number in range(args.fib_rounds):
         note("bench: fib(%d) wall round %d of %d" % (args.fib_n, round_number + 1, args.fib_rounds))
         for name, program in programs:
-            for config in ("none", "oc-default"):
+            for config in [c for c in FIB_CONFIGS if c in configs]:
                 env, argv = command_for(config, args, paths, args.threads, ["fibwall", str(args.fib_n)])
                 argv[argv.index(paths[1])] = program
                 status, out, err = run(argv, env)
@@ -706,7 +708,7 @@ def main():
     else:
         notes.append("wall time skipped")
     if not args.no_wall and args.fib_n > 0 and "none" in configs and "oc-default" in configs:
-        per_inquiry["fib-wall"] = fib_wall(args, paths)
+        per_inquiry["fib-wall"] = fib_wall(args, paths, configs)
 
     json_notes = []
     if args.trace_regions > 0 and any(c.startswith("oc-") for c in configs):
@@ -749,7 +751,8 @@ def main():
     if per_inquiry.get("fib-wall"):
         notes.append("fib(%d) wall: a task per call, no cut-off, %d threads on libomp (GCC code too, "
                      "LD_PRELOAD), %d interleaved rounds, median seconds and the ratio of medians "
-                     "ompcollect / no tool." % (args.fib_n, args.threads, args.fib_rounds))
+                     "to no tool's, for ref deliver (the floor) and ompcollect."
+                     % (args.fib_n, args.threads, args.fib_rounds))
     if times:
         notes.append("Wall: %d interleaved rounds, %d threads, each figure the best of 3 trials "
                      "in its run; no tool in us (the loop in s) as median/min over rounds, others "
