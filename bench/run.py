@@ -10,14 +10,18 @@ the shim with a START-only client and with all 22 events registered
 (bench/client.c); ompcollect by default (its
 interval is the kernel's tick plus 97 us, off the tick: see
 doc/sampling-bias.md), with --interval=tick (sampled on the tick, the
-cheapest), with --interval=1ms, with --no-sample, with --no-tasks, and tracing (--trace-json
+cheapest), with --interval=1ms, with --no-sample, with --no-tasks, with
+--tasks=full and --task-graph (per task only), and tracing (--trace-json
 with a buffer no run of the bench fills: every event, each task's three
 entries, logged).  Figures:
 
 * instructions per region from valgrind's callgrind (1 thread, the fixed mix
   of bench/syncbench.c, (2R - R regions) / R so start-up and exit cancel
   except for what grows with the region count), when valgrind is installed,
-  and per task (syncbench tasks: deferred tasks of one short delay);
+  and per task (syncbench tasks: deferred tasks of one short delay; untied:
+  the same untied; fib: tasks made recursively with taskwaits);
+* wall time of fib(N) (a task per call, no cut-off) without a tool and
+  under ompcollect, clang and GCC code on libomp: the ratio of medians;
 * instructions of one STATE + CURRENT_PRID sample against the two raw OMPT
   inquiries it stands for, in each state a sample finds a thread in: at
   work in a region, serial, and, asked from a signal handler as a sampler
@@ -71,8 +75,16 @@ CONFIGS = [
     ("oc-1ms", "ompc -i 1ms", "ompcollect"),
     ("oc-nosample", "ompc --no-sample", "ompcollect"),
     ("oc-notasks", "ompc --no-tasks", "ompcollect"),
+    ("oc-tasksfull", "ompc --tasks=full", "ompcollect"),
+    ("oc-taskgraph", "ompc --task-graph", "ompcollect"),
     ("oc-trace", "ompc --trace-json", "ompcollect"),
 ]
+# Configurations measured per task only (no region mix, no wall-time loops): the task tiers.
+TASK_ONLY = ("oc-tasksfull", "oc-taskgraph")
+# The per-task workloads (syncbench MODE COUNT) and their row titles.
+# The fib wall-time row's configurations: no tool, the floor (what any tool that delivers the task events pays), ompcollect.
+FIB_CONFIGS = ("none", "ref-deliver", "oc-default")
+TASK_MODES = [("tasks", "flat tied"), ("untied", "flat untied"), ("fib", "fib (recursive, tied)")]
 CONSTRUCTS = ["parallel", "for", "barrier", "single", "critical", "lock", "ordered", "atomic",
               "reduction", "tasks"]
 
@@ -114,6 +126,10 @@ def parse_arguments():
                         help="task trees of the stack-cost program (t/ompcollect-dwarf.c); 0 skips it")
     parser.add_argument("--rate-only", action="store_true",
                         help="wall time of the region-rate loop alone, no construct loops")
+    parser.add_argument("--fib-n", type=int, default=30,
+                        help="fib(N) of the wall-time task row, a task per call, no cut-off (0 skips it)")
+    parser.add_argument("--fib-rounds", type=int, default=5,
+                        help="interleaved rounds of the fib wall-time row (median of each)")
     parser.add_argument("--output", default="", help="also write the table to this file")
     return parser.parse_args()
 
@@ -150,6 +166,10 @@ def build(args, bindir):
         "client": [args.cc] + tool_flags + ["-o", os.path.join(bindir, "client.so"),
                                             os.path.join(bench, "client.c"), "-ldl"],
     }
+    # The fib wall row runs GCC code too, on libomp as well (LD_PRELOAD): what a GCC user pays.
+    if shutil.which("gcc"):
+        targets["syncbench-gcc"] = ["gcc", "-std=gnu11", "-O2", "-fopenmp", "-o",
+                                    os.path.join(bindir, "syncbench-gcc"), os.path.join(bench, "syncbench.c"), "-ldl"]
     for name, command in targets.items():
         status, out, err = run(command, dict(os.environ))
         if status != 0:
@@ -188,6 +208,13 @@ def command_for(config, args, paths, threads, workload_args, wrapper=()):
             argv.append("--no-sample")
         if config == "oc-notasks":
             argv.append("--no-tasks")
+        if config == "oc-tasksfull":
+            argv.append("--tasks=full")
+        if config == "oc-taskgraph":
+            # Every task logged; the graph's default 512 MiB log cannot be mapped under valgrind, and
+            # valgrind cannot always grow the main stack for a sampling signal next to the 8 MiB one
+            # (recursive tasks): unsampled, as sampling's cost is timer-driven, not per task.
+            argv += ["--task-graph=" + os.devnull, "--trace-buffer=8M", "--no-sample"]
         if config == "oc-trace":
             # Every event logged (the task events too), none dropped: what tracing adds per construct and task.
             # The default 8 MiB buffer holds every run of the bench; a 64 MiB one cannot be
@@ -302,12 +329,14 @@ def instruction_counts(args, paths, configs):
             if config in ("oc-1ms", "oc-tick"):
                 continue
             note("bench: callgrind, %s" % config)
-            figure = per_unit(config, args, paths, "mix", workdir)
-            if figure is not None:
-                per_region[config] = figure
-            figure = per_unit(config, args, paths, "tasks", workdir)
-            if figure is not None:
-                per_inquiry.setdefault("task", {})[config] = figure
+            if config not in TASK_ONLY:
+                figure = per_unit(config, args, paths, "mix", workdir)
+                if figure is not None:
+                    per_region[config] = figure
+            for mode, _ in TASK_MODES:
+                figure = per_unit(config, args, paths, mode, workdir)
+                if figure is not None:
+                    per_inquiry.setdefault("task-" + mode, {})[config] = figure
             if config in ("ref-all", "shim-start", "shim-all"):
                 for where in INQUIRY_STATES:
                     figure = inquiry_cost(config, args, paths, where, workdir)
@@ -343,6 +372,7 @@ def wall_times(args, paths, configs):
     """Per configuration: {construct: [us per construct, one per round]}, plus 'rate': [s]."""
     units = calibrate(args, paths)
     regions = max(1, int(args.rate_seconds * 4000))
+    configs = [c for c in configs if c not in TASK_ONLY]
     times = {config: {} for config in configs}
     failures = {}
     order = list(configs)
@@ -478,13 +508,13 @@ def count(value):
     return "{:,.0f}".format(value)
 
 
-def task_rows(configs, per_task):
-    """Instructions per task, and what each tool adds to it next to ref deliver's (the floor)."""
+def task_rows(configs, per_task, title):
+    """Instructions per task of one workload, and what each tool adds to it next to ref deliver's (the floor)."""
     base, floor = per_task.get("none"), per_task.get("ref-deliver")
     if base is None:
         return []
     floor_added = None if floor is None else floor - base
-    row_total, row_added = ["Ir/task"], ["Ir added per task (x ref deliver added)"]
+    row_total, row_added = ["Ir/task, %s" % title], ["Ir added per task, %s (x ref deliver added)" % title]
     for config in configs:
         value = per_task.get(config)
         mark = "~" if config == "oc-default" else ""
@@ -492,6 +522,46 @@ def task_rows(configs, per_task):
         row_added.append("-" if value is None or config == "none"
                          else mark + "+" + count(value - base) + ratio(value - base, floor_added))
     return [row_total, row_added]
+
+
+def fib_rows(configs, fib):
+    """The fib wall-time rows: median seconds without a tool and under ompcollect, and their ratio."""
+    rows = []
+    for compiler, figures in sorted(fib.items()):
+        base = figures.get("none")
+        row = ["fib(%d) wall s med, %s (x no tool)" % (figures["n"], compiler)]
+        for config in configs:
+            values = figures.get(config)
+            if config not in FIB_CONFIGS or not values:
+                row.append("-")
+                continue
+            median = statistics.median(values)
+            row.append("%.3f" % median + ("" if config == "none" or not base
+                                          else ratio(median, statistics.median(base))))
+        rows.append(row)
+    return rows
+
+
+def fib_wall(args, paths, configs):
+    """fib(N), a task per call and no cut-off, without a tool and under ompcollect, clang and gcc code, interleaved."""
+    programs = [("clang" if "clang" in paths[0] else os.path.basename(paths[0]), paths[1])]
+    gcc_build = os.path.join(os.path.dirname(paths[1]), "syncbench-gcc")
+    if os.path.isfile(gcc_build):
+        programs.append(("gcc", gcc_build))
+    fib = {name: {"n": args.fib_n} for name, _ in programs}
+    for round_number in range(args.fib_rounds):
+        note("bench: fib(%d) wall round %d of %d" % (args.fib_n, round_number + 1, args.fib_rounds))
+        for name, program in programs:
+            for config in [c for c in FIB_CONFIGS if c in configs]:
+                env, argv = command_for(config, args, paths, args.threads, ["fibwall", str(args.fib_n)])
+                argv[argv.index(paths[1])] = program
+                status, out, err = run(argv, env)
+                seconds = [float(line.split()[2]) for line in out.splitlines() if line.startswith("fibwall ")]
+                if status != 0 or not seconds:
+                    note("bench: fib %s %s failed: %s" % (name, config, err.strip()[-300:]))
+                    continue
+                fib[name].setdefault(config, []).append(seconds[0])
+    return fib
 
 
 def build_table(args, paths, configs, per_region, per_inquiry, times, regions, notes):
@@ -526,7 +596,9 @@ def build_table(args, paths, configs, per_region, per_inquiry, times, regions, n
                 row_floor.append("-" if value is None or config == "none" or config.startswith("oc-")
                                  else "+" + count(value - base) + ratio(value - base, floor_added))
             rows.append(row_floor)
-    rows += task_rows(configs, per_inquiry.get("task", {}))
+    for mode, title in TASK_MODES:
+        rows += task_rows(configs, per_inquiry.get("task-" + mode, {}), title)
+    rows += fib_rows(configs, per_inquiry.get("fib-wall", {}))
     for where in INQUIRY_STATES:
         figures = per_inquiry.get(where, {})
         if not figures:
@@ -635,6 +707,8 @@ def main():
         times, failures, regions = wall_times(args, paths, configs)
     else:
         notes.append("wall time skipped")
+    if not args.no_wall and args.fib_n > 0 and "none" in configs and "oc-default" in configs:
+        per_inquiry["fib-wall"] = fib_wall(args, paths, configs)
 
     json_notes = []
     if args.trace_regions > 0 and any(c.startswith("oc-") for c in configs):
@@ -653,7 +727,7 @@ def main():
         "Runtime %s; tools and shim built with %s %s; workload with %s -O2 -fopenmp."
         % (os.path.realpath(args.libomp), args.cc, args.cflags, paths[0]),
     ]
-    if per_region or per_inquiry:
+    if per_region or any(key != "fib-wall" for key in per_inquiry):
         notes += [
             "Ir: callgrind instructions per region of the fixed mix (barrier, critical, lock, "
             "single, master, for, for-reduction), 1 thread, (%d - %d regions) / %d, the median "
@@ -662,7 +736,10 @@ def main():
             "is the floor of a shim (no state, ids or pairs kept, 20 deliveries per region).  "
             "Ir/task: the same for one deferred task of one short delay (syncbench tasks, "
             "(%d - %d tasks) / %d), created and run by one thread; ref deliver hands on the "
-            "events the shim delivers for it (creation 2, start 4, end 3)."
+            "events the shim delivers for it (creation 2, start 4, end 3); flat untied: the same "
+            "tasks untied; fib: tasks made recursively, two per task with a taskwait each "
+            "(syncbench fib).  ompcollect's default counts tasks at creation and samples their "
+            "time; --tasks=full follows every run; --task-graph logs every task (8 MiB log)."
             % (2 * args.regions, args.regions, args.regions, 2 * args.regions, args.regions, args.regions),
             "STATE+CURRENT_PRID: one batched sample through the API vs ompt_get_state + "
             "ompt_get_parallel_info(0) in the reference tool (ref all's column holds the raw "
@@ -671,6 +748,11 @@ def main():
             "lock or is idle between regions, (%d - %d calls) / %d."
             % (2 * args.inquiries, args.inquiries, args.inquiries),
         ]
+    if per_inquiry.get("fib-wall"):
+        notes.append("fib(%d) wall: a task per call, no cut-off, %d threads on libomp (GCC code too, "
+                     "LD_PRELOAD), %d interleaved rounds, median seconds and the ratio of medians "
+                     "to no tool's, for ref deliver (the floor) and ompcollect."
+                     % (args.fib_n, args.threads, args.fib_rounds))
     if times:
         notes.append("Wall: %d interleaved rounds, %d threads, each figure the best of 3 trials "
                      "in its run; no tool in us (the loop in s) as median/min over rounds, others "

@@ -17,6 +17,12 @@
  *   syncbench tasks COUNT        one region whose master creates COUNT tasks
  *                                of one delay each, waiting for every 64
  *                                (run under callgrind, 1 thread)
+ *   syncbench untied COUNT       the same with untied tasks
+ *   syncbench fib COUNT          COUNT tasks made recursively, fib-style: each
+ *                                task makes two children (a balanced tree)
+ *                                and waits for them (callgrind, 1 thread)
+ *   syncbench fibwall N          fib(N) with a task per call and no cut-off,
+ *                                on every thread; prints "fibwall N SECONDS"
  *   syncbench calibrate          work units per 250 us of one thread
  *   syncbench rate UNITS REGIONS the region-rate loop alone (see below)
  *   syncbench wall SCALE UNITS REGIONS
@@ -127,6 +133,80 @@ static int tasks(long count)
         }
     }
     printf("tasks %ld ran %ld\n", count, done);
+    return 0;
+}
+
+/* COUNT untied deferred tasks of one delay each, as tasks(): what an untied task adds. */
+static int untied_tasks(long count)
+{
+    long done = 0;
+#pragma omp parallel
+#pragma omp master
+    for (long t = 0; t < count; t++) {
+#pragma omp task untied shared(done)
+        {
+            delay();
+#pragma omp atomic
+            done++;
+        }
+        if (t % 64 == 63) {
+#pragma omp taskwait
+        }
+    }
+    printf("untied %ld ran %ld\n", count, done);
+    return 0;
+}
+
+/*
+ * A recursive task, fib-style: `below` tasks under it, split between two
+ * children (each child and the tasks under it), then a taskwait; a
+ * balanced tree, so nesting stays about log2 of the count deep.
+ */
+static void split_task(long below)
+{
+    long left = below / 2, right = below - left;
+    if (left > 0) {
+#pragma omp task
+        split_task(left - 1);
+    }
+    if (right > 0) {
+#pragma omp task
+        split_task(right - 1);
+    }
+#pragma omp taskwait
+}
+
+static int fib_tasks(long count)
+{
+#pragma omp parallel
+#pragma omp master
+    split_task(count);
+    printf("fib %ld\n", count);
+    return 0;
+}
+
+/* fib(n) with a task per call and no cut-off: the wall-time workload (2.7M tasks for n = 30). */
+static long fib(int n)
+{
+    if (n < 2)
+        return n;
+    long x, y;
+#pragma omp task shared(x)
+    x = fib(n - 1);
+#pragma omp task shared(y)
+    y = fib(n - 2);
+#pragma omp taskwait
+    return x + y;
+}
+
+static int fib_wall(long n)
+{
+    long result = 0;
+    double began = omp_get_wtime();
+#pragma omp parallel
+#pragma omp single
+    result = fib((int)n);
+    printf("fibwall %ld %.6f %ld\n", n, omp_get_wtime() - began, result);
     return 0;
 }
 
@@ -413,6 +493,12 @@ int main(int argc, char **argv)
         return inquire(positive(argv[2], "COUNT"), argc == 4 ? argv[3] : "work");
     if (argc == 3 && strcmp(argv[1], "tasks") == 0)
         return tasks(positive(argv[2], "COUNT"));
+    if (argc == 3 && strcmp(argv[1], "untied") == 0)
+        return untied_tasks(positive(argv[2], "COUNT"));
+    if (argc == 3 && strcmp(argv[1], "fib") == 0)
+        return fib_tasks(positive(argv[2], "COUNT"));
+    if (argc == 3 && strcmp(argv[1], "fibwall") == 0)
+        return fib_wall(positive(argv[2], "N"));
     if (argc == 2 && strcmp(argv[1], "calibrate") == 0)
         return calibrate();
     if (argc == 4 && strcmp(argv[1], "rate") == 0)
@@ -421,7 +507,7 @@ int main(int argc, char **argv)
         return wall(positive(argv[2], "SCALE"), positive(argv[3], "UNITS"),
                     positive(argv[4], "REGIONS"));
     fprintf(stderr,
-            "usage: %s mix REGIONS | inquire COUNT [WHERE] | tasks COUNT | calibrate | rate UNITS REGIONS | wall SCALE UNITS REGIONS\n",
+            "usage: %s mix REGIONS | inquire COUNT [WHERE] | tasks|untied|fib COUNT | fibwall N | calibrate | rate UNITS REGIONS | wall SCALE UNITS REGIONS\n",
             argv[0]);
     return 2;
 }

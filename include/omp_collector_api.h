@@ -429,12 +429,79 @@ typedef enum {
  *       task the shim does not follow); outside that delivery both 0.
  *       mem smaller than 16 bytes: OMP_ERRCODE_MEM_TOO_SMALL, rsz 16,
  *       nothing written.  Async-signal-safe; any thread.
+ *
+ *   OMPCOLLECTOR_EVENT_TASK  every phase of an explicit task's life that a
+ *       profiler counts or times, in one event whose callback gets the
+ *       task with it: REGISTER it like any event, but with a function of
+ *       type ompcollector_task_callback_t (cast to omp_collector_callback_t
+ *       for the mem of REGISTER); the shim calls it as
+ *       callback(phase, task), phase one of OMPCOLLECTOR_TASK_CREATE ..
+ *       _RESUME below, task an ompcollector_task_event_t that is valid
+ *       for the callback's duration only (copy what you keep).  Phases:
+ *         CREATE   on the creating thread, once per task construct
+ *                  executed, merged tasks too (id 0, flags MERGED);
+ *                  parts 0.  UNDEFERRED in flags: it runs at once.
+ *         BEGIN    a run of the task begins on this thread (parts 1: its
+ *                  first; an untied task has one run per part); STOLEN
+ *                  in flags when the thread is not the task's creator.
+ *         END      that run ends; COMPLETING in flags when the task
+ *                  completes with it.
+ *         SUSPEND  the running explicit task leaves the thread for
+ *         RESUME   another one at a scheduling point, and has it back.
+ *       BEGIN/END and SUSPEND/RESUME are balanced as legacy pairs are: an
+ *       END or RESUME is delivered only after its BEGIN or SUSPEND was,
+ *       in the same session; PAUSE drops phases, STOP ends them, and a
+ *       pair cut by either is not completed later.  Implicit tasks have no
+ *       phases.  It replaces, for a collector that knows it, the 13 task
+ *       extension events and the TASK_INFO round trip each of them needs:
+ *       a task costs one delivery per phase (three for a task that runs
+ *       once without suspending, against nine legacy events and three
+ *       requests), with the construct, the ids and the flags in hand.
+ *       Legacy events stay as they are, and both may be registered at
+ *       once.  A runtime without it answers REGISTER with
+ *       OMP_ERRCODE_UNKNOWN; one without OMPT task callbacks with
+ *       OMP_ERRCODE_UNSUPPORTED.  The shim's part of the delivery is
+ *       async-signal-safe; the callback runs where the runtime's own task
+ *       callback runs.
+ *
+ *   OMPCOLLECTOR_EVENT_TASK_CREATE  OMPCOLLECTOR_EVENT_TASK's CREATE phase
+ *       alone, with the same callback type and payload (phase always
+ *       OMPCOLLECTOR_TASK_CREATE).  Why a second event: a collector that
+ *       counts tasks per construct and takes their time from samples
+ *       needs one delivery per task, not three; with this one registered
+ *       and OMPCOLLECTOR_EVENT_TASK not, the shim does not build or
+ *       deliver the BEGIN, END, SUSPEND and RESUME phases at all (one
+ *       load tests for them).  Registering both gets CREATE once from
+ *       each.  Answers as OMPCOLLECTOR_EVENT_TASK's (UNKNOWN on other
+ *       runtimes, UNSUPPORTED without OMPT task callbacks).
  */
 #define OMPCOLLECTOR_EVENT_BASE 0x4F430000 /* 'O' 'C' << 16, as the requests */
 #define OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT (OMPCOLLECTOR_EVENT_BASE + 1)
 #define OMPCOLLECTOR_EVENT_END_TASK_WAIT (OMPCOLLECTOR_EVENT_BASE + 2)
 #define OMPCOLLECTOR_EVENT_TASK_DEPENDENCE (OMPCOLLECTOR_EVENT_BASE + 3)
-#define OMPCOLLECTOR_EVENT_END (OMPCOLLECTOR_EVENT_BASE + 4) /* one past the last */
+#define OMPCOLLECTOR_EVENT_TASK (OMPCOLLECTOR_EVENT_BASE + 4)
+#define OMPCOLLECTOR_EVENT_TASK_CREATE (OMPCOLLECTOR_EVENT_BASE + 5)
+#define OMPCOLLECTOR_EVENT_END (OMPCOLLECTOR_EVENT_BASE + 6) /* one past the last */
+
+/* The phases OMPCOLLECTOR_EVENT_TASK's callback is called with. */
+#define OMPCOLLECTOR_TASK_CREATE 1
+#define OMPCOLLECTOR_TASK_BEGIN 2
+#define OMPCOLLECTOR_TASK_END 3
+#define OMPCOLLECTOR_TASK_SUSPEND 4
+#define OMPCOLLECTOR_TASK_RESUME 5
+
+/* What OMPCOLLECTOR_EVENT_TASK's callback gets with each phase. */
+typedef struct ompcollector_task_event {
+    unsigned long long id;        /* +0: TASK_ID's id of the task, 0 for one the shim does not follow (merged) */
+    unsigned long long parent_id; /* +8: the task that created it, 0 none */
+    unsigned long long codeptr;   /* +16: the task construct's return address, 0 unknown */
+    unsigned long long region_id; /* +24: the calling thread's region, as CURRENT_PRID names it while it works */
+    int flags;                    /* +32: OMPCOLLECTOR_TASK_* */
+    int parts;                    /* +36: as ompcollector_task_info_t's */
+} ompcollector_task_event_t;
+
+/* The real type of OMPCOLLECTOR_EVENT_TASK's callback. */
+typedef void (*ompcollector_task_callback_t)(int phase, const ompcollector_task_event_t *task);
 
 /* What a sample's wait is (ompcollector_sample_t.wait_kind). */
 #define OMPCOLLECTOR_WAIT_NONE 0
@@ -486,6 +553,7 @@ typedef struct ompcollector_task_info {
 #define OMPCOLLECTOR_TASK_UNTIED 0x4
 #define OMPCOLLECTOR_TASK_COMPLETING 0x8 /* in its last FINISH: the task completes, not just a part */
 #define OMPCOLLECTOR_TASK_MERGED 0x10    /* merged into its creator: never runs on its own */
+#define OMPCOLLECTOR_TASK_STOLEN 0x20    /* OMPCOLLECTOR_EVENT_TASK's BEGIN: run by a thread other than its creator */
 
 /* What OMPCOLLECTOR_REQ_TASK writes at mem+0. */
 typedef struct ompcollector_task {

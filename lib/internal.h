@@ -57,6 +57,8 @@ struct oc_task {
     uint8_t in_task_wait;   /* inside a task wait: OMPCOLLECTOR_WAIT_TASKWAIT or _TASKGROUP, 0 none */
     uint8_t in_reduction;   /* inside a reduction's bracket */
     int32_t flags;          /* the OMPT task flags it was created with: undeferred (or included: ran at once), untied, ... */
+    /* The session generation whose OMPCOLLECTOR_EVENT_TASK BEGIN (run_open) or SUSPEND (suspend_open) was delivered; 0 none owed. */
+    uint32_t run_open, suspend_open;
 };
 
 /*
@@ -132,6 +134,8 @@ struct oc_thread {
      */
     uint64_t league_region_id;
     int32_t league_depth;
+    /* The last region whose parallel construct's address task_create compared with (tool.c), and that address. */
+    uint64_t site_region_id, site_region_codeptr;
 };
 
 extern __thread struct oc_thread oc_self __attribute__((tls_model("initial-exec")));
@@ -218,6 +222,15 @@ void oc_control_lock(void);
 void oc_control_unlock(void);
 void oc_drain_deliveries(void);
 void oc_session_reset(void);
+
+/*
+ * OMPCOLLECTOR_EVENT_TASK: delivers `phase` with `payload` if the event is
+ * live, marked in flight as every delivery.  `open` is the task's word
+ * for the pair the phase opens or closes (NULL for CREATE): BEGIN and
+ * SUSPEND set it to the session's generation when delivered, END and
+ * RESUME are delivered only when it holds the current one, and clear it.
+ */
+void oc_emit_task(int phase, const ompcollector_task_event_t *payload, uint32_t *open);
 
 /* Deliver `event` on this thread if it is live. */
 static inline void oc_emit(int event)

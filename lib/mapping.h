@@ -57,9 +57,13 @@ typedef uint32_t oc_callback_mask;
 #define OC_EVENT_BEGIN_TASK_WAIT (OC_EVENT_LEGACY_MAX + 1)
 #define OC_EVENT_END_TASK_WAIT (OC_EVENT_LEGACY_MAX + 2)
 #define OC_EVENT_TASK_DEPENDENCE (OC_EVENT_LEGACY_MAX + 3)
+/* OMPCOLLECTOR_EVENT_TASK: delivered with a payload by its own path (oc_task_phase), from no source row. */
+#define OC_EVENT_TASK (OC_EVENT_LEGACY_MAX + 4)
+/* OMPCOLLECTOR_EVENT_TASK_CREATE: OC_EVENT_TASK's CREATE phase alone, by the same path. */
+#define OC_EVENT_TASK_CREATE (OC_EVENT_LEGACY_MAX + 5)
 
 /* The highest event number the shim knows. */
-#define OC_EVENT_MAX OC_EVENT_TASK_DEPENDENCE
+#define OC_EVENT_MAX OC_EVENT_TASK_CREATE
 
 /* The end_event of a row whose event comes alone (FETCHED_TASK). */
 #define OC_NO_EVENT 0
@@ -152,6 +156,9 @@ enum oc_event_source {
 #undef OC_SOURCE_INDEX
     OC_SRC_COUNT
 };
+
+/* What OMPCOLLECTOR_EVENT_TASK's phases come from: task_create and task_schedule (which the shim always sets in a session). */
+#define OC_TASK_EVENT_NEEDS (OC_BIT(task_create) | OC_BIT(task_schedule))
 
 /*
  * How a thread state needs refining with what the shim saw the thread do,

@@ -258,6 +258,56 @@ void oc_emit_slow(int event)
     emit(event);
 }
 
+/*
+ * What oc_emit_task does once marked: opens or closes the task's pair word
+ * and calls the callbacks.  CREATE goes to OMPCOLLECTOR_EVENT_TASK_CREATE's
+ * callback too (a counting collector registers that one alone).
+ */
+static inline __attribute__((always_inline)) void task_phase_marked(int phase, const ompcollector_task_event_t *payload,
+                                                                   uint32_t *open, uint64_t live)
+{
+    int deliver = (live & OC_EVENT_BIT(OC_EVENT_TASK)) != 0;
+    if (phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_SUSPEND) {
+        *open = deliver ? atomic_load_explicit(&oc_session_generation, memory_order_relaxed) : 0;
+    } else if (open != NULL) {
+        /* Never an END without its BEGIN in this session: a pair cut by STOP or START stays cut. */
+        deliver &= *open == atomic_load_explicit(&oc_session_generation, memory_order_relaxed);
+        *open = 0;
+    } else if (live & OC_EVENT_BIT(OC_EVENT_TASK_CREATE)) {
+        omp_collector_callback_t created = atomic_load(&oc_event_callbacks[OC_EVENT_TASK_CREATE]);
+        if (created != 0)
+            ((ompcollector_task_callback_t)(void (*)(void))created)(phase, payload);
+    }
+    if (!deliver)
+        return;
+    omp_collector_callback_t callback = atomic_load(&oc_event_callbacks[OC_EVENT_TASK]);
+    /* Registered as omp_collector_callback_t, called as the type the header gives it. */
+    if (callback != 0)
+        ((ompcollector_task_callback_t)(void (*)(void))callback)(phase, payload);
+}
+
+/* oc_emit_task for the threads and moments mark_fast does not serve. */
+static __attribute__((noinline, cold)) void emit_task_generic(int phase, const ompcollector_task_event_t *payload,
+                                                              uint32_t *open)
+{
+    struct mark mark;
+    mark_generic(&mark);
+    task_phase_marked(phase, payload, open, atomic_load(&oc_live_events));
+    unmark_generic(&mark);
+}
+
+void oc_emit_task(int phase, const ompcollector_task_event_t *payload, uint32_t *open)
+{
+    uint32_t seq;
+    struct oc_delivery_slot *slot;
+    if (!mark_fast(&slot, &seq)) {
+        emit_task_generic(phase, payload, open);
+        return;
+    }
+    task_phase_marked(phase, payload, open, atomic_load(&oc_live_events));
+    unmark_fast(slot, seq);
+}
+
 /* Counts from an earlier session mean nothing in this one. */
 static inline void sync_pair_generation(void)
 {

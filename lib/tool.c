@@ -262,22 +262,53 @@ static int chain_holds(const struct oc_task *task)
     return 0;
 }
 
+/* What OMPCOLLECTOR_EVENT_TASK says of `task`'s flags: OMPCOLLECTOR_TASK_*. */
+static int task_public_flags(int ompt_flags)
+{
+    return (ompt_flags & OC_TASK_FLAG_UNDEFERRED ? OMPCOLLECTOR_TASK_UNDEFERRED : 0)
+           | (ompt_flags & OC_TASK_FLAG_UNTIED ? OMPCOLLECTOR_TASK_UNTIED : 0)
+           | ((unsigned int)ompt_flags & OC_TASK_FLAG_MERGED ? OMPCOLLECTOR_TASK_MERGED : 0);
+}
+
+/*
+ * Phase `phase` of OMPCOLLECTOR_EVENT_TASK for an explicit task the shim
+ * follows, with its record as the payload; out of line, so that handlers
+ * without a collector of it pay one test.  `open` as oc_emit_task's.
+ */
+static OC_SLOW_PATH void task_phase(int phase, const struct oc_task *task, int flags, uint32_t *open)
+{
+    ompcollector_task_event_t payload = {task->id, task->parent_id, task->codeptr,
+                                         oc_current_region_id(THR_WORK_STATE),
+                                         task_public_flags(task->flags) | flags, (int)task->parts};
+    oc_emit_task(phase, &payload, open);
+}
+
+/* Whether OMPCOLLECTOR_EVENT_TASK is live: the one load a handler pays for it. */
+static inline int task_phases_live(void)
+{
+    return (atomic_load_explicit(&oc_live_events, memory_order_relaxed) & OC_EVENT_BIT(OC_EVENT_TASK)) != 0;
+}
+
 /* The running task leaves the thread for another one: SUSPEND opens while TASK_ID still names it. */
-static void suspend_top(void)
+static inline __attribute__((always_inline)) void suspend_top(void)
 {
     struct oc_task *top = oc_self.task_top;
     if (top != NULL && !top->suspended) {
         top->suspended = 1;
         oc_begin_pair(OC_SRC_task_suspend);
+        if (!top->implicit && task_phases_live())
+            task_phase(OMPCOLLECTOR_TASK_SUSPEND, top, 0, &top->suspend_open);
     }
 }
 
 /* The task on top has the thread back. */
-static void resume_top(void)
+static inline __attribute__((always_inline)) void resume_top(void)
 {
     struct oc_task *top = oc_self.task_top;
     if (top != NULL && top->suspended) {
         top->suspended = 0;
+        if (top->suspend_open != 0)
+            task_phase(OMPCOLLECTOR_TASK_RESUME, top, 0, &top->suspend_open);
         oc_end_pair(OC_SRC_task_suspend);
     }
 }
@@ -303,6 +334,10 @@ static void start_task(struct oc_task *task)
         oc_end_pair(OC_SRC_task_schedule);
     }
     oc_begin_pair(OC_SRC_task_execute);
+    if (task_phases_live()) {
+        int stolen = !(task->flags & OC_TASK_FLAG_UNDEFERRED) && task->creator != 0 && task->creator != thread_tag();
+        task_phase(OMPCOLLECTOR_TASK_BEGIN, task, stolen ? OMPCOLLECTOR_TASK_STOLEN : 0, &task->run_open);
+    }
 }
 
 /*
@@ -311,14 +346,19 @@ static void start_task(struct oc_task *task)
  * END_FINISH, all while TASK_ID still names the task.  Returns the task,
  * off the chain.
  */
-static struct oc_task *finish_top(void)
+static inline __attribute__((always_inline)) struct oc_task *finish_top(void)
 {
     struct oc_task *top = oc_self.task_top;
-    resume_top();
+    if (top->suspended)
+        resume_top();
     if (!top->implicit) {
-        oc_drop_pair(OC_SRC_task_execute);
+        /* oc_drop_pair's test inline: most threads have no EXEC pair open. */
+        if (oc_self.open_pair_rows & OC_SOURCE_BIT(OC_SRC_task_execute))
+            oc_drop_pair(OC_SRC_task_execute);
         oc_begin_pair(OC_SRC_task_finish);
         oc_end_pair(OC_SRC_task_finish);
+        if (top->run_open != 0)
+            task_phase(OMPCOLLECTOR_TASK_END, top, top->completing ? OMPCOLLECTOR_TASK_COMPLETING : 0, &top->run_open);
     }
     return chain_pop();
 }
@@ -891,8 +931,14 @@ static void on_ompt_callback_masked(ompt_scope_endpoint_t endpoint, ompt_data_t 
 static const void *task_construct_site(const ompt_frame_t *frame, const void *codeptr_ra)
 {
     const struct oc_frame *top = oc_top_frame(&oc_self);
-    if (codeptr_ra == NULL || top == NULL
-        || oc_region_codeptr(top->region_id) != (uint64_t)(uintptr_t)codeptr_ra)
+    if (codeptr_ra == NULL || top == NULL)
+        return codeptr_ra;
+    /* The region's address, looked up once per region a thread makes tasks in (a known one stays known). */
+    if (oc_self.site_region_id != top->region_id || oc_self.site_region_codeptr == 0) {
+        oc_self.site_region_id = top->region_id;
+        oc_self.site_region_codeptr = oc_region_codeptr(top->region_id);
+    }
+    if (oc_self.site_region_codeptr != (uint64_t)(uintptr_t)codeptr_ra)
         return codeptr_ra;
     if (frame == NULL || (frame->enter_frame_flags & OC_FRAME_FRAMEPOINTER) == 0)
         return codeptr_ra;
@@ -907,6 +953,18 @@ static const void *task_construct_site(const ompt_frame_t *frame, const void *co
 
 /* What END_CREATE_TASK delivery names for a task the shim does not follow: no id, no parent; never written. */
 static struct oc_task unfollowed_task;
+
+/* OMPCOLLECTOR_EVENT_TASK's CREATE: the task's record, or for one the shim does not follow (merged) its construct and flags. */
+static OC_SLOW_PATH void create_phase(const struct oc_task *task, int flags, const void *codeptr_ra)
+{
+    if (task != NULL) {
+        task_phase(OMPCOLLECTOR_TASK_CREATE, task, 0, NULL);
+        return;
+    }
+    ompcollector_task_event_t payload = {0, running_task_id(), (uint64_t)(uintptr_t)codeptr_ra,
+                                         oc_current_region_id(THR_WORK_STATE), task_public_flags(flags), 0};
+    oc_emit_task(OMPCOLLECTOR_TASK_CREATE, &payload, NULL);
+}
 
 /*
  * A task is created, on the thread that meets the task construct.  The
@@ -945,6 +1003,9 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
     oc_self.creating = task != NULL ? task : &unfollowed_task;
     atomic_signal_fence(memory_order_seq_cst);
     oc_end_pair(source);
+    if (atomic_load_explicit(&oc_live_events, memory_order_relaxed)
+        & (OC_EVENT_BIT(OC_EVENT_TASK) | OC_EVENT_BIT(OC_EVENT_TASK_CREATE)))
+        create_phase(task, flags, codeptr_ra);
     atomic_signal_fence(memory_order_seq_cst);
     oc_self.creating = NULL;
     oc_self.creating_flags = 0;
@@ -964,7 +1025,9 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
 {
     int status = (int)prior_task_status;
     close_open_wait();
-    int terminal = status == OC_TASK_COMPLETE || status == OC_TASK_CANCEL || status == OC_TASK_DETACH;
+    /* One test for the three statuses after which the prior task never runs again. */
+    int terminal = (unsigned)status < 32
+                   && ((1u << status) & ((1u << OC_TASK_COMPLETE) | (1u << OC_TASK_CANCEL) | (1u << OC_TASK_DETACH)));
     /* Fulfilling a detached task's event, or a taskwait's completion, switches nothing here. */
     if (!terminal && status != OC_TASK_SWITCH && status != OC_TASK_YIELD)
         return;
@@ -973,7 +1036,8 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
     struct oc_task *top = oc_self.task_top;
 
     if (prior != NULL && terminal) {
-        if (prior->running && chain_holds(prior)) {
+        /* Mostly the task on top completes: no walk of the chain for it. */
+        if (prior->running && (prior == top || chain_holds(prior))) {
             /* Tasks above it never reported their end: none of them runs again either. */
             while (oc_self.task_top != prior) {
                 oc_self.task_top->completing = 1;

@@ -1,4 +1,4 @@
-/* extension-t.c - ompcollector's own requests (SAMPLE, TASK_FRAMES, TASK_INFO, TASK, REGION) through the fake runtime: layouts, code addresses, task chains, short mem. */
+/* extension-t.c - ompcollector's own requests (SAMPLE, TASK_FRAMES, TASK_INFO, TASK, REGION) and task phase event through the fake runtime: layouts, code addresses, task chains, short mem. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <pthread.h>
 #include <stdint.h>
@@ -875,6 +875,172 @@ static int region_short_mem_or_serial(void)
     return out.region_id == 0 && out.codeptr == 0 && out.teams_codeptr == 0 && out.kind == 0 && out.flags == 0;
 }
 
+/* OMPCOLLECTOR_EVENT_TASK's deliveries, in order: the phase and a copy of the payload. */
+#define PHASES_KEPT 16
+static int phases_seen;
+static int phase_of[PHASES_KEPT];
+static ompcollector_task_event_t payload_of[PHASES_KEPT];
+
+static void note_phase(int phase, const ompcollector_task_event_t *task)
+{
+    if (phases_seen < PHASES_KEPT) {
+        phase_of[phases_seen] = phase;
+        payload_of[phases_seen] = *task;
+    }
+    phases_seen++;
+}
+
+static int register_phases(void)
+{
+    return register_event(OMPCOLLECTOR_EVENT_TASK, (void (*)(OMP_COLLECTORAPI_EVENT))(void (*)(void))note_phase);
+}
+
+static int simple_request(int number)
+{
+    int32_t entry[5] = {16, number, 0, 0, 0};
+    return request(entry);
+}
+
+/* A deferred tied task: CREATE, BEGIN and END, one each, with its id, parent, construct, region, parts and flags. */
+static int task_phases_of_a_tied_task(void)
+{
+    if (!start_session() || !register_phases())
+        return 0;
+    enter_region((void *)0x1111);
+    ompcollector_task_info_t implicit;
+    if (task_info_of(&implicit) != OMP_ERRCODE_OK)
+        return 0;
+    static ompt_data_t task;
+    fake_ompt_set_codeptr((void *)0x5150);
+    fake_task_create(&task, ompt_task_explicit);
+    fake_ompt_set_codeptr(NULL);
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    fake_task_end(OC_TASK_COMPLETE);
+    const ompcollector_task_event_t *made = &payload_of[0], *run = &payload_of[1], *done = &payload_of[2];
+    return phases_seen == 3 && phase_of[0] == OMPCOLLECTOR_TASK_CREATE && phase_of[1] == OMPCOLLECTOR_TASK_BEGIN
+           && phase_of[2] == OMPCOLLECTOR_TASK_END && made->id != 0 && made->parent_id == implicit.task_id
+           && made->codeptr == 0x5150 && made->parts == 0 && made->flags == 0 && made->region_id == team.value
+           && run->id == made->id && run->parts == 1 && run->flags == 0 && done->id == made->id
+           && done->flags == OMPCOLLECTOR_TASK_COMPLETING && done->codeptr == 0x5150;
+}
+
+/* An undeferred task is UNDEFERRED in every phase; a merged one is created (no id, MERGED) and has no run. */
+static int task_phases_of_undeferred_and_merged(void)
+{
+    if (!start_session() || !register_phases())
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t included, merged;
+    fake_ompt_set_codeptr((void *)0x6160);
+    fake_task_create(&included, ompt_task_explicit | ompt_task_undeferred);
+    fake_task_begin(&included, OC_TASK_SWITCH);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_ompt_set_codeptr((void *)0x6170);
+    fake_task_create(&merged, (int)(ompt_task_explicit | ompt_task_undeferred | ompt_task_mergeable | 0x80000000u));
+    fake_ompt_set_codeptr(NULL);
+    return phases_seen == 4 && payload_of[0].flags == OMPCOLLECTOR_TASK_UNDEFERRED
+           && payload_of[1].flags == OMPCOLLECTOR_TASK_UNDEFERRED
+           && payload_of[2].flags == (OMPCOLLECTOR_TASK_UNDEFERRED | OMPCOLLECTOR_TASK_COMPLETING)
+           && phase_of[3] == OMPCOLLECTOR_TASK_CREATE && payload_of[3].id == 0 && payload_of[3].codeptr == 0x6170
+           && (payload_of[3].flags & OMPCOLLECTOR_TASK_MERGED);
+}
+
+/* An untied task: a BEGIN and an END per part, parts 1 then 2, COMPLETING only on the last END. */
+static int task_phases_of_an_untied_task(void)
+{
+    if (!start_session() || !register_phases())
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t task;
+    ompt_data_t *implicit = fake_current_task_data();
+    fake_task_create(&task, ompt_task_explicit | ompt_task_untied);
+    fake_fire_task_schedule(implicit, OC_TASK_SWITCH, &task);
+    fake_fire_task_schedule(&task, OC_TASK_YIELD, implicit);
+    fake_fire_task_schedule(implicit, OC_TASK_SWITCH, &task);
+    fake_fire_task_schedule(&task, OC_TASK_COMPLETE, implicit);
+    return phases_seen == 5 && phase_of[1] == OMPCOLLECTOR_TASK_BEGIN && payload_of[1].parts == 1
+           && phase_of[2] == OMPCOLLECTOR_TASK_END && payload_of[2].flags == OMPCOLLECTOR_TASK_UNTIED
+           && phase_of[3] == OMPCOLLECTOR_TASK_BEGIN && payload_of[3].parts == 2 && phase_of[4] == OMPCOLLECTOR_TASK_END
+           && payload_of[4].flags == (OMPCOLLECTOR_TASK_UNTIED | OMPCOLLECTOR_TASK_COMPLETING);
+}
+
+/*
+ * Pairs stay balanced: a run begun before REGISTER ends without an END;
+ * one begun before PAUSE ends, paused, without one, and none comes after
+ * RESUME; one begun in an earlier session (STOP, START) gets none either.
+ */
+static int task_phases_balanced_across_register_pause_and_stop(void)
+{
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t before, paused, stopped;
+    fake_task_create(&before, ompt_task_explicit);
+    fake_task_begin(&before, OC_TASK_SWITCH);
+    if (!register_phases())
+        return 0;
+    fake_task_end(OC_TASK_COMPLETE);
+    int after_register = phases_seen;
+    fake_task_create(&paused, ompt_task_explicit);
+    fake_task_begin(&paused, OC_TASK_SWITCH);
+    simple_request(OMP_REQ_PAUSE);
+    fake_task_end(OC_TASK_COMPLETE);
+    simple_request(OMP_REQ_RESUME);
+    int after_pause = phases_seen;
+    fake_task_create(&stopped, ompt_task_explicit);
+    fake_task_begin(&stopped, OC_TASK_SWITCH);
+    simple_request(OMP_REQ_STOP);
+    if (simple_request(OMP_REQ_START) != OMP_ERRCODE_OK || !register_phases())
+        return 0;
+    fake_task_end(OC_TASK_COMPLETE);
+    return after_register == 0 && after_pause == 2 && phases_seen == 4 && phase_of[3] == OMPCOLLECTOR_TASK_BEGIN;
+}
+
+/* REGISTER of the event by number answers OK here; an unknown number past it UNKNOWN; legacy events stay as they were. */
+static int task_phase_event_is_known_and_legacy_events_unchanged(void)
+{
+    if (!start_session() || !register_phases() || !register_task_events())
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t task;
+    fake_task_create(&task, ompt_task_explicit);
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    fake_task_end(OC_TASK_COMPLETE);
+    int32_t unknown[8] = {28, OMP_REQ_REGISTER, 0, 0, OMPCOLLECTOR_EVENT_END};
+    void (*callback)(OMP_COLLECTORAPI_EVENT) = note_task_info;
+    memcpy(&unknown[5], &callback, sizeof callback);
+    return phases_seen == 3 && seen_count[OMP_EVENT_THR_END_CREATE_TASK_DEL] == 1
+           && seen_count[OMP_EVENT_THR_BEGIN_EXEC_TASK] == 1 && seen_count[OMP_EVENT_THR_END_FINISH_TASK] == 1
+           && request(unknown) == OMP_ERRCODE_UNKNOWN;
+}
+
+/* TASK_CREATE alone: one CREATE per task (merged ones too), none of the run phases; with EVENT_TASK beside it, CREATE from each. */
+static int task_create_event_is_creation_alone(void)
+{
+    if (!start_session()
+        || !register_event(OMPCOLLECTOR_EVENT_TASK_CREATE,
+                           (void (*)(OMP_COLLECTORAPI_EVENT))(void (*)(void))note_phase))
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t task, merged, both;
+    fake_ompt_set_codeptr((void *)0x7170);
+    fake_task_create(&task, ompt_task_explicit);
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_task_create(&merged, (int)(ompt_task_explicit | ompt_task_undeferred | ompt_task_mergeable | 0x80000000u));
+    int alone = phases_seen;
+    if (!register_phases())
+        return 0;
+    fake_task_create(&both, ompt_task_explicit);
+    fake_ompt_set_codeptr(NULL);
+    fake_task_begin(&both, OC_TASK_SWITCH);
+    fake_task_end(OC_TASK_COMPLETE);
+    return alone == 2 && phase_of[0] == OMPCOLLECTOR_TASK_CREATE && payload_of[0].codeptr == 0x7170
+           && payload_of[0].id != 0 && phase_of[1] == OMPCOLLECTOR_TASK_CREATE && (payload_of[1].flags & OMPCOLLECTOR_TASK_MERGED)
+           && phases_seen == 6 && phase_of[2] == OMPCOLLECTOR_TASK_CREATE && phase_of[3] == OMPCOLLECTOR_TASK_CREATE
+           && phase_of[4] == OMPCOLLECTOR_TASK_BEGIN && phase_of[5] == OMPCOLLECTOR_TASK_END;
+}
+
 static const struct {
     const char *name;
     int (*check)(void);
@@ -911,6 +1077,12 @@ static const struct {
     {"REGION of an addressless team outside any league: PARALLEL, no teams", nameless_team_outside_a_league_is_parallel},
     {"REGION with 28 bytes: MEM_TOO_SMALL, rsz 32, nothing written; in serial code: OK, all zero", region_short_mem_or_serial},
     {"TASK_DEPENDENCE delivered once, TASK_DEPENDENCE naming source and sink in it, zeros after; 12 bytes: MEM_TOO_SMALL, rsz 16", task_dependence_names_both},
+    {"EVENT_TASK of a tied task: CREATE, BEGIN, END once each, with id, parent, construct, region, parts, COMPLETING", task_phases_of_a_tied_task},
+    {"EVENT_TASK of undeferred and merged tasks: UNDEFERRED throughout; merged created with no id, MERGED, no run", task_phases_of_undeferred_and_merged},
+    {"EVENT_TASK of an untied task: BEGIN/END per part, parts 1 then 2, COMPLETING on the last", task_phases_of_an_untied_task},
+    {"EVENT_TASK pairs balanced across REGISTER, PAUSE and STOP/START: no END without its BEGIN", task_phases_balanced_across_register_pause_and_stop},
+    {"EVENT_TASK beside the legacy task events: both delivered, the legacy ones unchanged; the next number UNKNOWN", task_phase_event_is_known_and_legacy_events_unchanged},
+    {"EVENT_TASK_CREATE alone: one CREATE per task, merged too, no run phases; beside EVENT_TASK: CREATE from each", task_create_event_is_creation_alone},
 };
 
 /* Runs `check` in a child so each starts from a fresh shim. */

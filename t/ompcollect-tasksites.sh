@@ -36,7 +36,7 @@ for cc in clang gcc; do
     fi
     json=$tmp/$cc.json
     # shellcheck disable=SC2086 # the arguments are words
-    "$oc" --runtime "$LIBOMP" -f json -o "$json" "$tmp/tasksites-$cc" $args >"$tmp/$cc.out" 2>"$tmp/$cc.err"
+    "$oc" --runtime "$LIBOMP" --tasks=full -f json -o "$json" "$tmp/tasksites-$cc" $args >"$tmp/$cc.out" 2>"$tmp/$cc.err"
     status=$?
     set -- $(sed -n 's/^tasksites: x \([0-9]*\) y \([0-9]*\) loop \([0-9]*\) untied \([0-9]*\) .*/\1 \2 \3 \4/p' "$tmp/$cc.out")
     made_x=${1:-0} made_y=${2:-0} made_loop=${3:-0} made_untied=${4:-0}
@@ -77,7 +77,7 @@ TESTS
     done <"$tmp/$cc.tests"
     # One saved run gives both: the CSV and the text must say the same.
     # shellcheck disable=SC2086
-    "$oc" --runtime "$LIBOMP" --save="$tmp/$cc.ses" -f csv -o "$tmp/$cc.csv" "$tmp/tasksites-$cc" $args >/dev/null 2>&1
+    "$oc" --runtime "$LIBOMP" --tasks=full --save="$tmp/$cc.ses" -f csv -o "$tmp/$cc.csv" "$tmp/tasksites-$cc" $args >/dev/null 2>&1
     "$oc" report -o "$tmp/$cc.txt" "$tmp/$cc.ses" >/dev/null 2>&1
     made=$expected
     # On a failure: both tables' rows, not the report's first lines.

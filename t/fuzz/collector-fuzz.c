@@ -81,6 +81,23 @@ static void ask_both(OMP_COLLECTORAPI_EVENT event)
     atomic_fetch_add(&callback_calls[3], 1);
 }
 
+/*
+ * OMPCOLLECTOR_EVENT_TASK's callback has its own type (phase, payload),
+ * as OMPCOLLECTOR_EVENT_TASK_CREATE's: a REGISTER of either gets this one, which checks what it is given
+ * -- a known phase and a payload whose flags are OMPCOLLECTOR_TASK_* and
+ * whose parts are not negative -- and asks for the state as TAU would.
+ */
+static _Atomic long task_phase_calls;
+static void task_phases(int phase, const ompcollector_task_event_t *task)
+{
+    if (phase < OMPCOLLECTOR_TASK_CREATE || phase > OMPCOLLECTOR_TASK_RESUME || task == NULL || task->parts < 0
+        || (task->flags & ~0x3f) != 0)
+        abort();
+    int32_t request[6] = {20, OMP_REQ_STATE, 0, 0, 0, 0};
+    __omp_collector_api(request);
+    atomic_fetch_add(&task_phase_calls, 1);
+}
+
 static const omp_collector_callback_t harness_callbacks[HARNESS_CALLBACKS] = {
     count_only, ask_region, ask_state, ask_both};
 
@@ -201,7 +218,10 @@ static void tame_callback(unsigned char *entry, int32_t size)
     memcpy(&fuzzed, where, sizeof fuzzed);
     omp_collector_callback_t callback = NULL;
     if (fuzzed != 0) {
-        callback = harness_callbacks[fuzzed % HARNESS_CALLBACKS];
+        int32_t event = read32(entry + 16);
+        callback = event == OMPCOLLECTOR_EVENT_TASK || event == OMPCOLLECTOR_EVENT_TASK_CREATE
+                       ? (omp_collector_callback_t)(void (*)(void))task_phases
+                       : harness_callbacks[fuzzed % HARNESS_CALLBACKS];
         uint64_t bits;
         memcpy(&bits, &callback, sizeof bits);
         /* A packed pointer whose low word were 0 would read as the aligned layout's pad. */

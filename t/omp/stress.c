@@ -153,6 +153,59 @@ static void on_event(int event, int variant)
     check_delivery(event, variant);
 }
 
+/*
+ * OMPCOLLECTOR_EVENT_TASK, registered by the controller beside the legacy
+ * events: no phase unregistered or after PAUSE or STOP returned, and on
+ * each thread no END without its BEGIN nor RESUME without its SUSPEND (a
+ * pair cut by PAUSE or STOP stays open: only a close too many is wrong).
+ */
+static void note_bad_control(int request, int event, const int32_t *entry);
+static _Atomic int phases_allowed;
+static _Atomic long phases, phases_unregistered, phases_after_stop, phases_after_pause, phases_unbalanced;
+static __thread long phase_runs, phase_suspends;
+
+static void on_task_phase(int phase, const ompcollector_task_event_t *task)
+{
+    if (!atomic_load(&phases_allowed))
+        atomic_fetch_add(&phases_unregistered, 1);
+    if (atomic_load(&stopped_returned))
+        atomic_fetch_add(&phases_after_stop, 1);
+    if (atomic_load(&paused_returned))
+        atomic_fetch_add(&phases_after_pause, 1);
+    long *depth = phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_END ? &phase_runs : &phase_suspends;
+    if (phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_SUSPEND)
+        ++*depth;
+    else if (phase == OMPCOLLECTOR_TASK_END || phase == OMPCOLLECTOR_TASK_RESUME) {
+        if (*depth == 0)
+            atomic_fetch_add(&phases_unbalanced, 1);
+        else
+            --*depth;
+    }
+    if (task == NULL || phase < OMPCOLLECTOR_TASK_CREATE || phase > OMPCOLLECTOR_TASK_RESUME)
+        atomic_fetch_add(&phases_unbalanced, 1);
+    atomic_fetch_add(&phases, 1);
+}
+
+/* REGISTER or UNREGISTER of OMPCOLLECTOR_EVENT_TASK, the oracle published as for the legacy events. */
+static void control_phases(int request)
+{
+    int32_t entry[9] = {28, request, -1, -1, OMPCOLLECTOR_EVENT_TASK, 0, 0, 0, 0};
+    if (request == OMP_REQ_REGISTER) {
+        omp_collector_callback_t callback = (omp_collector_callback_t)(void (*)(void))on_task_phase;
+        memcpy(&entry[5], &callback, sizeof callback);
+        atomic_store(&phases_allowed, 1);
+    } else {
+        entry[0] = 20;
+        entry[5] = 0;
+    }
+    atomic_fetch_add(&control_requests, 1);
+    int status = api(entry);
+    if (status != 0 || !(entry[2] == OMP_ERRCODE_OK || entry[2] == OMP_ERRCODE_UNSUPPORTED))
+        note_bad_control(request, OMPCOLLECTOR_EVENT_TASK, entry);
+    if (request != OMP_REQ_REGISTER || entry[2] != OMP_ERRCODE_OK)
+        atomic_store(&phases_allowed, 0);
+}
+
 /* The controller's first callback. */
 static void callback_a(OMP_COLLECTORAPI_EVENT event)
 {
@@ -495,6 +548,7 @@ static void control_stop(void)
     control_simple(OMP_REQ_STOP, OMP_ERRCODE_OK);
     for (int event = 1; event <= EVENTS; event++)
         atomic_store(&allowed[event], 0);
+    atomic_store(&phases_allowed, 0);
     atomic_store(&stopped_returned, 1);
 }
 
@@ -531,12 +585,15 @@ static void *controller(void *unused)
     int variant = VARIANT_A;
     while (atomic_load(&running)) {
         control_register(ALL_EVENTS, variant);
+        control_phases(OMP_REQ_REGISTER);
         pause_us(next_random(&seed) % 500);
         /* Replace some callbacks: the old one must be left once REGISTER returns. */
         variant = variant == VARIANT_A ? VARIANT_B : VARIANT_A;
         control_register(next_random(&seed) & ALL_EVENTS, variant);
         pause_us(next_random(&seed) % 300);
         control_unregister(next_random(&seed) & ALL_EVENTS);
+        if (next_random(&seed) % 2 == 0)
+            control_phases(OMP_REQ_UNREGISTER);
         pause_us(next_random(&seed) % 300);
         control_pause();
         pause_us(next_random(&seed) % 200);
@@ -706,6 +763,17 @@ static void report_findings(void)
     check(atomic_load(&after_pause) == 0, "no callback runs after PAUSE returned");
     if (atomic_load(&after_pause) != 0)
         printf("# %ld callback checks after PAUSE\n", atomic_load(&after_pause));
+    if (!mode_reproducer) {
+        check(atomic_load(&phases) > 0, "OMPCOLLECTOR_EVENT_TASK phases are delivered while the controller cycles");
+        check(atomic_load(&phases_unregistered) == 0 && atomic_load(&phases_after_stop) == 0
+                  && atomic_load(&phases_after_pause) == 0,
+              "no OMPCOLLECTOR_EVENT_TASK phase unregistered or after PAUSE or STOP returned");
+        check(atomic_load(&phases_unbalanced) == 0,
+              "OMPCOLLECTOR_EVENT_TASK balanced: no END or RESUME without its BEGIN or SUSPEND on the thread");
+        printf("# %ld phases; %ld unregistered, %ld after STOP, %ld after PAUSE, %ld unbalanced\n",
+               atomic_load(&phases), atomic_load(&phases_unregistered), atomic_load(&phases_after_stop),
+               atomic_load(&phases_after_pause), atomic_load(&phases_unbalanced));
+    }
     check(atomic_load(&bad_reply_in_callback) == 0, "CURRENT_PRID inside callbacks is well formed");
     check(atomic_load(&fork_join_without_id) == 0, "CURRENT_PRID at FORK and JOIN names a region");
     if (atomic_load(&fork_join_without_id) != 0)

@@ -248,6 +248,7 @@ static struct ompc_process *claim_process(int parent)
         slot->request_count = agent.request_count;
         memcpy(slot->task_requests, agent.task_requests, sizeof agent.task_requests);
         slot->task_request_count = agent.task_request_count;
+        slot->task_tier = agent.task_tier;
         slot->event_mask = agent.record->event_mask;
         atomic_store(&slot->alive_ns, now_ns(&agent));
         note_runtime(slot);
@@ -925,15 +926,25 @@ static int task_request(ompcollector_task_t *out)
  * holds).  One entry, and one request but at a run's end; an event whose
  * task the runtime does not name is not logged.
  */
-static void log_task_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now, int ends)
+static void log_task_event(struct ompc_process *owner, struct ompc_thread *slot, int event, uint64_t now, int ends,
+                           const ompcollector_task_event_t *given)
 {
     if (!log_room(owner, slot, now))
         return;
     struct ompc_event_entry entry = {.when = (now << 8) | (uint64_t)event};
-    ompcollector_task_t task;
-    /* A run's end needs no request: it ends the innermost run open on this thread (record.h). */
-    if (event != OMP_EVENT_THR_BEGIN_FINISH_TASK && (!task_request(&task) || task.id == 0))
+    ompcollector_task_t task = {0};
+    if (given != NULL) {
+        /* OMPCOLLECTOR_EVENT_TASK's payload says what the request would. */
+        task.id = given->id;
+        task.parent_id = given->parent_id;
+        task.codeptr = given->codeptr;
+        task.region_id = given->region_id;
+        if (event != OMP_EVENT_THR_BEGIN_FINISH_TASK && task.id == 0)
+            return;
+    } else if (event != OMP_EVENT_THR_BEGIN_FINISH_TASK && (!task_request(&task) || task.id == 0)) {
+        /* A run's end needs no request: it ends the innermost run open on this thread (record.h). */
         return;
+    }
     if (event == OMP_EVENT_THR_BEGIN_FINISH_TASK) {
         entry.ends = (uint64_t)ends;
     } else if (event == OMP_EVENT_THR_END_CREATE_TASK_IMM || event == OMP_EVENT_THR_END_CREATE_TASK_DEL) {
@@ -976,17 +987,23 @@ static void task_timer_end(int32_t *depth, uint64_t since, _Atomic uint64_t *tot
  * inside an EXEC, and ends at the END_SUSPEND met at the same EXEC depth.
  * Nothing is allocated, locked or formatted here.
  */
-static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
+static void task_event(struct ompc_process *owner, struct ompc_thread *slot, int event,
+                       const ompcollector_task_event_t *given)
 {
     atomic_fetch_add_explicit(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1, memory_order_relaxed);
     /* One clock reading, taken where first needed (0 until then), serves the construct table, the log and the timers. */
     uint64_t now = 0;
+    ompcollector_task_info_t info;
+    if (given != NULL)
+        info = (ompcollector_task_info_t){given->id, given->codeptr, given->flags, given->parts};
     /* The task construct table's request comes first: a run's end logs what it ends from its answer. */
-    int ends = agent.has_task_info ? ompc_task_site_event(&agent, owner, slot, event, &now) : OMPC_TASK_END_UNKNOWN;
+    int ends = agent.has_task_info
+                   ? ompc_task_site_event(&agent, owner, slot, event, &now, given != NULL ? &info : NULL)
+                   : OMPC_TASK_END_UNKNOWN;
     if (agent.record->event_log_bytes != 0 && OMPC_EVENT_IS_TASK(event)) {
         if (now == 0)
             now = now_ns(&agent);
-        log_task_event(owner, slot, event, now, ends);
+        log_task_event(owner, slot, event, now, ends, given);
     }
     if (slot == &owner->untracked)
         return;
@@ -1110,7 +1127,87 @@ static void on_task_event(OMP_COLLECTORAPI_EVENT event_code)
     struct ompc_process *owner = event_owner(&slot);
     /* Task events read the clock only where a timer starts or stops or --trace logs them (task_event). */
     if (owner != NULL)
-        task_event(owner, slot, event);
+        task_event(owner, slot, event, NULL);
+    errno = saved_errno;
+}
+
+/* Counts a task event that a phase stands for and that only counts. */
+static inline void count_task_event(struct ompc_thread *slot, int event)
+{
+    atomic_fetch_add_explicit(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1, memory_order_relaxed);
+}
+
+/*
+ * One phase of OMPCOLLECTOR_EVENT_TASK as the task events the shim would
+ * have delivered for it, in their order (doc/mapping.md), with the task
+ * in hand: the same counts, timers, table rows and log entries as those
+ * events, and no request.
+ */
+static void task_phase_events(struct ompc_process *owner, struct ompc_thread *slot, int phase,
+                              const ompcollector_task_event_t *task)
+{
+    switch (phase) {
+    case OMPCOLLECTOR_TASK_CREATE:
+        task_event(owner, slot, OMP_EVENT_THR_BEGIN_CREATE_TASK, task);
+        task_event(owner, slot,
+                   task->flags & OMPCOLLECTOR_TASK_UNDEFERRED ? OMP_EVENT_THR_END_CREATE_TASK_IMM
+                                                              : OMP_EVENT_THR_END_CREATE_TASK_DEL,
+                   task);
+        break;
+    case OMPCOLLECTOR_TASK_BEGIN:
+        if (!(task->flags & OMPCOLLECTOR_TASK_UNDEFERRED)) {
+            count_task_event(slot, OMP_EVENT_THR_BEGIN_SCHD_TASK);
+            if (task->flags & OMPCOLLECTOR_TASK_STOLEN) {
+                task_event(owner, slot, OMP_EVENT_THR_BEGIN_STEAL_TASK, task);
+                count_task_event(slot, OMP_EVENT_THR_END_STEAL_TASK);
+            }
+            count_task_event(slot, OMP_EVENT_THR_FETCHED_TASK);
+            count_task_event(slot, OMP_EVENT_THR_END_SCHD_TASK);
+        }
+        task_event(owner, slot, OMP_EVENT_THR_BEGIN_EXEC_TASK, task);
+        break;
+    case OMPCOLLECTOR_TASK_END:
+        task_event(owner, slot, OMP_EVENT_THR_BEGIN_FINISH_TASK, task);
+        count_task_event(slot, OMP_EVENT_THR_END_FINISH_TASK);
+        break;
+    case OMPCOLLECTOR_TASK_SUSPEND:
+        task_event(owner, slot, OMP_EVENT_THR_BEGIN_SUSPEND_TASK, task);
+        break;
+    case OMPCOLLECTOR_TASK_RESUME:
+        task_event(owner, slot, OMP_EVENT_THR_END_SUSPEND_TASK, task);
+        break;
+    default:
+        break;
+    }
+}
+
+/* The callback of OMPCOLLECTOR_EVENT_TASK_CREATE, the sampled tier's one delivery per task (ompcollector_task_callback_t). */
+static void on_task_created(int phase, const ompcollector_task_event_t *task)
+{
+    if (!atomic_load_explicit(&agent.collecting, memory_order_relaxed) || task == NULL
+        || phase != OMPCOLLECTOR_TASK_CREATE)
+        return;
+    int saved_errno = errno;
+    struct ompc_thread *slot;
+    struct ompc_process *owner = event_owner(&slot);
+    if (owner != NULL)
+        ompc_task_counted(&agent, owner, slot, task);
+    errno = saved_errno;
+}
+
+/* The callback of OMPCOLLECTOR_EVENT_TASK (ompcollector_task_callback_t); runs on the thread where the phase happens. */
+static void on_task_phase(int phase, const ompcollector_task_event_t *task)
+{
+    if (!atomic_load_explicit(&agent.collecting, memory_order_relaxed) || task == NULL)
+        return;
+    int saved_errno = errno;
+    struct ompc_thread *slot;
+    struct ompc_process *owner = event_owner(&slot);
+    /* Without the event log (--trace, --task-graph) the lean path: nothing is logged, so nothing needs the legacy events' order. */
+    if (owner != NULL && agent.record->event_log_bytes == 0 && agent.has_task_info)
+        (void)ompc_task_phase(&agent, owner, slot, phase, task);
+    else if (owner != NULL)
+        task_phase_events(owner, slot, phase, task);
     errno = saved_errno;
 }
 
@@ -1178,13 +1275,49 @@ static void register_batch(struct ompc_event_request *answers, int count, omp_co
         answers[i].ec = result == 0 && entries[i] >= 0 ? ompc_request_ec(&batch, entries[i]) : -1;
 }
 
+/*
+ * The sampled tier (OMPC_OPT_TASKS without OMPC_OPT_TASKS_FULL, sampling
+ * on): OMPCOLLECTOR_EVENT_TASK_CREATE alone, one delivery per task that
+ * counts it, its time from samples; whether the runtime took it.
+ */
+static int register_task_creation(void)
+{
+    uint32_t flags = agent.record->flags;
+    if ((flags & OMPC_OPT_TASKS_FULL) || !(flags & OMPC_OPT_SAMPLE) || agent.record->event_log_bytes != 0)
+        return 0;
+    struct ompc_event_request created = {.event = OMPCOLLECTOR_EVENT_TASK_CREATE};
+    register_batch(&created, 1, (omp_collector_callback_t)(void (*)(void))on_task_created);
+    if (created.ec != OMP_ERRCODE_OK)
+        return 0;
+    agent.task_tier = OMPC_TASK_TIER_SAMPLED;
+    for (int i = 0; i < OMPC_TASK_EVENTS; i++)
+        agent.task_requests[i].ec = OMPC_EC_VIA_TASK_CREATE;
+    return 1;
+}
+
 /* Registers the task events 23..35, remembering each answer; a runtime without them answers UNKNOWN or UNSUPPORTED. */
 static void register_task_events(void)
 {
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
         agent.task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
-    register_batch(agent.task_requests, OMPC_TASK_EVENTS, on_task_event);
     agent.task_request_count = OMPC_TASK_EVENTS;
+    if (register_task_creation())
+        return;
+    /*
+     * The shim's OMPCOLLECTOR_EVENT_TASK first: one delivery per phase of
+     * a task, with the task in hand, stands for the 13 events and the
+     * requests each would need (README, "What it costs").  The 13 are then
+     * not registered, and their answers say so (OMPC_EC_VIA_TASK_EVENT);
+     * a runtime without it gets the legacy events.
+     */
+    struct ompc_event_request phases = {.event = OMPCOLLECTOR_EVENT_TASK};
+    register_batch(&phases, 1, (omp_collector_callback_t)(void (*)(void))on_task_phase);
+    agent.task_phases = phases.ec == OMP_ERRCODE_OK;
+    if (agent.task_phases)
+        for (int i = 0; i < OMPC_TASK_EVENTS; i++)
+            agent.task_requests[i].ec = OMPC_EC_VIA_TASK_EVENT;
+    else
+        register_batch(agent.task_requests, OMPC_TASK_EVENTS, on_task_event);
     /* The shim's task waits and dependences, for the event log only (--trace, --task-graph); other runtimes answer UNKNOWN. */
     if (agent.record->event_log_bytes != 0) {
         struct ompc_event_request own[3] = {{.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
@@ -1732,6 +1865,7 @@ __attribute__((constructor)) static void agent_start(void)
     if (agent.record->flags & OMPC_OPT_TASKS) {
         register_task_events();
         agent.has_task_info = ompc_task_info_probe(&agent);
+        agent.task_sampling = agent.has_task_info && agent.has_task_request && (agent.record->flags & OMPC_OPT_SAMPLE);
     }
     if (agent.request_count < 1 || agent.requests[0].ec != OMP_ERRCODE_OK) {
         cannot_attach("REGISTER of FORK answered %s", ec_name(agent.request_count ? agent.requests[0].ec : -1));

@@ -94,6 +94,10 @@ struct ompc_agent {
     struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
     int task_request_count;
     int has_task_request; /* the runtime answered OMPCOLLECTOR_REQ_TASK at START */
+    int task_phases;      /* the runtime took OMPCOLLECTOR_EVENT_TASK: the task events come as its phases */
+    /* OMPC_TASK_TIER_SAMPLED: the runtime took OMPCOLLECTOR_EVENT_TASK_CREATE alone; the sampler times the tasks. */
+    int task_tier;
+    int task_sampling;    /* the sampler reads each sample's task (OMPCOLLECTOR_REQ_TASK) for the constructs' sampled time */
     /* The runtime answered OMPCOLLECTOR_REQ_TASK_INFO at START and the task events were asked for. */
     int has_task_info;
     /* dlpi_adds and dlpi_subs when the module map was last brought up to date. */

@@ -220,10 +220,13 @@ static uint64_t clock_of(struct ompc_agent *agent, uint64_t *now)
 
 /* ompc_task_site_event for an event that asks TASK_INFO: out of line, so the others pay nothing of its frame. */
 static __attribute__((noinline)) int asked_event(struct ompc_agent *agent, struct ompc_process *owner,
-                                                 struct ompc_thread *slot, int event, uint64_t *now_at)
+                                                 struct ompc_thread *slot, int event, uint64_t *now_at,
+                                                 const ompcollector_task_info_t *given)
 {
     ompcollector_task_info_t info;
-    if (task_info(agent, &info) != 0)
+    if (given != NULL)
+        info = *given;
+    else if (task_info(agent, &info) != 0)
         return OMPC_TASK_END_UNKNOWN;
     uint64_t now = clock_of(agent, now_at);
     switch (event) {
@@ -255,7 +258,7 @@ static __attribute__((noinline)) int asked_event(struct ompc_agent *agent, struc
 }
 
 int ompc_task_site_event(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot, int event,
-                         uint64_t *now_at)
+                         uint64_t *now_at, const ompcollector_task_info_t *given)
 {
     if (event == OMP_EVENT_THR_BEGIN_CREATE_TASK) {
         scratch.create_since = clock_of(agent, now_at);
@@ -266,5 +269,153 @@ int ompc_task_site_event(struct ompc_agent *agent, struct ompc_process *owner, s
     /* A suspension matters only to an explicit task running here; most are an implicit task's, asked nothing. */
     if ((event == OMP_EVENT_THR_BEGIN_SUSPEND_TASK || event == OMP_EVENT_THR_END_SUSPEND_TASK) && scratch.depth <= 0)
         return OMPC_TASK_END_UNKNOWN;
-    return asked_event(agent, owner, slot, event, now_at);
+    return asked_event(agent, owner, slot, event, now_at, given);
+}
+
+/* Counts one of the task events 23..35 a phase stands for on the thread. */
+static inline void count_event(struct ompc_thread *slot, int event)
+{
+    add(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1);
+}
+
+/* The thread's timer (depth, since, total) as task_event in agent.c keeps it: open at depth 0, closed back at 0. */
+static inline void timer_open(int32_t *depth, uint64_t *since, uint64_t now)
+{
+    if ((*depth)++ == 0)
+        *since = now;
+}
+
+static inline void timer_close(int32_t *depth, uint64_t since, _Atomic uint64_t *total, uint64_t now)
+{
+    if (*depth > 0 && --*depth == 0 && now > since)
+        add(total, now - since);
+}
+
+/* CREATE: the construct counts the task; the creating thread's time in it is the time between the phase's two readings. */
+static void phase_created(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot,
+                          const ompcollector_task_info_t *info, uint64_t now)
+{
+    int undeferred = (info->flags & OMPCOLLECTOR_TASK_UNDEFERRED) != 0;
+    count_event(slot, OMP_EVENT_THR_BEGIN_CREATE_TASK);
+    count_event(slot, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL);
+    scratch.create_since = now;
+    uint64_t end = now_ns(agent);
+    created(owner, info, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL, end);
+    scratch.create_since = 0;
+    if (slot != &owner->untracked && slot->task_create_depth == 0 && end > now)
+        add(&slot->task_create_ns, end - now);
+}
+
+/* BEGIN: the scheduling events of a queued task, its steal, and the run on top of this thread. */
+static void phase_begins(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_info_t *info,
+                         uint64_t now)
+{
+    if (!(info->flags & OMPCOLLECTOR_TASK_UNDEFERRED)) {
+        count_event(slot, OMP_EVENT_THR_BEGIN_SCHD_TASK);
+        count_event(slot, OMP_EVENT_THR_FETCHED_TASK);
+        count_event(slot, OMP_EVENT_THR_END_SCHD_TASK);
+    }
+    if (info->flags & OMPCOLLECTOR_TASK_STOLEN) {
+        count_event(slot, OMP_EVENT_THR_BEGIN_STEAL_TASK);
+        count_event(slot, OMP_EVENT_THR_END_STEAL_TASK);
+        /* An untied task's later parts may run anywhere: only its first run counts as stolen. */
+        if (info->parts == 1) {
+            add(&slot->task_first_steals, 1);
+            struct ompc_task_construct *row = row_at(owner, info->codeptr, NULL);
+            if (row != NULL)
+                add(&row->stolen, 1);
+        }
+    }
+    count_event(slot, OMP_EVENT_THR_BEGIN_EXEC_TASK);
+    run_begins(owner, slot, info, now);
+    if (slot != &owner->untracked)
+        timer_open(&slot->task_exec_depth, &slot->task_exec_since, now);
+}
+
+int ompc_task_phase(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot, int phase,
+                    const ompcollector_task_event_t *task)
+{
+    ompcollector_task_info_t info = {task->id, task->codeptr, task->flags, task->parts};
+    uint64_t now = now_ns(agent);
+    int tracked = slot != &owner->untracked;
+    switch (phase) {
+    case OMPCOLLECTOR_TASK_CREATE:
+        phase_created(agent, owner, slot, &info, now);
+        break;
+    case OMPCOLLECTOR_TASK_BEGIN:
+        phase_begins(owner, slot, &info, now);
+        break;
+    case OMPCOLLECTOR_TASK_END:
+        count_event(slot, OMP_EVENT_THR_BEGIN_FINISH_TASK);
+        count_event(slot, OMP_EVENT_THR_END_FINISH_TASK);
+        run_ends(owner, slot, &info, now);
+        if (tracked)
+            timer_close(&slot->task_exec_depth, slot->task_exec_since, &slot->task_exec_ns, now);
+        return info.flags & OMPCOLLECTOR_TASK_COMPLETING ? OMPC_TASK_END_COMPLETES : OMPC_TASK_END_PART;
+    case OMPCOLLECTOR_TASK_SUSPEND:
+    case OMPCOLLECTOR_TASK_RESUME: {
+        int begin = phase == OMPCOLLECTOR_TASK_SUSPEND;
+        count_event(slot, begin ? OMP_EVENT_THR_BEGIN_SUSPEND_TASK : OMP_EVENT_THR_END_SUSPEND_TASK);
+        suspension(owner, &info, begin, now);
+        if (tracked && slot->task_exec_depth > 0) {
+            if (begin) {
+                add(&slot->task_suspensions, 1);
+                timer_open(&slot->task_suspend_depth, &slot->task_suspend_since, now);
+            } else {
+                timer_close(&slot->task_suspend_depth, slot->task_suspend_since, &slot->task_suspend_ns, now);
+            }
+        }
+        break;
+    }
+    default:
+        break;
+    }
+    return OMPC_TASK_END_UNKNOWN;
+}
+
+void ompc_task_counted(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot,
+                       const ompcollector_task_event_t *task)
+{
+    /* The full tier's create time, the same span: what the creating thread spends in the phase (two readings). */
+    uint64_t since = now_ns(agent);
+    int undeferred = (task->flags & OMPCOLLECTOR_TASK_UNDEFERRED) != 0;
+    count_event(slot, OMP_EVENT_THR_BEGIN_CREATE_TASK);
+    count_event(slot, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL);
+    struct ompc_task_construct *row = row_at(owner, task->codeptr, NULL);
+    uint64_t end = now_ns(agent);
+    uint64_t spent = end > since ? end - since : 0;
+    if (row != NULL) {
+        add(&row->created, 1);
+        if (undeferred)
+            add(&row->undeferred, 1);
+        add(&row->create_ns, spent);
+    }
+    if (slot != &owner->untracked && slot->task_create_depth == 0)
+        add(&slot->task_create_ns, spent);
+}
+
+void ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight)
+{
+    int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof(ompcollector_task_t)))];
+    struct ompc_request batch;
+    ompc_request_init(&batch, storage, sizeof storage);
+    int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK, sizeof(ompcollector_task_t));
+    if (ompc_request_send(&batch, agent->api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
+        return;
+    ompcollector_task_t task;
+    memcpy(&task, ompc_request_mem(&batch, entry), sizeof task);
+    /* An implicit task's time is its region's; only an explicit task of a known construct is timed here. */
+    if (task.id == 0 || task.codeptr == 0 || (task.flags & 0x4) == 0 /* ompt_task_explicit */)
+        return;
+    int row = ompc_record_task_construct(owner, task.codeptr);
+    if (row < 0)
+        return;
+    uint64_t ns = weight * (uint64_t)agent->record->interval_ns;
+    add(&owner->task_constructs[row].sampled_ns, ns);
+    /* The full tier's task events time the threads and mark who ran what: the samples only beside them. */
+    if (agent->task_tier != OMPC_TASK_TIER_SAMPLED)
+        return;
+    atomic_fetch_or_explicit(&owner->task_constructs[row].thread_mask, UINT64_C(1) << (index % 64),
+                             memory_order_relaxed);
+    add(&owner->threads[index].task_exec_ns, ns);
 }

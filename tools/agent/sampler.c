@@ -28,6 +28,7 @@
 
 #include "agent.h"
 #include "agent_critical.h"
+#include "agent_tasks.h"
 #include "names.h"
 #include "omp_collector_api.h"
 #include "record.h"
@@ -367,6 +368,14 @@ static void take_sample(struct ompc_agent *agent, struct ompc_process *owner, in
     sample_wait(agent, slot, &sample, weight);
     sample_region(agent, owner, slot, index, &sample, weight);
     sample_timeline(agent, slot, &sample, now, weight);
+    /*
+     * The sampled tier times tasks here; the full tier samples them too,
+     * beside its exact times, so that a run shows how far the sampled
+     * figures stray (t/ompcollect-tasktier.sh).  A thread out of any region
+     * runs no explicit task worth the request.
+     */
+    if (agent->task_sampling && sample.region_id != 0)
+        ompc_task_sample(agent, owner, index, weight);
 }
 
 /*

@@ -157,6 +157,13 @@ enum { OMPC_OPT_SAMPLE = 1u << 0, OMPC_OPT_TIMELINE = 1u << 1, OMPC_OPT_STACKS =
 enum { OMPC_OPT_STACKS_DWARF = 1u << 3 };
 /* Register the task extension's events 23..35 (default; --no-tasks leaves them out).  A high bit, clear of the options above. */
 enum { OMPC_OPT_TASKS = 1u << 8 };
+/*
+ * With OMPC_OPT_TASKS: time every run of every task (--tasks=full, and
+ * what --trace, --task-graph and --no-sample imply).  Without it the agent
+ * counts tasks per construct at their creation alone and takes their time
+ * from samples (process task_tier OMPC_TASK_TIER_SAMPLED says it did).
+ */
+enum { OMPC_OPT_TASKS_FULL = 1u << 9 };
 
 /*
  * Whether the agent walks stacks (OMPC_OPT_STACKS) on this machine: it
@@ -468,6 +475,7 @@ struct ompc_stack_copies {
     _Atomic uint64_t count;     /* copies */
     uint64_t reserved;
 };
+
 struct ompc_stack_copy {
     _Atomic uint64_t count;     /* samples (a next sample identical in registers and bytes adds to it) */
     uint64_t entry;             /* mapping offset of the stack-table entry the frame-pointer walk made of it */
@@ -542,8 +550,20 @@ struct ompc_task_construct {
     _Atomic uint64_t suspend_ns;  /* suspended while another task ran in its place on the thread */
     _Atomic uint64_t suspensions;
     _Atomic uint64_t thread_mask; /* bit (slot % 64) of every thread that ran one */
-    uint64_t reserved;
+    /* Sampled tier: sample intervals of samples that found a task of this construct running (0 in the full tier). */
+    _Atomic uint64_t sampled_ns;
 };
+
+/* A process's task_tier: every run timed (what records before the field say too), or counted at creation and sampled. */
+enum { OMPC_TASK_TIER_FULL = 0, OMPC_TASK_TIER_SAMPLED = 1 };
+
+/*
+ * What task_requests[].ec holds for a task event the agent did not
+ * register because the shim's payload event stands for it: the answer is
+ * that event's (OK), the legacy event was not asked for.  Numbers in the
+ * private range, clear of any OMP_ERRCODE.
+ */
+enum { OMPC_EC_VIA_TASK_EVENT = 0x4F430004, OMPC_EC_VIA_TASK_CREATE = 0x4F430005 };
 
 /* One object loaded in the process, as dl_iterate_phdr reports it. */
 struct ompc_module {
@@ -670,7 +690,7 @@ struct ompc_process {
     /* What REGISTER answered for the task events 23..35 (OMPC_OPT_TASKS); task_request_count 0 when they were not asked for. */
     struct ompc_event_request task_requests[OMPC_TASK_EVENTS];
     int32_t task_request_count;
-    int32_t task_reserved;
+    int32_t task_tier;                  /* OMPC_TASK_TIER_*: how the task constructs' figures were taken (0 in records before it) */
     /* When the agent's start-up ended (relative; 0: before the origin, as in a forked child): START, which initializes the OpenMP runtime, and REGISTER; sampling begins only after it. */
     _Atomic uint64_t session_ns;
     /* Task constructs: the runtime answered OMPCOLLECTOR_REQ_TASK_INFO at START (and the task events were asked for). */

@@ -99,6 +99,10 @@ static void usage(FILE *out)
             "                           odwt master single ordered atwt; or all, none\n"
             "      --no-sample          do not sample; report events only\n"
             "      --no-tasks           do not register the task events (no task table)\n"
+            "      --tasks=TIER         sampled (default): tasks counted per construct as\n"
+            "                           they are created, their time taken from samples;\n"
+            "                           full: every run of every task timed (what\n"
+            "                           --trace, --task-graph and --no-sample imply)\n"
             "      --csv-dir=DIR        also write the CSV report as one file per table,\n"
             "                           DIR/TABLE.csv (same patterns as --output)\n"
             "      --gprofng=DIR.er     also write a GNU gprofng experiment, for 'gprofng\n"
@@ -290,13 +294,14 @@ static void check_trace_directory(const struct run *run, const char *pattern)
 
 enum { OPT_TIMELINE = 256, OPT_NO_SAMPLE, OPT_RUNTIME, OPT_TIMELINE_WIDTH, OPT_FROM, OPT_TO, OPT_TRACE_JSON,
        OPT_TRACE, OPT_TRACE_BUFFER, OPT_NO_TASKS, OPT_CSV_DIR, OPT_LIST_REGIONS, OPT_STACKS, OPT_FOLDED,
-       OPT_SAVE, OPT_SYMFS, OPT_STACKS_UNWIND, OPT_TASK_GRAPH, OPT_DEBUGINFO_PATH, OPT_GPROFNG };
+       OPT_SAVE, OPT_SYMFS, OPT_STACKS_UNWIND, OPT_TASK_GRAPH, OPT_DEBUGINFO_PATH, OPT_GPROFNG, OPT_TASKS };
 
 static const struct option long_options[] = {
     {"stacks", optional_argument, NULL, OPT_STACKS},
     {"stacks-file", required_argument, NULL, OPT_FOLDED},
     {"stacks-unwind", required_argument, NULL, OPT_STACKS_UNWIND},
     {"no-tasks", no_argument, NULL, OPT_NO_TASKS},
+    {"tasks", required_argument, NULL, OPT_TASKS},
     {"csv-dir", required_argument, NULL, OPT_CSV_DIR},
     {"gprofng", required_argument, NULL, OPT_GPROFNG},
     {"list-regions", no_argument, NULL, OPT_LIST_REGIONS},
@@ -447,6 +452,11 @@ static int record_option(int option, struct run *run, struct cli *cli)
         return 1;
     case OPT_NO_TASKS:
         run->no_tasks = 1;
+        return 1;
+    case OPT_TASKS:
+        if (strcmp(optarg, "full") != 0 && strcmp(optarg, "sampled") != 0)
+            die(EXIT_OWN_FAILURE, "--tasks: '%s' is neither sampled nor full", optarg);
+        run->tasks_full = strcmp(optarg, "full") == 0;
         return 1;
     case OPT_TRACE_BUFFER:
         if (parse_size(optarg, &run->trace_buffer) != 0 || run->trace_buffer < OMPC_EVENT_LOG_MIN

@@ -51,6 +51,7 @@ struct run {
     int main_status;
     const char *trace;       /* --trace: OTF2 archive directory pattern, or NULL */
     int no_tasks;            /* --no-tasks: leave the task events unregistered */
+    int tasks_full;          /* --tasks=full: every task's runs timed, not its construct's time sampled */
     const char *csv_dir;     /* --csv-dir: directory pattern for one CSV file per table, or NULL */
     const char *gprofng;     /* --gprofng: gprofng experiment directory pattern (ends in .er), or NULL */
     int list_regions;        /* --list-regions: every region instance in the text report */

@@ -75,6 +75,10 @@ char *make_record(struct run *run, uint32_t event_mask)
                    | (run->timeline || run->trace_json || run->trace || run->gprofng ? OMPC_OPT_TIMELINE : 0);
     if (!run->no_tasks)
         flags |= OMPC_OPT_TASKS;
+    /* Task times come from samples unless every task is logged anyway or nothing samples. */
+    if (!run->no_tasks && (run->tasks_full || !run->sampling || run->trace != NULL || run->trace_json != NULL
+                           || run->task_graph != NULL))
+        flags |= OMPC_OPT_TASKS_FULL;
     if (run->stacks)
         flags |= OMPC_OPT_STACKS;
     if (run->stacks && run->stack_copy != 0)

@@ -115,6 +115,7 @@ static void add_tasks(struct ompc_model_task_construct *into, const struct ompc_
         into->max_ns = from->max_ns;
     into->suspend_ns += from->suspend_ns;
     into->suspensions += from->suspensions;
+    into->sampled_ns += from->sampled_ns;
     into->thread_mask |= from->thread_mask;
 }
 

@@ -22,6 +22,14 @@ uint64_t ompc_task_dispatched(const struct ompc_model_thread *thread)
     return runs > undeferred ? runs - undeferred : 0;
 }
 
+/* A thread's dispatched runs: counted, or in the sampled tier estimated from its share of the sampled task time. */
+static double dispatched_of(const struct ompc_task_granularity *granularity, const struct ompc_model_thread *thread)
+{
+    if (granularity->deferred_per_exec_ns > 0)
+        return (double)thread->task_exec_ns * granularity->deferred_per_exec_ns;
+    return (double)ompc_task_dispatched(thread);
+}
+
 /* Samples of a thread over every state. */
 static uint64_t samples_of(const struct ompc_model_thread *thread)
 {
@@ -47,15 +55,17 @@ static void from_threads(const struct ompc_model_process *process, int64_t inter
     out->sched_thread = -1;
     for (int i = 0; i < count; i++) {
         const struct ompc_model_thread *thread = &process->threads[i];
-        uint64_t dispatched = ompc_task_dispatched(thread);
-        if (task_event(thread, OMP_EVENT_THR_BEGIN_EXEC_TASK) == 0)
+        double dispatched = dispatched_of(out, thread);
+        int ran = out->deferred_per_exec_ns > 0 ? thread->task_exec_ns != 0
+                                                : task_event(thread, OMP_EVENT_THR_BEGIN_EXEC_TASK) != 0;
+        if (!ran)
             continue;
         work_ns += (double)thread->state_ticks[THR_WORK_STATE] * (double)interval_ns;
         exec_ns += (double)thread->task_exec_ns;
-        if (dispatched == 0 || samples_of(thread) < OMPC_SCHED_MIN_SAMPLES)
+        if (dispatched < 1 || samples_of(thread) < OMPC_SCHED_MIN_SAMPLES)
             continue;
         uint64_t waiting = thread->state_ticks[THR_IBAR_STATE] + thread->state_ticks[THR_EBAR_STATE];
-        double per_run = (double)waiting * (double)interval_ns / (double)dispatched;
+        double per_run = (double)waiting * (double)interval_ns / dispatched;
         if (out->sched_thread < 0 || per_run < out->sched_ns) {
             out->sched_ns = per_run;
             out->sched_thread = i;
@@ -82,11 +92,26 @@ static void grain_of(const struct ompc_model_task_construct *row, const struct o
     out->create_ns = (double)row->create_ns / (double)row->created;
     out->sched_ns = process->sched_ns < out->create_ns ? process->sched_ns : out->create_ns;
     out->overhead_ns = out->create_ns + out->sched_ns;
-    uint64_t dispatched = row->runs > row->undeferred ? row->runs - row->undeferred : 0;
+    /* The sampled tier follows no run: each deferred task is taken as dispatched once. */
+    uint64_t runs = process->deferred_per_exec_ns > 0 ? row->created : row->runs;
+    uint64_t dispatched = runs > row->undeferred ? runs - row->undeferred : 0;
     out->cost_ns = (double)row->create_ns + (double)dispatched * process->sched_ns;
     out->created = row->created;
     out->cost_per_task_ns = out->cost_ns / (double)row->created;
     out->too_fine = out->overhead_ns > 0 && out->mean_ns < OMPC_TOO_FINE_FACTOR * out->overhead_ns;
+}
+
+/* The sampled tier's deferred tasks per ns of sampled task time, over the threads (0 when none was sampled). */
+static double sampled_rate(const struct ompc_model_process *process)
+{
+    double deferred = 0, exec_ns = 0;
+    int count = process->thread_count < 0 ? 0 : process->thread_count > OMPC_MAX_THREADS ? OMPC_MAX_THREADS
+                                                                                          : process->thread_count;
+    for (int i = 0; i < count; i++) {
+        deferred += (double)task_event(&process->threads[i], OMP_EVENT_THR_END_CREATE_TASK_DEL);
+        exec_ns += (double)process->threads[i].task_exec_ns;
+    }
+    return exec_ns > 0 ? deferred / exec_ns : 0;
 }
 
 int ompc_task_granularity_build(const struct ompc_model_process *process, const struct ompc_locations *locations,
@@ -101,6 +126,8 @@ int ompc_task_granularity_build(const struct ompc_model_process *process, const 
     if (out->constructs == NULL)
         return -1;
     out->count = locations->task_construct_count;
+    if (process->task_tier == OMPC_TASK_TIER_SAMPLED)
+        out->deferred_per_exec_ns = sampled_rate(process);
     from_threads(process, interval_ns, out);
     for (int i = 0; out->known && i < out->count; i++)
         grain_of(&locations->task_constructs[i].sum, out, &out->constructs[i]);
@@ -111,7 +138,7 @@ uint64_t ompc_task_sched_ns(const struct ompc_task_granularity *granularity, con
 {
     if (!granularity->known)
         return 0;
-    double charged = (double)ompc_task_dispatched(thread) * granularity->sched_ns;
+    double charged = dispatched_of(granularity, thread) * granularity->sched_ns;
     double waited = (double)(thread->state_ticks[THR_IBAR_STATE] + thread->state_ticks[THR_EBAR_STATE])
                     * (double)granularity->interval_ns;
     return ompc_u64_of(charged < waited ? charged : waited);

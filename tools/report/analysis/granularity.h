@@ -39,6 +39,12 @@ struct ompc_task_granularity {
     int sched_thread;   /* the thread slot it comes from, -1 none */
     double work_share;  /* WORK samples over the explicit-task execution time of the threads that ran tasks, at most 1 */
     int64_t interval_ns; /* the sampling interval it was derived with */
+    /*
+     * Sampled tier (no run followed): the run's deferred tasks per ns of
+     * sampled task time, by which a thread's dispatched runs are estimated
+     * from its sampled task time; 0 in the full tier (counted runs).
+     */
+    double deferred_per_exec_ns;
     struct ompc_task_grain *constructs;
     int count;
 };

@@ -71,6 +71,9 @@ static void add_row(struct ompc_task_row *sum, const struct ompc_task_row *row)
 /* Whether a thread saw any task event. */
 int ompc_thread_had_tasks(const struct ompc_model_thread *thread)
 {
+    /* In the sampled tier a thread that only ran tasks has their sampled time and no task event. */
+    if (thread->task_exec_ns != 0)
+        return 1;
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
         if (thread->task_events[i] != 0)
             return 1;

@@ -778,8 +778,13 @@ static int take_task_construct(struct ompc_model_task_construct *row, const stru
         .stolen = atomic_load(&raw->stolen), .timed_runs = atomic_load(&raw->timed_runs),
         .exec_ns = atomic_load(&raw->exec_ns), .max_ns = atomic_load(&raw->max_ns),
         .suspend_ns = atomic_load(&raw->suspend_ns), .suspensions = atomic_load(&raw->suspensions),
-        .thread_mask = atomic_load(&raw->thread_mask)};
+        .thread_mask = atomic_load(&raw->thread_mask), .sampled_ns = atomic_load(&raw->sampled_ns)};
     int bad = 0;
+    /* No thread could have spent more than its life in one construct's tasks. */
+    if (limits->latest_ns > 0 && limits->latest_ns != UINT64_MAX && row->sampled_ns / OMPC_MAX_THREADS > limits->latest_ns) {
+        row->sampled_ns = 0;
+        bad = 1;
+    }
     if (row->undeferred > row->created) {
         row->undeferred = row->created;
         bad = 1;
@@ -797,11 +802,27 @@ static int take_task_construct(struct ompc_model_task_construct *row, const stru
     return bad;
 }
 
+/*
+ * The sampled tier's row: tasks counted at creation, the construct's time
+ * from samples, spread over its tasks for the mean; nothing per run.  A
+ * sampled time no thread could have spent is dropped.
+ */
+static int take_sampled_task_construct(struct ompc_model_task_construct *row, const struct ompc_task_construct *raw,
+                                       const struct limits *limits)
+{
+    int bad = take_task_construct(row, raw, limits);
+    row->completed = row->runs = row->stolen = row->max_ns = row->suspend_ns = row->suspensions = 0;
+    row->exec_ns = row->sampled_ns;
+    row->timed_runs = row->created;
+    return bad;
+}
+
 /* The task construct table's used rows (zero rows when the runtime did not answer TASK_INFO). */
 static int take_task_constructs(struct ompc_model_process *to, const struct ompc_process *from,
                                 const struct limits *limits)
 {
     to->has_task_info = atomic_load(&from->has_task_info) != 0;
+    to->task_tier = from->task_tier == OMPC_TASK_TIER_SAMPLED ? OMPC_TASK_TIER_SAMPLED : OMPC_TASK_TIER_FULL;
     to->task_constructs_dropped = atomic_load(&from->task_constructs_dropped);
     to->task_nest_overflow = atomic_load(&from->task_nest_overflow);
     uint32_t used = 0;
@@ -814,8 +835,10 @@ static int take_task_constructs(struct ompc_model_process *to, const struct ompc
     EACH_FILLED_ROW(limits, task_constructs, OMPC_MAX_TASK_CONSTRUCTS, i) {
         if (atomic_load(&from->task_constructs[i].codeptr) == 0 || to->task_construct_count == used)
             continue;
-        bad += (unsigned long)take_task_construct(&to->task_constructs[to->task_construct_count++],
-                                                  &from->task_constructs[i], limits);
+        struct ompc_model_task_construct *row = &to->task_constructs[to->task_construct_count++];
+        bad += (unsigned long)(to->task_tier == OMPC_TASK_TIER_SAMPLED
+                                   ? take_sampled_task_construct(row, &from->task_constructs[i], limits)
+                                   : take_task_construct(row, &from->task_constructs[i], limits));
     }
     if (bad > 0)
         ompc_damage_note(&to->damage, "%lu task construct rows with counts or times that cannot be (held to "

@@ -150,6 +150,7 @@ struct ompc_model_task_construct {
     uint64_t created, undeferred, create_ns;
     uint64_t completed, runs, stolen, timed_runs;
     uint64_t exec_ns, max_ns, suspend_ns, suspensions;
+    uint64_t sampled_ns; /* what samples that found one of its tasks running add up to (0 unsampled, or before records had it) */
     uint64_t thread_mask;
 };
 
@@ -234,6 +235,13 @@ struct ompc_model_process {
     uint64_t session_ns;          /* the agent's start-up (START initializes the runtime) ended */
     /* Tasks by construct (OMPCOLLECTOR_REQ_TASK_INFO). */
     uint32_t has_task_info;
+    /*
+     * OMPC_TASK_TIER_SAMPLED: tasks were counted at creation only, and a
+     * construct's exec_ns is its sampled time spread over its tasks
+     * (timed_runs = created); runs, executed, stolen, max and suspended
+     * were not followed (0).
+     */
+    int32_t task_tier;
     uint64_t task_constructs_dropped, task_nest_overflow;
     struct ompc_model_task_construct *task_constructs; /* the used rows, in table order */
     uint32_t task_construct_count;

@@ -23,10 +23,48 @@ static uint64_t mean_run_ns(const struct ompc_model_task_construct *row)
 /* How many rows the text table of task constructs shows. */
 #define SITE_TEXT_ROWS 15
 
-/* "Tasks by construct": one row per task construct, most execution time first. */
-static void sites_text(const struct ompc_model_process *process, const struct ompc_locations *locations, FILE *out)
+/* A count for a text table, "-" where the sampled tier did not follow it. */
+static const char *count_or_dash(int followed, uint64_t value, char *buffer, size_t size)
 {
-    char label[512];
+    if (!followed)
+        return "-";
+    snprintf(buffer, size, "%" PRIu64, value);
+    return buffer;
+}
+
+/* A time in `scale` units for a text table, "-" where the sampled tier did not follow it. */
+static const char *time_or_dash(int followed, double value, const char *format, char *buffer, size_t size)
+{
+    if (!followed)
+        return "-";
+    snprintf(buffer, size, format, value);
+    return buffer;
+}
+
+/*
+ * The sampled tier's note: how many samples the construct times rest on
+ * and the margin they carry (about 2 sqrt(n) samples either way, the
+ * spread of a count of independent hits).
+ */
+static void sampled_note(const struct ompc_locations *locations, int64_t interval_ns, FILE *out)
+{
+    uint64_t sampled = 0;
+    for (int i = 0; i < locations->task_construct_count; i++)
+        sampled += locations->task_constructs[i].sum.exec_ns;
+    double samples = interval_ns > 0 ? (double)sampled / (double)interval_ns : 0;
+    fprintf(out,
+            "  (sampled: tasks counted as they were created; exec is sampled time, %.0f samples in all, each\n"
+            "  row within about 2 x sqrt(its samples) samples of %.3f ms; mean: exec / created; executed,\n"
+            "  runs, stolen, max and suspend need --tasks=full, which follows every run)\n",
+            samples, interval_ns / 1e6);
+}
+
+/* "Tasks by construct": one row per task construct, most execution time first. */
+static void sites_text(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                       int64_t interval_ns, FILE *out)
+{
+    char label[512], executed[24], runs[24], stolen[24], max[24], suspend[24];
+    int full = process->task_tier != OMPC_TASK_TIER_SAMPLED;
     fputs("\nTasks by construct (one row per task construct; exec = runs less time suspended; most exec first):\n",
           out);
     if (!process->has_task_info) {
@@ -38,21 +76,25 @@ static void sites_text(const struct ompc_model_process *process, const struct om
         return;
     }
     fprintf(out, "  %-32s %9s %10s %9s %8s %7s %10s %9s %9s %10s %7s\n", "construct", "created", "undeferred",
-            "executed", "runs", "stolen", "exec ms", "mean us", "max us", "suspend ms", "threads");
+            "executed", "runs", "stolen", full ? "exec ms" : "~exec ms", "mean us", "max us", "suspend ms", "threads");
     for (int i = 0; i < locations->task_construct_count && i < SITE_TEXT_ROWS; i++) {
         const struct ompc_task_construct_row *site = &locations->task_constructs[i];
         const struct ompc_model_task_construct *row = &site->sum;
-        fprintf(out,
-                "  %-32s %9" PRIu64 " %10" PRIu64 " %9" PRIu64 " %8" PRIu64 " %7" PRIu64 " %10.3f %9.1f %9.1f %10.3f %7d\n",
+        fprintf(out, "  %-32s %9" PRIu64 " %10" PRIu64 " %9s %8s %7s %10.3f %9.1f %9s %10s %7d\n",
                 ompc_location_label(&site->where, row->codeptr, label, sizeof label), row->created, row->undeferred,
-                row->completed, row->runs, row->stolen, row->exec_ns / 1e6, mean_run_ns(row) / 1e3,
-                row->max_ns / 1e3, row->suspend_ns / 1e6, popcount64(row->thread_mask));
+                count_or_dash(full, row->completed, executed, sizeof executed),
+                count_or_dash(full, row->runs, runs, sizeof runs), count_or_dash(full, row->stolen, stolen, sizeof stolen),
+                row->exec_ns / 1e6, mean_run_ns(row) / 1e3, time_or_dash(full, row->max_ns / 1e3, "%.1f", max, sizeof max),
+                time_or_dash(full, row->suspend_ns / 1e6, "%.3f", suspend, sizeof suspend),
+                popcount64(row->thread_mask));
     }
     if (locations->task_construct_count > SITE_TEXT_ROWS)
         fprintf(out, "  ... %d more task constructs\n", locations->task_construct_count - SITE_TEXT_ROWS);
     fputs("  (executed: tasks that completed, once each; runs: their runs on a thread, one per part of an\n"
           "  untied task; mean and max: of one run; threads: that ran a task of the construct)\n",
           out);
+    if (!full)
+        sampled_note(locations, interval_ns, out);
 }
 
 /* The "task_construct" CSV table. */
@@ -102,6 +144,7 @@ static json_t *site_json(const struct ompc_task_construct_row *site)
     failed |= ompc_json_set(object, "max_ns", ompc_json_u64(row->max_ns));
     failed |= ompc_json_set(object, "suspend_ns", ompc_json_u64(row->suspend_ns));
     failed |= ompc_json_set(object, "suspensions", ompc_json_u64(row->suspensions));
+    failed |= ompc_json_set(object, "sampled_ns", ompc_json_u64(row->sampled_ns));
     failed |= ompc_json_set(object, "threads", json_integer(popcount64(row->thread_mask)));
     failed |= ompc_json_set(object, "thread_mask", ompc_json_hex(row->thread_mask, 0));
     return ompc_json_built(object, failed);
@@ -281,16 +324,17 @@ static json_t *graph_json(const struct ompc_model_process *process, const struct
     return ompc_json_built(object, failed);
 }
 
-/* One text row of figures after its label. */
-static void text_row(FILE *out, const char *label, const char *tid, const struct ompc_task_row *row)
+/* One text row of figures after its label; `full`: the run followed every task's runs (else "-" for their counts). */
+static void text_row(FILE *out, const char *label, const char *tid, const struct ompc_task_row *row, int full)
 {
-    char sched[32] = "-";
+    char sched[32] = "-", executed[24], stolen[24], suspensions[24], suspend[24];
     if (row->sched_known)
         snprintf(sched, sizeof sched, "%.3f", row->sched_ns / 1e6);
-    fprintf(out, "  %-7s %7s %9" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8" PRIu64 " %7" PRIu64 " %9" PRIu64
-                 " %10.3f %9s %10.3f %10.3f",
-            label, tid, row->created, row->undeferred, row->deferred, row->executed, row->stolen,
-            row->suspensions, row->create_ns / 1e6, sched, row->exec_ns / 1e6, row->suspend_ns / 1e6);
+    fprintf(out, "  %-7s %7s %9" PRIu64 " %10" PRIu64 " %8" PRIu64 " %8s %7s %9s %10.3f %9s %10.3f %10s", label, tid,
+            row->created, row->undeferred, row->deferred, count_or_dash(full, row->executed, executed, sizeof executed),
+            count_or_dash(full, row->stolen, stolen, sizeof stolen),
+            count_or_dash(full, row->suspensions, suspensions, sizeof suspensions), row->create_ns / 1e6, sched,
+            row->exec_ns / 1e6, time_or_dash(full, row->suspend_ns / 1e6, "%.3f", suspend, sizeof suspend));
     if (row->lifetime_ns > 0)
         fprintf(out, " %6.1f\n", 100.0 * (double)row->exec_ns / (double)row->lifetime_ns);
     else
@@ -315,10 +359,10 @@ void ompc_tasks_text(const struct ompc_model_process *process, const struct ompc
         char label[16], tid[16];
         snprintf(label, sizeof label, "%d%s", i, thread->initial ? "*" : "");
         snprintf(tid, sizeof tid, "%ld", (long)thread->tid);
-        text_row(out, label, tid, &row);
+        text_row(out, label, tid, &row, process->task_tier != OMPC_TASK_TIER_SAMPLED);
     }
     struct ompc_task_row sum = ompc_task_total_row(process, grain);
-    text_row(out, "all", "", &sum);
+    text_row(out, "all", "", &sum, process->task_tier != OMPC_TASK_TIER_SAMPLED);
     fputs("  (created: undeferred ran at once on their creator (if(0), final, a team of one), deferred\n"
           "  were queued; stolen: executed here, created on another thread; exec: BEGIN_EXEC to\n"
           "  BEGIN_FINISH, a task run on top of a suspended one counted once; suspended: an explicit\n"
@@ -335,14 +379,19 @@ void ompc_tasks_text(const struct ompc_model_process *process, const struct ompc
     int refused = 0;
     for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS; i++) {
         int ec = process->task_requests[i].ec;
-        if (ec == OMP_ERRCODE_OK)
+        if (ec == OMP_ERRCODE_OK || ec == OMPC_EC_VIA_TASK_EVENT || ec == OMPC_EC_VIA_TASK_CREATE)
             continue;
         fprintf(out, "%s%s (%s)", refused++ ? ", " : "  task events the runtime did not grant: ",
                 ompc_task_event_name(process->task_requests[i].event), ompc_register_status_name(ec));
     }
     if (refused)
         fputc('\n', out);
-    sites_text(process, locations, out);
+    int via = process->task_request_count > 0 ? process->task_requests[0].ec : 0;
+    if (via == OMPC_EC_VIA_TASK_EVENT || via == OMPC_EC_VIA_TASK_CREATE)
+        fprintf(out, "  (task events: the shim's %s registered ok and stands for them; the 13 legacy task\n"
+                     "  events were not registered)\n",
+                via == OMPC_EC_VIA_TASK_EVENT ? "OMPCOLLECTOR_EVENT_TASK" : "OMPCOLLECTOR_EVENT_TASK_CREATE");
+    sites_text(process, locations, grain->interval_ns, out);
     struct ompc_task_graph graph;
     if (ompc_task_graph_build(process, &graph) == 0)
         graph_text(process, locations, &graph, out);
@@ -413,14 +462,27 @@ static int json_row(json_t *object, const struct ompc_task_row *row)
     return failed;
 }
 
-/* "registered": how the runtime answered each task event's registration. */
+/*
+ * "registered": how the runtime answered each task event's registration;
+ * a legacy event the shim's payload event stood for says so, and that
+ * event's own answer is listed under its name.
+ */
 static json_t *json_registered(const struct ompc_model_process *process)
 {
     json_t *registered = json_object();
-    int failed = 0;
-    for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS && !failed; i++)
-        failed = ompc_json_set(registered, ompc_task_event_name(process->task_requests[i].event),
-                               json_string(ompc_register_status_name(process->task_requests[i].ec)));
+    int failed = 0, via = 0;
+    for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS && !failed; i++) {
+        int ec = process->task_requests[i].ec;
+        const char *answer = ec == OMPC_EC_VIA_TASK_EVENT    ? "via-ompcollector_event_task"
+                             : ec == OMPC_EC_VIA_TASK_CREATE ? "via-ompcollector_event_task_create"
+                                                             : ompc_register_status_name(ec);
+        via = ec == OMPC_EC_VIA_TASK_EVENT || ec == OMPC_EC_VIA_TASK_CREATE ? ec : via;
+        failed = ompc_json_set(registered, ompc_task_event_name(process->task_requests[i].event), json_string(answer));
+    }
+    if (via != 0 && !failed)
+        failed = ompc_json_set(registered,
+                               via == OMPC_EC_VIA_TASK_EVENT ? "ompcollector_event_task" : "ompcollector_event_task_create",
+                               json_string("ok"));
     return ompc_json_built(registered, failed);
 }
 
@@ -470,6 +532,8 @@ int ompc_tasks_json(const struct ompc_model_process *process, const struct ompc_
     failed |= ompc_json_set(tasks, "events", json_task_events(process));
     failed |= ompc_json_set(tasks, "threads", json_task_threads(process, grain));
     failed |= ompc_json_set(tasks, "counted_once", json_boolean(process->has_task_info));
+    /* sampled: counted at creation, construct times from samples, runs not followed (README.ompcollect.md). */
+    failed |= ompc_json_set(tasks, "tier", json_string(process->task_tier == OMPC_TASK_TIER_SAMPLED ? "sampled" : "full"));
     failed |= ompc_json_set(tasks, "sched_per_run_ns", grain->known ? ompc_json_fixed(grain->sched_ns, 1) : json_null());
     failed |= ompc_json_set(tasks, "sched_thread", grain->known ? json_integer(grain->sched_thread) : json_null());
     failed |= ompc_json_set(tasks, "constructs", process->has_task_info ? sites_json(locations) : json_null());

@@ -1,0 +1,61 @@
+#!/bin/sh
+# ompcollect-tasktier.sh - the default (sampled) task tier against the full one on the same program (t/ompcollect-tasksites.c, clang and GCC): counts per construct exact in both, sampled times within the sample-count margin of the full tier's exact ones.
+# SPDX-License-Identifier: BSD-3-Clause
+. "${top_srcdir:?}/t/ompcollect-lib.sh"
+# fib(N) with cut-off CUTOFF, a taskloop of LOOP tasks, UNTIED untied tasks, a task that spins SECONDS of wall time.
+args="24 14 8 16 0.3"
+per_cc=6
+echo "1..$((2 * per_cc))"
+n=0
+source=$top_srcdir/t/ompcollect-tasksites.c
+line_long=$(grep -n 'LONG_TASK \*/' "$source" | head -n 1 | cut -d: -f1)
+q() {
+    python3 "$query" "$1" "$2" 2>&1
+}
+# The margin of a sampled time against an exact one: a count of n
+# independent hits strays about sqrt(n) samples, so 3 sqrt(n) and a few
+# samples for where runs begin and end between two samples.  In samples of
+# the run's interval, whatever the machine's speed.
+margin="(lambda a, b, i: abs(a - b) <= i * (3 * (max(a, b) / i) ** 0.5 + 3))"
+# Per construct line: (created, undeferred) of a report's rows, lines known.
+counts="(lambda c: sorted((x['location'].get('line') or 0, x['created'], x['undeferred']) for x in c))"
+
+for cc in clang gcc; do
+    if ! command -v $cc >/dev/null 2>&1; then
+        skip "$cc is not installed" $per_cc
+        continue
+    fi
+    if ! built=$(test_program tasksites-$cc 2>"$tmp/build.err") || ! cp "$built" "$tmp/tasksites-$cc"; then
+        skip "$cc cannot build OpenMP programs" $per_cc
+        continue
+    fi
+    # A 1 ms interval gives the 0.3 s sleeping task some 300 samples.
+    # shellcheck disable=SC2086 # the arguments are words
+    "$oc" --runtime "$LIBOMP" -i 1ms -f json -o "$tmp/$cc-sampled.json" "$tmp/tasksites-$cc" $args \
+        >/dev/null 2>"$tmp/$cc-sampled.err"
+    s1=$?
+    # shellcheck disable=SC2086
+    "$oc" --runtime "$LIBOMP" -i 1ms --tasks=full -f json -o "$tmp/$cc-full.json" "$tmp/tasksites-$cc" $args \
+        >/dev/null 2>"$tmp/$cc-full.err"
+    s2=$?
+    # shellcheck disable=SC2086
+    "$oc" --runtime "$LIBOMP" -i 1ms -o "$tmp/$cc-sampled.txt" "$tmp/tasksites-$cc" $args >/dev/null 2>&1
+    ok "$([ $s1 -eq 0 ] && [ $s2 -eq 0 ] && [ -s "$tmp/$cc-sampled.json" ] && [ -s "$tmp/$cc-full.json" ] && echo True)" \
+        "$cc: the program ran under the default tier and under --tasks=full" "$tmp/$cc-sampled.err"
+    s="r['tasks']"
+    ok "$(q "$tmp/$cc-sampled.json" "$s['tier'] == 'sampled' and $s['registered'].pop('ompcollector_event_task_create') == 'ok' and set($s['registered'].values()) == {'via-ompcollector_event_task_create'} and all(x['executed'] == 0 and x['runs'] == 0 and x['exec_ns'] == x['sampled_ns'] for x in $s['constructs'])")" \
+        "$cc: the default tier says it is sampled, registered OMPCOLLECTOR_EVENT_TASK_CREATE alone, and follows no run" "$tmp/$cc-sampled.json"
+    ok "$(grep -q '~exec ms' "$tmp/$cc-sampled.txt" && grep -q '^  (sampled: tasks counted as they were created; exec is sampled time' "$tmp/$cc-sampled.txt" && echo True)" \
+        "$cc: the text report marks the constructs' exec as sampled and says how many samples it rests on" "$tmp/$cc-sampled.txt"
+    full=$(q "$tmp/$cc-full.json" "$counts(r['tasks']['constructs'])")
+    ok "$(q "$tmp/$cc-sampled.json" "len($counts($s['constructs'])) >= 4 and $counts($s['constructs']) == $full and $s['created'] == sum(x['created'] for x in $s['constructs'])")" \
+        "$cc: every construct's created and undeferred counts are the full tier's exactly ($full)" "$tmp/$cc-sampled.json"
+    # Within one --tasks=full run, each construct's sampled time against its exact time.
+    ok "$(q "$tmp/$cc-full.json" "all($margin(x['sampled_ns'], x['exec_ns'], r['interval_ns']) for x in r['tasks']['constructs']) and sum(x['sampled_ns'] for x in r['tasks']['constructs']) > 0")" \
+        "$cc: in the full tier's run every construct's sampled time is within the sample-count margin of its exact time" "$tmp/$cc-full.json"
+    # Across the two runs, the task that spins 0.3 s of wall time: its time does not depend on the machine's speed.
+    long="(lambda c: [x['exec_ns'] for x in c if x['location']['line'] == $line_long][0])"
+    exact=$(q "$tmp/$cc-full.json" "$long(r['tasks']['constructs'])")
+    ok "$(q "$tmp/$cc-sampled.json" "$margin($long($s['constructs']), $exact, r['interval_ns']) and $exact >= 0.3e9")" \
+        "$cc: the 0.3 s task's sampled time (default tier) is within the sample-count margin of its exact time ($exact ns, --tasks=full)" "$tmp/$cc-sampled.json"
+done
