@@ -241,6 +241,8 @@ static void text_amdahl(FILE *out, const struct ompc_scaling *scaling)
     fprintf(out, "\nAmdahl's serial fraction (against %d %s):\n", first->threads, threads_word(first->threads));
     fputs("  fitted to the measured speedups       ", out);
     column(out, 1, "%*.3f", scaling->fit_fraction, 6);
+    if (scaling->fit_fraction > 1)
+        fputs("  (above 1: the run slows down as threads are added, which no serial part explains)", out);
     fprintf(out, "\n  from the serial time at %3d %-7s   ", first->threads, threads_word(first->threads));
     column(out, 1, "%*.3f", scaling->time_fraction, 6);
     fputs("  (the initial thread's SERIAL share)\n", out);
