@@ -81,7 +81,9 @@ static void fold_task(struct ompc_diff_task_side *side, const struct ompc_merge_
     side->runs = add(side->runs, task->runs);
     side->exec_ns = add(side->exec_ns, task->exec_ns);
     side->create_ns = add(side->create_ns, task->create_ns);
-    side->mean_ns = side->runs > 0 ? (double)side->exec_ns / (double)side->runs : 0;
+    /* The sampled task tier follows no runs (0): its report takes each task created to run once, and so does diff. */
+    uint64_t runs = side->runs > 0 ? side->runs : side->created;
+    side->mean_ns = runs > 0 ? (double)side->exec_ns / (double)runs : 0;
     side->create_per_task_ns = side->created > 0 ? (double)side->create_ns / (double)side->created : 0;
 }
 

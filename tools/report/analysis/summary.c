@@ -123,8 +123,11 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
         for (uint32_t slot = 0; slot < thread->wait_count; slot++) {
             const struct ompc_model_wait *wait = &thread->waits[slot];
             uint32_t state = wait->state;
-            /* Barrier entries (code address only) belong to "Waits by location", not to the wait ids. */
-            if (state == 0 || state == THR_EBAR_STATE || state == THR_IBAR_STATE)
+            /*
+             * Barrier entries (code address only) belong to "Waits by location", not to the wait ids;
+             * a WORK row is a body held, no wait (record.h), counted by the wait row it names.
+             */
+            if (state == 0 || state == THR_EBAR_STATE || state == THR_IBAR_STATE || state == THR_WORK_STATE)
                 continue;
             all[used++] = (struct merged_wait){(int)state, wait->id, wait->ticks, 1};
         }
