@@ -60,6 +60,47 @@ static uint64_t mpi_init_ticks(const struct ompc_model_process *process)
     return ticks;
 }
 
+/* The wait ids merged over the threads, most samples first; 0, or -1 when memory ran out. */
+static int merge_waits(const struct ompc_model_process *process, struct summary *summary)
+{
+    size_t capacity = 1;
+    for (int i = 0; i < summary->thread_count; i++)
+        capacity += process->threads[i].wait_count;
+    struct merged_wait *all = malloc(capacity * sizeof *all);
+    if (all == NULL)
+        return -1;
+    size_t used = 0;
+    for (int i = 0; i < summary->thread_count; i++) {
+        const struct ompc_model_thread *thread = &process->threads[i];
+        summary->wait_overflow_ticks += thread->wait_overflow_ticks;
+        for (uint32_t slot = 0; slot < thread->wait_count; slot++) {
+            const struct ompc_model_wait *wait = &thread->waits[slot];
+            uint32_t state = wait->state;
+            /*
+             * Barrier entries (code address only) belong to "Waits by location", not to the wait ids;
+             * a WORK row is a body held, no wait (record.h), counted by the wait row it names.
+             */
+            if (state == 0 || state == THR_EBAR_STATE || state == THR_IBAR_STATE || state == THR_WORK_STATE)
+                continue;
+            all[used++] = (struct merged_wait){(int)state, wait->id, wait->ticks, 1};
+        }
+    }
+    ompc_qsort(all, used, sizeof *all, compare_wait_keys);
+    size_t merged = 0;
+    for (size_t i = 0; i < used; i++) {
+        if (merged > 0 && compare_wait_keys(&all[merged - 1], &all[i]) == 0) {
+            all[merged - 1].ticks += all[i].ticks;
+            all[merged - 1].threads++;
+        } else {
+            all[merged++] = all[i];
+        }
+    }
+    ompc_qsort(all, merged, sizeof *all, compare_wait_ticks);
+    summary->waits = all;
+    summary->wait_count = (int)merged;
+    return 0;
+}
+
 /* Gathers threads, regions and waits; returns -1 when memory runs out. */
 int ompc_summarise(const struct ompc_report *report, struct summary *summary)
 {
@@ -110,41 +151,8 @@ int ompc_summarise(const struct ompc_report *report, struct summary *summary)
     ompc_qsort(summary->regions, (size_t)summary->region_count, sizeof *summary->regions,
           compare_region_ids);
 
-    size_t capacity = 1;
-    for (int i = 0; i < summary->thread_count; i++)
-        capacity += process->threads[i].wait_count;
-    struct merged_wait *all = malloc(capacity * sizeof *all);
-    if (all == NULL)
+    if (merge_waits(process, summary) != 0)
         return -1;
-    size_t used = 0;
-    for (int i = 0; i < summary->thread_count; i++) {
-        const struct ompc_model_thread *thread = &process->threads[i];
-        summary->wait_overflow_ticks += thread->wait_overflow_ticks;
-        for (uint32_t slot = 0; slot < thread->wait_count; slot++) {
-            const struct ompc_model_wait *wait = &thread->waits[slot];
-            uint32_t state = wait->state;
-            /*
-             * Barrier entries (code address only) belong to "Waits by location", not to the wait ids;
-             * a WORK row is a body held, no wait (record.h), counted by the wait row it names.
-             */
-            if (state == 0 || state == THR_EBAR_STATE || state == THR_IBAR_STATE || state == THR_WORK_STATE)
-                continue;
-            all[used++] = (struct merged_wait){(int)state, wait->id, wait->ticks, 1};
-        }
-    }
-    ompc_qsort(all, used, sizeof *all, compare_wait_keys);
-    size_t merged = 0;
-    for (size_t i = 0; i < used; i++) {
-        if (merged > 0 && compare_wait_keys(&all[merged - 1], &all[i]) == 0) {
-            all[merged - 1].ticks += all[i].ticks;
-            all[merged - 1].threads++;
-        } else {
-            all[merged++] = all[i];
-        }
-    }
-    ompc_qsort(all, merged, sizeof *all, compare_wait_ticks);
-    summary->waits = all;
-    summary->wait_count = (int)merged;
     summary->limit_count = ompc_limits_reached(process, report->event_log_bytes, summary->limits);
     if (ompc_locations_build(process, &summary->locations) != 0)
         return -1;
