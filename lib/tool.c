@@ -990,7 +990,6 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
             task->creator = thread_tag();
             task->flags = flags;
             task->codeptr = (uint64_t)(uintptr_t)codeptr_ra;
-            task_publish(new_task_data, task);
         }
     }
     int source = oc_source_begun_by(OC_CB_task_create,
@@ -1006,6 +1005,15 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
     if (atomic_load_explicit(&oc_live_events, memory_order_relaxed)
         & (OC_EVENT_BIT(OC_EVENT_TASK) | OC_EVENT_BIT(OC_EVENT_TASK_CREATE)))
         create_phase(task, flags, codeptr_ra);
+    /*
+     * Published last: the release store is what orders this thread's
+     * reads of the record (the deliveries above) before the writes of the
+     * thread that runs it, which synchronises through libomp's queue where
+     * a race detector does not see it.  The runtime schedules the task only
+     * after this callback returns.
+     */
+    if (task != NULL)
+        task_publish(new_task_data, task);
     atomic_signal_fence(memory_order_seq_cst);
     oc_self.creating = NULL;
     oc_self.creating_flags = 0;
