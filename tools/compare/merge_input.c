@@ -828,6 +828,7 @@ static void release_location(struct ompc_merge_location *location)
     free(location->mangled.text);
     free(location->enclosing.text);
     free(location->file.text);
+    free(location->construct.text);
 }
 
 void ompc_merge_input_release(struct ompc_merge_input *input)
