@@ -13,7 +13,8 @@ if ! command -v clang >/dev/null 2>&1 || ! built=$(test_program scaling-clang 2>
     exit 0
 fi
 prog=$tmp/scaling
-cores=$(nproc)
+# nproc counts OMP_NUM_THREADS as the cores (OMPCOLLECT_TEST_THREADS sets it); ompcollect counts the CPUs it may run on.
+cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
 
 # sc DIR EXPRESSION: the Python expression over j (DIR/scaling.json), r[N] (the report at N threads) and
 # row(FUNCTION) (the construct row whose location is in FUNCTION) prints True when it holds.
