@@ -3,7 +3,9 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "checked.h"
 #include "diff.h"
+#include "sort.h"
 #include "writer.h"
 
 #include <getopt.h>
@@ -18,15 +20,6 @@ struct row_ref {
     const struct ompc_merge_construct *construct;
     const struct ompc_merge_wait *wait;
 };
-
-/* *sum += value for values from 0 to INT64_MAX; -1 when the sum would pass INT64_MAX. */
-static int add_count(int64_t *sum, int64_t value)
-{
-    if (value > INT64_MAX - *sum)
-        return -1;
-    *sum += value;
-    return 0;
-}
 
 /* count x interval as nanoseconds; -1 when it would pass INT64_MAX. */
 static int to_ns(int64_t count, int64_t interval_ns, int64_t *ns)
@@ -49,11 +42,11 @@ static int sample_sums(const struct ompc_merge_input *input, int64_t sums[3])
     int failed = 0;
     sums[0] = sums[1] = sums[2] = 0;
     for (int state = 1; state < OMPC_NSTATES; state++)
-        failed |= add_count(&sums[0], input->states[state]);
+        failed |= ompc_add_count(&sums[0], input->states[state]);
     for (size_t i = 0; i < input->construct_count; i++)
-        failed |= add_count(&sums[1], input->constructs[i].samples);
+        failed |= ompc_add_count(&sums[1], input->constructs[i].samples);
     for (size_t i = 0; i < input->wait_count; i++)
-        failed |= add_count(&sums[2], input->waits[i].samples);
+        failed |= ompc_add_count(&sums[2], input->waits[i].samples);
     return failed ? -1 : 0;
 }
 
@@ -80,7 +73,8 @@ static int check_input(const struct ompc_merge_input *input, int64_t *thread_ns,
             *thread_ns = ns;
     }
     for (size_t i = 0; i < input->construct_count; i++)
-        if (add_count(&total_ns, input->constructs[i].total_ns) | add_count(&instances, input->constructs[i].instances))
+        if (ompc_add_count(&total_ns, input->constructs[i].total_ns)
+            | ompc_add_count(&instances, input->constructs[i].instances))
             return snprintf(error, error_size, "%s: its constructs' total_ns or instances sum to more than %" PRId64,
                             input->file, INT64_MAX), -1;
     return 0;
@@ -103,12 +97,6 @@ static void diff_states(struct ompc_diff *diff)
         row->b.share = ratio(row->b.count, b_sums[0]);
         row->change_ns = row->b.ns - row->a.ns;
     }
-}
-
-/* Orders two int64 values. */
-static int order(int64_t x, int64_t y)
-{
-    return (x > y) - (x < y);
 }
 
 /* qsort order for construct rows: by code location, then side. */
@@ -180,8 +168,8 @@ static int compare_lone(const void *x, const void *y)
     if (order_of == 0)
         order_of = ompc_merge_compare_kinds(a->where, b->where);
     if (order_of == 0)
-        order_of = order(a->status, b->status);
-    return order_of != 0 ? order_of : order(a->where->line, b->where->line);
+        order_of = ompc_order_i64(a->status, b->status);
+    return order_of != 0 ? order_of : ompc_order_i64(a->where->line, b->where->line);
 }
 
 /* Whether two lone rows are of one kind in one function of one file. */
@@ -360,7 +348,7 @@ static int64_t magnitude(int64_t x)
 static int compare_states(const void *x, const void *y)
 {
     const struct ompc_diff_state *a = x, *b = y;
-    int size = order(magnitude(b->change_ns), magnitude(a->change_ns));
+    int size = ompc_order_i64(magnitude(b->change_ns), magnitude(a->change_ns));
     return size != 0 ? size : a->state - b->state;
 }
 
@@ -368,9 +356,9 @@ static int compare_states(const void *x, const void *y)
 static int compare_constructs(const void *x, const void *y)
 {
     const struct ompc_diff_construct *a = x, *b = y;
-    int size = order(magnitude(b->change_ns), magnitude(a->change_ns));
+    int size = ompc_order_i64(magnitude(b->change_ns), magnitude(a->change_ns));
     if (size == 0)
-        size = order(b->a.ns > b->b.ns ? b->a.ns : b->b.ns, a->a.ns > a->b.ns ? a->a.ns : a->b.ns);
+        size = ompc_order_i64(b->a.ns > b->b.ns ? b->a.ns : b->b.ns, a->a.ns > a->b.ns ? a->a.ns : a->b.ns);
     return size != 0 ? size : ompc_merge_compare_places(a->where, b->where);
 }
 
@@ -378,9 +366,9 @@ static int compare_constructs(const void *x, const void *y)
 static int compare_waits(const void *x, const void *y)
 {
     const struct ompc_diff_wait *a = x, *b = y;
-    int size = order(magnitude(b->change_ns), magnitude(a->change_ns));
+    int size = ompc_order_i64(magnitude(b->change_ns), magnitude(a->change_ns));
     if (size == 0)
-        size = order(b->a.ns > b->b.ns ? b->a.ns : b->b.ns, a->a.ns > a->b.ns ? a->a.ns : a->b.ns);
+        size = ompc_order_i64(b->a.ns > b->b.ns ? b->a.ns : b->b.ns, a->a.ns > a->b.ns ? a->a.ns : a->b.ns);
     return size != 0 ? size : ompc_merge_compare_waits(a->first, b->first);
 }
 

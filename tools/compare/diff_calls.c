@@ -5,6 +5,7 @@
 #include "csv.h"
 #include "diff.h"
 #include "jsonw.h"
+#include "sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -16,12 +17,6 @@ struct ref {
     const struct ompc_merge_task *task;
     const struct ompc_merge_mpi_site *site;
 };
-
-/* Orders two integers. */
-static int order(int64_t x, int64_t y)
-{
-    return (x > y) - (x < y);
-}
 
 /* |x| for the changes (never INT64_MIN: each side is from 0 to INT64_MAX). */
 static int64_t magnitude(int64_t x)
@@ -91,9 +86,9 @@ static void fold_task(struct ompc_diff_task_side *side, const struct ompc_merge_
 static int compare_tasks(const void *x, const void *y)
 {
     const struct ompc_diff_task *a = x, *b = y;
-    int size = order(magnitude(b->change_ns), magnitude(a->change_ns));
+    int size = ompc_order_i64(magnitude(b->change_ns), magnitude(a->change_ns));
     if (size == 0)
-        size = order(b->a.exec_ns > b->b.exec_ns ? b->a.exec_ns : b->b.exec_ns,
+        size = ompc_order_i64(b->a.exec_ns > b->b.exec_ns ? b->a.exec_ns : b->b.exec_ns,
                      a->a.exec_ns > a->b.exec_ns ? a->a.exec_ns : a->b.exec_ns);
     return size != 0 ? size : ompc_merge_compare_places(a->where, b->where);
 }
@@ -102,9 +97,9 @@ static int compare_tasks(const void *x, const void *y)
 static int compare_mpi(const void *x, const void *y)
 {
     const struct ompc_diff_mpi *a = x, *b = y;
-    int size = order(magnitude(b->change_ns), magnitude(a->change_ns));
+    int size = ompc_order_i64(magnitude(b->change_ns), magnitude(a->change_ns));
     if (size == 0)
-        size = order(b->a_ns > b->b_ns ? b->a_ns : b->b_ns, a->a_ns > a->b_ns ? a->a_ns : a->b_ns);
+        size = ompc_order_i64(b->a_ns > b->b_ns ? b->a_ns : b->b_ns, a->a_ns > a->b_ns ? a->a_ns : a->b_ns);
     return size != 0 ? size : ompc_merge_compare_mpi_sites(a->first, b->first);
 }
 
@@ -281,22 +276,6 @@ int ompc_diff_calls_json(json_t *root, const struct ompc_diff *diff)
     return failed ? -1 : 0;
 }
 
-/* "function,file,line,module,module_offset" of a location. */
-static void csv_place(FILE *out, const struct ompc_merge_location *where)
-{
-    ompc_csv_string(out, where->function.text);
-    fputc(',', out);
-    ompc_csv_string(out, where->file.text);
-    fputc(',', out);
-    if (where->line >= 0)
-        fprintf(out, "%" PRId64, where->line);
-    fputc(',', out);
-    ompc_csv_string(out, where->module.text);
-    fputc(',', out);
-    if (where->kind > 0)
-        fprintf(out, "0x%" PRIx64, where->module_offset);
-}
-
 /* One side's task columns, after a comma. */
 static void csv_task_side(FILE *out, const struct ompc_diff_task_side *side)
 {
@@ -315,7 +294,7 @@ int ompc_diff_calls_csv(struct ompc_csv_tables *tables, const struct ompc_diff *
     for (size_t i = 0; i < diff->task_count; i++) {
         const struct ompc_diff_task *row = &diff->tasks[i];
         ompc_csv_lead(tables);
-        csv_place(out, row->where);
+        ompc_merge_csv_place(out, row->where);
         fprintf(out, ",%s", status_name(row->status));
         csv_task_side(out, &row->a);
         csv_task_side(out, &row->b);

@@ -14,21 +14,6 @@ static void csv_text(FILE *out, const struct ompc_merge_text *text)
     ompc_csv_string(out, text->text);
 }
 
-/* "function,file,line,module,module_offset" of a location (empty fields where unknown). */
-static void csv_place(FILE *out, const struct ompc_merge_location *where)
-{
-    csv_text(out, &where->function);
-    fputc(',', out);
-    csv_text(out, &where->file);
-    fputc(',', out);
-    if (where->line >= 0)
-        fprintf(out, "%" PRId64, where->line);
-    fputc(',', out);
-    csv_text(out, &where->module);
-    fputc(',', out);
-    if (where->kind > 0)
-        fprintf(out, "0x%" PRIx64, where->module_offset);
-}
 
 #define PLACE_COLUMNS "function,file,line,module,module_offset"
 #define TIME_COLUMNS "a_ns,b_ns,change_ns,a_share,b_share,share_change"
@@ -117,7 +102,7 @@ static int csv_runs(const struct ompc_diff *diff, struct ompc_csv_tables *tables
     fprintf(out, ",%" PRId64 ",%" PRId64 ",%s,", diff->b->wall_ns - diff->a->wall_ns,
             diff->b_thread_ns - diff->a_thread_ns, largest->state != 0 ? ompc_state_name(largest->state) : "");
     if (largest->state != 0 && largest->where != NULL)
-        csv_place(out, largest->where);
+        ompc_merge_csv_place(out, largest->where);
     else
         fputs(",,,,", out);
     if (largest->state != 0)
@@ -139,7 +124,7 @@ static int csv_constructs(const struct ompc_diff *diff, struct ompc_csv_tables *
     for (size_t i = 0; i < diff->construct_count; i++) {
         const struct ompc_diff_construct *row = &diff->constructs[i];
         ompc_csv_lead(tables);
-        csv_place(out, row->where);
+        ompc_merge_csv_place(out, row->where);
         fprintf(out, ",%s,%" PRId64 ",%" PRId64, status_name(row->status), row->a.count, row->b.count);
         csv_times(out, &row->a, &row->b, row->change_ns);
         for (int state = 1; state < OMPC_NSTATES; state++)
@@ -182,7 +167,7 @@ static int csv_waits(const struct ompc_diff *diff, struct ompc_csv_tables *table
         fprintf(out, "%s,", ompc_state_name(row->first->state));
         csv_text(out, &row->first->what);
         fputc(',', out);
-        csv_place(out, &row->first->where);
+        ompc_merge_csv_place(out, &row->first->where);
         fputc(',', out);
         if (has_object) {
             csv_text(out, &object->module);

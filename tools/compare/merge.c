@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "checked.h"
 #include "csv.h"
 #include "demangle.h"
 #include "jsonw.h"
@@ -10,6 +11,7 @@
 #include "merge_hybrid.h"
 #include "merge_mpi.h"
 #include "paths.h"
+#include "sort.h"
 #include "utf8.h"
 
 #include <inttypes.h>
@@ -73,15 +75,6 @@ struct totals {
 };
 
 
-/* a += b for counts from 0 to INT64_MAX; -1 when the sum would pass INT64_MAX. */
-static int add_count(int64_t *sum, int64_t value)
-{
-    if (value > INT64_MAX - *sum)
-        return -1;
-    *sum += value;
-    return 0;
-}
-
 /* Writes into `error` the message for a sum that would overflow at `file`; returns -1. */
 static int overflow(const char *what, const char *file, char *error, size_t error_size)
 {
@@ -99,17 +92,11 @@ static void label(const struct ompc_merge_input *input, char *buffer, size_t siz
         snprintf(buffer, size, "pid %" PRId64, input->pid);
 }
 
-/* Orders two integers for qsort. */
-static int order(int64_t x, int64_t y)
-{
-    return (x > y) - (x < y);
-}
-
 /* qsort order for inputs: by rank, then pid. */
 static int compare_inputs(const void *a, const void *b)
 {
     const struct ompc_merge_input *x = a, *y = b;
-    return x->rank != y->rank ? order(x->rank, y->rank) : order(x->pid, y->pid);
+    return x->rank != y->rank ? ompc_order_i64(x->rank, y->rank) : ompc_order_i64(x->pid, y->pid);
 }
 
 /* qsort order for pointers to inputs: by process (host, pid, rank), so one process's reports end up adjacent. */
@@ -120,8 +107,8 @@ static int compare_processes(const void *a, const void *b)
     size_t shorter = x->host.length < y->host.length ? x->host.length : y->host.length;
     int host = memcmp(x->host.text, y->host.text, shorter);
     if (host != 0 || x->host.length != y->host.length)
-        return host != 0 ? host : order((int64_t)x->host.length, (int64_t)y->host.length);
-    return x->pid != y->pid ? order(x->pid, y->pid) : order(x->rank, y->rank);
+        return host != 0 ? host : ompc_order_i64((int64_t)x->host.length, (int64_t)y->host.length);
+    return x->pid != y->pid ? ompc_order_i64(x->pid, y->pid) : ompc_order_i64(x->rank, y->rank);
 }
 
 /* Refuses two reports of one process (same host, pid and rank): merging them would count it twice. */
@@ -154,14 +141,14 @@ static int sum_totals(const struct ompc_merge_input *inputs, int count, struct t
 {
     memset(totals, 0, sizeof *totals);
     for (int i = 0; i < count; i++) {
-        if (add_count(&totals->samples, inputs[i].samples) != 0)
+        if (ompc_add_count(&totals->samples, inputs[i].samples) != 0)
             return overflow("totals.samples", inputs[i].file, error, error_size);
-        if (add_count(&totals->threads, inputs[i].threads) != 0)
+        if (ompc_add_count(&totals->threads, inputs[i].threads) != 0)
             return overflow("totals.threads", inputs[i].file, error, error_size);
         for (int state = 1; state < OMPC_NSTATES; state++)
-            if (add_count(&totals->states[state], inputs[i].states[state]) != 0)
+            if (ompc_add_count(&totals->states[state], inputs[i].states[state]) != 0)
                 return overflow("totals.states", inputs[i].file, error, error_size);
-        if (add_count(&totals->mpi_samples, inputs[i].mpi_samples) != 0)
+        if (ompc_add_count(&totals->mpi_samples, inputs[i].mpi_samples) != 0)
             return overflow("totals.mpi.samples", inputs[i].file, error, error_size);
     }
     return 0;
@@ -171,14 +158,14 @@ static int sum_totals(const struct ompc_merge_input *inputs, int count, struct t
 static int compare_regions(const void *a, const void *b)
 {
     const struct merged_region *x = a, *y = b;
-    return x->time_ns != y->time_ns ? order(y->time_ns, x->time_ns) : order(x->id, y->id);
+    return x->time_ns != y->time_ns ? ompc_order_i64(y->time_ns, x->time_ns) : ompc_order_i64(x->id, y->id);
 }
 
 /* qsort order for region rows: by id, so rows of one id end up adjacent. */
 static int compare_region_ids(const void *a, const void *b)
 {
     const struct merged_region *x = a, *y = b;
-    return order(x->id, y->id);
+    return ompc_order_i64(x->id, y->id);
 }
 
 /* Adds row `from` into the row of its id; -1 with the message when a sum would overflow. */
@@ -186,14 +173,14 @@ static int fold_region(struct merged_region *into, const struct merged_region *f
                        size_t error_size)
 {
     into->reports++;
-    if (add_count(&into->time_ns, from->time_ns) != 0)
+    if (ompc_add_count(&into->time_ns, from->time_ns) != 0)
         return overflow("regions[].time_ns", from->file, error, error_size);
     into->min_ns = from->min_ns < into->min_ns ? from->min_ns : into->min_ns;
     into->max_ns = from->max_ns > into->max_ns ? from->max_ns : into->max_ns;
-    if (add_count(&into->samples, from->samples) != 0)
+    if (ompc_add_count(&into->samples, from->samples) != 0)
         return overflow("regions[].samples", from->file, error, error_size);
     for (int state = 1; state < OMPC_NSTATES; state++)
-        if (add_count(&into->states[state], from->states[state]) != 0)
+        if (ompc_add_count(&into->states[state], from->states[state]) != 0)
             return overflow("regions[].states", from->file, error, error_size);
     return 0;
 }
@@ -241,7 +228,7 @@ int ompc_merge_compare_texts(const struct ompc_merge_text *x, const struct ompc_
         return (x->text != NULL) - (y->text != NULL);
     size_t shorter = x->length < y->length ? x->length : y->length;
     int bytes = memcmp(x->text, y->text, shorter);
-    return bytes != 0 ? bytes : order((int64_t)x->length, (int64_t)y->length);
+    return bytes != 0 ? bytes : ompc_order_i64((int64_t)x->length, (int64_t)y->length);
 }
 
 /* Orders unsigned 64-bit values. */
@@ -275,7 +262,7 @@ int ompc_merge_compare_places(const struct ompc_merge_location *x, const struct 
         return y_line - x_line;
     if (x_line) {
         int file = ompc_merge_compare_texts(&x->file, &y->file);
-        return file != 0 ? file : order(x->line, y->line);
+        return file != 0 ? file : ompc_order_i64(x->line, y->line);
     }
     int x_located = x->kind > 0 && x->module.text != NULL, y_located = y->kind > 0 && y->module.text != NULL;
     if (x_located != y_located)
@@ -329,7 +316,8 @@ static int same_wait_place(const struct ompc_merge_wait *x, const struct ompc_me
 static int compare_merged_constructs(const void *a, const void *b)
 {
     const struct merged_construct *x = a, *y = b;
-    return x->total_ns != y->total_ns ? order(y->total_ns, x->total_ns) : ompc_merge_compare_places(x->where, y->where);
+    return x->total_ns != y->total_ns ? ompc_order_i64(y->total_ns, x->total_ns)
+                                      : ompc_merge_compare_places(x->where, y->where);
 }
 
 /* qsort order for merged waits: most samples first, then by state and location. */
@@ -337,7 +325,7 @@ static int compare_merged_waits(const void *a, const void *b)
 {
     const struct merged_wait *x = a, *y = b;
     if (x->samples != y->samples)
-        return order(y->samples, x->samples);
+        return ompc_order_i64(y->samples, x->samples);
     if (x->first->state != y->first->state)
         return x->first->state - y->first->state;
     return ompc_merge_compare_places(&x->first->where, &y->first->where);
@@ -364,11 +352,11 @@ static struct place_row *place_rows(const struct ompc_merge_input *inputs, int c
 static int fold_construct(struct merged_construct *into, const struct ompc_merge_construct *from,
                           int64_t *report_ns)
 {
-    int failed = add_count(&into->instances, from->instances) | add_count(&into->total_ns, from->total_ns)
-                 | add_count(&into->samples, from->samples) | add_count(report_ns, from->total_ns);
+    int failed = ompc_add_count(&into->instances, from->instances) | ompc_add_count(&into->total_ns, from->total_ns)
+                 | ompc_add_count(&into->samples, from->samples) | ompc_add_count(report_ns, from->total_ns);
     into->longest_ns = from->max_ns > into->longest_ns ? from->max_ns : into->longest_ns;
     for (int state = 1; state < OMPC_NSTATES; state++)
-        failed |= add_count(&into->states[state], from->states[state]);
+        failed |= ompc_add_count(&into->states[state], from->states[state]);
     return failed ? -1 : 0;
 }
 
@@ -441,8 +429,8 @@ static long merge_waits(const struct ompc_merge_input *inputs, int count, struct
         struct merged_wait *into = &merged[made - 1];
         if (ompc_merge_compare_texts(&into->first->what, &row->wait->what) != 0)
             into->what_differs = 1;
-        if (add_count(&into->samples, row->wait->samples) | add_count(&into->threads, row->wait->threads)
-            | add_count(&report_samples, row->wait->samples)) {
+        if (ompc_add_count(&into->samples, row->wait->samples) | ompc_add_count(&into->threads, row->wait->threads)
+            | ompc_add_count(&report_samples, row->wait->samples)) {
             free(rows);
             free(merged);
             return overflow("wait_locations[].samples", inputs[row->input].file, error, error_size);
@@ -999,8 +987,7 @@ static void csv_rank(FILE *out, int64_t rank)
         fprintf(out, "%" PRId64, rank);
 }
 
-/* "function,file,line,module,module_offset" of a location (empty fields where unknown). */
-static void csv_place(FILE *out, const struct ompc_merge_location *where)
+void ompc_merge_csv_place(FILE *out, const struct ompc_merge_location *where)
 {
     csv_text(out, &where->function);
     fputc(',', out);
@@ -1120,7 +1107,7 @@ static int csv_constructs(struct ompc_csv_tables *tables, const struct merge_csv
         const struct merged_construct *row = &m->places->constructs[i];
         const struct ompc_merge_input *slow = &m->inputs[row->slowest];
         ompc_csv_lead(tables);
-        csv_place(out, row->where);
+        ompc_merge_csv_place(out, row->where);
         fprintf(out, ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%.6f,%" PRId64 ",%" PRId64,
                 row->reports, row->instances, row->total_ns, row->min_ns, row->total_ns / m->count, row->max_ns,
                 spread_of(row->max_ns, row->total_ns, m->count), row->longest_ns, row->samples);
@@ -1150,7 +1137,7 @@ static int csv_waits(struct ompc_csv_tables *tables, const struct merge_csv *m)
         fprintf(out, "%s,", ompc_state_name(row->first->state));
         ompc_csv_string(out, wait_name(row, what, sizeof what));
         fputc(',', out);
-        csv_place(out, &row->first->where);
+        ompc_merge_csv_place(out, &row->first->where);
         fprintf(out, ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n", row->reports, row->samples,
                 row->min_samples, row->max_samples, row->threads);
     }

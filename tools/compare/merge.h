@@ -42,6 +42,9 @@ int ompc_merge_compare_kinds(const struct ompc_merge_location *x, const struct o
 /* A report's text on one line: control characters become spaces. */
 void ompc_merge_one_line(FILE *out, const struct ompc_merge_text *text);
 
+/* "function,file,line,module,module_offset" of a location as CSV fields (empty where unknown). */
+void ompc_merge_csv_place(FILE *out, const struct ompc_merge_location *where);
+
 /* A code location as JSON without its address (which differs by process); NULL when memory runs out. */
 json_t *ompc_merge_json_place(const struct ompc_merge_location *where);
 

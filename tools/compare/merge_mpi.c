@@ -2,11 +2,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <config.h>
 
+#include "checked.h"
 #include "csv.h"
 #include "demangle.h"
 #include "jsonw.h"
 #include "merge.h"
 #include "merge_mpi.h"
+#include "sort.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,12 +23,6 @@ struct site_row {
     int input;
     const struct ompc_merge_mpi_site *site;
 };
-
-/* Orders two integers. */
-static int order(int64_t x, int64_t y)
-{
-    return (x > y) - (x < y);
-}
 
 int ompc_merge_compare_mpi_sites(const struct ompc_merge_mpi_site *x, const struct ompc_merge_mpi_site *y)
 {
@@ -59,16 +55,7 @@ static int compare_rows(const void *a, const void *b)
 static int compare_merged(const void *a, const void *b)
 {
     const struct ompc_merged_mpi_call *x = a, *y = b;
-    return x->ns != y->ns ? order(y->ns, x->ns) : ompc_merge_compare_mpi_sites(x->first, y->first);
-}
-
-/* a += b for counts; nonzero when the sum would pass INT64_MAX. */
-static int add(int64_t *sum, int64_t value)
-{
-    if (value > INT64_MAX - *sum)
-        return 1;
-    *sum += value;
-    return 0;
+    return x->ns != y->ns ? ompc_order_i64(y->ns, x->ns) : ompc_merge_compare_mpi_sites(x->first, y->first);
 }
 
 /* Every report's sites, sorted for folding; NULL when memory runs out. */
@@ -116,8 +103,8 @@ long ompc_merge_mpi_calls(const struct ompc_merge_input *inputs, int count, stru
         if (i == 0 || ompc_merge_compare_mpi_sites(rows[i - 1].site, row->site) != 0)
             merged[made++].first = row->site;
         struct ompc_merged_mpi_call *into = &merged[made - 1];
-        if (add(&into->calls, row->site->calls) | add(&into->ns, row->site->ns) | add(&into->samples, row->site->samples)
-            | add(&report_ns, row->site->ns)) {
+        if (ompc_add_count(&into->calls, row->site->calls) | ompc_add_count(&into->ns, row->site->ns)
+            | ompc_add_count(&into->samples, row->site->samples) | ompc_add_count(&report_ns, row->site->ns)) {
             free(rows);
             free(merged);
             snprintf(error, error_size, "%s: the sum of totals.mpi.sites[].ns over the reports would pass %" PRId64,

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "checked.h"
 #include "scaling.h"
 
 #include <inttypes.h>
@@ -50,22 +51,14 @@ static int take_counts(struct ompc_scaling *scaling, const struct ompc_scaling_r
     return 0;
 }
 
-/* *sum += value, for counts a report checked; -1 when it would pass INT64_MAX. */
-static int add(int64_t *sum, int64_t value)
-{
-    if (value > INT64_MAX - *sum)
-        return -1;
-    *sum += value;
-    return 0;
-}
-
 /* Adds one split into another (both known, or the sum not); -1 when a count would pass INT64_MAX. */
 static int fold_split(struct ompc_merge_efficiency *into, const struct ompc_merge_efficiency *from, int first)
 {
     into->known = (first || into->known) && from->known;
-    return add(&into->samples, from->samples) | add(&into->useful, from->useful)
-           | add(&into->imbalance, from->imbalance) | add(&into->sync, from->sync) | add(&into->sched, from->sched)
-           | add(&into->serial, from->serial) | add(&into->mpi_idle, from->mpi_idle);
+    return ompc_add_count(&into->samples, from->samples) | ompc_add_count(&into->useful, from->useful)
+           | ompc_add_count(&into->imbalance, from->imbalance) | ompc_add_count(&into->sync, from->sync)
+           | ompc_add_count(&into->sched, from->sched) | ompc_add_count(&into->serial, from->serial)
+           | ompc_add_count(&into->mpi_idle, from->mpi_idle);
 }
 
 /* 1 - part / whole. */
@@ -191,7 +184,8 @@ static int fold_construct(struct ompc_scaling_point *point, const struct ompc_me
     int first = !point->ran;
     point->ran = 1;
     point->interval_ns = interval_ns;
-    return add(&point->wall_ns, construct->total_ns) | add(&point->instances, construct->instances)
+    return ompc_add_count(&point->wall_ns, construct->total_ns)
+           | ompc_add_count(&point->instances, construct->instances)
            | fold_split(&point->split, &construct->efficiency, first);
 }
 

@@ -143,17 +143,7 @@ static void csv_place(FILE *out, const struct ompc_scaling_row *row)
         fputs(",,,,", out);
         return;
     }
-    ompc_csv_string(out, where->function.text);
-    fputc(',', out);
-    ompc_csv_string(out, where->file.text);
-    fputc(',', out);
-    if (where->line >= 0)
-        fprintf(out, "%" PRId64, where->line);
-    fputc(',', out);
-    ompc_csv_string(out, where->module.text);
-    fputc(',', out);
-    if (where->kind > 0)
-        fprintf(out, "0x%" PRIx64, where->module_offset);
+    ompc_merge_csv_place(out, where);
 }
 
 #define PLACE_COLUMNS "scope,function,file,line,module,module_offset"

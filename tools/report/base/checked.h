@@ -1,4 +1,4 @@
-/* checked.h - conversions of numbers that come from a record or a report (untrusted) that cannot overflow: a float to an integer, clamped; a negation or magnitude of INT64_MIN. */
+/* checked.h - arithmetic that cannot overflow on numbers from a record or a report (untrusted): float to integer, clamped; INT64_MIN's magnitude; sums of counts. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef OMPCOLLECT_CHECKED_H
 #define OMPCOLLECT_CHECKED_H 1
@@ -34,6 +34,15 @@ static inline int64_t ompc_i64_of(double value)
 static inline uint64_t ompc_magnitude(int64_t value)
 {
     return value < 0 ? UINT64_C(0) - (uint64_t)value : (uint64_t)value;
+}
+
+/* *sum += value for counts from 0 to INT64_MAX; -1, *sum unchanged, when the sum would pass INT64_MAX. */
+static inline int ompc_add_count(int64_t *sum, int64_t value)
+{
+    if (value > INT64_MAX - *sum)
+        return -1;
+    *sum += value;
+    return 0;
 }
 
 #endif /* OMPCOLLECT_CHECKED_H */

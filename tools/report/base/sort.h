@@ -3,6 +3,7 @@
 #ifndef OMPCOLLECT_SORT_H
 #define OMPCOLLECT_SORT_H 1
 
+#include <stdint.h>
 #include <stdlib.h>
 
 static inline void ompc_qsort(void *base, size_t count, size_t size, int (*compare)(const void *, const void *))
@@ -15,6 +16,12 @@ static inline void *ompc_bsearch(const void *key, const void *base, size_t count
                                  int (*compare)(const void *, const void *))
 {
     return count > 0 ? bsearch(key, base, count, size, compare) : NULL;
+}
+
+/* Orders two integers, for comparison functions: -1, 0 or 1. */
+static inline int ompc_order_i64(int64_t x, int64_t y)
+{
+    return (x > y) - (x < y);
 }
 
 #endif /* OMPCOLLECT_SORT_H */
