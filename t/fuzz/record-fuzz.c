@@ -17,6 +17,8 @@
 #include "stacks.h"
 #include "writer.h"
 
+#include "fuzz-writers.h"
+
 /*
  * The input is a list of patches, each a 32-bit offset, a 16-bit length
  * and that many bytes, written into the record from process slot 0's
@@ -87,34 +89,6 @@ static void patch(const uint8_t *data, size_t size)
     }
 }
 
-/*
- * A JSON writer whatever the record holds: it succeeds (jansson took every
- * string and number it was given: nothing was NULL) and what it wrote is
- * one valid JSON document.
- */
-static void check_json(const struct ompc_writer *writer, const struct ompc_view *view)
-{
-    char *text = NULL;
-    size_t length = 0;
-    FILE *out = open_memstream(&text, &length);
-    if (out == NULL)
-        abort();
-    struct ompc_sink sink = {.kind = OMPC_SINK_STREAM, .out = out};
-    int status = ompc_writer_write(writer, view, &sink);
-    if (fclose(out) != 0 || status != 0) {
-        fprintf(stderr, "record-fuzz: a JSON writer failed (%d)\n", status);
-        abort();
-    }
-    json_error_t error;
-    json_t *value = json_loadb(text, length, 0, &error);
-    if (value == NULL) {
-        fprintf(stderr, "record-fuzz: the JSON written does not parse: %s at byte %d\n", error.text, error.position);
-        abort();
-    }
-    json_decref(value);
-    free(text);
-}
-
 /* Every writer that reads only the model: into /dev/null, the JSON ones into memory to be read back. */
 static void write_all(struct ompc_model_process *process)
 {
@@ -135,17 +109,7 @@ static void write_all(struct ompc_model_process *process)
     report.list_regions = 1;
     report.stacks = ompc_stacks_build(process);
     report.stacks_asked = 1;
-    /* Every writer of a process's view that writes a stream (the directory ones write the same through files); the JSON ones into memory, read back. */
-    struct ompc_view view = {.kind = OMPC_VIEW_PROCESS, .process = &report};
-    struct ompc_sink out = {.kind = OMPC_SINK_STREAM, .out = sink};
-    for (const struct ompc_writer *writer = ompc_report_writers; writer->name != NULL; writer++) {
-        if (writer->view != OMPC_VIEW_PROCESS || writer->sink != OMPC_SINK_STREAM)
-            continue;
-        if (strstr(writer->name, "json") != NULL)
-            check_json(writer, &view);
-        else
-            ompc_writer_write(writer, &view, &out);
-    }
+    fuzz_write_process("record-fuzz", &report, sink);
     ompc_stacks_free((struct ompc_stacks *)report.stacks);
 }
 

@@ -29,6 +29,8 @@
 #include "stacks.h"
 #include "writer.h"
 
+#include "fuzz-writers.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Slots looked at: a saved run has at most OMPC_MAX_PROCESSES, and every one is read the same way. */
@@ -36,31 +38,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static FILE *sink;
 static char scratch[] = "/tmp/session-fuzz.XXXXXX";
-
-/* A JSON writer's output is one valid JSON document (its failure is allowed only for memory, which the fuzzer does not take away). */
-static void check_json(const struct ompc_writer *writer, const struct ompc_view *view)
-{
-    char *text = NULL;
-    size_t length = 0;
-    FILE *out = open_memstream(&text, &length);
-    if (out == NULL)
-        abort();
-    struct ompc_sink json = {.kind = OMPC_SINK_STREAM, .out = out};
-    int status = ompc_writer_write(writer, view, &json);
-    if (fclose(out) != 0 || status != 0) {
-        fprintf(stderr, "session-fuzz: the JSON writer %s failed (%d)\n", writer->name, status);
-        abort();
-    }
-    json_error_t error;
-    json_t *value = json_loadb(text, length, 0, &error);
-    if (value == NULL) {
-        fprintf(stderr, "session-fuzz: %s wrote JSON that does not parse: %s at byte %d\n", writer->name, error.text,
-                error.position);
-        abort();
-    }
-    json_decref(value);
-    free(text);
-}
 
 static int remove_entry(const char *path, const struct stat *info, int flag, struct FTW *where)
 {
@@ -88,16 +65,7 @@ static void write_all(const struct run *run, struct ompc_model_process *process)
     report.list_regions = 1;
     report.stacks = ompc_stacks_build(process);
     report.stacks_asked = 1;
-    struct ompc_view view = {.kind = OMPC_VIEW_PROCESS, .process = &report};
-    struct ompc_sink out = {.kind = OMPC_SINK_STREAM, .out = sink};
-    for (const struct ompc_writer *writer = ompc_report_writers; writer->name != NULL; writer++) {
-        if (writer->view != OMPC_VIEW_PROCESS || writer->sink != OMPC_SINK_STREAM)
-            continue;
-        if (strstr(writer->name, "json") != NULL)
-            check_json(writer, &view);
-        else
-            ompc_writer_write(writer, &view, &out);
-    }
+    fuzz_write_process("session-fuzz", &report, sink);
 #ifdef HAVE_OTF2
     char error[512];
     if (ompc_write_otf2(&report, scratch, "traces", error, sizeof error) != 0 && strstr(error, "usable thread") == NULL
