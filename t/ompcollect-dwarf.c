@@ -1,4 +1,4 @@
-/* ompcollect-dwarf.c - a program for --stacks-unwind=dwarf, built optimized without frame pointers: a task tree (fib), a function calling libm in a loop and one walking a list on the stack through the frame-pointer register; t/ompcollect-dwarf.sh checks its stacks reach main (and that the frame-pointer walk takes no data word for a frame), bench/run.py times its fixed-work mode. */
+/* ompcollect-dwarf.c - a program for --stacks-unwind=dwarf, built optimized without frame pointers: a task tree (fib), a function calling libm in a loop, one walking a list on the stack through the frame-pointer register and one whose callee spends its time in its epilogue; t/ompcollect-dwarf.sh checks its stacks reach main (and that the frame-pointer walk takes no data word for a frame), bench/run.py times its fixed-work mode. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <math.h>
 #include <signal.h>
@@ -132,6 +132,38 @@ KEEP void list_loop(double seconds)
         sink = sum_list(nodes);
 }
 
+/*
+ * Pushes and pops every callee-saved register, the frame pointer among
+ * them, around almost nothing: much of the time here is in the epilogue,
+ * where GCC's CFI still places the popped registers in their slots, now
+ * under the stack pointer (the red zone).
+ */
+KEEP static long pops(long a, long b)
+{
+#if defined(__x86_64__)
+    __asm__ volatile("" ::: "rbx", "rbp", "r12", "r13", "r14", "r15");
+#endif
+    return a + b;
+}
+
+/*
+ * Calls pops again and again for `seconds` of wall-clock time.  The array
+ * of a size known only at run time gives this function a frame-pointer
+ * frame: its caller is found from the frame pointer, which pops's
+ * epilogue has restored from the red zone.
+ */
+KEEP void epilogue_loop(double seconds, int size)
+{
+    volatile long scratch[size];
+    scratch[0] = 1;
+    long sum = 0;
+    double end = omp_get_wtime() + seconds;
+    while (omp_get_wtime() < end)
+        for (int i = 0; i < 1000; i++)
+            sum += pops(sum, i + scratch[0]);
+    sink = (double)sum;
+}
+
 /* Fixed work for the bench: ROUNDS task trees, then the CPU seconds the process spent (sampling handlers included). */
 static void fixed_work(int rounds)
 {
@@ -145,7 +177,7 @@ static void fixed_work(int rounds)
                               + usage.ru_stime.tv_usec / 1e6);
 }
 
-/* SECONDS (0.5) of libm calls, blocked signals, list walks, then task trees; with ROUNDS, fixed work instead. */
+/* SECONDS (0.5) of libm calls, blocked signals, list walks, epilogues, then task trees; with ROUNDS, fixed work instead. */
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 0.5;
@@ -156,6 +188,7 @@ int main(int argc, char **argv)
     init_data(seconds / 2);
     mask_loop(seconds / 4);
     list_loop(seconds / 4);
+    epilogue_loop(seconds / 2, argc + 7);
     task_tree(seconds);
     printf("%g\n", sink);
     return 0;

@@ -4,8 +4,9 @@
 /*
  * Every function here but ompc_stackcopy_claim runs in the sampling
  * signal's handler: no allocation, no lock, no library call; the copy
- * reads only the interrupted thread's own stack between its stack pointer
- * and the top of the stack its slot names, so it cannot fault.  The
+ * reads only the interrupted thread's own stack between the red zone under
+ * its stack pointer and the top of the stack its slot names, so it cannot
+ * fault: the handler's own frame lies below the red zone.  The
  * unwinding itself (CFI, modules, symbols) happens in the launcher after
  * the run, as perf's --stacks-unwind=dwarf does.
  */
@@ -53,6 +54,17 @@ static int context_registers(const void *context, uint64_t regs[OMPC_COPY_REGS])
 #endif
 }
 
+/* The red zone's bytes under `sp` the copy takes (less where the stack ends). Async-signal-safe: yes. */
+static uint64_t red_zone(uint64_t sp, uint64_t stack_low)
+{
+#if defined(__x86_64__)
+    return (sp - stack_low < OMPC_STACK_RED_ZONE ? sp - stack_low : OMPC_STACK_RED_ZONE) & ~(uint64_t)7;
+#else
+    (void)sp, (void)stack_low;
+    return 0;
+#endif
+}
+
 /* Mixes one word into a hash. Async-signal-safe: yes. */
 static inline uint64_t mix(uint64_t hash, uint64_t word)
 {
@@ -79,7 +91,7 @@ static uint64_t copy_words(uint64_t *to, const uint64_t *from, uint64_t words, u
 static int same_copy(const struct ompc_stack_copy *old, const struct ompc_stack_copy *fresh)
 {
     return old->hash == fresh->hash && old->entry == fresh->entry && old->state == fresh->state
-           && old->bytes == fresh->bytes && memcmp(old->regs, fresh->regs, sizeof fresh->regs) == 0
+           && old->below == fresh->below && old->bytes == fresh->bytes && memcmp(old->regs, fresh->regs, sizeof fresh->regs) == 0
            && memcmp(old + 1, fresh + 1, (fresh->bytes + 7u) & ~7u) == 0;
 }
 
@@ -102,7 +114,8 @@ void ompc_stackcopy_take(struct ompc_record_header *record, uint64_t table, uint
     uint64_t limit = record->stack_copy_bytes;
     if (limit > OMPC_STACK_COPY_MAX)
         limit = OMPC_STACK_COPY_MAX;
-    uint64_t bytes = (stack_high - sp < limit ? stack_high - sp : limit) & ~(uint64_t)7;
+    uint64_t below = red_zone(sp, stack_low);
+    uint64_t bytes = below + ((stack_high - sp < limit ? stack_high - sp : limit) & ~(uint64_t)7);
     uint64_t used = atomic_load_explicit(&copies->used, memory_order_relaxed);
     uint64_t size = sizeof(struct ompc_stack_copy) + bytes;
     if (used + size > copies->capacity) {
@@ -111,11 +124,12 @@ void ompc_stackcopy_take(struct ompc_record_header *record, uint64_t table, uint
     }
     struct ompc_stack_copy *fresh = (struct ompc_stack_copy *)(pool + used);
     fresh->entry = entry;
-    fresh->state = (uint32_t)state;
+    fresh->state = (uint16_t)state;
+    fresh->below = (uint16_t)below;
     fresh->bytes = (uint32_t)bytes;
     memcpy(fresh->regs, regs, sizeof regs);
     uint64_t hash = mix(mix(UINT64_C(0xCBF29CE484222325), (uint64_t)state), regs[OMPC_COPY_REG_PC]);
-    fresh->hash = copy_words((uint64_t *)(fresh + 1), (const uint64_t *)(uintptr_t)sp, bytes / 8, hash);
+    fresh->hash = copy_words((uint64_t *)(fresh + 1), (const uint64_t *)(uintptr_t)(sp - below), bytes / 8, hash);
     /* A thread sampled again where nothing changed (a spin, a long wait) costs its old copy a count, not a new copy. */
     if (owner->last_copy != 0 && owner->last_copy - 1 < used) {
         struct ompc_stack_copy *last = (struct ompc_stack_copy *)(pool + owner->last_copy - 1);

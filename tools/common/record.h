@@ -145,6 +145,14 @@
 #define OMPC_STACK_COPY_DEFAULT 16384u
 #define OMPC_STACK_COPY_MIN 512u
 #define OMPC_STACK_COPY_MAX 65536u
+/*
+ * The bytes under the stack pointer a copy also takes: x86-64's red zone,
+ * which a signal leaves alone.  GCC's CFI names the slots a function's
+ * epilogue has already popped (it emits no restore after a pop), so
+ * unwinding from a sample at a `ret` reads there; without them the caller's
+ * frame pointer is lost and the stack ends, looking whole, in the runtime.
+ */
+#define OMPC_STACK_RED_ZONE 128u
 #define OMPC_STACK_COPIES_BYTES ((uint64_t)64 << 20)
 /* x86-64's DWARF registers 0..16: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, and the return address column (rip). */
 #define OMPC_COPY_REGS 17
@@ -480,8 +488,14 @@ struct ompc_stack_copy {
     _Atomic uint64_t count;     /* samples (a next sample identical in registers and bytes adds to it) */
     uint64_t entry;             /* mapping offset of the stack-table entry the frame-pointer walk made of it */
     uint64_t hash;              /* of state, registers and bytes */
-    uint32_t state;
-    uint32_t bytes;             /* stack bytes from regs[OMPC_COPY_REG_SP] upwards */
+    /*
+     * Once a uint32_t state, now split: a state is below 2^16, so a run
+     * recorded before reads as below == 0 on the little-endian machines
+     * that take stack copies.
+     */
+    uint16_t state;
+    uint16_t below;             /* bytes copied under regs[OMPC_COPY_REG_SP] (the red zone), at most OMPC_STACK_RED_ZONE */
+    uint32_t bytes;             /* stack bytes copied, from regs[OMPC_COPY_REG_SP] - below upwards */
     uint64_t regs[OMPC_COPY_REGS];
 };
 #define OMPC_STACK_ENTRY_WORDS 4 /* before the frames */

@@ -26,6 +26,7 @@ struct ompc_unwinder {
     Dwfl *dwfl;
     const struct ompc_model_stack_copy *copy;
     int past_slice;            /* a read fell above the copied bytes */
+    int under_copy;            /* a read fell under them: the CFI led below the stack pointer's red zone */
     uint64_t *pcs;
     int count, max;
 };
@@ -47,18 +48,25 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
     return true;
 }
 
-/* Stack memory: only what the copy holds; a read above it means the slice was too small. */
+/*
+ * Stack memory: only what the copy holds, from the red zone under the
+ * stack pointer up; a read above it means the slice was too small, one
+ * under it that the unwinding went wrong.
+ */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr address, Dwarf_Word *result, void *arg)
 {
     (void)dwfl;
     struct ompc_unwinder *unwinder = arg;
-    uint64_t sp = unwinder->copy->regs[OMPC_COPY_REG_SP];
-    if (address >= sp && address - sp <= unwinder->copy->bytes && unwinder->copy->bytes - (address - sp) >= 8) {
-        memcpy(result, unwinder->copy->stack + (address - sp), sizeof *result);
+    const struct ompc_model_stack_copy *copy = unwinder->copy;
+    uint64_t base = copy->regs[OMPC_COPY_REG_SP] - copy->below;
+    if (address >= base && address - base <= copy->bytes && copy->bytes - (address - base) >= 8) {
+        memcpy(result, copy->stack + (address - base), sizeof *result);
         return true;
     }
-    if (address >= sp)
+    if (address >= base)
         unwinder->past_slice = 1;
+    else
+        unwinder->under_copy = 1;
     return false;
 }
 
@@ -137,12 +145,13 @@ int ompc_unwind(struct ompc_unwinder *unwinder, const struct ompc_model_stack_co
 {
     unwinder->copy = copy;
     unwinder->past_slice = 0;
+    unwinder->under_copy = 0;
     unwinder->pcs = pcs;
     unwinder->count = 0;
     unwinder->max = max;
     int result = dwfl_getthread_frames(unwinder->dwfl, 1, take_frame, unwinder);
-    /* libdwfl ends an unwinding whose memory read failed as if the caller were undefined: the slice decides. */
-    if (result == 0 && !unwinder->past_slice)
+    /* libdwfl ends an unwinding whose memory read failed as if the caller were undefined: the reads decide. */
+    if (result == 0 && !unwinder->past_slice && !unwinder->under_copy)
         *end = OMPC_UNWIND_WHOLE;
     else
         *end = why_stopped(unwinder, unwinder->count > 0 ? pcs[unwinder->count - 1] : copy->regs[OMPC_COPY_REG_PC]);

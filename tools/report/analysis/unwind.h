@@ -27,8 +27,8 @@ struct ompc_unwinder;
 struct ompc_unwinder *ompc_unwinder_new(const struct ompc_model_process *process);
 
 /*
- * Unwinds one copy (its registers, and `copy->bytes` bytes of stack that
- * the loader checked) into at most `max` code addresses, leaf first: the
+ * Unwinds one copy (its registers, and `copy->bytes` bytes of stack from
+ * its red zone up that the loader checked) into at most `max` code addresses, leaf first: the
  * interrupted address, then return addresses.  Returns how many, and why
  * it stopped in *end.
  */

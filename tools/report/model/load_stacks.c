@@ -40,7 +40,9 @@ int ompc_load_stack_entries(struct ompc_model_stack_table *table, uint64_t used,
 /*
  * The length of the well-formed copies at the start of `bytes` (used of
  * them): each header whole, its stack bytes a multiple of 8 and at most
- * OMPC_STACK_COPY_MAX, within what is used, and its state a state.
+ * OMPC_STACK_COPY_MAX past its red zone, within what is used, its red zone
+ * a multiple of 8 of at most OMPC_STACK_RED_ZONE within the bytes, and its
+ * state a state.
  */
 uint64_t ompc_load_good_copies(const unsigned char *bytes, uint64_t used)
 {
@@ -48,7 +50,9 @@ uint64_t ompc_load_good_copies(const unsigned char *bytes, uint64_t used)
     while (used - at >= sizeof(struct ompc_stack_copy)) {
         struct ompc_stack_copy copy;
         memcpy(&copy, bytes + at, sizeof copy);
-        if (copy.bytes > OMPC_STACK_COPY_MAX || copy.bytes % 8 != 0 || copy.state >= OMPC_NSTATES
+        if (copy.bytes > OMPC_STACK_COPY_MAX + OMPC_STACK_RED_ZONE || copy.bytes % 8 != 0
+            || copy.below > OMPC_STACK_RED_ZONE || copy.below % 8 != 0 || copy.below > copy.bytes
+            || copy.bytes - copy.below > OMPC_STACK_COPY_MAX || copy.state >= OMPC_NSTATES
             || used - at - sizeof copy < copy.bytes)
             break;
         at += sizeof copy + copy.bytes;
@@ -70,8 +74,8 @@ int ompc_load_stack_copies(struct ompc_model_thread *thread)
             return -1;
         }
         struct ompc_model_stack_copy *to = &thread->copies[thread->copy_count];
-        *to = (struct ompc_model_stack_copy){atomic_load(&copy.count), copy.entry, (int)copy.state, copy.bytes,
-                                             {0}, thread->copy_data + at + sizeof copy};
+        *to = (struct ompc_model_stack_copy){atomic_load(&copy.count), copy.entry, (int)copy.state, copy.below,
+                                             copy.bytes, {0}, thread->copy_data + at + sizeof copy};
         memcpy(to->regs, copy.regs, sizeof to->regs);
         at += sizeof copy + copy.bytes;
     }

@@ -34,7 +34,8 @@ struct ompc_model_stack_copy {
     uint64_t count;          /* samples */
     uint64_t entry;          /* the id of the stack-table entry the frame-pointer walk made of it */
     int state;
-    uint32_t bytes;          /* of stack, from regs[OMPC_COPY_REG_SP] upwards */
+    uint32_t below;          /* of the bytes, those under regs[OMPC_COPY_REG_SP] (the red zone) */
+    uint32_t bytes;          /* of stack, from regs[OMPC_COPY_REG_SP] - below upwards */
     uint64_t regs[OMPC_COPY_REGS];
     const unsigned char *stack;
 };
@@ -78,7 +79,8 @@ struct ompc_model_thread {
     } stacks, fork_stacks;
     /*
      * --stacks-unwind=dwarf: the thread's stack copies, each checked by the
-     * loader (its size at most OMPC_STACK_COPY_MAX, its state a state);
+     * loader (its size at most OMPC_STACK_COPY_MAX past a red zone of at most
+     * OMPC_STACK_RED_ZONE, its state a state);
      * copy_bytes is what they took in the record, headers included.
      */
     struct ompc_model_stack_copy *copies;
