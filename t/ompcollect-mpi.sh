@@ -1,5 +1,5 @@
 #!/bin/sh
-# ompcollect-mpi.sh - ompcollect under mpirun on the hybrid MPI+OpenMP example: one report per rank, named by rank, never one overwriting another; merge sums them; MPI's own threads stay out of the OpenMP totals.
+# ompcollect-mpi.sh - ompcollect under mpirun on the hybrid MPI+OpenMP example: one report per rank, named by rank, never one overwriting another, a pipe or device taking them all as it is; merge sums them; MPI's own threads stay out of the OpenMP totals.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 hybrid=$top_builddir/examples/hybrid$EXEEXT
@@ -17,7 +17,7 @@ if ! $limit "$mpirun" -np 2 $flags "$hybrid" 0.05 >"$tmp/plain.out" 2>"$tmp/plai
     exit 0
 fi
 
-echo "1..$((10 + ${TIMING_CHECKS:-0}))"
+echo "1..$((11 + ${TIMING_CHECKS:-0}))"
 n=0
 # job DIRECTORY OMPCOLLECT-OPTION...: the hybrid example on 2 ranks, each under ompcollect, in DIRECTORY.
 job() {
@@ -45,6 +45,21 @@ result $? "mpirun ... ompcollect -o r.txt: no rank overwrites another; each writ
     "$tmp/plain.err" "$tmp/plain.out"
 [ "$(grep -c "^ompcollect: .*RANK is set and --output names no %r: each rank writes its own file (rank 0: r.0.txt)" "$tmp/plain.err")" -eq 1 ]
 result $? "... and says so once" "$tmp/plain.err"
+
+# A pipe (as /dev/null or /dev/stdout) takes every rank's report as it is: a name made from it (/dev/null.0) would be
+# a file beside it, which the suite itself once left in /dev.  The shell holds the pipe open for writing too (after
+# the reader started, which must not hold it), so its reader sees the end only when both ranks are done.
+mkfifo "$tmp/pipe"
+cat <"$tmp/pipe" >"$tmp/pipe.got" &
+reader=$!
+exec 4>"$tmp/pipe"
+job piped -o "$tmp/pipe" 4>&-
+exec 4>&-
+wait $reader
+[ $status -eq 0 ] && [ -z "$(ls "$tmp" | grep '^pipe\.[0-9]')" ] && [ "$(grep -c '^ompcollect report: ' "$tmp/pipe.got")" -eq 2 ] \
+    && ! grep -q 'names no %r' "$tmp/piped.err"
+result $? "mpirun ... ompcollect -o PIPE: both ranks' reports go down the pipe, and no file is made beside it" \
+    "$tmp/piped.err" "$tmp/pipe.got"
 
 job json -f json -o 'r.%r.json' --timeline 't.svg'
 [ $status -eq 0 ] && [ -f "$tmp/json/t.0.svg" ] && [ -f "$tmp/json/t.1.svg" ] && [ ! -e "$tmp/json/t.svg" ]

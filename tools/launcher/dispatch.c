@@ -17,12 +17,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/*
+ * Whether `name` is a device or pipe (/dev/null, /dev/stdout, a FIFO):
+ * written as it is, never replaced, and taking every process's output,
+ * since a name made from it (/dev/null.0) would be a file beside it.
+ */
+static int is_device(const char *name)
+{
+    struct stat existing;
+    return stat(name, &existing) == 0 && !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode);
+}
+
 /* The file name one report goes to, from the pattern: rank and pid added where the pattern cannot tell processes apart. */
 static char *report_name(const struct run *run, const char *pattern, const struct process_report *entry)
 {
     char *name = ompc_expand_pattern(pattern, (long)entry->process->pid, run->rank.rank, run->host);
     if (name == NULL)
         die(EXIT_OWN_FAILURE, "out of memory");
+    if (is_device(name))
+        return name;
     char tag[32];
     if (run->rank.rank >= 0 && run->rank.size != 1 && !ompc_pattern_has(pattern, 'r')) {
         snprintf(tag, sizeof tag, "%d", run->rank.rank);
@@ -64,9 +77,8 @@ static FILE *open_placed(struct placed_file *file, const char *what, const char 
     file->what = what;
     file->name = name;
     file->temp = NULL;
-    /* A device or pipe (/dev/null, /dev/stdout, a FIFO) is written as it is: there is no file to replace. */
-    struct stat existing;
-    if (stat(name, &existing) == 0 && !S_ISREG(existing.st_mode) && !S_ISDIR(existing.st_mode)) {
+    /* A device or pipe is written as it is: there is no file to replace. */
+    if (is_device(name)) {
         if ((file->out = fopen(name, "w")) == NULL)
             say("writing the %s %s failed: %s", what, name, strerror(errno));
         return file->out;
@@ -381,14 +393,15 @@ static void write_main_report(const struct run *run, const struct output *output
         return;
     }
     names[i] = report_name(run, output->pattern, entry);
-    for (int n = 2; name_taken(names, i, names[i]); n++) {
+    for (int n = 2; !is_device(names[i]) && name_taken(names, i, names[i]); n++) {
         char tag[16];
         snprintf(tag, sizeof tag, "%d", n);
         char *tagged = ompc_insert_tag(names[i], tag);
         free(names[i]);
         names[i] = tagged;
     }
-    if (run->rank.rank == 0 && !*rank_said && run->rank.size != 1 && !ompc_pattern_has(output->pattern, 'r')) {
+    if (run->rank.rank == 0 && !*rank_said && run->rank.size != 1 && !ompc_pattern_has(output->pattern, 'r')
+        && !is_device(names[i])) {
         say("%s is set and --output names no %%r: each rank writes its own file (rank 0: %s)", run->rank.from,
             names[i]);
         *rank_said = 1;
