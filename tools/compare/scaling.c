@@ -183,11 +183,13 @@ static void hybrid_point(const struct ompc_merge_input *ranks, size_t count, str
 {
     struct ompc_hybrid hybrid;
     ompc_merge_hybrid(ranks, (int)count, &hybrid);
-    double parts[6] = {0}, threads = 0, outside = 0, runtime = hybrid.runtime_s * 1e9, slowest = hybrid.max_outside_s * 1e9;
+    double parts[6] = {0}, threads = 0, outside = 0;
+    double runtime = hybrid.runtime_s * 1e9, slowest = hybrid.max_outside_s * 1e9;
     int known = runtime > 0;
     for (size_t i = 0; i < count; i++) {
         const struct ompc_merge_efficiency *e = &ranks[i].efficiency;
-        double t = ranks[i].threads > 0 ? (double)ranks[i].threads : 1, o = (double)ompc_merge_outside_mpi_ns(&ranks[i]);
+        double t = ranks[i].threads > 0 ? (double)ranks[i].threads : 1;
+        double o = (double)ompc_merge_outside_mpi_ns(&ranks[i]);
         double n = (double)e->samples - (double)e->mpi_idle, scale = n > 0 ? t * o / n : 0;
         known &= e->known && (n > 0 || o == 0);
         const int64_t split[6] = {e->useful, e->imbalance, e->sync, e->sched, e->serial, 0};
@@ -233,7 +235,7 @@ static int compare_refs(const void *x, const void *y)
     return place != 0 ? place : (a->count > b->count) - (a->count < b->count);
 }
 
-/* Every median report's construct rows (every rank's of an MPI job), sorted so one place's rows are adjacent; NULL without memory. */
+/* Every median report's construct rows (every rank's of an MPI job), one place's adjacent; NULL without memory. */
 static struct construct_ref *construct_refs(const struct ompc_scaling *scaling, size_t *used)
 {
     size_t total = 0;
@@ -370,7 +372,8 @@ int ompc_scaling_build(const struct ompc_scaling_run *runs, size_t run_count, in
     scaling->same_program = 1;
     for (size_t i = 0; i < run_count; i++)
         for (size_t r = 0; r < run_ranks(&sorted[i]); r++)
-            scaling->same_program &= ompc_merge_compare_texts(&sorted[i].input[r].program, &sorted[0].input->program) == 0;
+            scaling->same_program &=
+                ompc_merge_compare_texts(&sorted[i].input[r].program, &sorted[0].input->program) == 0;
     free(sorted);
     if (status == 0 && whole_run(scaling) != 0) {
         snprintf(error, error_size, "out of memory");

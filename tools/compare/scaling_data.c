@@ -97,8 +97,10 @@ static json_t *json_count(const struct ompc_scaling *scaling, const struct ompc_
     failed |= ompc_json_set(object, "wall_ns", json_integer(count->wall_ns));
     if (scaling->mpi) {
         json_t *reports = json_array();
-        for (size_t r = 0; r < count->ranks && reports != NULL; r++)
-            failed |= ompc_json_append(reports, ompc_json_string(count->median[r].file != NULL ? count->median[r].file : ""));
+        for (size_t r = 0; r < count->ranks && reports != NULL; r++) {
+            const char *file = count->median[r].file;
+            failed |= ompc_json_append(reports, ompc_json_string(file != NULL ? file : ""));
+        }
         failed |= ompc_json_set(object, "ranks", json_integer((json_int_t)count->ranks));
         failed |= ompc_json_set(object, "rank_reports", reports);
     }

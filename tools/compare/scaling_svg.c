@@ -150,14 +150,17 @@ static void legend(FILE *out, const struct ompc_scaling *scaling, int y0)
         fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>\n", x + 30, y, series_names[s]);
     }
     fprintf(out, "<text x=\"20\" y=\"%d\" font-size=\"11\">* more threads than cores (oversubscribed); "
-                 "1 = ideal; global = parallel x computation scalability</text>\n", y0 + 22 + 20 * legend_rows(scaling));
+                 "1 = ideal; global = parallel x computation scalability</text>\n",
+            y0 + 22 + 20 * legend_rows(scaling));
 }
 
 int ompc_scaling_write_svg(FILE *out, const struct ompc_scaling *scaling)
 {
     size_t panels = 1 + (scaling->construct_count < OMPC_SCALING_SVG_PANELS - 1 ? scaling->construct_count
                                                                                 : OMPC_SCALING_SVG_PANELS - 1);
-    int rows = (int)((panels + COLUMNS - 1) / COLUMNS), width = PANEL_W * COLUMNS, height = rows * PANEL_H + LEGEND_H + 20 * (legend_rows(scaling) - 2);
+    /* The legend is two rows of four without MPI, three with its two factors. */
+    int rows = (int)((panels + COLUMNS - 1) / COLUMNS), width = PANEL_W * COLUMNS;
+    int height = rows * PANEL_H + LEGEND_H + 20 * (legend_rows(scaling) - 2);
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                  "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",

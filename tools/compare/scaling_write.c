@@ -116,13 +116,14 @@ static void text_header(FILE *out, const struct ompc_scaling *scaling)
         fprintf(out, " on %d cores", scaling->cores);
     for (size_t k = 0; k < scaling->count_count; k++)
         if (scaling->counts[k].oversubscribed && scaling->counts[k].ranks > 1)
-            fprintf(out, "; %d threads x %zu ranks: oversubscribed", scaling->counts[k].threads, scaling->counts[k].ranks);
+            fprintf(out, "; %d %s x %zu ranks: oversubscribed", scaling->counts[k].threads,
+                    threads_word(scaling->counts[k].threads), scaling->counts[k].ranks);
         else if (scaling->counts[k].oversubscribed)
             fprintf(out, "; %d threads: oversubscribed", scaling->counts[k].threads);
     fputc('\n', out);
     if (scaling->mpi)
-        fprintf(out, "  an MPI job of %zu rank%s at each count: its ranks' reports merged (POP's additive hybrid model: "
-                     "MPI load balance and communication beside the OpenMP factors)\n",
+        fprintf(out, "  an MPI job of %zu rank%s at each count: its ranks' reports merged (POP's additive hybrid "
+                     "model: MPI load balance and communication beside the OpenMP factors)\n",
                 scaling->counts[0].ranks, scaling->counts[0].ranks == 1 ? "" : "s");
     if (!scaling->same_program)
         fputs("  warning: the reports are not all of the same program\n", out);

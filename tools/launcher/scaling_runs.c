@@ -43,7 +43,7 @@ static const char *threads_word(int n)
     return n == 1 ? "thread" : "threads";
 }
 
-/* The file of run `index` at `threads` with `suffix` ("json", "out", "err", "%r.json"); malloc'd, NULL without memory. */
+/* Run `index` at `threads`'s file with `suffix` ("json", "out", "err", "%r.json"); malloc'd, NULL without memory. */
 static char *run_file(const struct scaling_plan *plan, int threads, int index, const char *suffix)
 {
     char *path;
