@@ -14,7 +14,7 @@
  * that cannot be turned into time within 64 bits, and otherwise JSON that
  * reads back, in well-formed UTF-8, with every change 0.
  * And ompcollect scaling of the report as runs at 1 and 2 threads (twice at
- * 2: a repeat): refused only for a wall time of 0 or a sum beyond 64 bits,
+ * 2: a repeat), alone and as both ranks of an MPI job: refused only for a wall time of 0 or a sum beyond 64 bits,
  * and otherwise every known efficiency from 0 to 1, no loss from one count
  * to the other (the same report at both), and JSON, text, CSV and SVG
  * written, the JSON reading back in well-formed UTF-8.
@@ -202,10 +202,14 @@ static int point_in_range(const struct ompc_scaling_point *p)
     return good && (!p->scaled || p->factors[OMPC_SCALING_COMPUTATION] == 1);
 }
 
-/* The report as runs at 1 and 2 threads: figures in range, nothing lost between two counts of one report. */
-static void check_scaling(const struct ompc_merge_input *input)
+/*
+ * The report as runs at 1 and 2 threads (`ranks` 0: alone; else a job of
+ * that many ranks from `input` on): figures in range, nothing lost between
+ * two counts of one report.
+ */
+static void check_scaling(const struct ompc_merge_input *input, size_t ranks)
 {
-    struct ompc_scaling_run runs[3] = {{input, 2}, {input, 1}, {input, 2}};
+    struct ompc_scaling_run runs[3] = {{input, 2, ranks}, {input, 1, ranks}, {input, 2, ranks}};
     struct ompc_scaling scaling;
     char error[512];
     if (ompc_scaling_build(runs, 3, 2, &scaling, error, sizeof error) != 0) {
@@ -239,7 +243,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_input(&input);
         check_summary(&input);
         check_diff(&input);
-        check_scaling(&input);
+        check_scaling(&input, 0);
+        /* Two ranks of one job: the same report twice (copies that share its memory, released once). */
+        struct ompc_merge_input ranks[2] = {input, input};
+        check_scaling(ranks, 2);
     }
     ompc_merge_input_release(&input);
     return 0;

@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "checked.h"
+#include "merge_hybrid.h"
 #include "scaling.h"
 
 #include <inttypes.h>
@@ -17,13 +18,29 @@ struct construct_ref {
     const struct ompc_merge_construct *construct;
 };
 
+/* A run's reports: its MPI ranks, or 1. */
+static size_t run_ranks(const struct ompc_scaling_run *run)
+{
+    return run->ranks > 0 ? run->ranks : 1;
+}
+
+/* A run's wall time: an MPI job ends with its slowest rank. */
+static int64_t run_wall(const struct ompc_scaling_run *run)
+{
+    int64_t wall = 0;
+    for (size_t i = 0; i < run_ranks(run); i++)
+        if (run->input[i].wall_ns > wall)
+            wall = run->input[i].wall_ns;
+    return wall;
+}
+
 /* qsort order of runs: by thread count, then wall time. */
 static int compare_runs(const void *x, const void *y)
 {
     const struct ompc_scaling_run *a = x, *b = y;
     if (a->threads != b->threads)
         return a->threads < b->threads ? -1 : 1;
-    return (a->input->wall_ns > b->input->wall_ns) - (a->input->wall_ns < b->input->wall_ns);
+    return (run_wall(a) > run_wall(b)) - (run_wall(a) < run_wall(b));
 }
 
 /* The counts from runs sorted by compare_runs: each count's runs, spread and median run; -1 with the reason. */
@@ -35,17 +52,25 @@ static int take_counts(struct ompc_scaling *scaling, const struct ompc_scaling_r
         return snprintf(error, error_size, "out of memory"), -1;
     for (size_t first = 0, end; first < run_count; first = end) {
         for (end = first; end < run_count && runs[end].threads == runs[first].threads; end++)
-            ;
+            if (run_ranks(&runs[end]) != run_ranks(&runs[0]))
+                return snprintf(error, error_size, "%s: a job of %zu ranks among jobs of %zu", runs[end].input->file,
+                                run_ranks(&runs[end]), run_ranks(&runs[0])), -1;
         if (scaling->count_count == OMPC_SCALING_MAX_COUNTS)
             return snprintf(error, error_size, "more than %d thread counts", OMPC_SCALING_MAX_COUNTS), -1;
         struct ompc_scaling_count *count = &scaling->counts[scaling->count_count++];
+        const struct ompc_scaling_run *median = &runs[first + (end - first - 1) / 2];
         count->threads = runs[first].threads;
         count->runs = (int)(end - first);
-        count->oversubscribed = scaling->cores > 0 && count->threads > scaling->cores;
-        count->median = runs[first + (end - first - 1) / 2].input;
-        count->wall_min_ns = runs[first].input->wall_ns;
-        count->wall_max_ns = runs[end - 1].input->wall_ns;
-        if (count->median->wall_ns == 0)
+        count->median = median->input;
+        count->ranks = run_ranks(median);
+        count->wall_ns = run_wall(median);
+        count->oversubscribed = scaling->cores > 0 && (double)count->threads * (double)count->ranks > scaling->cores;
+        count->wall_min_ns = run_wall(&runs[first]);
+        count->wall_max_ns = run_wall(&runs[end - 1]);
+        scaling->mpi |= median->ranks > 0;
+        for (size_t i = 0; i < count->ranks; i++)
+            scaling->mpi |= count->median[i].mpi_measured;
+        if (count->wall_ns == 0)
             return snprintf(error, error_size, "%s: a wall time of 0", count->median->file), -1;
     }
     return 0;
@@ -80,6 +105,8 @@ static void point_factors(struct ompc_scaling_point *point)
     point->factors[OMPC_SCALING_SYNCHRONISATION] = kept(s->sync, s->samples);
     point->factors[OMPC_SCALING_SCHEDULING] = kept(s->sched, s->samples);
     point->factors[OMPC_SCALING_SERIALISATION] = kept(s->serial, s->samples);
+    point->factors[OMPC_SCALING_MPI_LOAD_BALANCE] = kept(point->mpi_balance, s->samples);
+    point->factors[OMPC_SCALING_MPI_COMMUNICATION] = kept(point->mpi_communication, s->samples);
 }
 
 /* The losses from each count to the next, split among the factors (scaling.h). */
@@ -136,18 +163,65 @@ static int row_alloc(struct ompc_scaling_row *row, size_t count_count)
     return row->points != NULL && row->losses != NULL ? 0 : -1;
 }
 
-/* The whole run at each count, from its median report. */
+/* `value` thread-ns rounded to a count; -1 past INT64_MAX. */
+static int64_t thread_ns(double value)
+{
+    return value >= 0 && value < 9e18 ? (int64_t)(value + 0.5) : -1;
+}
+
+/*
+ * An MPI job's split in thread-ns, POP's additive hybrid model
+ * (merge_hybrid.h): each rank's threads were there for the job's runtime
+ * R (its longest wall time less MPI_Init and MPI_Finalize).  Of a rank's
+ * thread-time outside MPI, its samples outside MPI (less its team's idle
+ * while its master was in MPI) say what was useful and what each OpenMP
+ * cause lost; its time outside MPI below the slowest rank's is MPI load
+ * imbalance, the slowest rank's time in MPI communication.  The parts sum
+ * to the threads x R, so the factors add up as in one process.
+ */
+static void hybrid_point(const struct ompc_merge_input *ranks, size_t count, struct ompc_scaling_point *point)
+{
+    struct ompc_hybrid hybrid;
+    ompc_merge_hybrid(ranks, (int)count, &hybrid);
+    double parts[6] = {0}, threads = 0, outside = 0;
+    double runtime = hybrid.runtime_s * 1e9, slowest = hybrid.max_outside_s * 1e9;
+    int known = runtime > 0;
+    for (size_t i = 0; i < count; i++) {
+        const struct ompc_merge_efficiency *e = &ranks[i].efficiency;
+        double t = ranks[i].threads > 0 ? (double)ranks[i].threads : 1;
+        double o = (double)ompc_merge_outside_mpi_ns(&ranks[i]);
+        double n = (double)e->samples - (double)e->mpi_idle, scale = n > 0 ? t * o / n : 0;
+        known &= e->known && (n > 0 || o == 0);
+        const int64_t split[6] = {e->useful, e->imbalance, e->sync, e->sched, e->serial, 0};
+        for (int j = 0; j < 5; j++)
+            parts[j] += (double)split[j] * scale;
+        threads += t;
+        outside += t * o;
+    }
+    struct ompc_merge_efficiency *s = &point->split;
+    *s = (struct ompc_merge_efficiency){known, thread_ns(threads * runtime), thread_ns(parts[0]), thread_ns(parts[1]),
+                                        thread_ns(parts[2]), thread_ns(parts[3]), thread_ns(parts[4]), 0};
+    point->mpi_balance = thread_ns(threads * slowest - outside);
+    point->mpi_communication = thread_ns(threads * (runtime - slowest));
+    point->interval_ns = 1;
+    s->known &= s->samples >= 0 && s->useful >= 0 && s->imbalance >= 0 && s->sync >= 0 && s->sched >= 0
+                && s->serial >= 0 && point->mpi_balance >= 0 && point->mpi_communication >= 0;
+}
+
+/* The whole run at each count, from its median report (an MPI job: its ranks' reports, merged). */
 static int whole_run(struct ompc_scaling *scaling)
 {
     if (row_alloc(&scaling->whole, scaling->count_count) != 0)
         return -1;
     for (size_t k = 0; k < scaling->count_count; k++) {
-        const struct ompc_merge_input *input = scaling->counts[k].median;
+        const struct ompc_scaling_count *count = &scaling->counts[k];
         struct ompc_scaling_point *point = &scaling->whole.points[k];
         point->ran = 1;
-        point->wall_ns = input->wall_ns;
-        point->interval_ns = input->interval_ns;
-        point->split = input->efficiency;
+        point->wall_ns = count->wall_ns;
+        point->interval_ns = count->median->interval_ns;
+        point->split = count->median->efficiency;
+        if (scaling->mpi)
+            hybrid_point(count->median, count->ranks, point);
     }
     row_figures(&scaling->whole, scaling->count_count);
     return 0;
@@ -161,17 +235,19 @@ static int compare_refs(const void *x, const void *y)
     return place != 0 ? place : (a->count > b->count) - (a->count < b->count);
 }
 
-/* Every median report's construct rows, sorted so one place's rows are adjacent; NULL without memory. */
+/* Every median report's construct rows (every rank's of an MPI job), one place's adjacent; NULL without memory. */
 static struct construct_ref *construct_refs(const struct ompc_scaling *scaling, size_t *used)
 {
     size_t total = 0;
     for (size_t k = 0; k < scaling->count_count; k++)
-        total += scaling->counts[k].median->construct_count;
+        for (size_t r = 0; r < scaling->counts[k].ranks; r++)
+            total += scaling->counts[k].median[r].construct_count;
     struct construct_ref *refs = calloc(total ? total : 1, sizeof *refs);
     *used = 0;
     for (size_t k = 0; k < scaling->count_count && refs != NULL; k++)
-        for (size_t i = 0; i < scaling->counts[k].median->construct_count; i++)
-            refs[(*used)++] = (struct construct_ref){k, &scaling->counts[k].median->constructs[i]};
+        for (size_t r = 0; r < scaling->counts[k].ranks; r++)
+            for (size_t i = 0; i < scaling->counts[k].median[r].construct_count; i++)
+                refs[(*used)++] = (struct construct_ref){k, &scaling->counts[k].median[r].constructs[i]};
     if (refs != NULL)
         qsort(refs, *used, sizeof *refs, compare_refs);
     return refs;
@@ -184,7 +260,8 @@ static int fold_construct(struct ompc_scaling_point *point, const struct ompc_me
     int first = !point->ran;
     point->ran = 1;
     point->interval_ns = interval_ns;
-    return ompc_add_count(&point->wall_ns, construct->total_ns)
+    return ompc_add_count(&point->mpi_communication, construct->efficiency.mpi_idle)
+           | ompc_add_count(&point->wall_ns, construct->total_ns)
            | ompc_add_count(&point->instances, construct->instances)
            | fold_split(&point->split, &construct->efficiency, first);
 }
@@ -253,7 +330,10 @@ double ompc_scaling_amdahl(double f, double p)
 static void amdahl(struct ompc_scaling *scaling)
 {
     const struct ompc_scaling_count *first = &scaling->counts[0];
-    double xy = 0, xx = 0, s = first->median->serial_fraction;
+    double xy = 0, xx = 0, s = 0;
+    /* An MPI job's: its ranks' mean. */
+    for (size_t r = 0; r < first->ranks && s >= 0; r++)
+        s = first->median[r].serial_fraction < 0 ? -1 : s + first->median[r].serial_fraction / (double)first->ranks;
     scaling->time_fraction = s >= 0 ? s / (s + first->threads * (1 - s)) : NAN;
     for (size_t k = 0; k < scaling->count_count; k++) {
         struct ompc_scaling_count *count = &scaling->counts[k];
@@ -290,8 +370,10 @@ int ompc_scaling_build(const struct ompc_scaling_run *runs, size_t run_count, in
     qsort(sorted, run_count, sizeof *sorted, compare_runs);
     int status = take_counts(scaling, sorted, run_count, error, error_size);
     scaling->same_program = 1;
-    for (size_t i = 1; i < run_count; i++)
-        scaling->same_program &= ompc_merge_compare_texts(&sorted[i].input->program, &sorted[0].input->program) == 0;
+    for (size_t i = 0; i < run_count; i++)
+        for (size_t r = 0; r < run_ranks(&sorted[i]); r++)
+            scaling->same_program &=
+                ompc_merge_compare_texts(&sorted[i].input[r].program, &sorted[0].input->program) == 0;
     free(sorted);
     if (status == 0 && whole_run(scaling) != 0) {
         snprintf(error, error_size, "out of memory");

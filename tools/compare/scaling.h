@@ -23,22 +23,31 @@
 /* Computation scalability moving less than this between two counts "stays". */
 #define OMPC_SCALING_STAYS 0.05
 
-/* One report and the thread count it was run at. */
+/*
+ * One run and the thread count it was run at: one report, or an MPI job's
+ * `ranks` reports (input points to the first of them), merged as
+ * `ompcollect merge` merges ranks.  ranks 0 is one report.
+ */
 struct ompc_scaling_run {
     const struct ompc_merge_input *input;
     int threads;
+    size_t ranks;
 };
 
 /*
  * The factors global efficiency is made of: the four of parallel
- * efficiency (additive, as each report computes them) and computation
- * scalability (which multiplies parallel efficiency).
+ * efficiency (additive, as each report computes them), in MPI jobs the two
+ * MPI factors of POP's additive hybrid model (merge_hybrid.h), and
+ * computation scalability (which multiplies parallel efficiency).  The MPI
+ * factors are 1, and not shown, in an analysis without MPI.
  */
 enum ompc_scaling_factor {
     OMPC_SCALING_LOAD_BALANCE,
     OMPC_SCALING_SYNCHRONISATION,
     OMPC_SCALING_SCHEDULING,
     OMPC_SCALING_SERIALISATION,
+    OMPC_SCALING_MPI_LOAD_BALANCE,
+    OMPC_SCALING_MPI_COMMUNICATION,
     OMPC_SCALING_COMPUTATION,
     OMPC_SCALING_FACTORS
 };
@@ -52,6 +61,9 @@ struct ompc_scaling_point {
     int64_t instances;                  /* a construct's */
     int64_t interval_ns;                /* one sample's time in that report */
     struct ompc_merge_efficiency split; /* its samples, useful and lost, folded over its report rows */
+    /* MPI's losses in the split's units: the whole job's (ranks' time outside MPI below the slowest's, and the
+     * slowest's time in MPI); a construct's team idle while its master was in MPI (mpi_idle) is communication. */
+    int64_t mpi_balance, mpi_communication;
     double useful_s;                    /* useful thread-seconds: useful samples x interval */
     double speedup;                     /* the reference count's wall_ns over this one's */
     double parallel;                    /* useful / samples */
@@ -83,8 +95,10 @@ struct ompc_scaling_row {
 struct ompc_scaling_count {
     int threads;
     int runs;
-    int oversubscribed;                     /* more threads than cores */
+    int oversubscribed;                     /* more threads (times ranks) than cores */
     const struct ompc_merge_input *median;  /* the run of median wall time (the lower of two): its figures stand */
+    size_t ranks;                           /* that run's reports from median on: its MPI ranks, or 1 */
+    int64_t wall_ns;                        /* its wall time: an MPI job's, its slowest rank's */
     int64_t wall_min_ns, wall_max_ns;       /* the spread over the runs */
     double karp_flatt;                      /* the serial fraction this count's speedup implies; NaN at the first */
     double amdahl_fit_speedup, amdahl_time_speedup; /* the speedup Amdahl's law gives with each serial fraction */
@@ -94,6 +108,7 @@ struct ompc_scaling_count {
 struct ompc_scaling {
     int cores;                        /* the cores the runs had (0: not known) */
     int same_program;
+    int mpi;                          /* a run is an MPI job (ranks, or MPI time measured): the MPI factors are shown */
     struct ompc_scaling_count *counts; /* by thread count, smallest first */
     size_t count_count;
     struct ompc_scaling_row whole;
@@ -122,6 +137,9 @@ const char *ompc_scaling_cause_name(int factor);
 
 /* A factor's key in JSON and CSV ("load_balance"). */
 const char *ompc_scaling_factor_key(int factor);
+
+/* Whether the outputs show factor `factor`: the MPI factors only in an analysis with MPI. */
+int ompc_scaling_factor_shown(const struct ompc_scaling *scaling, int factor);
 
 /* A row as the text names it: "the whole run" or "`solve solver.c:17`". */
 const char *ompc_scaling_row_name(const struct ompc_scaling_row *row, char *buffer, size_t size);

@@ -30,8 +30,9 @@ static json_t *json_point(const struct ompc_scaling *scaling, const struct ompc_
     failed |= ompc_json_set(object, "global_efficiency", figure(p->scaled, p->global, 3));
     failed |= ompc_json_set(object, "parallel_efficiency", figure(p->known, p->parallel, 3));
     for (int f = 0; f < OMPC_SCALING_FACTORS; f++)
-        failed |= ompc_json_set(object, ompc_scaling_factor_key(f),
-                                figure(f == OMPC_SCALING_COMPUTATION ? p->scaled : p->known, p->factors[f], 3));
+        if (ompc_scaling_factor_shown(scaling, f))
+            failed |= ompc_json_set(object, ompc_scaling_factor_key(f),
+                                    figure(f == OMPC_SCALING_COMPUTATION ? p->scaled : p->known, p->factors[f], 3));
     failed |= ompc_json_set(object, "useful_s", figure(p->known, p->useful_s, 6));
     failed |= ompc_json_set(object, "samples", json_integer(s->samples));
     failed |= ompc_json_set(object, "useful", json_integer(s->useful));
@@ -40,6 +41,10 @@ static json_t *json_point(const struct ompc_scaling *scaling, const struct ompc_
     failed |= ompc_json_set(lost, "scheduling", json_integer(s->sched));
     failed |= ompc_json_set(lost, "serialisation", json_integer(s->serial));
     failed |= ompc_json_set(lost, "mpi_idle", json_integer(s->mpi_idle));
+    if (scaling->mpi) {
+        failed |= ompc_json_set(lost, "mpi_load_balance", json_integer(p->mpi_balance));
+        failed |= ompc_json_set(lost, "mpi_communication", json_integer(p->mpi_communication));
+    }
     failed |= ompc_json_set(object, "lost", lost);
     return ompc_json_built(object, failed);
 }
@@ -54,7 +59,8 @@ static json_t *json_loss(const struct ompc_scaling *scaling, const struct ompc_s
     failed |= ompc_json_set(object, "to", json_integer(scaling->counts[k].threads));
     failed |= ompc_json_set(object, "known", json_boolean(loss->known));
     for (int f = 0; f < OMPC_SCALING_FACTORS; f++)
-        failed |= ompc_json_set(parts, ompc_scaling_factor_key(f), figure(loss->known, loss->parts[f], 4));
+        if (ompc_scaling_factor_shown(scaling, f))
+            failed |= ompc_json_set(parts, ompc_scaling_factor_key(f), figure(loss->known, loss->parts[f], 4));
     failed |= ompc_json_set(object, "lost", parts);
     failed |= ompc_json_set(object, "largest", loss->known && loss->largest >= 0
                                                    ? json_string(ompc_scaling_factor_key(loss->largest))
@@ -80,7 +86,7 @@ static json_t *json_row(const struct ompc_scaling *scaling, const struct ompc_sc
 }
 
 /* One thread count: its runs, their spread, its median report, and Amdahl's figures at it. */
-static json_t *json_count(const struct ompc_scaling_count *count)
+static json_t *json_count(const struct ompc_scaling *scaling, const struct ompc_scaling_count *count)
 {
     json_t *object = json_object();
     int failed = ompc_json_set(object, "threads", json_integer(count->threads));
@@ -88,7 +94,16 @@ static json_t *json_count(const struct ompc_scaling_count *count)
     failed |= ompc_json_set(object, "report", ompc_json_string(count->median->file != NULL ? count->median->file : ""));
     failed |= ompc_json_set(object, "openmp_threads", json_integer(count->median->threads));
     failed |= ompc_json_set(object, "oversubscribed", json_boolean(count->oversubscribed));
-    failed |= ompc_json_set(object, "wall_ns", json_integer(count->median->wall_ns));
+    failed |= ompc_json_set(object, "wall_ns", json_integer(count->wall_ns));
+    if (scaling->mpi) {
+        json_t *reports = json_array();
+        for (size_t r = 0; r < count->ranks && reports != NULL; r++) {
+            const char *file = count->median[r].file;
+            failed |= ompc_json_append(reports, ompc_json_string(file != NULL ? file : ""));
+        }
+        failed |= ompc_json_set(object, "ranks", json_integer((json_int_t)count->ranks));
+        failed |= ompc_json_set(object, "rank_reports", reports);
+    }
     failed |= ompc_json_set(object, "wall_min_ns", json_integer(count->wall_min_ns));
     failed |= ompc_json_set(object, "wall_max_ns", json_integer(count->wall_max_ns));
     failed |= ompc_json_set(object, "karp_flatt", ompc_json_fixed(count->karp_flatt, 4));
@@ -108,7 +123,7 @@ int ompc_scaling_write_json(FILE *out, const struct ompc_scaling *scaling)
     failed |= ompc_json_set(root, "same_program", json_boolean(scaling->same_program));
     failed |= ompc_json_set(root, "cores", scaling->cores > 0 ? json_integer(scaling->cores) : json_null());
     for (size_t k = 0; k < scaling->count_count && !failed; k++)
-        failed = ompc_json_append(counts, json_count(&scaling->counts[k]));
+        failed = ompc_json_append(counts, json_count(scaling, &scaling->counts[k]));
     failed |= ompc_json_set(root, "counts", counts);
     failed |= ompc_json_set(root, "whole", json_row(scaling, &scaling->whole));
     for (size_t i = 0; i < scaling->construct_count && !failed; i++)
@@ -162,7 +177,8 @@ static void csv_points(struct ompc_csv_tables *tables, const struct ompc_scaling
         csv_figure(tables->out, p->scaled, p->global);
         csv_figure(tables->out, p->known, p->parallel);
         for (int f = 0; f < OMPC_SCALING_FACTORS; f++)
-            csv_figure(tables->out, f == OMPC_SCALING_COMPUTATION ? p->scaled : p->known, p->factors[f]);
+            if (ompc_scaling_factor_shown(scaling, f))
+                csv_figure(tables->out, f == OMPC_SCALING_COMPUTATION ? p->scaled : p->known, p->factors[f]);
         csv_figure(tables->out, p->known, p->useful_s);
         fprintf(tables->out, ",%" PRId64 ",%" PRId64 "\n", p->split.samples, p->split.useful);
     }
@@ -179,7 +195,8 @@ static void csv_losses(struct ompc_csv_tables *tables, const struct ompc_scaling
         csv_place(tables->out, row);
         fprintf(tables->out, ",%d,%d,%d", scaling->counts[k - 1].threads, scaling->counts[k].threads, loss->known);
         for (int f = 0; f < OMPC_SCALING_FACTORS; f++)
-            csv_figure(tables->out, loss->known, loss->parts[f]);
+            if (ompc_scaling_factor_shown(scaling, f))
+                csv_figure(tables->out, loss->known, loss->parts[f]);
         fputc(',', tables->out);
         ompc_csv_string(tables->out, loss->known && loss->largest >= 0 ? ompc_scaling_factor_key(loss->largest) : NULL);
         fputc(',', tables->out);
@@ -195,19 +212,22 @@ static int csv_counts(struct ompc_csv_tables *tables, const struct ompc_scaling 
     if (out == NULL)
         return -1;
     fputs("threads,runs,report,openmp_threads,oversubscribed,wall_ns,wall_min_ns,wall_max_ns,karp_flatt,"
-          "amdahl_fit_speedup,amdahl_time_speedup,amdahl_fit_fraction,amdahl_time_fraction\n", out);
+          "amdahl_fit_speedup,amdahl_time_speedup,amdahl_fit_fraction,amdahl_time_fraction", out);
+    fputs(scaling->mpi ? ",ranks\n" : "\n", out);
     for (size_t k = 0; k < scaling->count_count; k++) {
         const struct ompc_scaling_count *c = &scaling->counts[k];
         ompc_csv_lead(tables);
         fprintf(out, "%d,%d,", c->threads, c->runs);
         ompc_csv_string(out, c->median->file);
         fprintf(out, ",%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64, c->median->threads, c->oversubscribed,
-                c->median->wall_ns, c->wall_min_ns, c->wall_max_ns);
+                c->wall_ns, c->wall_min_ns, c->wall_max_ns);
         csv_figure(out, 1, c->karp_flatt);
         csv_figure(out, 1, c->amdahl_fit_speedup);
         csv_figure(out, 1, c->amdahl_time_speedup);
         csv_figure(out, 1, scaling->fit_fraction);
         csv_figure(out, 1, scaling->time_fraction);
+        if (scaling->mpi)
+            fprintf(out, ",%zu", c->ranks);
         fputc('\n', out);
     }
     return 0;
@@ -223,7 +243,8 @@ int ompc_scaling_write_csv(struct ompc_sink *sink, const struct ompc_scaling *sc
         return -1;
     fputs(PLACE_COLUMNS ",threads,ran,time_ns,instances,speedup,global_efficiency,parallel_efficiency", out);
     for (int f = 0; f < OMPC_SCALING_FACTORS; f++)
-        fprintf(out, ",%s", ompc_scaling_factor_key(f));
+        if (ompc_scaling_factor_shown(scaling, f))
+            fprintf(out, ",%s", ompc_scaling_factor_key(f));
     fputs(",useful_s,samples,useful\n", out);
     csv_points(&tables, scaling, &scaling->whole);
     for (size_t i = 0; i < scaling->construct_count; i++)
@@ -232,7 +253,8 @@ int ompc_scaling_write_csv(struct ompc_sink *sink, const struct ompc_scaling *sc
         return -1;
     fputs(PLACE_COLUMNS ",from,to,known", out);
     for (int f = 0; f < OMPC_SCALING_FACTORS; f++)
-        fprintf(out, ",lost_%s", ompc_scaling_factor_key(f));
+        if (ompc_scaling_factor_shown(scaling, f))
+            fprintf(out, ",lost_%s", ompc_scaling_factor_key(f));
     fputs(",largest,text\n", out);
     csv_losses(&tables, scaling, &scaling->whole);
     for (size_t i = 0; i < scaling->construct_count; i++)

@@ -22,9 +22,24 @@
 
 static const char *const series_names[SERIES] = {"global efficiency", "parallel efficiency", "load balance",
                                                   "synchronisation", "scheduling", "serialisation",
-                                                  "computation scalability"};
-static const char *const series_colours[SERIES] = {"#000000", "#1f77b4", "#ff7f0e", "#d62728",
-                                                   "#9467bd", "#8c564b", "#2ca02c"};
+                                                  "MPI load balance", "MPI communication", "computation scalability"};
+static const char *const series_colours[SERIES] = {"#000000", "#1f77b4", "#ff7f0e", "#d62728", "#9467bd",
+                                                   "#8c564b", "#e377c2", "#17becf", "#2ca02c"};
+
+/* Whether series `s` is drawn: the MPI factors only in an analysis with MPI. */
+static int series_shown(const struct ompc_scaling *scaling, int s)
+{
+    return s < 2 || ompc_scaling_factor_shown(scaling, s - 2);
+}
+
+/* The legend's rows of four. */
+static int legend_rows(const struct ompc_scaling *scaling)
+{
+    int shown = 0;
+    for (int s = 0; s < SERIES; s++)
+        shown += series_shown(scaling, s);
+    return (shown + 3) / 4;
+}
 
 /* `value` (0 or more) rounded to the nearest pixel; the library's lround would need libm for this alone. */
 static int pixel(double value)
@@ -106,6 +121,8 @@ static void panel(FILE *out, const struct ompc_scaling *scaling, const struct om
     panel_frame(out, scaling, row, top, x0, y0);
     for (int s = SERIES - 1; s >= 0; s--) {
         int drawn = 0;
+        if (!series_shown(scaling, s))
+            continue;
         fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"%d\"%s points=\"", series_colours[s],
                 s == 0 ? 3 : 2, s == SERIES - 1 ? " stroke-dasharray=\"6,3\"" : "");
         for (size_t k = 0; k < scaling->count_count; k++) {
@@ -121,23 +138,29 @@ static void panel(FILE *out, const struct ompc_scaling *scaling, const struct om
 }
 
 /* The legend under the panels, and what a star means. */
-static void legend(FILE *out, int y0)
+static void legend(FILE *out, const struct ompc_scaling *scaling, int y0)
 {
-    for (int s = 0; s < SERIES; s++) {
-        int x = 20 + (s % 4) * 210, y = y0 + 18 + (s / 4) * 20;
+    for (int s = 0, i = 0; s < SERIES; s++) {
+        if (!series_shown(scaling, s))
+            continue;
+        int x = 20 + (i % 4) * 210, y = y0 + 18 + (i / 4) * 20;
+        i++;
         fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"%d\"%s/>\n", x, y - 4,
                 x + 24, y - 4, series_colours[s], s == 0 ? 3 : 2, s == SERIES - 1 ? " stroke-dasharray=\"6,3\"" : "");
         fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\">%s</text>\n", x + 30, y, series_names[s]);
     }
     fprintf(out, "<text x=\"20\" y=\"%d\" font-size=\"11\">* more threads than cores (oversubscribed); "
-                 "1 = ideal; global = parallel x computation scalability</text>\n", y0 + 62);
+                 "1 = ideal; global = parallel x computation scalability</text>\n",
+            y0 + 22 + 20 * legend_rows(scaling));
 }
 
 int ompc_scaling_write_svg(FILE *out, const struct ompc_scaling *scaling)
 {
     size_t panels = 1 + (scaling->construct_count < OMPC_SCALING_SVG_PANELS - 1 ? scaling->construct_count
                                                                                 : OMPC_SCALING_SVG_PANELS - 1);
-    int rows = (int)((panels + COLUMNS - 1) / COLUMNS), width = PANEL_W * COLUMNS, height = rows * PANEL_H + LEGEND_H;
+    /* The legend is two rows of four without MPI, three with its two factors. */
+    int rows = (int)((panels + COLUMNS - 1) / COLUMNS), width = PANEL_W * COLUMNS;
+    int height = rows * PANEL_H + LEGEND_H + 20 * (legend_rows(scaling) - 2);
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                  "font-family=\"sans-serif\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
@@ -146,7 +169,7 @@ int ompc_scaling_write_svg(FILE *out, const struct ompc_scaling *scaling)
         const struct ompc_scaling_row *row = i == 0 ? &scaling->whole : &scaling->constructs[i - 1];
         panel(out, scaling, row, (int)(i % COLUMNS) * PANEL_W, (int)(i / COLUMNS) * PANEL_H);
     }
-    legend(out, rows * PANEL_H);
+    legend(out, scaling, rows * PANEL_H);
     fputs("</svg>\n", out);
     return ferror(out) ? -1 : 0;
 }

@@ -12,22 +12,27 @@
 const char *ompc_scaling_factor_name(int factor)
 {
     static const char *const names[] = {"load balance", "synchronisation", "scheduling", "serialisation",
-                                        "computation scalability"};
+                                        "MPI load balance", "MPI communication", "computation scalability"};
     return factor >= 0 && factor < OMPC_SCALING_FACTORS ? names[factor] : "?";
 }
 
 const char *ompc_scaling_cause_name(int factor)
 {
     static const char *const names[] = {"load imbalance", "synchronisation", "scheduling", "serialisation",
-                                        "computation scalability"};
+                                        "MPI load imbalance", "MPI communication", "computation scalability"};
     return factor >= 0 && factor < OMPC_SCALING_FACTORS ? names[factor] : "?";
 }
 
 const char *ompc_scaling_factor_key(int factor)
 {
     static const char *const names[] = {"load_balance", "synchronisation", "scheduling", "serialisation",
-                                        "computation_scalability"};
+                                        "mpi_load_balance", "mpi_communication", "computation_scalability"};
     return factor >= 0 && factor < OMPC_SCALING_FACTORS ? names[factor] : "?";
+}
+
+int ompc_scaling_factor_shown(const struct ompc_scaling *scaling, int factor)
+{
+    return scaling->mpi || (factor != OMPC_SCALING_MPI_LOAD_BALANCE && factor != OMPC_SCALING_MPI_COMMUNICATION);
 }
 
 const char *ompc_scaling_row_name(const struct ompc_scaling_row *row, char *buffer, size_t size)
@@ -110,9 +115,16 @@ static void text_header(FILE *out, const struct ompc_scaling *scaling)
     if (scaling->cores > 0)
         fprintf(out, " on %d cores", scaling->cores);
     for (size_t k = 0; k < scaling->count_count; k++)
-        if (scaling->counts[k].oversubscribed)
+        if (scaling->counts[k].oversubscribed && scaling->counts[k].ranks > 1)
+            fprintf(out, "; %d %s x %zu ranks: oversubscribed", scaling->counts[k].threads,
+                    threads_word(scaling->counts[k].threads), scaling->counts[k].ranks);
+        else if (scaling->counts[k].oversubscribed)
             fprintf(out, "; %d threads: oversubscribed", scaling->counts[k].threads);
     fputc('\n', out);
+    if (scaling->mpi)
+        fprintf(out, "  an MPI job of %zu rank%s at each count: its ranks' reports merged (POP's additive hybrid "
+                     "model: MPI load balance and communication beside the OpenMP factors)\n",
+                scaling->counts[0].ranks, scaling->counts[0].ranks == 1 ? "" : "s");
     if (!scaling->same_program)
         fputs("  warning: the reports are not all of the same program\n", out);
     for (size_t k = 0; k < scaling->count_count; k++) {
@@ -122,6 +134,8 @@ static void text_header(FILE *out, const struct ompc_scaling *scaling)
             if ((unsigned char)*c < 0x20 || *c == 0x7f)
                 *c = '?';
         fprintf(out, "  %3d %-7s %s", count->threads, threads_word(count->threads), text);
+        if (count->ranks > 1)
+            fprintf(out, " and %zu more rank%s", count->ranks - 1, count->ranks == 2 ? "" : "s");
         if (count->runs > 1)
             fprintf(out, " (the median of %d runs; wall %.3f to %.3f s)", count->runs, count->wall_min_ns / 1e9,
                     count->wall_max_ns / 1e9);
@@ -166,6 +180,8 @@ static void text_whole(FILE *out, const struct ompc_scaling *scaling)
     whole_line(out, scaling, "  parallel efficiency", -4);
     for (int f = 0; f < OMPC_SCALING_COMPUTATION; f++) {
         char label[64];
+        if (!ompc_scaling_factor_shown(scaling, f))
+            continue;
         snprintf(label, sizeof label, "    %s", ompc_scaling_factor_name(f));
         whole_line(out, scaling, label, f);
     }
@@ -208,7 +224,8 @@ static void text_construct(FILE *out, const struct ompc_scaling *scaling, const 
         column(out, p->scaled, "%*.2f", p->global, 7);
         column(out, p->known, "%*.2f", p->parallel, 9);
         for (int f = 0; f < OMPC_SCALING_COMPUTATION; f++)
-            column(out, p->known, "%*.2f", p->factors[f], 7);
+            if (ompc_scaling_factor_shown(scaling, f))
+                column(out, p->known, "%*.2f", p->factors[f], 7);
         column(out, p->scaled, "%*.2f", p->factors[OMPC_SCALING_COMPUTATION], 7);
         fputc('\n', out);
     }
@@ -222,8 +239,9 @@ static void text_constructs(FILE *out, const struct ompc_scaling *scaling)
         fputs("  none\n", out);
         return;
     }
-    fprintf(out, "  %-32s %4s %9s %9s %7s %6s %8s %6s %6s %6s %6s %6s\n", "construct", "thr", "instances", "time s",
-            "speedup", "global", "parallel", "bal", "sync", "sched", "serial", "comp");
+    fprintf(out, "  %-32s %4s %9s %9s %7s %6s %8s %6s %6s %6s %6s%s %6s\n", "construct", "thr", "instances", "time s",
+            "speedup", "global", "parallel", "bal", "sync", "sched", "serial", scaling->mpi ? "  mpibal  mpicom" : "",
+            "comp");
     for (size_t i = 0; i < scaling->construct_count && i < OMPC_SCALING_TEXT_ROWS; i++)
         text_construct(out, scaling, &scaling->constructs[i]);
     if (scaling->construct_count > OMPC_SCALING_TEXT_ROWS)
@@ -232,6 +250,9 @@ static void text_constructs(FILE *out, const struct ompc_scaling *scaling)
     fputs("  bal, sync, sched, serial: load balance, synchronisation, scheduling, serialisation (their sum less 3 is\n"
           "  parallel); comp: computation scalability (useful thread-seconds at its first count over these); global =\n"
           "  parallel x comp\n", out);
+    if (scaling->mpi)
+        fputs("  mpibal, mpicom: MPI load balance and communication, a construct's team idle while its master was in\n"
+              "  MPI (its ranks' constructs are summed)\n", out);
 }
 
 /* Amdahl's serial fraction from the speedups and from the serial time, side by side. */

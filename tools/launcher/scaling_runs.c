@@ -43,7 +43,7 @@ static const char *threads_word(int n)
     return n == 1 ? "thread" : "threads";
 }
 
-/* The file of run `index` at `threads` with `suffix` ("json", "out", "err"); malloc'd, NULL without memory. */
+/* Run `index` at `threads`'s file with `suffix` ("json", "out", "err", "%r.json"); malloc'd, NULL without memory. */
 static char *run_file(const struct scaling_plan *plan, int threads, int index, const char *suffix)
 {
     char *path;
@@ -65,14 +65,19 @@ static void run_child(const struct scaling_plan *plan, int threads, const char *
         || (plan->env != NULL && setenv(plan->env, count, 1) != 0) || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         _exit(EXIT_OWN_FAILURE);
     self[length] = '\0';
-    int words = 0;
+    int words = 0, launcher = 0;
     while (plan->command[words] != NULL)
         words++;
-    const char **argv = calloc((size_t)(plan->run_option_count + words + 6), sizeof *argv);
+    while (plan->launcher != NULL && plan->launcher[launcher] != NULL)
+        launcher++;
+    const char **argv = calloc((size_t)(launcher + plan->run_option_count + words + 6), sizeof *argv);
     if (argv == NULL)
         _exit(EXIT_OWN_FAILURE);
     int n = 0;
-    argv[n++] = PROGRAM_NAME;
+    /* Under MPI, ompcollect goes after the launcher: one ompcollect per rank. */
+    for (int i = 0; i < launcher; i++)
+        argv[n++] = plan->launcher[i];
+    argv[n++] = launcher > 0 ? self : PROGRAM_NAME;
     for (int i = 0; i < plan->run_option_count; i++)
         argv[n++] = plan->run_options[i];
     argv[n++] = "--format=json";
@@ -81,7 +86,10 @@ static void run_child(const struct scaling_plan *plan, int threads, const char *
     argv[n++] = "--";
     for (int i = 0; i < words; i++)
         argv[n++] = plan->command[i];
-    execv(self, (char *const *)argv);
+    if (launcher > 0)
+        execvp(argv[0], (char *const *)argv);
+    else
+        execv(self, (char *const *)argv);
     _exit(EXIT_CANNOT_EXECUTE);
 }
 
@@ -95,6 +103,39 @@ static void show_errors(const char *err)
         fprintf(stderr, "  %s", line);
     if (in != NULL)
         fclose(in);
+}
+
+/*
+ * The reports an MPI job's ranks wrote for run `index` at `threads`
+ * (threads-N.0.json, threads-N.1.json, ... up to the first missing), into
+ * `done`; with `remove`, unlinks them instead (a stale job's).  -1
+ * without memory.
+ */
+static int rank_reports(const struct scaling_plan *plan, int threads, int index, int remove, struct scaling_done *done)
+{
+    for (int rank = 0;; rank++) {
+        char suffix[32];
+        snprintf(suffix, sizeof suffix, "%d.json", rank);
+        char *path = run_file(plan, threads, index, suffix), **grown;
+        struct stat st;
+        if (path == NULL)
+            return -1;
+        if (stat(path, &st) != 0 || (!remove && st.st_size == 0)) {
+            free(path);
+            return 0;
+        }
+        if (remove) {
+            unlink(path);
+            free(path);
+            continue;
+        }
+        if ((grown = realloc(done->reports, (done->report_count + 1) * sizeof *grown)) == NULL) {
+            free(path);
+            return -1;
+        }
+        done->reports = grown;
+        done->reports[done->report_count++] = path;
+    }
 }
 
 /* Runs one count once; the exit status (128 + signal when killed), or -1 when no report was written. */
@@ -112,7 +153,7 @@ static int run_once(const struct scaling_plan *plan, int threads, const char *re
         if (errno != EINTR)
             die(EXIT_OWN_FAILURE, "scaling: waitpid: %s", strerror(errno));
     struct stat st;
-    if (stat(report, &st) != 0 || st.st_size == 0)
+    if (plan->launcher == NULL && (stat(report, &st) != 0 || st.st_size == 0))
         return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -165,6 +206,42 @@ static int check_same(const struct scaling_plan *plan, int threads, int status, 
     return line != 0 && !plan->allow_differences;
 }
 
+/*
+ * Runs count `threads` once (run `index`), its reports into `done`; the
+ * exit status, or -1 after saying that it wrote no report.
+ */
+static int run_count(const struct scaling_plan *plan, int threads, int index, const char *out, const char *err,
+                     struct scaling_done *done)
+{
+    char *report = run_file(plan, threads, index, plan->launcher != NULL ? "%r.json" : "json");
+    *done = (struct scaling_done){NULL, 0, threads};
+    /* An MPI job's ranks each write theirs: a stale rank's left from an earlier job would join this one. */
+    if (report == NULL || (plan->launcher != NULL && rank_reports(plan, threads, index, 1, done) != 0))
+        die(EXIT_OWN_FAILURE, "out of memory");
+    say("scaling: %d %s%s, run %d of %d: report%s %s", threads, threads_word(threads),
+        threads > ompc_scaling_cores() ? " (oversubscribed)" : "", index + 1, plan->repeat,
+        plan->launcher != NULL ? "s (one per rank)" : "", report);
+    int status = run_once(plan, threads, report, out, err);
+    if (plan->launcher != NULL) {
+        free(report);
+        if (rank_reports(plan, threads, index, 0, done) != 0)
+            die(EXIT_OWN_FAILURE, "out of memory");
+        if (done->report_count == 0)
+            status = -1;
+    } else if (status >= 0) {
+        if ((done->reports = malloc(sizeof *done->reports)) == NULL)
+            die(EXIT_OWN_FAILURE, "out of memory");
+        done->reports[done->report_count++] = report;
+    } else {
+        free(report);
+    }
+    if (status < 0) {
+        say("scaling: the run at %d %s wrote no report; its errors (%s):", threads, threads_word(threads), err);
+        show_errors(err);
+    }
+    return status;
+}
+
 int ompc_scaling_run_all(const struct scaling_plan *plan, struct scaling_done *done)
 {
     if (mkdir(plan->dir, 0777) != 0 && errno != EEXIST)
@@ -174,19 +251,12 @@ int ompc_scaling_run_all(const struct scaling_plan *plan, struct scaling_done *d
     for (int c = 0; c < plan->count_count; c++)
         for (int r = 0; r < plan->repeat; r++, n++) {
             int threads = plan->counts[c];
-            char *report = run_file(plan, threads, r, "json"), *out = run_file(plan, threads, r, "out");
-            char *err = run_file(plan, threads, r, "err");
-            if (report == NULL || out == NULL || err == NULL)
+            char *out = run_file(plan, threads, r, "out"), *err = run_file(plan, threads, r, "err");
+            if (out == NULL || err == NULL)
                 die(EXIT_OWN_FAILURE, "out of memory");
-            say("scaling: %d %s%s, run %d of %d: report %s", threads, threads_word(threads),
-                threads > ompc_scaling_cores() ? " (oversubscribed)" : "", r + 1, plan->repeat, report);
-            int status = run_once(plan, threads, report, out, err);
-            if (status < 0) {
-                say("scaling: the run at %d %s wrote no report; its errors (%s):", threads, threads_word(threads), err);
-                show_errors(err);
+            int status = run_count(plan, threads, r, out, err, &done[n]);
+            if (status < 0)
                 return 1;
-            }
-            done[n] = (struct scaling_done){report, threads};
             if (n == 0) {
                 first_out = out;
                 first_status = status;

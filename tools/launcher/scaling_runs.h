@@ -18,11 +18,13 @@ struct scaling_plan {
     const char **run_options;  /* ompcollect options given to every run */
     int run_option_count;
     char **command;            /* PROGRAM ARGS */
+    char **launcher;           /* --mpi: the MPI launcher's words ("mpirun", "-np", "2"), NULL-ended; or NULL */
 };
 
-/* One finished run: its report's path and the thread count it ran at. */
+/* One finished run: its report's path (an MPI job's: each rank's, by rank) and the thread count it ran at. */
 struct scaling_done {
-    char *report;
+    char **reports;
+    size_t report_count;
     int threads;
 };
 
@@ -33,9 +35,10 @@ int ompc_scaling_cores(void);
 int ompc_scaling_default_counts(int cores, int *counts);
 
 /*
- * Runs the plan: every count `repeat` times, in ascending order.  0 with
- * `done` (count_count x repeat entries, paths malloc'd) filled; else a
- * message was said and the exit status to end with is returned.
+ * Runs the plan: every count `repeat` times, in ascending order (with a
+ * launcher, ompcollect under it, each rank writing threads-N.RANK.json).
+ * 0 with `done` (count_count x repeat entries, paths malloc'd) filled;
+ * else a message was said and the exit status to end with is returned.
  */
 int ompc_scaling_run_all(const struct scaling_plan *plan, struct scaling_done *done);
 
