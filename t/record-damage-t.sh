@@ -1,5 +1,5 @@
 #!/bin/sh
-# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold, forged task events, a forged serial code table, forged MPI call sites) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
+# record-damage-t.sh - a record the observed program damaged (scribbled strings, forged counts and table sizes, absurd times, logs that claim more than they hold, forged task events, a forged task-stack table, a forged serial code table, forged MPI call sites) ends in reports (and OTF2 archives whose regions and teams still balance) that say so, in bounded time and memory; a damaged or foreign saved run is refused with a message.
 # SPDX-License-Identifier: BSD-3-Clause
 : "${top_builddir:?}" "${top_srcdir:?}"
 . "$top_srcdir/t/tap.sh"
@@ -8,11 +8,11 @@ damage=$top_builddir/t/record-damage
 # Built when configure found libotf2; the sanitizer runtimes a preload names would clash with its own.
 reader=$top_builddir/t/otf2-read
 cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
-serial-places mpi-sites mpi-dropped"
-echo "1..$((7 * 15 + 3 + 3 + 3 + 2 + 2 + 5))"
+serial-places mpi-sites mpi-dropped task-stacks"
+echo "1..$((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 15 + 3 + 3 + 3 + 2 + 2 + 5))
+    skip "python3 is needed to read the reports" $((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -24,6 +24,8 @@ gunzip -c "$top_srcdir/t/golden/tasktrace.ses.gz" >"$tmp/tasktrace.ses"
 gunzip -c "$top_srcdir/t/golden/serial.ses.gz" >"$tmp/serial.ses"
 # MPI call sites exist in runs saved since record version 8 (an MPI rank's).
 gunzip -c "$top_srcdir/t/golden/mpi.ses.gz" >"$tmp/mpi.ses"
+# Task-stack tables (which task construct a sampled stack ran in) exist in runs saved since --gprofng's OMP_task.
+gunzip -c "$top_srcdir/t/golden/gprofng.ses.gz" >"$tmp/gprofng.ses"
 
 # The reports run with at most 2 GiB of address space and 60 s.
 report() {
@@ -34,6 +36,7 @@ for case in $cases; do
     [ "$case" = tasks ] && source=$tmp/tasktrace.ses stacks= # a run without --stacks
     [ "$case" = serial-places ] && source=$tmp/serial.ses stacks=
     case $case in mpi-*) source=$tmp/mpi.ses stacks= ;; esac
+    [ "$case" = task-stacks ] && source=$tmp/gprofng.ses
     "$damage" "$source" "$tmp/$case.ses" "$case" >"$tmp/$case.log" 2>&1
     result $? "$case: the damaged copy is written" "$tmp/$case.log"
     # One report writes every output, the OTF2 archive too when OTF2 is built (each output is its

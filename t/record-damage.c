@@ -1,4 +1,4 @@
-/* record-damage.c - writes a copy of a saved run whose record is damaged one named way (strings, counts, tables, logs, task rows, serial places, MPI call sites), as an observed program could damage it, for t/record-damage-t.sh. */
+/* record-damage.c - writes a copy of a saved run whose record is damaged one named way (strings, counts, tables, logs, task rows, task stacks, serial places, MPI call sites), as an observed program could damage it, for t/record-damage-t.sh. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -417,6 +417,30 @@ static void region_ids(struct ompc_record_header *header, struct ompc_process *p
     }
 }
 
+/*
+ * Thread 0's task-stack table (--gprofng's OMP_task) names a task
+ * construct row that is free, no stack, and more samples than the thread
+ * took; its first cells are overwritten, as a scribbling program would.
+ */
+static void task_stacks(struct ompc_record_header *header, struct ompc_process *process)
+{
+    uint64_t offset = atomic_load(&process->task_stacks[0]);
+    if (offset == 0 || !ompc_record_in_arena(header, offset, OMPC_TASK_STACK_BYTES)
+        || atomic_load(&process->task_constructs[OMPC_MAX_TASK_CONSTRUCTS - 1].codeptr) != 0) {
+        fprintf(stderr, "record-damage: the saved run has no task-stack table to damage\n");
+        exit(2);
+    }
+    struct ompc_task_stack_table *table = (struct ompc_task_stack_table *)((char *)header + offset);
+    struct ompc_task_stack *cells = (struct ompc_task_stack *)(table + 1);
+    uint64_t entry = UINT64_C(8) << OMPC_TASK_STACK_ROW_BITS;
+    atomic_store(&cells[0].key, entry | OMPC_MAX_TASK_CONSTRUCTS);
+    atomic_store(&cells[0].count, 1);
+    atomic_store(&cells[1].key, 1);
+    atomic_store(&cells[1].count, 1);
+    atomic_store(&cells[2].key, entry | 1);
+    atomic_store(&cells[2].count, UINT64_MAX);
+}
+
 static const struct damage damages[] = {
     {"strings", strings},       {"threads-negative", threads_negative}, {"threads-huge", threads_huge},
     {"counts-huge", counts_huge}, {"stack-size", stack_size},         {"times", times},
@@ -425,7 +449,7 @@ static const struct damage damages[] = {
     {"stack-copies", stack_copies}, {"serial-places", serial_places}, {"serial-limit", serial_limit},
     {"mpi-sites", mpi_sites},  {"mpi-dropped", mpi_dropped},
     {"alias", alias}, {"module-path", module_path}, {"terminal", terminal},
-    {"region-ids", region_ids},
+    {"region-ids", region_ids}, {"task-stacks", task_stacks},
 };
 
 int main(int argc, char **argv)

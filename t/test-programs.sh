@@ -1,5 +1,5 @@
 #!/bin/sh
-# test-programs.sh - the programs the ompcollect scripts build with clang and GCC (examples/solver.c with and without -g, t/ompcollect-stacks.c, t/ompcollect-tasks.c, t/ompcollect-tasksites.c, t/ompcollect-taskgraph.c, t/ompcollect-dwarf.c, t/ompcollect-pragma.c, t/ompcollect-copies.c, t/ompcollect-serial.c, t/ompcollect-sites.c, t/ompcollect-gprofng.c, and t/ompcollect-cxx.cc with their C++ compilers), built into t/bin once: by make check before the tests start, else by the first script that needs one.
+# test-programs.sh - the programs the ompcollect scripts build with clang and GCC (examples/solver.c with and without -g, t/ompcollect-stacks.c, t/ompcollect-tasks.c, t/ompcollect-tasksites.c, t/ompcollect-taskgraph.c, t/ompcollect-dwarf.c, t/ompcollect-pragma.c, t/ompcollect-copies.c, t/ompcollect-serial.c, t/ompcollect-sites.c, t/ompcollect-gprofng.c (with and without frame pointers), and t/ompcollect-cxx.cc with their C++ compilers), built into t/bin once: by make check before the tests start, else by the first script that needs one.
 # SPDX-License-Identifier: BSD-3-Clause
 # Sourced by t/ompcollect-lib.sh for test_program; run as
 # `test-programs.sh CC...` (tools/Makefile.inc) it builds every program for
@@ -28,7 +28,9 @@ test_program() {
     copies-*) set -- "$top_srcdir/t/ompcollect-copies.c" "${tp_name#copies-}" -fopenmp -g -O2 ;;
     serial-*) set -- "$top_srcdir/t/ompcollect-serial.c" "${tp_name#serial-}" -fopenmp -g -O2 ;;
     sites-*) set -- "$top_srcdir/t/ompcollect-sites.c" "${tp_name#sites-}" -fopenmp -g -O2 ;;
-    # DWARF 4: gprofng 2.40 reads no line of DWARF 5; frame pointers, so the user-model stacks reach main.
+    # DWARF 4: gprofng 2.40 reads no line of DWARF 5; frame pointers, so the user-model stacks reach main
+    # (the -nofp build has none: x86-64 compilers keep none at -O1, and --stacks-unwind=dwarf unwinds it by CFI).
+    gprofng-*-nofp) tp_cc=${tp_name#gprofng-}; set -- "$top_srcdir/t/ompcollect-gprofng.c" "${tp_cc%-nofp}" -fopenmp -g -gdwarf-4 -O1 -fomit-frame-pointer ;;
     gprofng-*) set -- "$top_srcdir/t/ompcollect-gprofng.c" "${tp_name#gprofng-}" -fopenmp -g -gdwarf-4 -O1 -fno-omit-frame-pointer ;;
     scaling-*) set -- "$top_srcdir/t/ompcollect-scaling.c" "${tp_name#scaling-}" -fopenmp -g -O2 ;;
     # The stacks' build keeps frame pointers: what is checked is the inlined frame, not unwinding without them.
@@ -63,7 +65,7 @@ case $0 in
     : "${top_srcdir:?}" "${top_builddir:?}"
     for cc in "$@"; do
         command -v "$cc" >/dev/null 2>&1 || continue
-        names="solver-$cc solver-$cc-nodebug stacks-$cc tasks-$cc tasksites-$cc taskgraph-$cc dwarf-$cc pragma-$cc copies-$cc serial-$cc sites-$cc gprofng-$cc scaling-$cc"
+        names="solver-$cc solver-$cc-nodebug stacks-$cc tasks-$cc tasksites-$cc taskgraph-$cc dwarf-$cc pragma-$cc copies-$cc serial-$cc sites-$cc gprofng-$cc gprofng-$cc-nofp scaling-$cc"
         # The C++ compiler of the same family: clang++ beside clang, g++ beside gcc.
         case $cc in gcc) cxx=g++ ;; *) cxx=$cc++ ;; esac
         command -v "$cxx" >/dev/null 2>&1 && names="$names cxx-$cxx cxx-$cxx-fp"

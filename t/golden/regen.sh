@@ -14,6 +14,8 @@ if [ "${2:-}" = --record ]; then
     clang -fopenmp -g -O2 -o serial "$top/t/ompcollect-serial.c"
     # Not PIE: with --symfs=/nonexistent the constructs are known by address alone, alike in every run.
     clang -fopenmp -g -O2 -no-pie -o scaling "$top/t/ompcollect-scaling.c"
+    # DWARF 4 and frame pointers, as t/test-programs.sh builds it for t/ompcollect-gprofng.sh.
+    clang -fopenmp -g -gdwarf-4 -O1 -fno-omit-frame-pointer -o gprofng "$top/t/ompcollect-gprofng.c"
     run() { name=$1; shift; "$ompcollect" --save="$name.ses" -o /dev/null "$@" >/dev/null 2>&1 || true; gzip -9 -n -c "$name.ses" >"$here/$name.ses.gz"; }
     run solver -i 1ms --stacks --trace="$work/otf2" --trace-json=/dev/null "$build/examples/solver"
     run imbalance "$build/examples/imbalance"
@@ -25,6 +27,7 @@ if [ "${2:-}" = --record ]; then
     run cut -i 1ms --trace-buffer=1K --trace="$work/cut" --trace-json=/dev/null --timeline=/dev/null \
         "$build/examples/locks" 0.3
     run serial -i 1ms --trace="$work/serial" --trace-json=/dev/null --timeline=/dev/null ./serial 0.1
+    run gprofng -i 1ms --gprofng="$work/gprofng.er" ./gprofng 0.3
     # Rank 0 of two (record version 8: MPI call sites); it waits in MPI_Barrier while rank 1 computes.
     if command -v mpirun >/dev/null 2>&1 && [ -x "$build/t/ompcollect-mpi-wait" ]; then
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 2 --oversubscribe "$ompcollect" -i 1ms \

@@ -386,6 +386,14 @@ static struct ompc_thread *claim_thread(pid_t tid, int initial, int scanned)
     }
     if (agent.record->flags & OMPC_OPT_STACKS)
         ompc_stackwalk_claim(agent.record, slot, tid == current_tid());
+    /* Which task construct the sampled stacks ran in: without room the stacks only lose it. */
+    if ((agent.record->flags & OMPC_OPT_STACKS) && (agent.record->flags & OMPC_OPT_TASKS)) {
+        uint64_t offset = ompc_record_alloc(agent.record, OMPC_TASK_STACK_BYTES);
+        if (offset != 0) {
+            ((struct ompc_task_stack_table *)((char *)agent.record + offset))->slots = OMPC_TASK_STACK_SLOTS;
+            atomic_store(&owner->task_stacks[count], offset);
+        }
+    }
     if (agent.record->event_log_bytes != 0) {
         /* No room: every event of the thread is counted as dropped from its first. */
         uint64_t offset = ompc_record_alloc(agent.record, agent.record->event_log_bytes);

@@ -394,7 +394,8 @@ void ompc_task_counted(struct ompc_agent *agent, struct ompc_process *owner, str
         add(&slot->task_create_ns, spent);
 }
 
-void ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight)
+void ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight,
+                      uint64_t stack)
 {
     int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof(ompcollector_task_t)))];
     struct ompc_request batch;
@@ -412,6 +413,8 @@ void ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int 
         return;
     uint64_t ns = weight * (uint64_t)agent->record->interval_ns;
     add(&owner->task_constructs[row].sampled_ns, ns);
+    /* The stack the sample was counted in ran in this construct's task (--gprofng's OMP_task). */
+    ompc_record_task_stack(agent->record, owner, index, stack, row, weight);
     /* The full tier's task events time the threads and mark who ran what: the samples only beside them. */
     if (agent->task_tier != OMPC_TASK_TIER_SAMPLED)
         return;

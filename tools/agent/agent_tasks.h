@@ -52,8 +52,10 @@ void ompc_task_counted(struct ompc_agent *agent, struct ompc_process *owner, str
  * OMPCOLLECTOR_REQ_TASK, lock-free rows): a sample of thread `index`
  * (`weight` expirations) that finds an explicit task running adds its
  * time to the task's construct (sampled_ns, thread_mask) and to the
- * thread's task execution time.
+ * thread's task execution time, and counts the sample-table entry `stack`
+ * it was counted in (0: none) as run in that construct.
  */
-void ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight);
+void ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight,
+                      uint64_t stack);
 
 #endif /* OMPCOLLECT_AGENT_TASKS_H */

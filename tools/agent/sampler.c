@@ -362,9 +362,10 @@ static void take_sample(struct ompc_agent *agent, struct ompc_process *owner, in
     }
     if (sample.wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
         complete_wait_entry(agent, slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);
+    uint64_t entry = 0;
     if (agent->record->flags & OMPC_OPT_STACKS)
-        ompc_stackwalk_sample(agent->api, agent->record, owner, slot, sample.state, weight, sample.region_id,
-                              sample.extended.wait_codeptr, context, at_unblock);
+        entry = ompc_stackwalk_sample(agent->api, agent->record, owner, slot, sample.state, weight, sample.region_id,
+                                      sample.extended.wait_codeptr, context, at_unblock);
     sample_wait(agent, slot, &sample, weight);
     sample_region(agent, owner, slot, index, &sample, weight);
     sample_timeline(agent, slot, &sample, now, weight);
@@ -375,7 +376,7 @@ static void take_sample(struct ompc_agent *agent, struct ompc_process *owner, in
      * runs no explicit task worth the request.
      */
     if (agent->task_sampling && sample.region_id != 0)
-        ompc_task_sample(agent, owner, index, weight);
+        ompc_task_sample(agent, owner, index, weight, entry);
 }
 
 /*

@@ -467,15 +467,15 @@ uint64_t ompc_stackwalk_pc(const void *context)
     return pc;
 }
 
-void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
-                           struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
-                           uint64_t wait_codeptr, void *context, int flags)
+uint64_t ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
+                               struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
+                               uint64_t wait_codeptr, void *context, int flags)
 {
     uint64_t offset = atomic_load_explicit(&slot->stacks, memory_order_relaxed);
     if (offset == 0 || context == NULL || state < 0 || state >= OMPC_NSTATES) {
         atomic_fetch_add_explicit(&slot->stack_dropped[state >= 0 && state < OMPC_NSTATES ? state : 0], weight,
                                   memory_order_relaxed);
-        return;
+        return 0;
     }
     uint64_t pc, fp, sp;
     interrupted_registers(context, &pc, &fp, &sp);
@@ -542,6 +542,7 @@ void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, st
         /* The user's frames are on this stack from the interrupted point on: the launcher unwinds them by CFI. */
         ompc_stackcopy_take(record, offset, entry, state, weight, context, slot->stack_low,
                             walk.copy_high != 0 ? walk.copy_high : high);
+    return entry;
 }
 
 /*

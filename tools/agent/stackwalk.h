@@ -31,9 +31,10 @@ void ompc_stackwalk_bounds(struct ompc_thread *slot);
 /* The interrupted code's address from a signal handler's context (0 when NULL or on a machine not known).  Async-signal-safe: yes. */
 uint64_t ompc_stackwalk_pc(const void *context);
 
-void ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
-                           struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
-                           uint64_t wait_codeptr, void *context, int flags);
+/* Returns the mapping offset of the sample-table entry the sample was counted in (0: none), what the task-stack table keys by. */
+uint64_t ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
+                               struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
+                               uint64_t wait_codeptr, void *context, int flags);
 
 /*
  * Records, in the FORK callback on the forking thread, the stack region

@@ -43,6 +43,8 @@ uint64_t ompc_record_reserve_stacks(struct ompc_record_header *header)
     uint64_t per_thread = OMPC_STACK_TABLE_BYTES + OMPC_FORK_TABLE_BYTES + 128;
     if (header->flags & OMPC_OPT_STACKS_DWARF)
         per_thread += OMPC_STACK_COPIES_BYTES + 64;
+    if (header->flags & OMPC_OPT_TASKS)
+        per_thread += round_up(OMPC_TASK_STACK_BYTES, 64);
     header->arena_size += per_thread * OMPC_MAX_THREADS;
     header->total_size = header->arena_offset + header->arena_size;
     return header->total_size;
@@ -176,6 +178,35 @@ void ompc_record_serial_place(struct ompc_process *process, uint64_t pc, uint64_
                          &process->serial_places_dropped, weight, pc);
     if (row >= 0)
         atomic_fetch_add_explicit(&process->serial_places[row].ticks, weight, memory_order_relaxed);
+}
+
+void ompc_record_task_stack(struct ompc_record_header *header, struct ompc_process *process, int index, uint64_t entry,
+                            int row, uint64_t weight)
+{
+    uint64_t offset = index >= 0 && index < OMPC_MAX_THREADS ? atomic_load_explicit(&process->task_stacks[index],
+                                                                                     memory_order_relaxed) : 0;
+    if (offset == 0 || entry == 0 || row < 0 || row >= OMPC_MAX_TASK_CONSTRUCTS
+        || entry >= (UINT64_C(1) << (64 - OMPC_TASK_STACK_ROW_BITS)))
+        return;
+    struct ompc_task_stack_table *table = (struct ompc_task_stack_table *)((char *)header + offset);
+    struct ompc_task_stack *cells = (struct ompc_task_stack *)(table + 1);
+    uint64_t key = entry << OMPC_TASK_STACK_ROW_BITS | (uint64_t)(row + 1);
+    uint64_t hash = (key * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
+    /* Only the owning thread writes: a free cell is claimed by a plain store, its count published after. */
+    for (uint32_t probe = 0; probe < 32; probe++) {
+        struct ompc_task_stack *cell = &cells[(hash + probe) % OMPC_TASK_STACK_SLOTS];
+        uint64_t held = atomic_load_explicit(&cell->key, memory_order_relaxed);
+        if (held == 0) {
+            atomic_store_explicit(&cell->count, weight, memory_order_relaxed);
+            atomic_store_explicit(&cell->key, key, memory_order_release);
+            return;
+        }
+        if (held == key) {
+            atomic_fetch_add_explicit(&cell->count, weight, memory_order_relaxed);
+            return;
+        }
+    }
+    atomic_fetch_add_explicit(&table->full, weight, memory_order_relaxed);
 }
 
 /* A compare-and-swap loop, so a refused request leaves the arena usable for smaller ones. */

@@ -40,7 +40,8 @@
  * idle_ticks where version 7 had a reserved zero).  The construct
  * kinds came later in version 8, appended after mpi_sites: a version-8
  * slot may end before them (process_size says), and readers take its
- * kinds as unknown.
+ * kinds as unknown; the task-stack tables later still, after the kinds,
+ * read as none where the slot ends before them.
  */
 #define OMPC_RECORD_VERSION_NO_MPI 5u
 #define OMPC_RECORD_VERSION_NO_SERIAL 6u
@@ -568,6 +569,31 @@ struct ompc_task_construct {
     _Atomic uint64_t sampled_ns;
 };
 
+/*
+ * Which task construct each sampled stack ran in (--stacks with the task
+ * sampling), for the task views of sample-by-sample formats (--gprofng):
+ * a thread's table in the arena, this header then `slots` cells claimed
+ * once (open addressing) by key: the mapping offset of the sample
+ * stack-table entry the sample's walk counted in, shifted left by
+ * OMPC_TASK_STACK_ROW_BITS, with 1 + the row of the task construct whose
+ * explicit task the sample found running.  Only the owning thread's
+ * sampling handler writes it; what finds no cell is counted in `full`.
+ */
+#define OMPC_TASK_STACK_SLOTS 1024
+#define OMPC_TASK_STACK_ROW_BITS 13
+struct ompc_task_stack_table {
+    uint32_t slots;
+    uint32_t reserved;
+    _Atomic uint64_t full;      /* samples */
+};
+struct ompc_task_stack {
+    _Atomic uint64_t key;       /* 0: free */
+    _Atomic uint64_t count;     /* samples */
+};
+#define OMPC_TASK_STACK_BYTES \
+    (sizeof(struct ompc_task_stack_table) + OMPC_TASK_STACK_SLOTS * sizeof(struct ompc_task_stack))
+_Static_assert(OMPC_MAX_TASK_CONSTRUCTS < (1 << OMPC_TASK_STACK_ROW_BITS), "a task-stack key holds 1 + any row");
+
 /* A process's task_tier: every run timed (what records before the field say too), or counted at creation and sampled. */
 enum { OMPC_TASK_TIER_FULL = 0, OMPC_TASK_TIER_SAMPLED = 1 };
 
@@ -729,6 +755,8 @@ struct ompc_process {
     struct ompc_mpi_site mpi_sites[OMPC_MPI_SITES];
     /* Version 8 too (after the MPI sites): the kind of each row of constructs[], written at its FORKs. */
     struct ompc_construct_kind construct_kinds[OMPC_MAX_CONSTRUCTS];
+    /* Version 8 too (after the construct kinds): per thread slot, the mapping offset of its task-stack table (0: none). */
+    _Atomic uint64_t task_stacks[OMPC_MAX_THREADS];
 };
 
 /* The bytes of a process slot a version-5 record holds (everything before the MPI fields). */
@@ -739,6 +767,8 @@ struct ompc_process {
 #define OMPC_PROCESS_SIZE_NO_MPI_CALLS offsetof(struct ompc_process, mpi_setup_ns)
 /* The least a version-8 slot holds: everything before the construct kinds, which came later in version 8. */
 #define OMPC_PROCESS_SIZE_NO_KINDS offsetof(struct ompc_process, construct_kinds)
+/* A version-8 slot with the construct kinds but before the task-stack tables, which came later still. */
+#define OMPC_PROCESS_SIZE_NO_TASK_STACKS offsetof(struct ompc_process, task_stacks)
 
 /* The least bytes of a process slot of record version `version`; 0 for a version this build cannot read. */
 size_t ompc_record_slot_bytes(uint32_t version);
@@ -751,6 +781,10 @@ uint64_t ompc_record_reserve_timeline_where(struct ompc_record_header *header);
 
 /* The construct row of `codeptr` in a process's table, inserted on first sight (lock-free, async-signal-safe); -1 when the table is full. */
 int ompc_record_construct(struct ompc_process *process, uint64_t codeptr);
+
+/* Counts `weight` samples of stack-table entry `entry` (a mapping offset) in task construct `row` in thread slot `index`'s task-stack table (async-signal-safe; the owning thread only). */
+void ompc_record_task_stack(struct ompc_record_header *header, struct ompc_process *process, int index, uint64_t entry,
+                            int row, uint64_t weight);
 
 /* Counts `weight` samples of serial code at `pc` in a process's table (lock-free, async-signal-safe); past its bound, in serial_places_dropped. */
 void ompc_record_serial_place(struct ompc_process *process, uint64_t pc, uint64_t weight);

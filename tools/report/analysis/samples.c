@@ -8,6 +8,7 @@
 #include "sort.h"
 #include "spans.h"
 #include "stacks.h"
+#include "unwind.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,8 @@
 struct work {
     const struct ompc_model_process *process;
     struct ompc_samples *out;
-    size_t frame_capacity, sample_capacity, entry_capacity, word_capacity;
+    size_t frame_capacity, sample_capacity, entry_capacity, word_capacity, task_entry_capacity;
+    int tasks_known;                       /* some thread's stacks say which task construct they ran in */
     const struct ompc_model_stack **forks; /* every thread's fork-stack entries, by id */
     size_t fork_count;
     struct ompc_code_ranges *runtime;      /* the runtime's, the shim's and the agent's code */
@@ -28,6 +30,15 @@ struct work {
     struct ompc_regions regions;           /* the top-level region instances, in time order */
     uint32_t *instance_constructs;         /* per instance: its construct's row + 1, 0 unknown */
     uint64_t *instance_masks;              /* per instance: the threads sampled in it (slot % 64) */
+    struct ompc_unwinder *unwinder;        /* --stacks-unwind=dwarf: made at the first stack copy */
+    uint64_t *unwound;                     /* MAX_FRAMES words: a copy's frames */
+};
+
+/* A sample's own frames: a stack-table entry's frame-pointer walk, or a stack copy's CFI unwinding of the same sample. */
+struct own_frames {
+    const uint64_t *pcs;
+    int count;
+    int cut;                               /* the CFI unwinding stopped before the stack's outermost frame */
 };
 
 static int compare_fork_ids(const void *a, const void *b)
@@ -65,44 +76,48 @@ static int index_process(struct work *w)
     return 0;
 }
 
-/* Appends the frames of `stack` but the vDSO's (with `user`, the runtime's left out too) to the words; 1 when the room ran out, -1 without memory. */
-static int add_frames(struct work *w, const struct ompc_model_stack *stack, size_t start, int user)
+/* Appends `count` frames but the vDSO's (with `user`, the runtime's left out too) to the words; 1 when the room ran out, -1 without memory. */
+static int add_frames(struct work *w, const uint64_t *pcs, int count, size_t start, int user)
 {
-    for (int i = 0; i < stack->frames; i++) {
+    for (int i = 0; i < count; i++) {
         /*
          * A clock read (omp_get_wtime, clock_gettime) in the vDSO, which has
          * no file the analyzer could name it from (ompc_stacks_build drops it
          * too): its caller is the leaf.
          */
-        if (ompc_model_in_vdso(w->vdso, stack->pcs[i]))
+        if (ompc_model_in_vdso(w->vdso, pcs[i]))
             continue;
-        if (user && ompc_code_ranges_contain(w->runtime, stack->pcs[i]))
+        if (user && ompc_code_ranges_contain(w->runtime, pcs[i]))
             continue;
         if (w->out->word_count - start >= MAX_FRAMES)
             return 1;
         if (ompc_grow(&w->out->words, w->out->word_count + 1, &w->word_capacity, sizeof *w->out->words))
             return -1;
-        w->out->words[w->out->word_count++] = stack->pcs[i];
+        w->out->words[w->out->word_count++] = pcs[i];
     }
     return 0;
 }
 
 /*
- * The frames of a stack-table entry and of the fork stacks it continues
- * into (with `user`, the runtime's left out) into the words: where they
- * start, how many, and whether they were cut; -1 without memory.
+ * A sample's own frames (`own`) and those of the fork stacks its
+ * stack-table entry continues into (with `user`, the runtime's left out)
+ * into the words: where they start, how many, and whether they were cut;
+ * -1 without memory.
  */
-static int continued_frames(struct work *w, const struct ompc_model_stack *entry, int user, struct ompc_frames *out)
+static int continued_frames(struct work *w, const struct ompc_model_stack *entry, const struct own_frames *own,
+                            int user, struct ompc_frames *out)
 {
     size_t start = w->out->word_count;
     const struct ompc_model_stack *piece = entry;
     int cut = 0;
     for (int link = 0; piece != NULL && !cut; link++) {
-        int full = add_frames(w, piece, start, user);
+        int full = link == 0 ? add_frames(w, own->pcs, own->count, start, user)
+                             : add_frames(w, piece->pcs, piece->frames, start, user);
         if (full < 0)
             return -1;
-        cut = full;
-        if (piece->continuation == 0)
+        /* An unwinding that stopped short does not reach where the stack goes on in the forking thread's. */
+        cut = full || (link == 0 && own->cut);
+        if (cut || piece->continuation == 0)
             break;
         struct ompc_model_stack key = {.id = piece->continuation};
         const struct ompc_model_stack *pointer = &key;
@@ -115,8 +130,9 @@ static int continued_frames(struct work *w, const struct ompc_model_stack *entry
     return 0;
 }
 
-/* A new frame of thread `t` in `state` for `entry` (NULL: the samples not in the table); its index, or -1 without memory. */
-static long add_frame(struct work *w, int t, int state, const struct ompc_model_stack *entry)
+/* A new frame of thread `t` in `state` for `entry` (NULL: the samples not in the table) with its own frames `own`; its index, or -1 without memory. */
+static long add_frame(struct work *w, int t, int state, const struct ompc_model_stack *entry,
+                      const struct own_frames *own)
 {
     struct ompc_samples *out = w->out;
     if (ompc_grow(&out->frames, out->frame_count + 1, &w->frame_capacity, sizeof *out->frames))
@@ -125,8 +141,8 @@ static long add_frame(struct work *w, int t, int state, const struct ompc_model_
     memset(frame, 0, sizeof *frame);
     frame->thread = t;
     frame->state = state;
-    if (entry != NULL && (continued_frames(w, entry, 0, &frame->machine) != 0
-                          || continued_frames(w, entry, 1, &frame->user) != 0))
+    if (entry != NULL && (continued_frames(w, entry, own, 0, &frame->machine) != 0
+                          || continued_frames(w, entry, own, 1, &frame->user) != 0))
         return -1;
     return (long)out->frame_count++;
 }
@@ -252,8 +268,146 @@ static int place_frame(struct work *w, struct placing *p, long frame, uint64_t n
     return length < 0 ? -1 : spread(w, p, (uint64_t)length, frame, n);
 }
 
+/* Copies by the entry each is of (to find them)... */
+static int compare_copy_entries(const void *a, const void *b)
+{
+    const struct ompc_model_stack_copy *x = *(const struct ompc_model_stack_copy *const *)a;
+    const struct ompc_model_stack_copy *y = *(const struct ompc_model_stack_copy *const *)b;
+    return (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+/* ... then in the record's order, as ompc_stacks_build meets them (to sort them). */
+static int compare_copies(const void *a, const void *b)
+{
+    const struct ompc_model_stack_copy *x = *(const struct ompc_model_stack_copy *const *)a;
+    const struct ompc_model_stack_copy *y = *(const struct ompc_model_stack_copy *const *)b;
+    int by_entry = compare_copy_entries(a, b);
+    return by_entry != 0 ? by_entry : (x > y) - (x < y);
+}
+
+/*
+ * A stack copy's frames unwound by CFI, as ompc_stacks_build takes them
+ * (the report's stacks and the experiment's are then the same): cut when
+ * the unwinding stopped short, unless the stack goes on in the forking
+ * thread's, where the copy ends by design.  -1 without memory.
+ */
+static int unwound_frames(struct work *w, const struct ompc_model_stack *entry, const struct ompc_model_stack_copy *copy,
+                          struct own_frames *own)
+{
+    if (w->unwound == NULL && (w->unwound = malloc(MAX_FRAMES * sizeof *w->unwound)) == NULL)
+        return -1;
+    if (w->unwinder == NULL)
+        w->unwinder = ompc_unwinder_new(w->process);
+    enum ompc_unwind_end end = OMPC_UNWIND_NONE;
+    int count = w->unwinder != NULL ? ompc_unwind(w->unwinder, copy, w->unwound, MAX_FRAMES, &end) : 0;
+    if (entry->continuation != 0 && end == OMPC_UNWIND_SLICE)
+        end = OMPC_UNWIND_WHOLE;
+    *own = (struct own_frames){w->unwound, count, end != OMPC_UNWIND_WHOLE};
+    return 0;
+}
+
+/* An entry's samples by task construct: the model's task stacks of the entry, each with the samples still to give. */
+struct task_pool {
+    const struct ompc_model_task_stack *rows;
+    size_t count, at;
+    uint64_t left;          /* of rows[at] */
+};
+
+static int compare_task_stack_entries(const void *a, const void *b)
+{
+    const struct ompc_model_task_stack *x = a, *y = b;
+    return (x->entry > y->entry) - (x->entry < y->entry);
+}
+
+/* The task stacks of `entry` in thread `t`'s (sorted by entry). */
+static struct task_pool task_pool(const struct ompc_model_thread *thread, uint64_t entry)
+{
+    struct task_pool pool = {NULL, 0, 0, 0};
+    struct ompc_model_task_stack key = {.entry = entry};
+    const struct ompc_model_task_stack *found =
+        thread->task_stacks != NULL ? ompc_bsearch(&key, thread->task_stacks, thread->task_stack_count,
+                                                   sizeof key, compare_task_stack_entries) : NULL;
+    if (found == NULL)
+        return pool;
+    while (found > thread->task_stacks && found[-1].entry == entry)
+        found--;
+    pool.rows = found;
+    while (pool.count < (size_t)(thread->task_stacks + thread->task_stack_count - found) && found[pool.count].entry == entry)
+        pool.count++;
+    pool.left = found[0].count;
+    return pool;
+}
+
+/* 1 + the row of the task construct at `codeptr` in the process's, 0 none. */
+static uint32_t task_row(const struct ompc_model_process *process, uint64_t codeptr)
+{
+    for (uint32_t r = 0; r < process->task_construct_count; r++)
+        if (process->task_constructs[r].codeptr == codeptr)
+            return r + 1;
+    return 0;
+}
+
+/*
+ * `n` samples with the frames `own` of `entry`: as many as the pool still
+ * has in a task construct's tasks in a frame of that construct each, the
+ * rest in a frame of no task.  -1 without memory.
+ */
+static int give_samples(struct work *w, struct placing *p, const struct ompc_model_stack *entry,
+                        const struct own_frames *own, struct task_pool *pool, uint64_t n)
+{
+    while (n > 0) {
+        while (pool->at < pool->count && pool->left == 0 && ++pool->at < pool->count)
+            pool->left = pool->rows[pool->at].count;
+        int in_task = pool->at < pool->count && pool->left > 0;
+        uint64_t count = in_task && pool->left < n ? pool->left : n;
+        long frame = add_frame(w, p->thread, p->state, entry, own);
+        if (frame < 0)
+            return -1;
+        w->out->frames[frame].task = in_task ? task_row(w->process, pool->rows[pool->at].codeptr) : 0;
+        if (place_frame(w, p, frame, count) != 0)
+            return -1;
+        if (in_task)
+            pool->left -= count;
+        n -= count;
+    }
+    return 0;
+}
+
+/*
+ * `n` of an entry's samples: those its stack copies stand for (sorted by
+ * entry, `copies` of them) with their CFI frames, the rest with the
+ * frame-pointer walk's; how many were given, or -1 without memory.
+ */
+static int64_t entry_samples(struct work *w, struct placing *p, int t, const struct ompc_model_stack *entry,
+                             const struct ompc_model_stack_copy *const *copies, size_t copy_count, uint64_t n)
+{
+    uint64_t left = n;
+    struct task_pool pool = task_pool(&w->process->threads[t], entry->id);
+    struct ompc_model_stack_copy key = {.entry = entry->id};
+    const struct ompc_model_stack_copy *pointer = &key;
+    const struct ompc_model_stack_copy *const *found =
+        ompc_bsearch(&pointer, copies, copy_count, sizeof *copies, compare_copy_entries);
+    size_t first = found != NULL ? (size_t)(found - copies) : copy_count;
+    while (first > 0 && copies[first - 1]->entry == entry->id)
+        first--;
+    for (size_t c = first; c < copy_count && copies[c]->entry == entry->id && left > 0; c++) {
+        uint64_t count = copies[c]->count < left ? copies[c]->count : left;
+        struct own_frames own;
+        if (copies[c]->state != p->state || count == 0)
+            continue;
+        if (unwound_frames(w, entry, copies[c], &own) != 0 || give_samples(w, p, entry, &own, &pool, count) != 0)
+            return -1;
+        left -= count;
+    }
+    struct own_frames walked = {entry->pcs, entry->frames, 0};
+    if (give_samples(w, p, entry, &walked, &pool, left) != 0)
+        return -1;
+    return (int64_t)n;
+}
+
 /* The samples of thread `t` in `p->state`: the table's entries of that state in order, then those it did not keep. */
-static int state_samples(struct work *w, struct placing *p, int t)
+static int state_samples(struct work *w, struct placing *p, int t, const struct ompc_model_stack_copy *const *copies,
+                         size_t copy_count)
 {
     const struct ompc_model_stack_table *table = &w->process->threads[t].stacks;
     uint64_t n = w->process->threads[t].state_ticks[p->state], given = 0;
@@ -262,16 +416,30 @@ static int state_samples(struct work *w, struct placing *p, int t)
         if (entry->state != p->state || entry->count == 0)
             continue;
         uint64_t count = entry->count < n - given ? entry->count : n - given;
-        long frame = add_frame(w, t, p->state, entry);
-        if (frame < 0 || place_frame(w, p, frame, count) != 0)
+        if (entry_samples(w, p, t, entry, copies, copy_count, count) < 0)
             return -1;
         given += count;
     }
     if (given < n) {
-        long frame = add_frame(w, t, p->state, NULL);
+        struct own_frames none = {NULL, 0, 0};
+        long frame = add_frame(w, t, p->state, NULL, &none);
         if (frame < 0 || place_frame(w, p, frame, n - given) != 0)
             return -1;
     }
+    return 0;
+}
+
+/* A thread's stack copies (--stacks-unwind=dwarf) sorted by the entry each is of; NULL (count 0) when none, -1 without memory. */
+static int sorted_copies(const struct ompc_model_thread *thread, const struct ompc_model_stack_copy ***copies)
+{
+    *copies = NULL;
+    if (thread->copies == NULL || thread->copy_count == 0)
+        return 0;
+    if ((*copies = malloc(thread->copy_count * sizeof **copies)) == NULL)
+        return -1;
+    for (size_t i = 0; i < thread->copy_count; i++)
+        (*copies)[i] = &thread->copies[i];
+    ompc_qsort(*copies, thread->copy_count, sizeof **copies, compare_copies);
     return 0;
 }
 
@@ -288,15 +456,54 @@ static int thread_samples(struct work *w, const struct ompc_report *report, int 
     p.states = states;
     p.thread = t;
     p.fallback = thread->last_sample_ns != 0 ? thread->last_sample_ns : thread->start_ns;
+    const struct ompc_model_stack_copy **copies = NULL;
+    failed = failed || sorted_copies(thread, &copies) != 0;
     for (int state = 1; state < OMPC_NSTATES && !failed; state++) {
         p.state = state;
         if (thread->state_ticks[state] != 0)
-            failed = state_samples(w, &p, t) != 0;
+            failed = state_samples(w, &p, t, copies, copies != NULL ? thread->copy_count : 0) != 0;
     }
+    free(copies);
     free(ends);
     free(states);
     free(p.line);
     return failed ? -1 : 0;
+}
+
+static int compare_sample_times(const void *a, const void *b)
+{
+    const struct ompc_sample *x = a, *y = b;
+    if (x->ns != y->ns)
+        return (x->ns > y->ns) - (x->ns < y->ns);
+    return (x->frame > y->frame) - (x->frame < y->frame);
+}
+
+/*
+ * Thread samples [first, end) in time order, each at a time of its own (a
+ * sample placed at another's time moves on by a nanosecond: the analyzer
+ * finds a sample's task by its thread and time), and an entry where the
+ * task changes; -1 without memory.
+ */
+static int task_entries(struct work *w, size_t first, int t)
+{
+    struct ompc_samples *out = w->out;
+    struct ompc_sample *samples = out->samples + first;
+    size_t count = out->sample_count - first;
+    uint32_t task = 0;
+    ompc_qsort(samples, count, sizeof *samples, compare_sample_times);
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0 && samples[i].ns <= samples[i - 1].ns)
+            samples[i].ns = samples[i - 1].ns + 1;
+        uint32_t now = out->frames[samples[i].frame].task;
+        if (now == task)
+            continue;
+        if (ompc_grow(&out->task_entries, out->task_entry_count + 1, &w->task_entry_capacity,
+                      sizeof *out->task_entries))
+            return -1;
+        out->task_entries[out->task_entry_count++] = (struct ompc_task_entry){samples[i].ns, t, now};
+        task = now;
+    }
+    return 0;
 }
 
 /* Thread `t` enters `construct` (1 + its row, 0: leaves for serial code) at `ns`; -1 without memory. */
@@ -367,14 +574,20 @@ struct ompc_samples *ompc_samples_build(const struct ompc_report *report)
     w.process = report->process;
     w.out = calloc(1, sizeof *w.out);
     int failed = w.out == NULL || index_process(&w) != 0 || find_instances(&w, report) != 0;
-    for (int t = 0; !failed && t < w.process->thread_count; t++)
-        failed = thread_samples(&w, report, t) != 0;
+    for (int t = 0; t < w.process->thread_count; t++)
+        w.tasks_known |= w.process->threads[t].task_stack_count > 0;
+    for (int t = 0; !failed && t < w.process->thread_count; t++) {
+        size_t first = w.out->sample_count;
+        failed = thread_samples(&w, report, t) != 0 || (w.tasks_known && task_entries(&w, first, t) != 0);
+    }
     if (!failed)
         failed = construct_entries(&w) != 0;
     free(w.regions.items);
     free(w.instance_constructs);
     free(w.instance_masks);
     free(w.forks);
+    free(w.unwound);
+    ompc_unwinder_free(w.unwinder);
     ompc_code_ranges_free(w.runtime);
     if (failed) {
         ompc_samples_free(w.out);
@@ -390,6 +603,7 @@ void ompc_samples_free(struct ompc_samples *samples)
     free(samples->frames);
     free(samples->samples);
     free(samples->entries);
+    free(samples->task_entries);
     free(samples->words);
     free(samples);
 }

@@ -19,6 +19,7 @@ struct ompc_frames {
 struct ompc_sample_frame {
     int thread;                /* slot */
     int state;
+    uint32_t task;             /* 1 + the row in the process's task_constructs of the construct whose task the samples ran in; 0: none known */
     /*
      * The stack as recorded (machine): the sample's own frames, a worker's
      * continued into its forking thread's fork stack; the user model: the
@@ -35,6 +36,13 @@ struct ompc_sample {
     int thread;
 };
 
+/* A thread's samples from `ns` on run in a task of task construct `task` (1 + its row; 0: in none), until its next such entry. */
+struct ompc_task_entry {
+    uint64_t ns;
+    int thread;
+    uint32_t task;
+};
+
 /* A thread entering a top-level parallel construct (construct: 1 + its row in the model's constructs) or leaving it (0). */
 struct ompc_construct_entry {
     uint64_t ns;
@@ -49,7 +57,8 @@ struct ompc_construct_entry {
  * over the thread's recorded spans of their state (the sampled state
  * changes, so a time holds the state it had) inside the instances of the
  * parallel construct whose call the stack holds, or over all the state's
- * spans when it holds none.
+ * spans when it holds none.  A stack's samples that found a task running
+ * (the model's task stacks) form frames of their own, by task construct.
  */
 struct ompc_samples {
     struct ompc_sample_frame *frames;
@@ -58,6 +67,14 @@ struct ompc_samples {
     size_t sample_count;
     struct ompc_construct_entry *entries; /* per thread, in time order */
     size_t entry_count;
+    /*
+     * Per thread, in time order: where its samples' task changes, at the
+     * sample that changes it (the first of a thread's samples in a task,
+     * or out of one after).  A thread's samples have distinct times, so a
+     * time names one sample's task.  Empty when no stack's task is known.
+     */
+    struct ompc_task_entry *task_entries;
+    size_t task_entry_count;
     uint64_t *words;                      /* the frames' */
     size_t word_count;
     uint64_t untimed;                     /* samples of a state the thread's timeline has no span of */

@@ -169,11 +169,11 @@ struct limits {
     unsigned long bad_waits; /* wait slots in no state, emptied */
     const struct filled *filled; /* the slot's data */
     struct ompc_load_claims *claims; /* the record's arena spans owned by processes loaded before (NULL: none) */
-    const uint8_t *refused; /* per thread, its tables (OMPC_CLAIM_*) that share bytes with another table */
+    const uint16_t *refused; /* per thread, its tables (OMPC_CLAIM_*) that share bytes with another table */
 };
 
 /* Whether thread `slot`'s table `table` shares bytes of the record with another table (not read then: ompc_load_claim_tables). */
-static int table_refused(const struct limits *limits, int slot, uint8_t table)
+static int table_refused(const struct limits *limits, int slot, uint16_t table)
 {
     return limits->refused != NULL && (limits->refused[slot] & table) != 0;
 }
@@ -516,6 +516,64 @@ static void take_stack_tables(int fd, struct ompc_model_thread *to, const struct
                     limits, damage, slot, &seen);
 }
 
+static int compare_task_stacks(const void *a, const void *b)
+{
+    const struct ompc_model_task_stack *x = a, *y = b;
+    if (x->entry != y->entry)
+        return (x->entry > y->entry) - (x->entry < y->entry);
+    return (x->codeptr > y->codeptr) - (x->codeptr < y->codeptr);
+}
+
+/*
+ * A thread's task-stack table (record.h): the cells whose key names a used
+ * task construct row and a nonzero entry, with at most the thread's
+ * samples each; the rest is dropped and noted.  Which entry exists is the
+ * readers' to check (ompc_samples_build joins by id).
+ */
+static void take_task_stacks(int fd, struct ompc_model_thread *to, const struct ompc_process *from,
+                             const struct limits *limits, struct ompc_damage *damage, int slot)
+{
+    uint64_t offset = atomic_load(&from->task_stacks[slot]);
+    if (offset == 0 || table_refused(limits, slot, OMPC_CLAIM_TASK_STACKS))
+        return;
+    struct {
+        struct ompc_task_stack_table head;
+        struct ompc_task_stack cells[OMPC_TASK_STACK_SLOTS];
+    } *table = malloc(sizeof *table);
+    _Static_assert(sizeof *table == OMPC_TASK_STACK_BYTES, "the table as the agent lays it out");
+    to->task_stacks = calloc(OMPC_TASK_STACK_SLOTS, sizeof *to->task_stacks);
+    if (table == NULL || to->task_stacks == NULL || !ompc_record_in_arena(limits->header, offset, sizeof *table)
+        || read_exact(fd, table, sizeof *table, offset) != 0 || table->head.slots != OMPC_TASK_STACK_SLOTS) {
+        if (table != NULL && to->task_stacks != NULL)
+            ompc_damage_note(damage, "thread %d's task-stack table lies outside the record or has a forged size: "
+                                     "ignored", slot);
+        free(table);
+        free(to->task_stacks);
+        to->task_stacks = NULL;
+        return;
+    }
+    to->task_stacks_full = atomic_load(&table->head.full);
+    unsigned long bad = 0;
+    for (uint32_t i = 0; i < OMPC_TASK_STACK_SLOTS; i++) {
+        uint64_t key = atomic_load(&table->cells[i].key), count = atomic_load(&table->cells[i].count);
+        uint64_t row = key & ((UINT64_C(1) << OMPC_TASK_STACK_ROW_BITS) - 1);
+        if (key == 0)
+            continue;
+        if (row == 0 || row > OMPC_MAX_TASK_CONSTRUCTS || atomic_load(&from->task_constructs[row - 1].codeptr) == 0
+            || key >> OMPC_TASK_STACK_ROW_BITS == 0 || count == 0 || count > to->ticks) {
+            bad++;
+            continue;
+        }
+        to->task_stacks[to->task_stack_count++] = (struct ompc_model_task_stack){
+            key >> OMPC_TASK_STACK_ROW_BITS, atomic_load(&from->task_constructs[row - 1].codeptr), count};
+    }
+    free(table);
+    ompc_qsort(to->task_stacks, to->task_stack_count, sizeof *to->task_stacks, compare_task_stacks);
+    if (bad > 0)
+        ompc_damage_note(damage, "thread %d's task-stack table: %lu cells name no task construct, no stack or more "
+                                 "samples than the thread's (ignored)", slot, bad);
+}
+
 /*
  * Which of the threads' tables share bytes of the record with another
  * table, this process's or one loaded before (into limits->refused): those
@@ -526,7 +584,7 @@ static int claim_tables(int fd, struct ompc_model_process *to, const struct ompc
 {
     struct ompc_load_claims alone = {NULL, 0};
     struct ompc_load_claims *claims = limits->claims != NULL ? limits->claims : &alone;
-    uint8_t *refusals = calloc(count > 0 ? (size_t)count : 1, 1);
+    uint16_t *refusals = calloc(count > 0 ? (size_t)count : 1, sizeof *refusals);
     unsigned long tables = 0;
     int failed = refusals == NULL
               || ompc_load_claim_tables(fd, limits->header, from, count, claims, refusals, &tables) != 0;
@@ -568,8 +626,10 @@ static int take_threads(int fd, struct ompc_model_process *to, const struct ompc
             take_timeline(fd, &to->threads[i], &from->threads[i], what, limits, &to->damage, i);
         if (what & OMPC_LOAD_EVENT_LOGS)
             take_event_log(fd, &to->threads[i], &from->threads[i], limits, &to->damage, i);
-        if (what & OMPC_LOAD_STACKS)
+        if (what & OMPC_LOAD_STACKS) {
             take_stack_tables(fd, &to->threads[i], &from->threads[i], limits, &to->damage, i);
+            take_task_stacks(fd, &to->threads[i], from, limits, &to->damage, i);
+        }
     }
     return 0;
 }
@@ -1070,13 +1130,16 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     int failed = 0;
     /*
      * An older slot ends before the fields later versions appended, which
-     * stay zero.  The construct kinds came within version 7: they are read
-     * when the slot holds them whole (process_size says), else they stay
-     * zero, unknown, whatever the slot's padding holds.
+     * stay zero.  The construct kinds came within version 8, the task-stack
+     * tables after them: each is read when the slot holds it whole
+     * (process_size says), else it stays zero (unknown, none), whatever the
+     * slot's padding holds.
      */
     size_t slot_bytes = ompc_record_slot_bytes(header->version);
     if (header->version == OMPC_RECORD_VERSION && header->process_size >= sizeof *from)
         slot_bytes = sizeof *from;
+    else if (header->version == OMPC_RECORD_VERSION && header->process_size >= OMPC_PROCESS_SIZE_NO_TASK_STACKS)
+        slot_bytes = OMPC_PROCESS_SIZE_NO_TASK_STACKS; /* the kinds, without the task-stack tables that came after */
     struct filled filled = {0, 0, NULL};
     if (index >= header->process_count || read_sparse(fd, from, slot_bytes, slot_offset(header, index), &filled) != 0) {
         ompc_damage_note(&to->damage, "the record ends inside this process's slot (truncated): nothing of it read");
@@ -1183,6 +1246,7 @@ void ompc_model_free(struct ompc_model_process *process)
         free(process->threads[i].fork_stacks.entries);
         free(process->threads[i].copies);
         free(process->threads[i].copy_data);
+        free(process->threads[i].task_stacks);
     }
     free(process->threads);
     free(process->tasks);

@@ -40,7 +40,8 @@ void ompc_load_claims_free(struct ompc_load_claims *claims);
 /* The tables of a thread, as bits of the loader's refusals. */
 enum {
     OMPC_CLAIM_WAITS = 1, OMPC_CLAIM_WORK = 2, OMPC_CLAIM_TIMELINE = 4, OMPC_CLAIM_WHERE = 8, OMPC_CLAIM_EVENTS = 16,
-    OMPC_CLAIM_STACKS = 32, OMPC_CLAIM_FORKS = 64, OMPC_CLAIM_COPIES = 128
+    OMPC_CLAIM_STACKS = 32, OMPC_CLAIM_FORKS = 64, OMPC_CLAIM_COPIES = 128,
+    OMPC_CLAIM_TASK_STACKS = 256
 };
 
 /*
@@ -50,7 +51,7 @@ enum {
  * 0, or -1 without memory.
  */
 int ompc_load_claim_tables(int fd, const struct ompc_record_header *header, const struct ompc_process *from,
-                           int32_t count, struct ompc_load_claims *claims, uint8_t *refused, unsigned long *refusals);
+                           int32_t count, struct ompc_load_claims *claims, uint16_t *refused, unsigned long *refusals);
 
 /* The first fields of a process slot, for the launcher's supervision; 0, or -1 when the record does not hold the slot. */
 struct ompc_slot_head {

@@ -16,7 +16,7 @@
 struct candidate {
     uint64_t from, to;
     int32_t thread;
-    uint8_t table; /* OMPC_CLAIM_* */
+    uint16_t table; /* OMPC_CLAIM_* */
     uint8_t refused;
 };
 
@@ -27,7 +27,7 @@ struct candidates {
 
 /* Adds a claim of `extent` bytes at `offset` when they lie in the arena (the loader says what does not, table by table). */
 static int add(struct candidates *all, const struct ompc_record_header *header, uint64_t offset, uint64_t extent,
-               int32_t thread, uint8_t table)
+               int32_t thread, uint16_t table)
 {
     if (extent == 0 || !ompc_record_in_arena(header, offset, extent))
         return 0;
@@ -65,7 +65,9 @@ static int collect(int fd, const struct ompc_record_header *header, const struct
                    (uint64_t)thread->event_log_capacity * sizeof(struct ompc_event_entry), t, OMPC_CLAIM_EVENTS) != 0
             || add(all, header, stacks, OMPC_STACK_TABLE_BYTES, t, OMPC_CLAIM_STACKS) != 0
             || add(all, header, atomic_load(&thread->fork_stacks), OMPC_FORK_TABLE_BYTES, t, OMPC_CLAIM_FORKS) != 0
-            || add(all, header, copies_offset(fd, header, stacks), OMPC_STACK_COPIES_BYTES, t, OMPC_CLAIM_COPIES) != 0)
+            || add(all, header, copies_offset(fd, header, stacks), OMPC_STACK_COPIES_BYTES, t, OMPC_CLAIM_COPIES) != 0
+            || add(all, header, atomic_load(&from->task_stacks[t]), OMPC_TASK_STACK_BYTES, t,
+                   OMPC_CLAIM_TASK_STACKS) != 0)
             return -1;
     }
     return 0;
@@ -139,7 +141,7 @@ static int own(struct ompc_load_claims *claims, const struct candidates *all)
 }
 
 int ompc_load_claim_tables(int fd, const struct ompc_record_header *header, const struct ompc_process *from,
-                           int32_t count, struct ompc_load_claims *claims, uint8_t *refused, unsigned long *refusals)
+                           int32_t count, struct ompc_load_claims *claims, uint16_t *refused, unsigned long *refusals)
 {
     struct candidates all = {NULL, 0, 0};
     *refusals = 0;

@@ -87,6 +87,19 @@ struct ompc_model_thread {
     size_t copy_count;
     unsigned char *copy_data;    /* the bytes the copies' stacks point into */
     uint64_t copy_bytes, copies_dropped;
+    /*
+     * --stacks with the task sampling: which task construct the samples of
+     * a sample-table entry found running (record.h's task-stack table),
+     * sorted by entry; each row's construct is a used one of the process's
+     * task constructs, its count at most the thread's samples.
+     */
+    struct ompc_model_task_stack {
+        uint64_t entry;              /* the stack-table entry's id */
+        uint64_t codeptr;            /* the task construct's */
+        uint64_t count;              /* samples */
+    } *task_stacks;
+    size_t task_stack_count;
+    uint64_t task_stacks_full;       /* samples the table had no cell for */
     /* The arena's per-thread buffers, read and checked (NULL: none). */
     uint64_t *timeline;          /* the sampled state changes, time-ordered: read by ompc_change_ns and ompc_change_state */
     uint64_t *timeline_where;    /* one code address per timeline entry */

@@ -1,4 +1,4 @@
-/* gprofng_write.c - --gprofng: one process as a GNU gprofng experiment directory (log.xml, map.xml, data.frameinfo, profile, omptrace) whose OpenMP views `gprofng display text` fills: every sample with its OpenMP state, machine and user-model call stack, and the threads' entries into the parallel constructs, named at their pragma. */
+/* gprofng_write.c - --gprofng: one process as a GNU gprofng experiment directory (log.xml, map.xml, data.frameinfo, profile, omptrace) whose OpenMP views `gprofng display text` fills: every sample with its OpenMP state, machine and user-model call stack, the threads' entries into the parallel constructs and into the task constructs' tasks, named at their pragma. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -26,7 +26,9 @@ enum {
     KIND_CLOCK = 8,               /* a clock-profiling sample (OPROF_PCKT) */
     KIND_FRAME = 11,              /* a sample's frame info: its stack and OpenMP state */
     KIND_REGION_ENTRY = 12,       /* a thread enters a parallel region (OMP2_PCKT) */
+    KIND_TASK_ENTRY = 14,         /* a thread's samples from then on run in a task (OMP3_PCKT) */
     KIND_REGION = 15,             /* a parallel region: its id, parent and pragma (OMP4_PCKT) */
+    KIND_TASK = 16,               /* a task: its id, parent and pragma (OMP5_PCKT) */
     KIND_UID = 17,                /* a stack by itself, named by a uid (the user-model stacks) */
 };
 enum { INFO_STACK = 1, INFO_OMP = 3, INFO_OMP_USER = 5 }; /* a frame packet's parts */
@@ -114,8 +116,25 @@ static void put_time(FILE *out, uint64_t ns)
     fprintf(out, "%" PRIu64 ".%09" PRIu64, ns / BASE_NS, ns % BASE_NS);
 }
 
-/* The packet kinds of log.xml: the samples, and the parallel regions with the threads' entries. */
-static void put_descriptions(FILE *out, long long interval_ns)
+/* The task packets of log.xml's omptrace: the analyzer's OMP_task, keyed like OMP_preg by thread and time. */
+static void put_task_descriptions(FILE *out)
+{
+    fprintf(out,
+            "  <profpckt kind=\"%d\" uname=\"OpenMP task entries\">\n"
+            "    <field name=\"THRID\" uname=\"Thread number\" offset=\"8\" type=\"INT64\"/>\n"
+            "    <field name=\"TSTAMP\" uname=\"High resolution timestamp\" offset=\"16\" type=\"INT64\"/>\n"
+            "    <field name=\"TSKID\" uname=\"OpenMP task id\" offset=\"24\" type=\"UINT64\"/>\n"
+            "  </profpckt>\n"
+            "  <profpckt kind=\"%d\" uname=\"OpenMP tasks\">\n"
+            "    <field name=\"TSKID\" uname=\"OpenMP task id\" offset=\"8\" type=\"UINT64\"/>\n"
+            "    <field name=\"PTSKID\" uname=\"OpenMP parent task id\" offset=\"16\" type=\"UINT64\"/>\n"
+            "    <field name=\"PRPC\" uname=\"OpenMP task pragma\" offset=\"24\" type=\"UINT64\"/>\n"
+            "  </profpckt>\n",
+            KIND_TASK_ENTRY, KIND_TASK);
+}
+
+/* The packet kinds of log.xml: the samples, and the parallel regions with the threads' entries (and the tasks with theirs, `tasks`). */
+static void put_descriptions(FILE *out, long long interval_ns, int tasks)
 {
     fprintf(out,
             "<profile name=\"profile\" ptimer=\"%lld\" numstates=\"%d\">\n"
@@ -141,13 +160,15 @@ static void put_descriptions(FILE *out, long long interval_ns)
             "    <field name=\"CPRID\" uname=\"OpenMP parallel region\" offset=\"8\" type=\"UINT64\"/>\n"
             "    <field name=\"PPRID\" uname=\"OpenMP parent parallel region\" offset=\"16\" type=\"UINT64\"/>\n"
             "    <field name=\"PRPC\" uname=\"OpenMP parallel region pragma\" offset=\"24\" type=\"UINT64\"/>\n"
-            "  </profpckt>\n"
-            "</profile>\n",
+            "  </profpckt>\n",
             (interval_ns + 500) / 1000, LINUX_STATES, KIND_CLOCK, KIND_REGION_ENTRY, KIND_REGION);
+    if (tasks)
+        put_task_descriptions(out);
+    fputs("</profile>\n", out);
 }
 
-/* log.xml: who wrote it, the process, the run's start and end, and the packet kinds. */
-static int write_log(const struct ompc_report *report, FILE *out)
+/* log.xml: who wrote it, the process, the run's start and end, and the packet kinds (the tasks' when `tasks`). */
+static int write_log(const struct ompc_report *report, FILE *out, int tasks)
 {
     const struct ompc_model_process *process = report->process;
     int64_t start = (int64_t)process->origin_ns + report->realtime_offset_ns;
@@ -162,7 +183,7 @@ static int write_log(const struct ompc_report *report, FILE *out)
     fprintf(out, "</process>\n<event kind=\"run\" tstamp=\"");
     put_time(out, BASE_NS);
     fprintf(out, "\" time=\"%lld\" tm_zone=\"0\"/>\n", report->realtime_offset_ns != 0 ? (long long)(start / 1000000000) : 0LL);
-    put_descriptions(out, report->interval_ns);
+    put_descriptions(out, report->interval_ns, tasks);
     fprintf(out, "<event kind=\"exit\" tstamp=\"");
     put_time(out, report->wall_ns);
     fprintf(out, "\"/>\n");
@@ -293,6 +314,39 @@ static int write_omptrace(const struct ompc_model_process *process, const struct
     return 0;
 }
 
+/*
+ * omptrace, after the regions: the task constructs (named, as the
+ * parallel ones, at the call to the runtime, the pragma's line), then
+ * where each thread's samples change task.  A task's id is its construct's:
+ * the analyzer names a task by its pragma, so tasks of one construct are
+ * one row of OMP_task.
+ */
+static int write_tasks(const struct ompc_model_process *process, const struct ompc_samples *samples,
+                       struct packets *p)
+{
+    for (uint32_t c = 0; samples->task_entry_count > 0 && c < process->task_construct_count; c++) {
+        uint64_t codeptr = process->task_constructs[c].codeptr;
+        begin(p, 32, KIND_TASK);
+        put32(p, 0);
+        put64(p, (uint64_t)c + 1);
+        put64(p, 0);
+        put64(p, codeptr - (codeptr != 0));
+        if (end(p) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < samples->task_entry_count; i++) {
+        const struct ompc_task_entry *entry = &samples->task_entries[i];
+        begin(p, 32, KIND_TASK_ENTRY);
+        put32(p, 0);
+        put64(p, (uint64_t)entry->thread + 1);
+        put64(p, BASE_NS + entry->ns);
+        put64(p, entry->task);
+        if (end(p) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Opens one file of the experiment through the sink. */
 static int open_packets(struct ompc_sink *sink, const char *name, struct packets *p)
 {
@@ -310,7 +364,8 @@ static int write_packets(const struct ompc_model_process *process, const struct 
     for (size_t i = 0; !failed && i < samples->frame_count; i++)
         failed = write_frame(p, samples, i) != 0;
     failed = failed || open_packets(sink, "profile", p) != 0 || write_profile(process, samples, p) != 0;
-    failed = failed || open_packets(sink, "omptrace", p) != 0 || write_omptrace(process, samples, p) != 0;
+    failed = failed || open_packets(sink, "omptrace", p) != 0 || write_omptrace(process, samples, p) != 0
+          || write_tasks(process, samples, p) != 0;
     free(p);
     return failed ? -1 : 0;
 }
@@ -323,7 +378,8 @@ int ompc_gprofng_writer(const struct ompc_view *view, struct ompc_sink *sink)
         return -1;
     FILE *log = sink->open(sink, "log.xml");
     FILE *map = sink->open(sink, "map.xml");
-    int failed = log == NULL || map == NULL || write_log(report, log) != 0 || write_map(report->process, map) != 0
+    int failed = log == NULL || map == NULL || write_log(report, log, samples->task_entry_count > 0) != 0
+              || write_map(report->process, map) != 0
               || write_packets(report->process, samples, sink) != 0;
     ompc_samples_free(samples);
     return failed ? -1 : 0;
