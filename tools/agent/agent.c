@@ -759,7 +759,7 @@ static int retract_short_wait(struct ompc_thread *slot, int event, uint64_t now)
 }
 
 /* Whether the calling thread's log (--trace) has room for one more event; a full one counts what it drops. */
-static int log_room(struct ompc_process *owner, struct ompc_thread *slot, uint64_t now)
+static inline int log_room(struct ompc_process *owner, struct ompc_thread *slot, uint64_t now)
 {
     if (slot == &owner->untracked || slot->event_log_capacity == 0
         || atomic_load_explicit(&slot->event_log_length, memory_order_relaxed) >= slot->event_log_capacity) {
@@ -799,12 +799,9 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Adds the off-CPU time in the gap that ends `now` after the log's last entry to the pending time (none for a short gap). */
-static void off_cpu_gap(const struct ompc_event_entry *log, uint32_t length, uint64_t now)
+/* off_cpu_gap past its test: a long gap, or the thread's first entry; reads the thread's CPU clock. */
+static __attribute__((noinline)) void off_cpu_read(uint32_t length, uint64_t last, uint64_t now)
 {
-    uint64_t last = length > 0 ? OMPC_EVENT_WHEN(&log[length - 1]) : 0;
-    if (length > 0 && off_cpu_wall_mark != 0 && (now < last || now - last < OFF_CPU_GAP_NS))
-        return;
     uint64_t cpu = thread_cpu_ns(), off = 0;
     if (cpu == 0)
         return;
@@ -814,6 +811,19 @@ static void off_cpu_gap(const struct ompc_event_entry *log, uint32_t length, uin
     off_cpu_wall_mark = now;
     off_cpu_cpu_mark = cpu;
     off_cpu_pending += length > 0 && off > now - last ? now - last : off;
+}
+
+/*
+ * Adds the off-CPU time in the gap that ends `now` after the log's last
+ * entry to the pending time (none for a short gap).  Inline: the test is
+ * what every logged event pays, the reading (off_cpu_read) what a long gap does.
+ */
+static inline void off_cpu_gap(const struct ompc_event_entry *log, uint32_t length, uint64_t now)
+{
+    uint64_t last = length > 0 ? OMPC_EVENT_WHEN(&log[length - 1]) : 0;
+    if (length > 0 && off_cpu_wall_mark != 0 && (now < last || now - last < OFF_CPU_GAP_NS))
+        return;
+    off_cpu_read(length, last, now);
 }
 
 /* The pending off-CPU time, for an entry that carries it. */
@@ -1189,6 +1199,47 @@ static void task_phase_events(struct ompc_process *owner, struct ompc_thread *sl
     }
 }
 
+/*
+ * --trace, --task-graph: a phase's one log entry, as the task event it
+ * stands for would log it (log_task_event): CREATE as END_CREATE_TASK_IMM
+ * or _DEL, BEGIN as BEGIN_EXEC_TASK, END as BEGIN_FINISH_TASK; SUSPEND and
+ * RESUME log nothing, as their events do not.  Written straight from the
+ * payload at the phase's reading `now` (ompc_task_phase's): this is the
+ * path --task-graph pays once per phase, so it builds no request-shaped
+ * copy of the task and reads no clock of its own.
+ */
+static void log_task_phase(struct ompc_process *owner, struct ompc_thread *slot, int phase,
+                           const ompcollector_task_event_t *task, uint64_t now, int ends)
+{
+    if (phase != OMPCOLLECTOR_TASK_CREATE && phase != OMPCOLLECTOR_TASK_BEGIN && phase != OMPCOLLECTOR_TASK_END)
+        return;
+    if (!log_room(owner, slot, now) || (phase != OMPCOLLECTOR_TASK_END && task->id == 0))
+        return;
+    uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
+    struct ompc_event_entry *log
+        = (struct ompc_event_entry *)((char *)agent.record
+                                      + atomic_load_explicit(&slot->event_log, memory_order_relaxed));
+    off_cpu_gap(log, length, now);
+    struct ompc_event_entry entry;
+    if (phase == OMPCOLLECTOR_TASK_CREATE) {
+        int event = task->flags & OMPCOLLECTOR_TASK_UNDEFERRED ? OMP_EVENT_THR_END_CREATE_TASK_IMM
+                                                               : OMP_EVENT_THR_END_CREATE_TASK_DEL;
+        entry = (struct ompc_event_entry){.when = (now << 8) | (uint64_t)event, .parent = task->parent_id,
+                                          .task = task->id, .codeptr = task->codeptr};
+    } else if (phase == OMPCOLLECTOR_TASK_BEGIN) {
+        entry = (struct ompc_event_entry){.when = (now << 8) | OMP_EVENT_THR_BEGIN_EXEC_TASK,
+                                          .region = task->region_id, .task = task->id,
+                                          .off_cpu_ns = off_cpu_take()};
+    } else {
+        /* A run's end names no task: it ends the innermost run open on this thread (record.h). */
+        entry = (struct ompc_event_entry){.when = (now << 8) | OMP_EVENT_THR_BEGIN_FINISH_TASK,
+                                          .ends = (uint64_t)ends, .off_cpu_ns = off_cpu_take()};
+    }
+    log[length] = entry;
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&slot->event_log_length, length + 1, memory_order_release);
+}
+
 /* The callback of OMPCOLLECTOR_EVENT_TASK_CREATE, the sampled tier's one delivery per task (ompcollector_task_callback_t). */
 static void on_task_created(int phase, const ompcollector_task_event_t *task)
 {
@@ -1211,11 +1262,15 @@ static void on_task_phase(int phase, const ompcollector_task_event_t *task)
     int saved_errno = errno;
     struct ompc_thread *slot;
     struct ompc_process *owner = event_owner(&slot);
-    /* Without the event log (--trace, --task-graph) the lean path: nothing is logged, so nothing needs the legacy events' order. */
-    if (owner != NULL && agent.record->event_log_bytes == 0 && agent.has_task_info)
-        (void)ompc_task_phase(&agent, owner, slot, phase, task);
-    else if (owner != NULL)
+    /* The payload serves the construct table, the timers and the log (--trace, --task-graph) with one clock reading. */
+    if (owner != NULL && agent.has_task_info) {
+        uint64_t when;
+        int ends = ompc_task_phase(&agent, owner, slot, phase, task, &when);
+        if (agent.record->event_log_bytes != 0)
+            log_task_phase(owner, slot, phase, task, when, ends);
+    } else if (owner != NULL) {
         task_phase_events(owner, slot, phase, task);
+    }
     errno = saved_errno;
 }
 

@@ -292,8 +292,8 @@ static inline void timer_close(int32_t *depth, uint64_t since, _Atomic uint64_t 
 }
 
 /* CREATE: the construct counts the task; the creating thread's time in it is the time between the phase's two readings. */
-static void phase_created(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot,
-                          const ompcollector_task_info_t *info, uint64_t now)
+static uint64_t phase_created(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot,
+                              const ompcollector_task_info_t *info, uint64_t now)
 {
     int undeferred = (info->flags & OMPCOLLECTOR_TASK_UNDEFERRED) != 0;
     count_event(slot, OMP_EVENT_THR_BEGIN_CREATE_TASK);
@@ -304,6 +304,7 @@ static void phase_created(struct ompc_agent *agent, struct ompc_process *owner, 
     scratch.create_since = 0;
     if (slot != &owner->untracked && slot->task_create_depth == 0 && end > now)
         add(&slot->task_create_ns, end - now);
+    return end;
 }
 
 /* BEGIN: the scheduling events of a queued task, its steal, and the run on top of this thread. */
@@ -333,14 +334,15 @@ static void phase_begins(struct ompc_process *owner, struct ompc_thread *slot, c
 }
 
 int ompc_task_phase(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot, int phase,
-                    const ompcollector_task_event_t *task)
+                    const ompcollector_task_event_t *task, uint64_t *when)
 {
     ompcollector_task_info_t info = {task->id, task->codeptr, task->flags, task->parts};
     uint64_t now = now_ns(agent);
+    *when = now;
     int tracked = slot != &owner->untracked;
     switch (phase) {
     case OMPCOLLECTOR_TASK_CREATE:
-        phase_created(agent, owner, slot, &info, now);
+        *when = phase_created(agent, owner, slot, &info, now);
         break;
     case OMPCOLLECTOR_TASK_BEGIN:
         phase_begins(owner, slot, &info, now);

@@ -33,10 +33,11 @@ int ompc_task_site_event(struct ompc_agent *agent, struct ompc_process *owner, s
  * would give (the legacy path in agent.c's task_event), straight from
  * the payload, with one clock reading (two at creation).  Allocates,
  * locks and formats nothing.  Returns what an END ends, as
- * ompc_task_site_event.
+ * ompc_task_site_event; *when is the reading the event log's entry for
+ * the phase takes (at creation the later one, as END_CREATE's).
  */
 int ompc_task_phase(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot, int phase,
-                    const ompcollector_task_event_t *task);
+                    const ompcollector_task_event_t *task, uint64_t *when);
 
 /*
  * The sampled tier's CREATE (OMPCOLLECTOR_EVENT_TASK_CREATE): the task
