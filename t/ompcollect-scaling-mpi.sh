@@ -1,5 +1,5 @@
 #!/bin/sh
-# ompcollect-scaling-mpi.sh - ompcollect scaling --mpi on an MPI+OpenMP program (t/ompcollect-scaling-mpi.c): one job per count, each rank's report kept, the ranks merged per count with MPI load balance and communication as factors of their own (recomputed here from the ranks' reports), --reports grouping ranks by the counts their names say, and reports edited to a known MPI loss diagnosed exactly; with TIMING_CHECKS=1 the program's 1:2 rank imbalance.
+# ompcollect-scaling-mpi.sh - ompcollect scaling --mpi on an MPI+OpenMP program (t/ompcollect-scaling-mpi.c): one job per count, each rank's report kept, the ranks merged per count with MPI load balance and communication as factors of their own (recomputed here from the ranks' reports), --reports grouping ranks by the counts their names say, and reports edited to a known MPI loss diagnosed exactly; with TIMING_CHECKS=1 the program's 1:2 rank imbalance and the planted losses named as the largest.
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 prog=$top_builddir/t/ompcollect-scaling-mpi$EXEEXT
@@ -15,7 +15,7 @@ if ! $limit "$mpirun" -np 2 $flags "$prog" 1 1 >"$tmp/plain.out" 2>"$tmp/plain.e
     echo "1..0 # SKIP $mpirun -np 2 cannot run t/ompcollect-scaling-mpi here: $(head -n 3 "$tmp/plain.err" | tr '\n' ' ')"
     exit 0
 fi
-echo "1..$((12 + timing))"
+echo "1..$((12 + 3 * timing))"
 n=0
 cores=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
 
@@ -113,11 +113,20 @@ for name in os.listdir(src):
         json.dump(d, open(os.path.join(lb, name), "w"))
 EOF
 "$oc" scaling --reports -f json "$tmp"/lb/threads-*.json >"$tmp/lb.json" 2>"$tmp/lb.err"
-ok "$(sc "$tmp/lb" "loss(2)['largest'] == 'mpi_load_balance' and whole(2)['mpi_load_balance'] < 0.7 and 'loses' in loss(2)['text'] and 'to MPI load imbalance (MPI load balance' in loss(2)['text']" "$tmp/lb.json")" \
-    "a rank that waits in MPI for the other: the job loses most to MPI load imbalance" "$tmp/lb.err" "$tmp/lb.json"
+# The planted factor is low and the words name the factor that loses most, whichever it is; that it is the planted
+# one needs the live run's OpenMP factors at 2 threads to lose less (a loaded box's barriers can lose 80%): timing.
+largest="max((v, k) for k, v in loss(2)['lost'].items() if v is not None)[1] == loss(2)['largest']"
+ok "$(sc "$tmp/lb" "(whole(2)['mpi_load_balance'] < 0.7 and $largest and 'loses' in loss(2)['text']) or (whole(2)['mpi_load_balance'], loss(2))" "$tmp/lb.json")" \
+    "a rank that waits in MPI for the other: MPI load balance below 0.7 and the largest loss named" "$tmp/lb.err" "$tmp/lb.json"
 "$oc" scaling --reports -f json "$tmp"/com/threads-*.json >"$tmp/com.json" 2>"$tmp/com.err"
-ok "$(sc "$tmp/com" "loss(2)['largest'] == 'mpi_communication' and whole(2)['mpi_communication'] < 0.6 and 'to MPI communication' in loss(2)['text']" "$tmp/com.json")" \
-    "every rank half its time in MPI: the job loses most to MPI communication" "$tmp/com.err" "$tmp/com.json"
+ok "$(sc "$tmp/com" "(whole(2)['mpi_communication'] < 0.6 and $largest) or (whole(2)['mpi_communication'], loss(2))" "$tmp/com.json")" \
+    "every rank half its time in MPI: MPI communication below 0.6 and the largest loss named" "$tmp/com.err" "$tmp/com.json"
+if [ "$timing" = 1 ]; then
+    ok "$(sc "$tmp/lb" "loss(2)['largest'] == 'mpi_load_balance' and 'to MPI load imbalance (MPI load balance' in loss(2)['text']" "$tmp/lb.json")" \
+        "a rank that waits in MPI for the other: the job loses most to MPI load imbalance" "$tmp/lb.err" "$tmp/lb.json"
+    ok "$(sc "$tmp/com" "loss(2)['largest'] == 'mpi_communication' and 'to MPI communication' in loss(2)['text']" "$tmp/com.json")" \
+        "every rank half its time in MPI: the job loses most to MPI communication" "$tmp/com.err" "$tmp/com.json"
+fi
 
 # Usage: an empty launcher, and a rank given twice at one count.
 "$oc" scaling --mpi=' ' "$prog" >/dev/null 2>"$tmp/u1.err"
