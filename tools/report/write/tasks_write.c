@@ -536,6 +536,9 @@ int ompc_tasks_json(const struct ompc_model_process *process, const struct ompc_
     failed |= ompc_json_set(tasks, "tier", json_string(process->task_tier == OMPC_TASK_TIER_SAMPLED ? "sampled" : "full"));
     failed |= ompc_json_set(tasks, "sched_per_run_ns", grain->known ? ompc_json_fixed(grain->sched_ns, 1) : json_null());
     failed |= ompc_json_set(tasks, "sched_thread", grain->known ? json_integer(grain->sched_thread) : json_null());
+    /* The creation no task event times: the runtime's work sampled in its code, per task (granularity.h). */
+    failed |= ompc_json_set(tasks, "runtime_per_task_ns",
+                            grain->known ? ompc_json_fixed(grain->runtime_per_task_ns, 1) : json_null());
     failed |= ompc_json_set(tasks, "constructs", process->has_task_info ? sites_json(locations) : json_null());
     struct ompc_task_graph graph;
     failed |= ompc_task_graph_build(process, &graph) != 0;
