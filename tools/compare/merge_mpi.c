@@ -180,8 +180,8 @@ void ompc_merge_mpi_gains(struct ompc_merged_mpi_call *calls, long call_count, i
     for (long i = 0; i < call_count; i++) {
         struct ompc_merged_mpi_call *row = &calls[i];
         /* Starting and ending MPI is no waiting a balanced layout removes. */
-        row->balanced_s = row->first->setup || count <= 0 ? 0 : (double)row->ns / 1e9 / count;
-        row->balanced_share = runtime_s > 0 ? row->balanced_s / runtime_s : NAN;
+        row->balanced_ns = row->first->setup || count <= 0 ? 0 : row->ns / count;
+        row->balanced_share = runtime_s > 0 ? (double)row->balanced_ns / 1e9 / runtime_s : NAN;
     }
 }
 
@@ -190,14 +190,14 @@ static void text_gain(FILE *out, const struct ompc_merged_mpi_call *calls, long 
 {
     const struct ompc_merged_mpi_call *best = NULL;
     for (long i = 0; i < call_count; i++)
-        if (!calls[i].first->setup && (best == NULL || calls[i].balanced_s > best->balanced_s))
+        if (!calls[i].first->setup && (best == NULL || calls[i].balanced_ns > best->balanced_ns))
             best = &calls[i];
-    if (best == NULL || best->balanced_s <= 0)
+    if (best == NULL || best->balanced_ns <= 0)
         return;
     char call[64], place[512];
     fprintf(out, "  MPI waiting in %s at %s: a balanced layout of the ranks' work gains up to %.3f s",
             call_name(best->first, call, sizeof call), ompc_merge_mpi_place(best->first, place, sizeof place),
-            best->balanced_s);
+            (double)best->balanced_ns / 1e9);
     if (!isnan(best->balanced_share))
         fprintf(out, " (%.1f%% of the runtime)", 100 * best->balanced_share);
     fprintf(out, ": the %d processes' mean time in it\n", count);
@@ -253,7 +253,7 @@ static json_t *json_call(const struct ompc_merged_mpi_call *row, const struct om
     failed |= ompc_json_set(object, "min_ns", json_integer(row->min_ns));
     failed |= ompc_json_set(object, "max_ns", json_integer(row->max_ns));
     failed |= ompc_json_set(object, "samples", json_integer(row->samples));
-    failed |= ompc_json_set(object, "balanced_ns", json_integer((json_int_t)(row->balanced_s * 1e9 + 0.5)));
+    failed |= ompc_json_set(object, "balanced_ns", json_integer(row->balanced_ns));
     failed |= ompc_json_set(object, "balanced_share",
                             isnan(row->balanced_share) ? json_null() : ompc_json_fixed(row->balanced_share, 4));
     failed |= ompc_json_set(object, "slowest", json_pack("{s:o, s:I, s:o, s:I}", "file", ompc_json_string(slow->file),
@@ -354,7 +354,7 @@ int ompc_merge_mpi_csv(struct ompc_csv_tables *tables, const struct ompc_merge_i
         fprintf(out, ",%" PRId64 ",", slow->pid);
         if (slow->rank >= 0)
             fprintf(out, "%" PRId64, slow->rank);
-        fprintf(out, ",%.0f\n", row->balanced_s * 1e9);
+        fprintf(out, ",%" PRId64 "\n", row->balanced_ns);
     }
     return csv_ranks(tables, inputs, count);
 }

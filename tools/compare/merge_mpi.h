@@ -21,7 +21,8 @@ struct ompc_merged_mpi_call {
      * MPI_Init and MPI_Finalize; and its share of the job's runtime
      * (merge_hybrid.h), NaN when that is unknown.
      */
-    double balanced_s, balanced_share;
+    int64_t balanced_ns;
+    double balanced_share;
 };
 
 /* Orders MPI call sites by call, then source line (file, line), else function, else address. */
