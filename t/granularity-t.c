@@ -72,7 +72,7 @@ int main(void)
 {
     struct fixture f;
     struct ompc_task_granularity g;
-    tap_plan(13);
+    tap_plan(15);
 
     build(&f);
     tap_ok(ompc_task_granularity_build(&f.process, &f.locations, INTERVAL_NS, &g) == 0 && g.known,
@@ -115,6 +115,25 @@ int main(void)
     build(&f);
     tap_ok(ompc_task_granularity_build(&f.process, &f.locations, 0, &g) == 0 && !g.known && g.constructs == NULL,
            "without sampling nothing is known");
+    ompc_task_granularity_free(&g);
+
+    /*
+     * The runtime's work sampled in its code (all of both threads' WORK,
+     * 300 ms) is creation no task event timed, the same for each of the
+     * 3010 tasks: construct 0 pays its share in creation and in its cost.
+     */
+    build(&f);
+    f.threads[0].runtime_work_ticks = 150;
+    f.threads[1].runtime_work_ticks = 150;
+    ompc_task_granularity_build(&f.process, &f.locations, INTERVAL_NS, &g);
+    double runtime = 300e6 / 3010;
+    tap_ok(near(g.runtime_per_task_ns, runtime) && near(g.constructs[0].create_ns, 1000 + runtime)
+               && near(g.constructs[0].cost_ns, 3000 * (1000 + runtime) + 2000 * 20000.0)
+               && near(g.constructs[0].cost_per_task_ns * 3000, g.constructs[0].cost_ns),
+           "the runtime's sampled work, %.1f ns a task, is creation: construct 0 creates in %.1f ns, costs %.0f ns",
+           g.runtime_per_task_ns, g.constructs[0].create_ns, g.constructs[0].cost_ns);
+    tap_ok(ompc_task_runtime_ns(&g, &f.threads[0]) == 150000000 && ompc_task_runtime_ns(&g, &f.threads[2]) == 0,
+           "a thread's part: its own samples in the runtime's code");
     ompc_task_granularity_free(&g);
 
     build(&f);

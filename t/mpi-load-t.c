@@ -1,4 +1,4 @@
-/* mpi-load-t.c - the loader's MPI rows (record version 6): measured counts kept as they are and shown in the MPI column, forged ones held to what can be and said, and a version-5 record, which has no MPI fields, read with them zero whatever follows its slot. */
+/* mpi-load-t.c - the loader's MPI rows (record version 6): measured counts kept as they are and shown in the MPI column, forged ones held to what can be and said, and a version-5 record, which has no MPI fields, read with them zero whatever follows its slot; beside them, a thread's WORK samples in the runtime's code held to its WORK samples. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -21,9 +21,10 @@
 #define ORIGIN_NS UINT64_C(500000000000)
 #define RUN_NS UINT64_C(2000000000)
 
-/* What one thread's MPI row holds, and its samples in WORK (of 2000). */
+/* What one thread's MPI row holds, its samples in WORK (of 2000), and of them in the runtime's code. */
 struct row {
     uint64_t work, ticks, ns, calls;
+    uint32_t runtime;
 };
 
 /* A record of one process that ran 2 s on two threads with these MPI rows, as `version` lays it out; its descriptor. */
@@ -58,6 +59,7 @@ static int make_record(struct ompc_record_header *header, uint32_t version, cons
         thread->end_ns = RUN_NS;
         thread->signals = thread->ticks = 2000;
         thread->state_ticks[THR_WORK_STATE] = rows[i].work;
+        thread->runtime_work_ticks = rows[i].runtime;
         base.mpi_threads[i] = (struct ompc_mpi_thread){rows[i].ns, rows[i].calls, rows[i].ticks, 0};
     }
     /* A version-5 slot is followed by the next slot: bytes the loader must not take for MPI counts. */
@@ -114,8 +116,8 @@ static void thread_rows(const struct ompc_model_process *process, char *text, si
 
 int main(void)
 {
-    tap_plan(8);
-    const struct row measured[2] = {{1600, 400, 500000000, 10}, {2000, 0, 0, 0}};
+    tap_plan(10);
+    const struct row measured[2] = {{1600, 400, 500000000, 10, 0}, {2000, 0, 0, 0, 0}};
     struct ompc_model_process *process = load(OMPC_RECORD_VERSION, measured);
     const struct ompc_model_thread *t = process->threads;
     tap_ok(process->damage.count == 0 && process->mpi_active && t[0].mpi_ticks == 400 && t[0].mpi_ns == 500000000
@@ -130,7 +132,7 @@ int main(void)
         tap_diag("%s", rows);
     ompc_model_free(process);
 
-    const struct row forged[2] = {{1800, 400, 5000000000, 3}, {1500, 100, 7, 0}};
+    const struct row forged[2] = {{1800, 400, 5000000000, 3, 0}, {1500, 100, 7, 0, 0}};
     process = load(OMPC_RECORD_VERSION, forged);
     t = process->threads;
     tap_is_int((long long)t[0].mpi_ticks, 200, "samples in MPI beyond what the timer counted less the states are held to it");
@@ -147,8 +149,19 @@ int main(void)
            "a version-5 record is read without MPI counts, whatever follows its slot");
     ompc_model_free(process);
 
+    /* The runtime's code is where a thread works: 600 of 1600 WORK samples stay, 2500 of 2000 cannot be. */
+    const struct row runtime[2] = {{1600, 400, 500000000, 10, 600}, {2000, 0, 0, 0, 2500}};
+    process = load(OMPC_RECORD_VERSION, runtime);
+    t = process->threads;
+    tap_ok(t[0].runtime_work_ticks == 600 && t[1].runtime_work_ticks == 2000,
+           "WORK samples in the runtime's code are taken, held to the thread's WORK samples (got %llu, %llu)",
+           (unsigned long long)t[0].runtime_work_ticks, (unsigned long long)t[1].runtime_work_ticks);
+    tap_ok(process->damage.count == 1 && strstr(process->damage.text, "thread 1 claims more WORK samples in the runtime") != NULL,
+           "... and the report says so: %s", process->damage.text);
+    ompc_model_free(process);
+
     /* Every sample in MPI: no state to derive the efficiency metrics from. */
-    const struct row all_mpi[2] = {{0, 2000, 1900000000, 5}, {0, 2000, 1900000000, 5}};
+    const struct row all_mpi[2] = {{0, 2000, 1900000000, 5, 0}, {0, 2000, 1900000000, 5, 0}};
     process = load(OMPC_RECORD_VERSION, all_mpi);
     char *report = text_report(process);
     if (!tap_ok(strstr(report, "nan") == NULL && strstr(report, "MPI 100.0%") != NULL,

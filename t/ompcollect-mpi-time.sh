@@ -156,11 +156,15 @@ assert [[x["call"] for x in rank["sites"]] for rank in m["mpi_calls"]["ranks"]] 
 rows = [row for row in csv.reader(open(sys.argv[2])) if row[0] == "mpi_call"]
 first = [row for row in rows if row[5] == "0"][0]
 assert len(rows) == len(m["mpi_calls"]["calls"]) and first[1] == "MPI_Barrier" and int(first[8]) == top["ns"], rows
+# A balanced layout gains the ranks' mean wait at the barrier (rank 0's wait, halved), of the hybrid runtime; start/end none.
+assert abs(top["balanced_ns"] - top["ns"] / 2) <= 1 and abs(top["balanced_share"] - top["balanced_ns"] / m["hybrid"]["runtime_ns"]) < 1e-4, top
+assert all(c["balanced_ns"] == 0 for c in m["mpi_calls"]["calls"] if c["setup"]) and int(first[-1]) == top["balanced_ns"], rows
 print("ok")
 PY
 [ $? -eq 0 ] && grep -q "^  *[0-9.]* .* rank 0  *MPI_Barrier at main ompcollect-mpi-wait.c:$barrier_line" "$tmp/merged.txt" \
-    && grep -q '^  Additive model' "$tmp/merged.txt" && grep -q '^  Multiplicative model' "$tmp/merged.txt"
-result $? "merge: the MPI calls by call and location over the ranks (MPI_Barrier at line $barrier_line first, rank 0 slowest) and per rank, in text, JSON and CSV" \
+    && grep -q '^  Additive model' "$tmp/merged.txt" && grep -q '^  Multiplicative model' "$tmp/merged.txt" \
+    && grep -q "^  MPI waiting in MPI_Barrier at main ompcollect-mpi-wait.c:$barrier_line: a balanced layout of the ranks' work gains up to " "$tmp/merged.txt"
+result $? "merge: the MPI calls by call and location over the ranks (MPI_Barrier at line $barrier_line first, rank 0 slowest) and per rank, and the gain of a balanced layout at the barrier, in text, JSON and CSV" \
     "$tmp/calls.check" "$tmp/merged.txt"
 "$oc" diff -f json "$tmp/r.0.json" "$tmp/r.1.json" >"$tmp/diff.json" 2>"$tmp/diff.err" \
     && python3 -c '

@@ -96,20 +96,29 @@ static void after_go(void)
         ;
 }
 
-/* Four tasks in a chain through inout(x): A -> B -> C -> D. */
+/*
+ * Four tasks in a chain through inout(x): A -> B -> C -> D.  A and B also
+ * share v, so the runtime reports A -> B twice (once per depend item, as
+ * KASTORS jacobi's compute task reaches its copy task through u and unew):
+ * one edge all the same.
+ */
 static void chain(void)
 {
-    int x = 0;
+    int x = 0, v = 0;
 #pragma omp parallel num_threads(2)
 #pragma omp single
     {
-#pragma omp task depend(inout : x) shared(x) /* CHAIN_A */
+#pragma omp task depend(inout : x, v) shared(x, v) /* CHAIN_A */
         {
             after_go();
             x++;
+            v++;
         }
-#pragma omp task depend(inout : x) shared(x) /* CHAIN_B */
-        x++;
+#pragma omp task depend(inout : x, v) shared(x, v) /* CHAIN_B */
+        {
+            x++;
+            v++;
+        }
 #pragma omp task depend(inout : x) shared(x) /* CHAIN_C */
         x++;
 #pragma omp task depend(inout : x) shared(x) /* CHAIN_D */
@@ -117,7 +126,7 @@ static void chain(void)
         atomic_store(&go, 1);
 #pragma omp taskwait
     }
-    printf("taskgraph: chain x %d tasks 4\n", x);
+    printf("taskgraph: chain x %d v %d tasks 4\n", x, v);
 }
 
 /* A diamond: A writes x, B and C read x and write y and z, D reads y and z. */

@@ -347,6 +347,9 @@ static void take_sample(struct ompc_agent *agent, struct ompc_process *owner, in
             atomic_fetch_add_explicit(&owner->mpi_sites[row].ticks, weight, memory_order_relaxed);
     } else {
         atomic_fetch_add_explicit(&slot->state_ticks[sample.state], weight, memory_order_relaxed);
+        /* Working in the runtime's code: creating and queueing tasks costs there, unseen by the task events. */
+        if (sample.state == THR_WORK_STATE && ompc_runtime_text_holds(ompc_stackwalk_pc(context)))
+            atomic_fetch_add_explicit(&slot->runtime_work_ticks, (uint32_t)weight, memory_order_relaxed);
         /* Idle while the initial thread is inside MPI: still IDLE, and also counted as waiting for that MPI call. */
         if (sample.state == THR_IDLE_STATE && ompc_mpi_initial_inside())
             atomic_fetch_add_explicit(&owner->mpi_threads[index].idle_ticks, weight, memory_order_relaxed);

@@ -429,7 +429,14 @@ struct ompc_thread {
     _Atomic uint64_t task_suspensions;
     uint64_t task_create_since, task_exec_since, task_suspend_since; /* the callbacks' own scratch */
     int32_t task_create_depth, task_exec_depth, task_suspend_depth;
-    int32_t task_reserved;
+    /*
+     * WORK samples (expirations) whose interrupted code was the OpenMP
+     * runtime's own: in a task program, the runtime creating, queueing and
+     * finishing tasks, which no task event brackets (the creation phase
+     * times only the tool's callback).  Written by the thread's own
+     * sampling handler; the reserved zero of records before it.
+     */
+    _Atomic uint32_t runtime_work_ticks;
     /*
      * --timeline with OMPCOLLECTOR_REQ_SAMPLE: offset in the mapping of
      * OMPC_TIMELINE_CAP code addresses, one per timeline entry (0: none): the

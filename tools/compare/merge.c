@@ -1180,6 +1180,8 @@ int ompc_merge_write(FILE *out, int format, struct ompc_merge_input *inputs, int
                  ? -1 : 0;
     struct ompc_hybrid hybrid;
     ompc_merge_hybrid(inputs, count, &hybrid);
+    if (status == 0)
+        ompc_merge_mpi_gains(places.mpi_calls, places.mpi_call_count, count, hybrid.runtime_s);
     if (status == 0 && format == OMPC_FORMAT_JSON) {
         status = write_json(out, inputs, count, &totals, spread, regions, region_count, &places, &hybrid);
         if (status != 0)

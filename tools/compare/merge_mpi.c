@@ -11,6 +11,7 @@
 #include "sort.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,34 @@ static void text_ranks(FILE *out, const struct ompc_merge_input *inputs, int cou
     }
 }
 
+void ompc_merge_mpi_gains(struct ompc_merged_mpi_call *calls, long call_count, int count, double runtime_s)
+{
+    for (long i = 0; i < call_count; i++) {
+        struct ompc_merged_mpi_call *row = &calls[i];
+        /* Starting and ending MPI is no waiting a balanced layout removes. */
+        row->balanced_ns = row->first->setup || count <= 0 ? 0 : row->ns / count;
+        row->balanced_share = runtime_s > 0 ? (double)row->balanced_ns / 1e9 / runtime_s : NAN;
+    }
+}
+
+/* The call a balanced layout gains most at, as an opportunity of the job (none when no call but start/end). */
+static void text_gain(FILE *out, const struct ompc_merged_mpi_call *calls, long call_count, int count)
+{
+    const struct ompc_merged_mpi_call *best = NULL;
+    for (long i = 0; i < call_count; i++)
+        if (!calls[i].first->setup && (best == NULL || calls[i].balanced_ns > best->balanced_ns))
+            best = &calls[i];
+    if (best == NULL || best->balanced_ns <= 0)
+        return;
+    char call[64], place[512];
+    fprintf(out, "  MPI waiting in %s at %s: a balanced layout of the ranks' work gains up to %.3f s",
+            call_name(best->first, call, sizeof call), ompc_merge_mpi_place(best->first, place, sizeof place),
+            (double)best->balanced_ns / 1e9);
+    if (!isnan(best->balanced_share))
+        fprintf(out, " (%.1f%% of the runtime)", 100 * best->balanced_share);
+    fprintf(out, ": the %d processes' mean time in it\n", count);
+}
+
 void ompc_merge_mpi_text(FILE *out, const struct ompc_merge_input *inputs, int count,
                          const struct ompc_merged_mpi_call *calls, long call_count)
 {
@@ -195,6 +224,7 @@ void ompc_merge_mpi_text(FILE *out, const struct ompc_merge_input *inputs, int c
     }
     if (call_count > TEXT_CALLS)
         fprintf(out, "  ... %ld more MPI calls\n", call_count - TEXT_CALLS);
+    text_gain(out, calls, call_count, count);
     text_ranks(out, inputs, count);
 }
 
@@ -223,6 +253,9 @@ static json_t *json_call(const struct ompc_merged_mpi_call *row, const struct om
     failed |= ompc_json_set(object, "min_ns", json_integer(row->min_ns));
     failed |= ompc_json_set(object, "max_ns", json_integer(row->max_ns));
     failed |= ompc_json_set(object, "samples", json_integer(row->samples));
+    failed |= ompc_json_set(object, "balanced_ns", json_integer(row->balanced_ns));
+    failed |= ompc_json_set(object, "balanced_share",
+                            isnan(row->balanced_share) ? json_null() : ompc_json_fixed(row->balanced_share, 4));
     failed |= ompc_json_set(object, "slowest", json_pack("{s:o, s:I, s:o, s:I}", "file", ompc_json_string(slow->file),
                                                          "pid", (json_int_t)slow->pid, "rank",
                                                          slow->rank >= 0 ? json_integer(slow->rank) : json_null(),
@@ -309,7 +342,7 @@ int ompc_merge_mpi_csv(struct ompc_csv_tables *tables, const struct ompc_merge_i
     if (out == NULL)
         return -1;
     fputs("call,function,file,line,setup,processes,calls,ns,min_ns,max_ns,samples,slowest_report,slowest_pid,"
-          "slowest_rank\n", out);
+          "slowest_rank,balanced_ns\n", out);
     for (long i = 0; i < call_count; i++) {
         const struct ompc_merged_mpi_call *row = &calls[i];
         const struct ompc_merge_input *slow = &inputs[row->slowest];
@@ -321,7 +354,7 @@ int ompc_merge_mpi_csv(struct ompc_csv_tables *tables, const struct ompc_merge_i
         fprintf(out, ",%" PRId64 ",", slow->pid);
         if (slow->rank >= 0)
             fprintf(out, "%" PRId64, slow->rank);
-        fputc('\n', out);
+        fprintf(out, ",%" PRId64 "\n", row->balanced_ns);
     }
     return csv_ranks(tables, inputs, count);
 }

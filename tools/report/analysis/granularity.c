@@ -89,13 +89,13 @@ static void grain_of(const struct ompc_model_task_construct *row, const struct o
     if (row->created == 0 || row->timed_runs == 0)
         return;
     out->mean_ns = (double)row->exec_ns / (double)row->timed_runs * process->work_share;
-    out->create_ns = (double)row->create_ns / (double)row->created;
+    out->create_ns = (double)row->create_ns / (double)row->created + process->runtime_per_task_ns;
     out->sched_ns = process->sched_ns < out->create_ns ? process->sched_ns : out->create_ns;
     out->overhead_ns = out->create_ns + out->sched_ns;
     /* The sampled tier follows no run: each deferred task is taken as dispatched once. */
     uint64_t runs = process->deferred_per_exec_ns > 0 ? row->created : row->runs;
     uint64_t dispatched = runs > row->undeferred ? runs - row->undeferred : 0;
-    out->cost_ns = (double)row->create_ns + (double)dispatched * process->sched_ns;
+    out->cost_ns = out->create_ns * (double)row->created + (double)dispatched * process->sched_ns;
     out->created = row->created;
     out->cost_per_task_ns = out->cost_ns / (double)row->created;
     out->too_fine = out->overhead_ns > 0 && out->mean_ns < OMPC_TOO_FINE_FACTOR * out->overhead_ns;
@@ -114,6 +114,20 @@ static double sampled_rate(const struct ompc_model_process *process)
     return exec_ns > 0 ? deferred / exec_ns : 0;
 }
 
+/* The runtime's work per task created, from the threads' WORK samples in its code (0 when no task was counted). */
+static double runtime_rate(const struct ompc_model_process *process, const struct ompc_locations *locations,
+                           int64_t interval_ns)
+{
+    double created = 0, ticks = 0;
+    for (int i = 0; i < locations->task_construct_count; i++)
+        created += (double)locations->task_constructs[i].sum.created;
+    int count = process->thread_count < 0 ? 0 : process->thread_count > OMPC_MAX_THREADS ? OMPC_MAX_THREADS
+                                                                                          : process->thread_count;
+    for (int i = 0; i < count; i++)
+        ticks += (double)process->threads[i].runtime_work_ticks;
+    return created > 0 ? ticks * (double)interval_ns / created : 0;
+}
+
 int ompc_task_granularity_build(const struct ompc_model_process *process, const struct ompc_locations *locations,
                                 int64_t interval_ns, struct ompc_task_granularity *out)
 {
@@ -128,6 +142,7 @@ int ompc_task_granularity_build(const struct ompc_model_process *process, const 
     out->count = locations->task_construct_count;
     if (process->task_tier == OMPC_TASK_TIER_SAMPLED)
         out->deferred_per_exec_ns = sampled_rate(process);
+    out->runtime_per_task_ns = runtime_rate(process, locations, interval_ns);
     from_threads(process, interval_ns, out);
     for (int i = 0; out->known && i < out->count; i++)
         grain_of(&locations->task_constructs[i].sum, out, &out->constructs[i]);
@@ -142,6 +157,13 @@ uint64_t ompc_task_sched_ns(const struct ompc_task_granularity *granularity, con
     double waited = (double)(thread->state_ticks[THR_IBAR_STATE] + thread->state_ticks[THR_EBAR_STATE])
                     * (double)granularity->interval_ns;
     return ompc_u64_of(charged < waited ? charged : waited);
+}
+
+uint64_t ompc_task_runtime_ns(const struct ompc_task_granularity *granularity, const struct ompc_model_thread *thread)
+{
+    if (!granularity->known)
+        return 0;
+    return ompc_u64_of((double)thread->runtime_work_ticks * (double)granularity->interval_ns);
 }
 
 void ompc_task_granularity_free(struct ompc_task_granularity *granularity)

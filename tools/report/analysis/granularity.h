@@ -17,7 +17,7 @@
 /* One task construct's granularity (same index as the locations' task_constructs). */
 struct ompc_task_grain {
     double mean_ns;     /* a run's mean time less the waiting in it: the table's mean times the work share */
-    double create_ns;   /* creation per task, measured: the construct's create time over its tasks */
+    double create_ns;   /* creation per task: the construct's create time over its tasks, and the runtime's work per task */
     double sched_ns;    /* scheduling per task as the check counts it: the run's estimate, at most create_ns */
     double overhead_ns; /* create_ns + sched_ns */
     double cost_ns;     /* what its tasks' overhead may cost in all: creation, and the estimate for each dispatched run */
@@ -45,12 +45,22 @@ struct ompc_task_granularity {
      * from its sampled task time; 0 in the full tier (counted runs).
      */
     double deferred_per_exec_ns;
+    /*
+     * The runtime's own work per task created: the threads' WORK samples
+     * in the runtime's code over the tasks of every construct.  Creating,
+     * queueing and finishing a task costs there, where no task event
+     * brackets it (the create phase times the tool's callback only).
+     */
+    double runtime_per_task_ns;
     struct ompc_task_grain *constructs;
     int count;
 };
 
 /* Task runs a thread dispatched from a queue: its runs less the tasks it ran undeferred. */
 uint64_t ompc_task_dispatched(const struct ompc_model_thread *thread);
+
+/* A thread's WORK samples in the runtime's code, in ns: its part of the tasks' creation (0 when nothing is known). */
+uint64_t ompc_task_runtime_ns(const struct ompc_task_granularity *granularity, const struct ompc_model_thread *thread);
 
 /* A thread's scheduling overhead: its task runs taken from a queue times the estimate, at most its own IBAR and EBAR time. */
 uint64_t ompc_task_sched_ns(const struct ompc_task_granularity *granularity, const struct ompc_model_thread *thread);

@@ -232,11 +232,18 @@ static void take_thread(struct ompc_model_thread *to, const struct ompc_thread *
     to->armed_ns = take_time(limits, atomic_load(&from->armed_ns));
     to->task_completions = atomic_load(&from->task_completions);
     to->task_first_steals = atomic_load(&from->task_first_steals);
+    to->runtime_work_ticks = atomic_load(&from->runtime_work_ticks);
 }
 
 /* A thread's once-per-task counts, at most the events they are counted at (BEGIN_FINISH, BEGIN_STEAL). */
 static void take_task_counts(struct ompc_model_thread *thread, struct ompc_damage *damage, int slot)
 {
+    /* Its WORK samples in the runtime's code are some of its WORK samples. */
+    if (thread->runtime_work_ticks > thread->state_ticks[THR_WORK_STATE]) {
+        ompc_damage_note(damage, "thread %d claims more WORK samples in the runtime's code than WORK samples "
+                         "(held to them)", slot);
+        thread->runtime_work_ticks = thread->state_ticks[THR_WORK_STATE];
+    }
     uint64_t finishes = thread->task_events[OMP_EVENT_THR_BEGIN_FINISH_TASK - OMPC_TASK_EVENT_FIRST];
     uint64_t steals = thread->task_events[OMP_EVENT_THR_BEGIN_STEAL_TASK - OMPC_TASK_EVENT_FIRST];
     if (thread->task_completions <= finishes && thread->task_first_steals <= steals)

@@ -64,6 +64,7 @@ struct ompc_model_thread {
     uint64_t task_events[OMPC_TASK_EVENTS];
     uint64_t task_create_ns, task_exec_ns, task_suspend_ns, task_suspensions;
     uint64_t task_completions, task_first_steals; /* with has_task_info: tasks counted once (untied parts together) */
+    uint64_t runtime_work_ticks; /* WORK samples in the runtime's own code, at most the WORK samples (0 in older records) */
     /*
      * --stacks: the thread's stack table and fork-stack table, their
      * entries decoded by the loader (load_stacks.c) and bounded by the

@@ -156,10 +156,12 @@ static void too_fine_detail(const struct ompc_advice *advice, int index, char *b
 {
     const struct ompc_task_grain *grain = &advice->tasks.constructs[index];
     snprintf(buffer, size,
-             "mean task %.2f us against %.2f us of overhead per task = creation %.2f us + scheduling and waiting "
+             "mean task %.2f us against %.2f us of overhead per task = creation %.2f us (%.2f us of it the runtime's "
+             "work sampled in its code) + scheduling and waiting "
              "%.2f us per task run (thread %d's); %" PRIu64 " tasks x %.2f us over %d threads; too fine: under %dx "
              "the least overhead %.2f us (scheduling counted at most as creation)",
              grain->mean_ns / 1e3, grain->cost_per_task_ns / 1e3, grain->create_ns / 1e3,
+             advice->tasks.runtime_per_task_ns / 1e3,
              (grain->cost_per_task_ns - grain->create_ns) / 1e3, advice->tasks.sched_thread, grain->created,
              grain->cost_per_task_ns / 1e3, advice->threads, OMPC_TOO_FINE_FACTOR, grain->overhead_ns / 1e3);
 }
@@ -665,6 +667,7 @@ static json_t *json_grain(const struct ompc_advice *advice, int index)
     int failed = ompc_json_set(object, "mean_task_ns", ompc_json_fixed(grain->mean_ns, 1));
     failed |= ompc_json_set(object, "overhead_ns", ompc_json_fixed(grain->overhead_ns, 1));
     failed |= ompc_json_set(object, "create_ns", ompc_json_fixed(grain->create_ns, 1));
+    failed |= ompc_json_set(object, "runtime_per_task_ns", ompc_json_fixed(advice->tasks.runtime_per_task_ns, 1));
     failed |= ompc_json_set(object, "sched_ns", ompc_json_fixed(grain->sched_ns, 1));
     failed |= ompc_json_set(object, "waited_per_run_ns", ompc_json_fixed(advice->tasks.sched_ns, 1));
     failed |= ompc_json_set(object, "waited_thread", json_integer(advice->tasks.sched_thread));

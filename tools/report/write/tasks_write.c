@@ -206,10 +206,14 @@ static void graph_text(const struct ompc_model_process *process, const struct om
     parallelism_sentence(ompc_task_graph_parallelism(graph), sentence, sizeof sentence);
     coverage_text(graph, coverage, sizeof coverage);
     measured_text(graph, measured, sizeof measured);
+    /* The runtime reports a dependence only while its source is unfinished (README.ompcollect.md, "Task graph"). */
     fprintf(out,
-            "\nTask graph (%s; %zu created by implicit tasks, %zu dependences, %u parallel region%s; "
+            "\nTask graph (%s; %zu created by implicit tasks, %zu dependences%s, %u parallel region%s; "
             "ompcollect(1), TASK GRAPH):\n  work %.3f ms, span %.3f ms, %s\n  %s\n",
-            coverage, graph->roots, graph->dependence_count, graph->regions, graph->regions == 1 ? "" : "s",
+            coverage, graph->roots, graph->dependence_count,
+            graph->dependence_count > 0 ? " as the runtime reported them (none on a task complete when its sink "
+                                          "was created)" : "",
+            graph->regions, graph->regions == 1 ? "" : "s",
             graph->work_ns / 1e6, graph->span_ns / 1e6, sentence, measured);
     if (ompc_task_graph_partial(graph))
         fputs("  (of the logged tasks only: a larger --trace-buffer holds the whole run)\n", out);
@@ -536,6 +540,9 @@ int ompc_tasks_json(const struct ompc_model_process *process, const struct ompc_
     failed |= ompc_json_set(tasks, "tier", json_string(process->task_tier == OMPC_TASK_TIER_SAMPLED ? "sampled" : "full"));
     failed |= ompc_json_set(tasks, "sched_per_run_ns", grain->known ? ompc_json_fixed(grain->sched_ns, 1) : json_null());
     failed |= ompc_json_set(tasks, "sched_thread", grain->known ? json_integer(grain->sched_thread) : json_null());
+    /* The creation no task event times: the runtime's work sampled in its code, per task (granularity.h). */
+    failed |= ompc_json_set(tasks, "runtime_per_task_ns",
+                            grain->known ? ompc_json_fixed(grain->runtime_per_task_ns, 1) : json_null());
     failed |= ompc_json_set(tasks, "constructs", process->has_task_info ? sites_json(locations) : json_null());
     struct ompc_task_graph graph;
     failed |= ompc_task_graph_build(process, &graph) != 0;
