@@ -145,7 +145,8 @@ ok "$(sc "$tmp/t" "loss('false_sharing', 2)['largest'] == 'computation_scalabili
 # A serial phase of 30% of the one-thread time by construction (a busy machine bends even the serial
 # time's share: 0.37 was read beside other jobs).  The fraction fitted to the speedup is 0.3 only where the
 # parallel loop gains 2x; a quiet 2-core VM gave it 1.5 to 2.0, so the fit is held to what Amdahl's law
-# gives with the loop's own measured speedup: 1 / S = 0.3 + 0.7 / S_loop.
+# gives with the loop's own measured speedup and the serial share measured at one thread (f, within 0.05 of
+# 0.3): 1 / S = f + (1 - f) / S_loop.  The figures are printed when it fails (once in ~20 quiet runs).
 "$oc" scaling --threads=1,2 --runtime "$LIBOMP" -i 1ms --dir="$tmp/A" "$prog" amdahl 500 4 >"$tmp/A.txt" 2>"$tmp/A.err"
-ok "$(sc "$tmp/A" "abs(j['amdahl']['time_fraction'] - 0.3) <= 0.05 and abs(j['amdahl']['fit_fraction'] - 2 * (0.3 + 0.7 / point('even', 2)['speedup'] - 0.5)) <= 0.1 and loss(None, 2)['largest'] == 'serialisation'")" \
+ok "$(sc "$tmp/A" "(lambda f, s: (abs(f - 0.3) <= 0.05 and abs(j['amdahl']['fit_fraction'] - (2 * (f + (1 - f) / s) - 1)) <= 0.1 and loss(None, 2)['largest'] == 'serialisation') or (j['amdahl'], s, loss(None, 2)['largest']))(j['amdahl']['time_fraction'], point('even', 2)['speedup'])")" \
     "a 30% serial phase: Amdahl's fraction about 0.3 from the serial time and from the speedup, and the run loses most to serialisation" "$tmp/A.txt"

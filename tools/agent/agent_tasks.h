@@ -41,9 +41,9 @@ int ompc_task_phase(struct ompc_agent *agent, struct ompc_process *owner, struct
 
 /*
  * The sampled tier's CREATE (OMPCOLLECTOR_EVENT_TASK_CREATE): the task
- * counted for its construct and the creating thread, with the thread's
- * time in the phase as the full tier takes it; no run is followed.
- * Allocates, locks and formats nothing.
+ * counted for its construct and the creating thread, untimed (its time is
+ * the runtime's, sampled); no run is followed.  Allocates, locks, formats
+ * and reads no clock.
  */
 void ompc_task_counted(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot,
                        const ompcollector_task_event_t *task);
