@@ -63,8 +63,10 @@ result $? "scaling --mpi runs the program as a 2-rank job at 1 and 2 threads" "$
 LC_ALL=C ls "$tmp/m" >"$tmp/m.ls"
 [ "$(tr '\n' ' ' <"$tmp/m.ls")" = "scaling.csv scaling.json scaling.svg scaling.txt threads-1.0.json threads-1.1.json threads-1.err threads-1.out threads-2.0.json threads-2.1.json threads-2.err threads-2.out " ]
 result $? "each rank's report (threads-N.RANK.json), the job's output and errors, and the analysis are kept" "$tmp/m.ls"
+# Each count whose threads x ranks pass the cores is said (both of them on one core).
 over=
-[ $((2 * 2)) -gt "$cores" ] && over="; 2 threads x 2 ranks: oversubscribed"
+[ 2 -gt "$cores" ] && over="; 1 thread x 2 ranks: oversubscribed"
+[ $((2 * 2)) -gt "$cores" ] && over="$over; 2 threads x 2 ranks: oversubscribed"
 grep -q "report.* (one per rank) $tmp/m/threads-2.%r.json" "$tmp/m.err" && grep -q "^  thread counts 1, 2 on $cores cores$over\$" "$tmp/m.txt" \
     && grep -q "^  an MPI job of 2 ranks at each count: its ranks' reports merged" "$tmp/m.txt" \
     && grep -q "^    2 threads $tmp/m/threads-2.0.json and 1 more rank\$" "$tmp/m.txt"
