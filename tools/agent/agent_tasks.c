@@ -414,31 +414,32 @@ void ompc_task_counted(struct ompc_agent *agent, struct ompc_process *owner, str
     }
 }
 
-void ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight,
-                      uint64_t stack)
+uint64_t ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight,
+                          uint64_t stack)
 {
     int32_t storage[OMPC_REQUEST_WORDS(OMPC_REQUEST_SIZE(sizeof(ompcollector_task_t)))];
     struct ompc_request batch;
     ompc_request_init(&batch, storage, sizeof storage);
     int entry = ompc_request_add(&batch, OMPCOLLECTOR_REQ_TASK, sizeof(ompcollector_task_t));
     if (ompc_request_send(&batch, agent->api) != 0 || ompc_request_ec(&batch, entry) != OMP_ERRCODE_OK)
-        return;
+        return 0;
     ompcollector_task_t task;
     memcpy(&task, ompc_request_mem(&batch, entry), sizeof task);
     /* An implicit task's time is its region's; only an explicit task of a known construct is timed here. */
     if (task.id == 0 || task.codeptr == 0 || (task.flags & 0x4) == 0 /* ompt_task_explicit */)
-        return;
+        return task.id;
     int row = ompc_record_task_construct(owner, task.codeptr);
     if (row < 0)
-        return;
+        return task.id;
     uint64_t ns = weight * (uint64_t)agent->record->interval_ns;
     add(&owner->task_constructs[row].sampled_ns, ns);
     /* The stack the sample was counted in ran in this construct's task (--gprofng's OMP_task). */
     ompc_record_task_stack(agent->record, owner, index, stack, row, weight);
     /* The full tier's task events time the threads and mark who ran what: the samples only beside them. */
     if (agent->task_tier != OMPC_TASK_TIER_SAMPLED)
-        return;
+        return task.id;
     atomic_fetch_or_explicit(&owner->task_constructs[row].thread_mask, UINT64_C(1) << (index % 64),
                              memory_order_relaxed);
     add(&owner->threads[index].task_exec_ns, ns);
+    return task.id;
 }

@@ -54,9 +54,10 @@ void ompc_task_counted(struct ompc_agent *agent, struct ompc_process *owner, str
  * (`weight` expirations) that finds an explicit task running adds its
  * time to the task's construct (sampled_ns, thread_mask) and to the
  * thread's task execution time, and counts the sample-table entry `stack`
- * it was counted in (0: none) as run in that construct.
+ * it was counted in (0: none) as run in that construct.  Returns the id of
+ * the task the thread runs (0: unknown).
  */
-void ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight,
-                      uint64_t stack);
+uint64_t ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight,
+                          uint64_t stack);
 
 #endif /* OMPCOLLECT_AGENT_TASKS_H */
