@@ -9,10 +9,10 @@ damage=$top_builddir/t/record-damage
 reader=$top_builddir/t/otf2-read
 cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
 serial-places mpi-sites mpi-dropped task-stacks"
-echo "1..$((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5))"
+echo "1..$((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5 + 1))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5))
+    skip "python3 is needed to read the reports" $((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5 + 1))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -187,6 +187,22 @@ assert "record_damage" not in r or not r["record_damage"], r.get("record_damage"
     grep -q '^limits,serial_places,7,16384,' "$tmp/serial-limit.csv"
 result $? "serial-limit: 7 samples the table could not place are a limit in JSON, text and CSV, the rows kept" \
     "$tmp/serial-limit.log" "$tmp/serial-limit.check"
+
+"$damage" "$tmp/gprofng.ses" "$tmp/task-stacks-limit.ses" task-stacks-limit >"$tmp/task-stacks-limit.log" 2>&1 &&
+    report -f json -o "$tmp/task-stacks-limit.json" "$tmp/task-stacks-limit.ses" >/dev/null 2>"$tmp/task-stacks-limit.err" &&
+    report -o "$tmp/task-stacks-limit.txt" "$tmp/task-stacks-limit.ses" >/dev/null 2>&1 &&
+    report -f csv -o "$tmp/task-stacks-limit.csv" "$tmp/task-stacks-limit.ses" >/dev/null 2>&1 &&
+    python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [l["count"] for l in r["limits"] if l["what"] == "task_stacks"] == [5], r["limits"]
+assert "record_damage" not in r or not r["record_damage"], r.get("record_damage")' "$tmp/task-stacks-limit.json" \
+        >"$tmp/task-stacks-limit.check" 2>&1 &&
+    grep -q "5 samples in explicit tasks found no cell" "$tmp/task-stacks-limit.txt" &&
+    grep -q "5 samples in explicit tasks found no cell" "$tmp/task-stacks-limit.err" &&
+    grep -q '^limits,task_stacks,5,1024,' "$tmp/task-stacks-limit.csv"
+result $? "task-stacks-limit: 5 samples the task-stack table had no cell for are a limit on stderr and in JSON, text and CSV" \
+    "$tmp/task-stacks-limit.log" "$tmp/task-stacks-limit.check" "$tmp/task-stacks-limit.err"
 
 # Forged MPI call sites: the table is ignored whole, MPI_Init and MPI_Finalize held to the threads' MPI time; a
 # count of calls past the table above the threads' calls is ignored, the sound rows kept; in JSON, text and CSV.

@@ -422,7 +422,8 @@ static void region_ids(struct ompc_record_header *header, struct ompc_process *p
  * construct row that is free, no stack, and more samples than the thread
  * took; its first cells are overwritten, as a scribbling program would.
  */
-static void task_stacks(struct ompc_record_header *header, struct ompc_process *process)
+/* Thread 0's task-stack table, or exits when the saved run has none. */
+static struct ompc_task_stack_table *task_stack_table(struct ompc_record_header *header, struct ompc_process *process)
 {
     uint64_t offset = atomic_load(&process->task_stacks[0]);
     if (offset == 0 || !ompc_record_in_arena(header, offset, OMPC_TASK_STACK_BYTES)
@@ -430,7 +431,18 @@ static void task_stacks(struct ompc_record_header *header, struct ompc_process *
         fprintf(stderr, "record-damage: the saved run has no task-stack table to damage\n");
         exit(2);
     }
-    struct ompc_task_stack_table *table = (struct ompc_task_stack_table *)((char *)header + offset);
+    return (struct ompc_task_stack_table *)((char *)header + offset);
+}
+
+/* Not damage: 5 samples the table had no cell for, as a run with more stacks than cells leaves. */
+static void task_stacks_limit(struct ompc_record_header *header, struct ompc_process *process)
+{
+    atomic_fetch_add(&task_stack_table(header, process)->full, 5);
+}
+
+static void task_stacks(struct ompc_record_header *header, struct ompc_process *process)
+{
+    struct ompc_task_stack_table *table = task_stack_table(header, process);
     struct ompc_task_stack *cells = (struct ompc_task_stack *)(table + 1);
     uint64_t entry = UINT64_C(8) << OMPC_TASK_STACK_ROW_BITS;
     atomic_store(&cells[0].key, entry | OMPC_MAX_TASK_CONSTRUCTS);
@@ -450,6 +462,7 @@ static const struct damage damages[] = {
     {"mpi-sites", mpi_sites},  {"mpi-dropped", mpi_dropped},
     {"alias", alias}, {"module-path", module_path}, {"terminal", terminal},
     {"region-ids", region_ids}, {"task-stacks", task_stacks},
+    {"task-stacks-limit", task_stacks_limit},
 };
 
 int main(int argc, char **argv)

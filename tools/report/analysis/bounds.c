@@ -30,7 +30,7 @@ static void add(struct ompc_limit *out, int *used, const char *what, uint64_t co
 
 /* Per-thread counts summed over the followed threads. */
 struct thread_sums {
-    uint64_t wait_overflow, stack_dropped, copies_dropped, log_dropped, log_first_ns;
+    uint64_t wait_overflow, stack_dropped, copies_dropped, task_stacks_full, log_dropped, log_first_ns;
     int log_threads, timeline_threads;
     uint64_t timeline_first_ns;
 };
@@ -42,6 +42,7 @@ static void sum_threads(const struct ompc_model_process *process, struct thread_
         const struct ompc_model_thread *thread = &process->threads[i];
         sums->wait_overflow += thread->wait_overflow_ticks;
         sums->copies_dropped += thread->copies_dropped;
+        sums->task_stacks_full += thread->task_stacks_full;
         for (int s = 0; s < OMPC_NSTATES; s++)
             sums->stack_dropped += thread->stack_dropped[s];
         if (thread->event_log_dropped != 0) {
@@ -78,6 +79,10 @@ static void buffer_limits(const struct ompc_model_process *process, const struct
     add(out, used, "stack_copies", sums->copies_dropped, OMPC_STACK_COPIES_BYTES,
         "%" PRIu64 " samples found their thread's %" PRIu64 "-byte stack-copy buffer (--stacks-unwind=dwarf) "
         "full and were unwound by frame pointers", sums->copies_dropped, (uint64_t)OMPC_STACK_COPIES_BYTES);
+    add(out, used, "task_stacks", sums->task_stacks_full, OMPC_TASK_STACK_SLOTS,
+        "%" PRIu64 " samples in explicit tasks found no cell of their thread's %d (stack, task construct) pairs "
+        "and are in no task construct's stacks (--gprofng's OMP_task)",
+        sums->task_stacks_full, OMPC_TASK_STACK_SLOTS);
     add(out, used, "arena", process->arena_refused, 0,
         "%" PRIu64 " requests for per-thread buffers (timelines, event logs, stack tables, wait tables) found "
         "the record's reserved space full; the threads concerned lack them", process->arena_refused);

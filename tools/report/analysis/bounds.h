@@ -16,7 +16,8 @@ struct ompc_limit {
     char text[320];     /* one sentence for a person: what is missing and why */
 };
 
-#define OMPC_LIMIT_KINDS 16
+/* One for each kind ompc_limits_reached lists (bounds.c): 18; all 18 at once fit. */
+#define OMPC_LIMIT_KINDS 18
 
 /*
  * Fills `out` with every bound the process's run reached, in a fixed order;
