@@ -171,36 +171,28 @@ print("ok")
 PY
 result $? "serial-places: a serial code table counting more than the SERIAL samples is ignored, and said" \
     "$tmp/serial-places.rows"
-"$damage" "$tmp/serial.ses" "$tmp/serial-limit.ses" serial-limit >"$tmp/serial-limit.log" 2>&1 &&
-    report -f json -o "$tmp/serial-limit.json" "$tmp/serial-limit.ses" >/dev/null 2>&1 &&
-    report -o "$tmp/serial-limit.txt" "$tmp/serial-limit.ses" >/dev/null 2>&1 &&
-    report -f csv -o "$tmp/serial-limit.csv" "$tmp/serial-limit.ses" >/dev/null 2>&1 &&
-    python3 -c '
+# limit_case CASE SAVED-RUN WHAT COUNT BOUND SENTENCE [PYTHON]: CASE's change to SAVED-RUN is the limit WHAT of
+# COUNT (bound BOUND), no damage: in JSON (and PYTHON over its r), as SENTENCE on stderr and in the text report, and
+# as the CSV row; the outputs stay in $tmp/CASE.* for further checks.
+limit_case() {
+    "$damage" "$2" "$tmp/$1.ses" "$1" >"$tmp/$1.log" 2>&1 &&
+        report -f json -o "$tmp/$1.json" "$tmp/$1.ses" >/dev/null 2>"$tmp/$1.err" &&
+        report -o "$tmp/$1.txt" "$tmp/$1.ses" >/dev/null 2>&1 &&
+        report -f csv -o "$tmp/$1.csv" "$tmp/$1.ses" >/dev/null 2>&1 &&
+        python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert [l["count"] for l in r["limits"] if l["what"] == "serial_places"] == [7], r["limits"]
-assert r["serial_code"]["not_located"] == 7 and r["serial_code"]["functions"], r["serial_code"]
-assert "record_damage" not in r or not r["record_damage"], r.get("record_damage")' "$tmp/serial-limit.json" \
-        >"$tmp/serial-limit.check" 2>&1 &&
-    grep -q "7 samples of serial code found no row" "$tmp/serial-limit.txt" &&
-    grep -q "^  7 samples not located" "$tmp/serial-limit.txt" &&
-    grep -q '^limits,serial_places,7,16384,' "$tmp/serial-limit.csv"
-result $? "serial-limit: 7 samples the table could not place are a limit in JSON, text and CSV, the rows kept" \
-    "$tmp/serial-limit.log" "$tmp/serial-limit.check"
-
-"$damage" "$tmp/gprofng.ses" "$tmp/task-stacks-limit.ses" task-stacks-limit >"$tmp/task-stacks-limit.log" 2>&1 &&
-    report -f json -o "$tmp/task-stacks-limit.json" "$tmp/task-stacks-limit.ses" >/dev/null 2>"$tmp/task-stacks-limit.err" &&
-    report -o "$tmp/task-stacks-limit.txt" "$tmp/task-stacks-limit.ses" >/dev/null 2>&1 &&
-    report -f csv -o "$tmp/task-stacks-limit.csv" "$tmp/task-stacks-limit.ses" >/dev/null 2>&1 &&
-    python3 -c '
-import json, sys
-r = json.load(open(sys.argv[1]))
-assert [l["count"] for l in r["limits"] if l["what"] == "task_stacks"] == [5], r["limits"]
-assert "record_damage" not in r or not r["record_damage"], r.get("record_damage")' "$tmp/task-stacks-limit.json" \
-        >"$tmp/task-stacks-limit.check" 2>&1 &&
-    grep -q "5 samples in explicit tasks found no cell" "$tmp/task-stacks-limit.txt" &&
-    grep -q "5 samples in explicit tasks found no cell" "$tmp/task-stacks-limit.err" &&
-    grep -q '^limits,task_stacks,5,1024,' "$tmp/task-stacks-limit.csv"
+assert [l["count"] for l in r["limits"] if l["what"] == sys.argv[2]] == [int(sys.argv[3])], r["limits"]
+assert "record_damage" not in r or not r["record_damage"], r.get("record_damage")
+exec(sys.argv[4])' "$tmp/$1.json" "$3" "$4" "${7:-}" >"$tmp/$1.check" 2>&1 &&
+        grep -qF "$6" "$tmp/$1.txt" && grep -qF "$6" "$tmp/$1.err" && grep -q "^limits,$3,$4,$5," "$tmp/$1.csv"
+}
+limit_case serial-limit "$tmp/serial.ses" serial_places 7 16384 "7 samples of serial code found no row" \
+    'assert r["serial_code"]["not_located"] == 7 and r["serial_code"]["functions"], r["serial_code"]' &&
+    grep -q "^  7 samples not located" "$tmp/serial-limit.txt"
+result $? "serial-limit: 7 samples the table could not place are a limit on stderr and in JSON, text and CSV, the rows kept" \
+    "$tmp/serial-limit.log" "$tmp/serial-limit.check" "$tmp/serial-limit.err"
+limit_case task-stacks-limit "$tmp/gprofng.ses" task_stacks 5 1024 "5 samples in explicit tasks found no cell"
 result $? "task-stacks-limit: 5 samples the task-stack table had no cell for are a limit on stderr and in JSON, text and CSV" \
     "$tmp/task-stacks-limit.log" "$tmp/task-stacks-limit.check" "$tmp/task-stacks-limit.err"
 
