@@ -6,23 +6,9 @@
 #include <string.h>
 #include <time.h>
 
-/* Seconds on the monotonic clock. */
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "../examples/example.h"
 
-/* Busy for `seconds` of wall-clock time, so that the gain of the fix is the program's own whatever the load (t/ompcollect-gains.c). */
-static void busy(double seconds)
-{
-    double end = now() + seconds;
-    while (now() < end)
-        continue;
-}
-
-/* The unit of work: 5 ms, long beside a collective's own cost. */
+/* The unit of work: 5 ms of wall-clock time (example_work, so that the gain of the fix is the program's own whatever the load), long beside a collective's own cost. */
 #define UNIT 5e-3
 
 /*
@@ -39,8 +25,8 @@ static __attribute__((noinline)) int mpi_round(int rank, int fixed, double end)
 {
     double units = fixed ? 1.5 : rank == 0 ? 1.0 : 2.0;
 #pragma omp parallel num_threads(1)
-    busy(units * UNIT);
-    int done = now() >= end, any = 0;
+    example_work(units * UNIT);
+    int done = example_now() >= end, any = 0;
     MPI_Allreduce(&done, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); /* @mpiwait */
     return !any;
 }
@@ -61,11 +47,11 @@ int main(int argc, char **argv)
     int fixed = strcmp(argv[1], "fixed") == 0;
     /* Every rank starts its clock together, so that all stop at the same round. */
     MPI_Barrier(MPI_COMM_WORLD);
-    double begin = now(), end = begin + atof(argv[2]);
+    double begin = example_now(), end = begin + atof(argv[2]);
     long rounds = 1;
     while (mpi_round(rank, fixed, end))
         rounds++;
-    double spent = now() - begin;
+    double spent = example_now() - begin;
     if (rank == 0)
         printf("rounds %ld seconds %.6f per_round %.9f\n", rounds, spent, spent / (double)rounds);
     MPI_Finalize();

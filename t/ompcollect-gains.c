@@ -8,29 +8,16 @@
 #ifdef _OPENMP
 #include <omp.h>
 
-/* Seconds on the monotonic clock. */
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "../examples/example.h"
 
 /*
- * Busy for `seconds` of wall-clock time.  A unit of work that lasts its
- * wall time whatever the load makes the gain of a fix the program's own:
- * on a loaded 2-core machine a CPU-bound unit would also count what the
- * scheduler did to each variant.  The tasks case alone computes (a task's
- * overhead is the runtime's CPU time, which no wall-clock unit stands for).
+ * The unit of work: 1 ms of wall-clock time (example_work).  A unit that
+ * lasts its wall time whatever the load makes the gain of a fix the
+ * program's own: on a loaded 2-core machine a CPU-bound unit would also
+ * count what the scheduler did to each variant.  The tasks case alone
+ * computes (a task's overhead is the runtime's CPU time, which no
+ * wall-clock unit stands for).
  */
-static void busy(double seconds)
-{
-    double end = now() + seconds;
-    while (now() < end)
-        continue;
-}
-
-/* The unit of work: 1 ms. */
 #define UNIT 1e-3
 
 /* Thread k of 2 works k+1 units; fixed: both work 1.5 (the same total, balanced). */
@@ -38,7 +25,7 @@ static __attribute__((noinline)) void imbalance_round(int fixed)
 {
 #pragma omp parallel for schedule(static, 1) num_threads(2) /* @imbalance */
     for (int k = 0; k < 2; k++)
-        busy(fixed ? 1.5 * UNIT : (k + 1) * UNIT);
+        example_work(fixed ? 1.5 * UNIT : (k + 1) * UNIT);
 }
 
 /*
@@ -51,14 +38,14 @@ static __attribute__((noinline)) void critical_round(int fixed)
     long total = 0;
 #pragma omp parallel num_threads(2) reduction(+ : total)
     for (int i = 0; i < 8; i++) {
-        busy(UNIT / 4);
+        example_work(UNIT / 4);
         if (fixed) {
-            busy(UNIT);
+            example_work(UNIT);
             total++;
         } else {
 #pragma omp critical /* @critical */
             {
-                busy(UNIT);
+                example_work(UNIT);
                 total++;
             }
         }
@@ -80,9 +67,9 @@ static __attribute__((noinline)) void lock_round(int fixed, omp_lock_t *table, o
         for (int i = 0; i < 8; i++) {
             int element = (i + 32 * me) % 64;
             omp_lock_t *lock = fixed ? &each[element] : table;
-            busy(UNIT / 2);
+            example_work(UNIT / 2);
             omp_set_lock(lock); /* @lock */
-            busy(UNIT);
+            example_work(UNIT);
             counters[element]++;
             omp_unset_lock(lock);
         }
@@ -121,12 +108,12 @@ static __attribute__((noinline)) void serial_round(int fixed)
     if (fixed) {
 #pragma omp parallel for num_threads(2)
         for (int k = 0; k < 2; k++)
-            busy(UNIT);
+            example_work(UNIT);
     } else {
-        busy(2 * UNIT); /* @serial */
+        example_work(2 * UNIT); /* @serial */
     }
 #pragma omp parallel num_threads(2)
-    busy(2 * UNIT);
+    example_work(2 * UNIT);
 }
 
 /* One round of a case; 0, or -1 for no such case. */
@@ -166,14 +153,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < 64; i++)
         omp_init_lock(&each[i]);
     long rounds = 0;
-    double begin = now(), end = begin;
+    double begin = example_now(), end = begin;
     do {
         if (round_of(argv[1], fixed, &table, each, counters) != 0) {
             fprintf(stderr, "ompcollect-gains: no case %s\n", argv[1]);
             return 2;
         }
         rounds++;
-        end = now();
+        end = example_now();
     } while (end - begin < seconds);
     printf("rounds %ld seconds %.6f per_round %.9f\n", rounds, end - begin, (end - begin) / (double)rounds);
     return 0;
