@@ -232,13 +232,6 @@ static int build_constructs(const struct ompc_model_process *process, struct omp
     return nest_under_teams(out);
 }
 
-/* qsort: code addresses in order. */
-static int compare_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /*
  * A region's closing barrier is at its parallel construct's call (the
  * master's, and the agent puts a worker's there); any other implicit
@@ -253,13 +246,13 @@ static int mark_worksharing(const struct ompc_model_process *process, struct omp
         return -1;
     for (uint32_t i = 0; i < process->construct_count; i++)
         calls[i] = process->constructs[i].codeptr;
-    ompc_qsort(calls, (size_t)process->construct_count, sizeof *calls, compare_u64);
+    ompc_qsort(calls, (size_t)process->construct_count, sizeof *calls, ompc_compare_u64);
     for (int j = 0; j < out->wait_count; j++) {
         struct ompc_wait_row *row = &out->waits[j];
         row->worksharing = row->state == THR_IBAR_STATE && row->kind != OMPCOLLECTOR_WAIT_TASKWAIT
                            && row->kind != OMPCOLLECTOR_WAIT_TASKGROUP
                            && ompc_bsearch(&row->codeptr, calls, (size_t)process->construct_count, sizeof *calls,
-                                           compare_u64) == NULL;
+                                           ompc_compare_u64) == NULL;
     }
     free(calls);
     return 0;

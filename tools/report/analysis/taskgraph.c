@@ -512,12 +512,6 @@ static int compare_class(const void *a, const void *b)
     return (x->task > y->task) - (x->task < y->task);
 }
 
-static int compare_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* One class once its typical time is known: where its tasks are in the sorted keys. */
 struct class_summary {
     uint64_t codeptr, typical;
@@ -555,7 +549,7 @@ static void depth_free_times(struct ompc_task_graph *graph, const struct class_k
              last++)
             if (classes[last].last - classes[last].first >= OMPC_TASK_CLASS_MIN)
                 medians[typical++] = classes[last].typical;
-        ompc_qsort(medians, typical, sizeof *medians, compare_u64);
+        ompc_qsort(medians, typical, sizeof *medians, ompc_compare_u64);
         if (typical < 2 || medians[0] == 0 || medians[typical - 1] / 2 > medians[0])
             continue;
         /* The median of the depths' typical times. */

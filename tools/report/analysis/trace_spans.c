@@ -57,13 +57,6 @@ static int compare_spans(const void *a, const void *b)
     return ompc_span_order(a, b, 0);
 }
 
-/* qsort: ascending times. */
-static int compare_times(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Where a thread's record ends: its end, its last sample, its last event, whichever is latest. */
 static uint64_t thread_end(const struct ompc_report *report, int thread)
 {
@@ -283,7 +276,7 @@ static int pieces_cut(struct pieces *p, const struct span_list *list)
         cuts[n++] = begin;
         cuts[n++] = stop;
     }
-    ompc_qsort(cuts, n, sizeof *cuts, compare_times);
+    ompc_qsort(cuts, n, sizeof *cuts, ompc_compare_u64);
     size_t unique = 0;
     for (size_t i = 0; i < n; i++)
         if (unique == 0 || cuts[i] != cuts[unique - 1])
@@ -308,7 +301,7 @@ static int pieces_index(struct pieces *p, const struct span_list *list)
         return -1;
     for (size_t i = 0; i < p->exact_count; i++)
         p->ends[i] = p->exact[i].end_ns;
-    ompc_qsort(p->ends, p->exact_count, sizeof *p->ends, compare_times);
+    ompc_qsort(p->ends, p->exact_count, sizeof *p->ends, ompc_compare_u64);
     return 0;
 }
 

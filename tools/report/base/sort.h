@@ -24,4 +24,11 @@ static inline int ompc_order_i64(int64_t x, int64_t y)
     return (x > y) - (x < y);
 }
 
+/* qsort and bsearch: uint64_t values (times, code addresses) in ascending order. */
+static inline int ompc_compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 #endif /* OMPCOLLECT_SORT_H */

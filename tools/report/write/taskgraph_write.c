@@ -40,12 +40,6 @@ struct drawing {
     size_t node_count;
 };
 
-static int compare_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Every task construct the tasks name, sorted and labelled once. */
 static int make_labels(struct drawing *drawing)
 {
@@ -55,7 +49,7 @@ static int make_labels(struct drawing *drawing)
         return -1;
     for (size_t i = 0; i < count; i++)
         codeptrs[i] = drawing->process->tasks[i].codeptr;
-    ompc_qsort(codeptrs, count, sizeof *codeptrs, compare_u64);
+    ompc_qsort(codeptrs, count, sizeof *codeptrs, ompc_compare_u64);
     size_t unique = 0;
     for (size_t i = 0; i < count; i++)
         if (unique == 0 || codeptrs[unique - 1] != codeptrs[i])
