@@ -288,27 +288,42 @@ static int write_profile(const struct ompc_model_process *process, const struct 
     return 0;
 }
 
+/*
+ * A construct's description packet (a parallel region's or a task's): its
+ * id, no parent, and the call to the runtime less one, inside the call
+ * instruction, where the analyzer looks its line up.
+ */
+static int put_description(struct packets *p, int kind, uint64_t id, uint64_t codeptr)
+{
+    begin(p, 32, kind);
+    put32(p, 0);
+    put64(p, id);
+    put64(p, 0);
+    put64(p, codeptr - (codeptr != 0));
+    return end(p);
+}
+
+/* An entry packet: from `ns` on, thread `thread` runs in the construct `id` (0: none). */
+static int put_entry(struct packets *p, int kind, int thread, uint64_t ns, uint64_t id)
+{
+    begin(p, 32, kind);
+    put32(p, 0);
+    put64(p, (uint64_t)thread + 1);
+    put64(p, BASE_NS + ns);
+    put64(p, id);
+    return end(p);
+}
+
 /* omptrace: the parallel constructs (named at the call to the runtime, the pragma's line), then the threads' entries. */
 static int write_omptrace(const struct ompc_model_process *process, const struct ompc_samples *samples,
                           struct packets *p)
 {
-    for (uint32_t c = 0; c < process->construct_count; c++) {
-        begin(p, 32, KIND_REGION);
-        put32(p, 0);
-        put64(p, (uint64_t)c + 1);
-        put64(p, 0);
-        put64(p, process->constructs[c].codeptr - (process->constructs[c].codeptr != 0));
-        if (end(p) != 0)
+    for (uint32_t c = 0; c < process->construct_count; c++)
+        if (put_description(p, KIND_REGION, (uint64_t)c + 1, process->constructs[c].codeptr) != 0)
             return -1;
-    }
     for (size_t i = 0; i < samples->entry_count; i++) {
         const struct ompc_construct_entry *entry = &samples->entries[i];
-        begin(p, 32, KIND_REGION_ENTRY);
-        put32(p, 0);
-        put64(p, (uint64_t)entry->thread + 1);
-        put64(p, BASE_NS + entry->ns);
-        put64(p, entry->construct);
-        if (end(p) != 0)
+        if (put_entry(p, KIND_REGION_ENTRY, entry->thread, entry->ns, entry->construct) != 0)
             return -1;
     }
     return 0;
@@ -324,24 +339,12 @@ static int write_omptrace(const struct ompc_model_process *process, const struct
 static int write_tasks(const struct ompc_model_process *process, const struct ompc_samples *samples,
                        struct packets *p)
 {
-    for (uint32_t c = 0; samples->task_entry_count > 0 && c < process->task_construct_count; c++) {
-        uint64_t codeptr = process->task_constructs[c].codeptr;
-        begin(p, 32, KIND_TASK);
-        put32(p, 0);
-        put64(p, (uint64_t)c + 1);
-        put64(p, 0);
-        put64(p, codeptr - (codeptr != 0));
-        if (end(p) != 0)
+    for (uint32_t c = 0; samples->task_entry_count > 0 && c < process->task_construct_count; c++)
+        if (put_description(p, KIND_TASK, (uint64_t)c + 1, process->task_constructs[c].codeptr) != 0)
             return -1;
-    }
     for (size_t i = 0; i < samples->task_entry_count; i++) {
         const struct ompc_task_entry *entry = &samples->task_entries[i];
-        begin(p, 32, KIND_TASK_ENTRY);
-        put32(p, 0);
-        put64(p, (uint64_t)entry->thread + 1);
-        put64(p, BASE_NS + entry->ns);
-        put64(p, entry->task);
-        if (end(p) != 0)
+        if (put_entry(p, KIND_TASK_ENTRY, entry->thread, entry->ns, entry->task) != 0)
             return -1;
     }
     return 0;
