@@ -393,7 +393,8 @@ static void write_main_report(const struct run *run, const struct output *output
         return;
     }
     names[i] = report_name(run, output->pattern, entry);
-    for (int n = 2; !is_device(names[i]) && name_taken(names, i, names[i]); n++) {
+    int device = is_device(names[i]);
+    for (int n = 2; !device && name_taken(names, i, names[i]); n++) {
         char tag[16];
         snprintf(tag, sizeof tag, "%d", n);
         char *tagged = ompc_insert_tag(names[i], tag);
@@ -401,7 +402,7 @@ static void write_main_report(const struct run *run, const struct output *output
         names[i] = tagged;
     }
     if (run->rank.rank == 0 && !*rank_said && run->rank.size != 1 && !ompc_pattern_has(output->pattern, 'r')
-        && !is_device(names[i])) {
+        && !device) {
         say("%s is set and --output names no %%r: each rank writes its own file (rank 0: %s)", run->rank.from,
             names[i]);
         *rank_said = 1;
