@@ -1250,7 +1250,7 @@ static void on_task_created(int phase, const ompcollector_task_event_t *task)
     struct ompc_thread *slot;
     struct ompc_process *owner = event_owner(&slot);
     if (owner != NULL)
-        ompc_task_counted(&agent, owner, slot, task);
+        ompc_task_counted(owner, slot, task);
     errno = saved_errno;
 }
 

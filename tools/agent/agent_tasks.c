@@ -399,10 +399,8 @@ int ompc_task_phase(struct ompc_agent *agent, struct ompc_process *owner, struct
  * price of two clock readings per task, the largest cost of a fine task
  * program's run under the tool (21% of fib's CPU time in clock_gettime).
  */
-void ompc_task_counted(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot,
-                       const ompcollector_task_event_t *task)
+void ompc_task_counted(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_event_t *task)
 {
-    (void)agent;
     int undeferred = (task->flags & OMPCOLLECTOR_TASK_UNDEFERRED) != 0;
     count_event(slot, OMP_EVENT_THR_BEGIN_CREATE_TASK);
     count_event(slot, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL);

@@ -45,8 +45,7 @@ int ompc_task_phase(struct ompc_agent *agent, struct ompc_process *owner, struct
  * the runtime's, sampled); no run is followed.  Allocates, locks, formats
  * and reads no clock.
  */
-void ompc_task_counted(struct ompc_agent *agent, struct ompc_process *owner, struct ompc_thread *slot,
-                       const ompcollector_task_event_t *task);
+void ompc_task_counted(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_event_t *task);
 
 /*
  * In the sampling handler, sampled tier (async-signal-safe: one
