@@ -118,10 +118,10 @@ EOF
 # The planted factor is low and the words name the factor that loses most, whichever it is; that it is the planted
 # one needs the live run's OpenMP factors at 2 threads to lose less (a loaded box's barriers can lose 80%): timing.
 largest="max((v, k) for k, v in loss(2)['lost'].items() if v is not None)[1] == loss(2)['largest']"
-# Rank 0, the one with less work, now works a tenth of rank 1's time: its MPI load balance is below the unedited run's.
-unedited="[p for p in json.load(open('$tmp/m/scaling.json'))['whole']['points'] if p['threads'] == 2][0]['mpi_load_balance']"
-ok "$(sc "$tmp/lb" "(abs(whole(2)['mpi_load_balance'] - model(2)['mpi_load_balance']) < 6e-4 and whole(2)['mpi_load_balance'] < $unedited and $largest and 'loses' in loss(2)['text']) or (whole(2)['mpi_load_balance'], model(2)['mpi_load_balance'], $unedited, loss(2))" "$tmp/lb.json")" \
-    "a rank that waits in MPI for the other: MPI load balance as the edited reports give it, below the unedited run's, and the largest loss named" "$tmp/lb.err" "$tmp/lb.json"
+# How low the edit takes MPI load balance depends on the live run's own times (on one core, oversubscribed, rank 0
+# was the slowest before the edit: 0.754 became 0.773); the figure is held to the model of the edited reports.
+ok "$(sc "$tmp/lb" "(abs(whole(2)['mpi_load_balance'] - model(2)['mpi_load_balance']) < 6e-4 and $largest and 'loses' in loss(2)['text']) or (whole(2)['mpi_load_balance'], model(2)['mpi_load_balance'], loss(2))" "$tmp/lb.json")" \
+    "a rank that waits in MPI for the other: MPI load balance as the edited reports give it, and the largest loss named" "$tmp/lb.err" "$tmp/lb.json"
 "$oc" scaling --reports -f json "$tmp"/com/threads-*.json >"$tmp/com.json" 2>"$tmp/com.err"
 ok "$(sc "$tmp/com" "(abs(whole(2)['mpi_communication'] - model(2)['mpi_communication']) < 6e-4 and whole(2)['mpi_communication'] < 0.6 and $largest) or (whole(2)['mpi_communication'], model(2)['mpi_communication'], loss(2))" "$tmp/com.json")" \
     "every rank half its time in MPI: MPI communication as the edited reports give it, below 0.6, and the largest loss named" "$tmp/com.err" "$tmp/com.json"
