@@ -99,8 +99,15 @@ print(g['tasks'] == $tasks and len(g['nodes']) == $tasks and not g['aggregated']
             "$prog" $big_n $cutoff >/dev/null 2>"$tmp/$cc.big.err"
     small=$(python3 "$query" "$tmp/$cc.small.json" "$g and $g['critical_path_tasks']" 2>&1)
     big=$(python3 "$query" "$tmp/$cc.big.json" "$g['critical_path_tasks']" 2>&1)
-    ok "$([ "$small" -ge 1 ] 2>/dev/null && [ "$big" -gt "$small" ] 2>/dev/null && echo True)" \
-        "$cc: the critical path of fib($big_n) has more tasks than fib($small_n)'s (got $big and $small)"
+    # Which path is longest is a judgement on measured times: the root's own time (two creations, with the
+    # agent's first-time costs, and whatever a busy machine adds) is tens of us against fib($big_n)'s chain
+    # of about a hundred, and CI once saw the root alone on the path.  So it runs in `make check-timing`.
+    if [ "${TIMING_CHECKS:-0}" = 1 ]; then
+        ok "$([ "$small" -ge 1 ] 2>/dev/null && [ "$big" -gt "$small" ] 2>/dev/null && echo True)" \
+            "$cc: the critical path of fib($big_n) has more tasks than fib($small_n)'s (got $big and $small)"
+    else
+        skip "a timing judgement, run by make check-timing" 1 "$cc: the critical path of fib($big_n) has more tasks than fib($small_n)'s"
+    fi
     ok "$(grep -q "ompcollect: pid [0-9]*: $big_tasks logged tasks are more than the 5000 nodes the task graph (--task-graph) draws one by one" "$tmp/$cc.big.err" &&
         python3 -c "
 import json
