@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 # fib(N) with cut-off CUTOFF, a taskloop of LOOP tasks, UNTIED untied tasks, a task that spins SECONDS of wall time.
 args="24 14 8 16 0.3"
-per_cc=6
+per_cc=7
 echo "1..$((2 * per_cc))"
 n=0
 source=$top_srcdir/t/ompcollect-tasksites.c
@@ -31,7 +31,7 @@ for cc in clang gcc; do
     fi
     # A 1 ms interval gives the 0.3 s sleeping task some 300 samples.
     # shellcheck disable=SC2086 # the arguments are words
-    "$oc" --runtime "$LIBOMP" -i 1ms -f json -o "$tmp/$cc-sampled.json" "$tmp/tasksites-$cc" $args \
+    "$oc" --runtime "$LIBOMP" -i 1ms --save="$tmp/$cc-sampled.ses" -f json -o "$tmp/$cc-sampled.json" "$tmp/tasksites-$cc" $args \
         >/dev/null 2>"$tmp/$cc-sampled.err"
     s1=$?
     # shellcheck disable=SC2086
@@ -50,6 +50,13 @@ for cc in clang gcc; do
     full=$(q "$tmp/$cc-full.json" "$counts(r['tasks']['constructs'])")
     ok "$(q "$tmp/$cc-sampled.json" "len($counts($s['constructs'])) >= 4 and $counts($s['constructs']) == $full and $s['created'] == sum(x['created'] for x in $s['constructs'])")" \
         "$cc: every construct's created and undeferred counts are the full tier's exactly ($full)" "$tmp/$cc-sampled.json"
+    # A thread's creations not yet in their rows (record.h's pending creations) are the loader's to check:
+    # one entry naming a row no construct holds makes it refuse that thread's entries, and say so.
+    "$top_builddir/t/record-damage" "$tmp/$cc-sampled.ses" "$tmp/$cc-pending.ses" task-pending >"$tmp/$cc-pending.err" 2>&1 &&
+        "$oc" report -f json -o "$tmp/$cc-pending.json" "$tmp/$cc-pending.ses" >>"$tmp/$cc-pending.err" 2>&1
+    sampled=$(q "$tmp/$cc-sampled.json" "$counts($s['constructs'])")
+    ok "$(q "$tmp/$cc-pending.json" "'pending task creations' in r['record_damage']['text'] and len($counts($s['constructs'])) == len($sampled) and all(a[0] == b[0] and a[1] <= b[1] for a, b in zip($counts($s['constructs']), $sampled))")" \
+        "$cc: a thread's pending creations naming a row no construct holds are refused and said in record_damage" "$tmp/$cc-pending.err"
     # Within one --tasks=full run, each construct's sampled time against its exact time.
     ok "$(q "$tmp/$cc-full.json" "all($margin(x['sampled_ns'], x['exec_ns'], r['interval_ns']) for x in r['tasks']['constructs']) and sum(x['sampled_ns'] for x in r['tasks']['constructs']) > 0")" \
         "$cc: in the full tier's run every construct's sampled time is within the sample-count margin of its exact time" "$tmp/$cc-full.json"

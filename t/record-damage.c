@@ -288,6 +288,27 @@ static void task_sites(struct ompc_record_header *header, struct ompc_process *p
     atomic_store(&process->task_constructs_dropped, 12);
 }
 
+/*
+ * A thread's pending task creations (record.h) naming a task construct row
+ * no construct holds, beside its real ones: the loader refuses the
+ * thread's entries whole and says so.  Only a slot laid out with them.
+ */
+static void task_pending(struct ompc_record_header *header, struct ompc_process *process)
+{
+    if (header->process_size < sizeof *process) {
+        fprintf(stderr, "record-damage: the saved run's slots end before the pending task creations\n");
+        exit(1);
+    }
+    int unused = OMPC_MAX_TASK_CONSTRUCTS - 1;
+    while (unused > 0 && atomic_load(&process->task_constructs[unused].codeptr) != 0)
+        unused--;
+    struct ompc_task_pending *pending = &process->task_pending[0];
+    int k = OMPC_TASK_PENDING_ROWS - 1;
+    atomic_store(&pending->row[k], 1 + unused);
+    atomic_store(&pending->created[k], 5);
+    atomic_store(&pending->undeferred[k], 0);
+}
+
 /* The first used row of the serial code table (version 7 on), or NULL when the run kept none. */
 static struct ompc_place *serial_place(struct ompc_record_header *header, struct ompc_process *process)
 {
@@ -462,7 +483,7 @@ static const struct damage damages[] = {
     {"mpi-sites", mpi_sites},  {"mpi-dropped", mpi_dropped},
     {"alias", alias}, {"module-path", module_path}, {"terminal", terminal},
     {"region-ids", region_ids}, {"task-stacks", task_stacks},
-    {"task-stacks-limit", task_stacks_limit},
+    {"task-stacks-limit", task_stacks_limit}, {"task-pending", task_pending},
 };
 
 int main(int argc, char **argv)

@@ -36,6 +36,7 @@ struct task_scratch {
     uint64_t seen_codeptr[ROWS_SEEN];
     int32_t seen_row[ROWS_SEEN];
     uint32_t seen_next;
+    uint32_t pending_next; /* the thread's pending creations' entry to take next (count_creation) */
 };
 static __thread struct task_scratch scratch __attribute__((tls_model("initial-exec")));
 
@@ -108,15 +109,68 @@ static void add(_Atomic uint64_t *counter, uint64_t value)
     atomic_fetch_add_explicit(counter, value, memory_order_relaxed);
 }
 
+/* One more in a counter only the calling thread writes: no locked instruction. */
+static inline void bump(_Atomic uint64_t *counter)
+{
+    atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+/*
+ * The entry of the thread's pending creations (record.h) that counts for
+ * `row`: one of its own, else the next in turn, whose counts go to their
+ * row first.  Added before they are cleared, so a reader never misses
+ * them; only a process killed between the two counts them twice.
+ */
+static __attribute__((noinline)) int pending_claim(struct ompc_process *owner, struct ompc_task_pending *pending,
+                                                   int32_t row)
+{
+    int k = (int)(scratch.pending_next++ % OMPC_TASK_PENDING_ROWS);
+    int32_t old = atomic_load_explicit(&pending->row[k], memory_order_relaxed);
+    if (old > 0 && old <= OMPC_MAX_TASK_CONSTRUCTS) {
+        struct ompc_task_construct *flushed = &owner->task_constructs[old - 1];
+        add(&flushed->created, atomic_load_explicit(&pending->created[k], memory_order_relaxed));
+        add(&flushed->undeferred, atomic_load_explicit(&pending->undeferred[k], memory_order_relaxed));
+    }
+    atomic_store_explicit(&pending->created[k], 0, memory_order_relaxed);
+    atomic_store_explicit(&pending->undeferred[k], 0, memory_order_relaxed);
+    atomic_store_explicit(&pending->row[k], row + 1, memory_order_relaxed);
+    return k;
+}
+
+/*
+ * A task created on this thread counts for its construct's row: in the
+ * thread's own pending entry for it (no shared cache line), or straight
+ * in the row for the threads past the slot table, who share one slot.
+ */
+static void count_creation(struct ompc_process *owner, struct ompc_thread *slot, struct ompc_task_construct *row,
+                           int undeferred)
+{
+    if (slot == &owner->untracked) {
+        add(&row->created, 1);
+        if (undeferred)
+            add(&row->undeferred, 1);
+        return;
+    }
+    struct ompc_task_pending *pending = &owner->task_pending[slot - owner->threads];
+    int32_t key = (int32_t)(row - owner->task_constructs) + 1;
+    int k = 0;
+    while (k < OMPC_TASK_PENDING_ROWS && atomic_load_explicit(&pending->row[k], memory_order_relaxed) != key)
+        k++;
+    if (k == OMPC_TASK_PENDING_ROWS)
+        k = pending_claim(owner, pending, key - 1);
+    bump(&pending->created[k]);
+    if (undeferred)
+        bump(&pending->undeferred[k]);
+}
+
 /* The task just created (END_CREATE delivery names it) counts for its construct. */
-static void created(struct ompc_process *owner, const ompcollector_task_info_t *info, int event, uint64_t now)
+static void created(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_info_t *info,
+                    int event, uint64_t now)
 {
     struct ompc_task_construct *row = row_at(owner, info->codeptr, NULL);
     if (row == NULL)
         return;
-    add(&row->created, 1);
-    if (event == OMP_EVENT_THR_END_CREATE_TASK_IMM)
-        add(&row->undeferred, 1);
+    count_creation(owner, slot, row, event == OMP_EVENT_THR_END_CREATE_TASK_IMM);
     if (scratch.create_since != 0 && now > scratch.create_since)
         add(&row->create_ns, now - scratch.create_since);
 }
@@ -248,7 +302,7 @@ static __attribute__((noinline)) int asked_event(struct ompc_agent *agent, struc
     switch (event) {
     case OMP_EVENT_THR_END_CREATE_TASK_IMM:
     case OMP_EVENT_THR_END_CREATE_TASK_DEL:
-        created(owner, &info, event, now);
+        created(owner, slot, &info, event, now);
         scratch.create_since = 0;
         break;
     case OMP_EVENT_THR_BEGIN_STEAL_TASK:
@@ -294,6 +348,15 @@ static inline void count_event(struct ompc_thread *slot, int event)
     add(&slot->task_events[event - OMPC_TASK_EVENT_FIRST], 1);
 }
 
+/* count_event for a creation, the one phase the sampled tier follows: its own slot's counts need no locked add. */
+static inline void count_created_event(struct ompc_process *owner, struct ompc_thread *slot, int event)
+{
+    if (slot == &owner->untracked)
+        count_event(slot, event);
+    else
+        bump(&slot->task_events[event - OMPC_TASK_EVENT_FIRST]);
+}
+
 /* The thread's timer (depth, since, total) as task_event in agent.c keeps it: open at depth 0, closed back at 0. */
 static inline void timer_open(int32_t *depth, uint64_t *since, uint64_t now)
 {
@@ -312,11 +375,11 @@ static uint64_t phase_created(struct ompc_agent *agent, struct ompc_process *own
                               const ompcollector_task_info_t *info, uint64_t now)
 {
     int undeferred = (info->flags & OMPCOLLECTOR_TASK_UNDEFERRED) != 0;
-    count_event(slot, OMP_EVENT_THR_BEGIN_CREATE_TASK);
-    count_event(slot, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL);
+    count_created_event(owner, slot, OMP_EVENT_THR_BEGIN_CREATE_TASK);
+    count_created_event(owner, slot, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL);
     scratch.create_since = now;
     uint64_t end = now_ns(agent);
-    created(owner, info, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL, end);
+    created(owner, slot, info, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL, end);
     scratch.create_since = 0;
     if (slot != &owner->untracked && slot->task_create_depth == 0 && end > now)
         add(&slot->task_create_ns, end - now);
@@ -402,14 +465,11 @@ int ompc_task_phase(struct ompc_agent *agent, struct ompc_process *owner, struct
 void ompc_task_counted(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_event_t *task)
 {
     int undeferred = (task->flags & OMPCOLLECTOR_TASK_UNDEFERRED) != 0;
-    count_event(slot, OMP_EVENT_THR_BEGIN_CREATE_TASK);
-    count_event(slot, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL);
+    count_created_event(owner, slot, OMP_EVENT_THR_BEGIN_CREATE_TASK);
+    count_created_event(owner, slot, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL);
     struct ompc_task_construct *row = row_at(owner, task->codeptr, NULL);
-    if (row != NULL) {
-        add(&row->created, 1);
-        if (undeferred)
-            add(&row->undeferred, 1);
-    }
+    if (row != NULL)
+        count_creation(owner, slot, row, undeferred);
 }
 
 uint64_t ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight,

@@ -829,18 +829,25 @@ static int take_constructs(int fd, struct ompc_model_process *to, const struct o
     return 0;
 }
 
+/* a + b, or UINT64_MAX where the sum would wrap (counts the program wrote). */
+static uint64_t sum_saturated(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /*
- * One task construct row, its counts held to what they can be: no more
+ * One task construct row with the threads' pending creations for it
+ * (pending: created, undeferred), its counts held to what they can be: no more
  * undeferred than created, no more timed runs than runs, no run longer
  * than their sum nor than the run itself.  Returns 1 when it had to
  * change anything.
  */
 static int take_task_construct(struct ompc_model_task_construct *row, const struct ompc_task_construct *raw,
-                               const struct limits *limits)
+                               const uint64_t pending[2], const struct limits *limits)
 {
     *row = (struct ompc_model_task_construct){
-        .codeptr = atomic_load(&raw->codeptr), .created = atomic_load(&raw->created),
-        .undeferred = atomic_load(&raw->undeferred), .create_ns = atomic_load(&raw->create_ns),
+        .codeptr = atomic_load(&raw->codeptr), .created = sum_saturated(atomic_load(&raw->created), pending[0]),
+        .undeferred = sum_saturated(atomic_load(&raw->undeferred), pending[1]), .create_ns = atomic_load(&raw->create_ns),
         .completed = atomic_load(&raw->completed), .runs = atomic_load(&raw->runs),
         .stolen = atomic_load(&raw->stolen), .timed_runs = atomic_load(&raw->timed_runs),
         .exec_ns = atomic_load(&raw->exec_ns), .max_ns = atomic_load(&raw->max_ns),
@@ -875,13 +882,61 @@ static int take_task_construct(struct ompc_model_task_construct *row, const stru
  * sampled time no thread could have spent is dropped.
  */
 static int take_sampled_task_construct(struct ompc_model_task_construct *row, const struct ompc_task_construct *raw,
-                                       const struct limits *limits)
+                                       const uint64_t pending[2], const struct limits *limits)
 {
-    int bad = take_task_construct(row, raw, limits);
+    int bad = take_task_construct(row, raw, pending, limits);
     row->completed = row->runs = row->stolen = row->max_ns = row->suspend_ns = row->suspensions = 0;
     row->exec_ns = row->sampled_ns;
     row->timed_runs = row->created;
     return bad;
+}
+
+/*
+ * One thread's pending creations (record.h) added to the raw rows' counts
+ * in `sums` (created, undeferred per row).  The thread's entries are
+ * taken whole or not at all: each names a used row, holds no more
+ * undeferred than created, and together no more than the tasks the
+ * thread's own count says it created.  Returns 1 when refused.
+ */
+static int take_pending(uint64_t (*sums)[2], const struct ompc_process *from, int t)
+{
+    const struct ompc_task_pending *pending = &from->task_pending[t];
+    uint64_t made = atomic_load(&from->threads[t].task_events[OMP_EVENT_THR_BEGIN_CREATE_TASK - OMPC_TASK_EVENT_FIRST]);
+    uint64_t total = 0;
+    for (int k = 0; k < OMPC_TASK_PENDING_ROWS; k++) {
+        int32_t row = atomic_load(&pending->row[k]);
+        uint64_t created = atomic_load(&pending->created[k]), undeferred = atomic_load(&pending->undeferred[k]);
+        if (row == 0 && created == 0 && undeferred == 0)
+            continue;
+        if (row <= 0 || row > OMPC_MAX_TASK_CONSTRUCTS || atomic_load(&from->task_constructs[row - 1].codeptr) == 0
+            || undeferred > created || created > made - total)
+            return 1;
+        total += created;
+    }
+    for (int k = 0; k < OMPC_TASK_PENDING_ROWS; k++) {
+        int32_t row = atomic_load(&pending->row[k]);
+        if (row > 0) {
+            sums[row - 1][0] = sum_saturated(sums[row - 1][0], atomic_load(&pending->created[k]));
+            sums[row - 1][1] = sum_saturated(sums[row - 1][1], atomic_load(&pending->undeferred[k]));
+        }
+    }
+    return 0;
+}
+
+/* Every thread's pending creations, per raw row; NULL when out of memory. */
+static uint64_t (*pending_creations(const struct ompc_process *from, const struct limits *limits,
+                                    struct ompc_damage *damage))[2]
+{
+    uint64_t (*sums)[2] = calloc(OMPC_MAX_TASK_CONSTRUCTS, sizeof *sums);
+    if (sums == NULL)
+        return NULL;
+    unsigned long refused = 0;
+    EACH_FILLED_ROW(limits, task_pending, OMPC_MAX_THREADS, t)
+        refused += (unsigned long)take_pending(sums, from, t);
+    if (refused > 0)
+        ompc_damage_note(damage, "%lu threads' pending task creations that name no used task construct or more "
+                                 "tasks than the thread created (ignored)", refused);
+    return sums;
 }
 
 /* The task construct table's used rows (zero rows when the runtime did not answer TASK_INFO). */
@@ -896,17 +951,21 @@ static int take_task_constructs(struct ompc_model_process *to, const struct ompc
     EACH_FILLED_ROW(limits, task_constructs, OMPC_MAX_TASK_CONSTRUCTS, i)
         used += atomic_load(&from->task_constructs[i].codeptr) != 0;
     to->task_constructs = calloc(used + 1, sizeof *to->task_constructs);
-    if (to->task_constructs == NULL)
+    uint64_t (*pending)[2] = pending_creations(from, limits, &to->damage);
+    if (to->task_constructs == NULL || pending == NULL) {
+        free(pending);
         return -1;
+    }
     unsigned long bad = 0;
     EACH_FILLED_ROW(limits, task_constructs, OMPC_MAX_TASK_CONSTRUCTS, i) {
         if (atomic_load(&from->task_constructs[i].codeptr) == 0 || to->task_construct_count == used)
             continue;
         struct ompc_model_task_construct *row = &to->task_constructs[to->task_construct_count++];
         bad += (unsigned long)(to->task_tier == OMPC_TASK_TIER_SAMPLED
-                                   ? take_sampled_task_construct(row, &from->task_constructs[i], limits)
-                                   : take_task_construct(row, &from->task_constructs[i], limits));
+                                   ? take_sampled_task_construct(row, &from->task_constructs[i], pending[i], limits)
+                                   : take_task_construct(row, &from->task_constructs[i], pending[i], limits));
     }
+    free(pending);
     if (bad > 0)
         ompc_damage_note(&to->damage, "%lu task construct rows with counts or times that cannot be (held to "
                                       "what they can be)", bad);
@@ -1138,13 +1197,15 @@ struct ompc_model_process *ompc_load_process(int fd, const struct ompc_record_he
     /*
      * An older slot ends before the fields later versions appended, which
      * stay zero.  The construct kinds came within version 8, the task-stack
-     * tables after them: each is read when the slot holds it whole
+     * tables after them, the pending creations last: each is read when the slot holds it whole
      * (process_size says), else it stays zero (unknown, none), whatever the
      * slot's padding holds.
      */
     size_t slot_bytes = ompc_record_slot_bytes(header->version);
     if (header->version == OMPC_RECORD_VERSION && header->process_size >= sizeof *from)
         slot_bytes = sizeof *from;
+    else if (header->version == OMPC_RECORD_VERSION && header->process_size >= OMPC_PROCESS_SIZE_NO_TASK_PENDING)
+        slot_bytes = OMPC_PROCESS_SIZE_NO_TASK_PENDING; /* the task-stack tables, without the pending creations */
     else if (header->version == OMPC_RECORD_VERSION && header->process_size >= OMPC_PROCESS_SIZE_NO_TASK_STACKS)
         slot_bytes = OMPC_PROCESS_SIZE_NO_TASK_STACKS; /* the kinds, without the task-stack tables that came after */
     struct filled filled = {0, 0, NULL};
