@@ -9,10 +9,10 @@ damage=$top_builddir/t/record-damage
 reader=$top_builddir/t/otf2-read
 cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
 serial-places mpi-sites mpi-dropped task-stacks"
-echo "1..$((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5 + 1))"
+echo "1..$((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5 + 2))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5 + 1))
+    skip "python3 is needed to read the reports" $((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5 + 2))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -274,6 +274,22 @@ print("ok")
 PY
 result $? "terminal: names with escape sequences and controls are escaped in the text report (file and stderr)" \
     "$tmp/terminal.log"
+# The same names reach merge's and diff's text through a JSON report: escaped there too.
+report -f json -o "$tmp/terminal-json.json" "$tmp/terminal.ses" >"$tmp/terminal-compare.log" 2>&1 &&
+    "$oc" merge -o "$tmp/terminal-merge.txt" "$tmp"/terminal-json*.json >>"$tmp/terminal-compare.log" 2>&1 &&
+    "$oc" diff -o "$tmp/terminal-diff.txt" "$tmp"/terminal-json*.json "$tmp"/terminal-json*.json \
+        >>"$tmp/terminal-compare.log" 2>&1 &&
+    python3 - "$tmp/terminal-merge.txt" "$tmp/terminal-diff.txt" >>"$tmp/terminal-compare.log" 2>&1 <<'PY'
+import sys
+for name in sys.argv[1:]:
+    text = open(name, "rb").read()
+    bad = [b for b in text if (b < 0x20 and b not in (0x0a, 0x09)) or b == 0x7f]
+    assert not bad, "%s: control bytes %r" % (name, sorted(set(bad)))
+    assert b"\xc2\x9b" not in text and b"\xe2\x80\xae" not in text, name + ": a C1 control or bidi override"
+assert b"evil\\x1b]0;owned" in open(sys.argv[1], "rb").read(), "merge names no escaped program"
+print("ok")
+PY
+result $? "terminal: the names are escaped in merge's and diff's text too" "$tmp/terminal-compare.log"
 
 # Region ids past 2^63-1 (no damage: ids are the runtime's) reach the Chrome trace as null, not as numbers
 # readers that keep 64 signed bits refuse (session-fuzz's finding).

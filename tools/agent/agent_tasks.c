@@ -36,8 +36,9 @@ struct task_scratch {
     uint64_t seen_codeptr[ROWS_SEEN];
     int32_t seen_row[ROWS_SEEN];
     uint32_t seen_next;
-    uint32_t pending_next; /* the thread's pending creations' entry to take next (count_creation) */
+    uint32_t seen_last; /* which of them row_at answered from last: its pending creations' entry too */
 };
+_Static_assert(ROWS_SEEN == OMPC_TASK_PENDING_ROWS, "a row seen has its pending creations' entry");
 static __thread struct task_scratch scratch __attribute__((tls_model("initial-exec")));
 
 /* OMPCOLLECTOR_REQ_TASK_INFO for the calling thread; 0 when answered. */
@@ -84,6 +85,7 @@ static __attribute__((noinline)) int row_lookup(struct ompc_process *owner, uint
         uint32_t slot = scratch.seen_next++ % ROWS_SEEN;
         scratch.seen_codeptr[slot] = codeptr;
         scratch.seen_row[slot] = row;
+        scratch.seen_last = slot;
     }
     return row;
 }
@@ -94,9 +96,11 @@ static inline struct ompc_task_construct *row_at(struct ompc_process *owner, uin
     if (codeptr == 0)
         row = -1;
     else if (owner == scratch.seen_owner)
-        for (int i = 0; i < ROWS_SEEN; i++)
-            if (scratch.seen_codeptr[i] == codeptr)
+        for (uint32_t i = 0; i < ROWS_SEEN; i++)
+            if (scratch.seen_codeptr[i] == codeptr) {
                 row = scratch.seen_row[i];
+                scratch.seen_last = i;
+            }
     if (row == -2)
         row = row_lookup(owner, codeptr);
     if (index != NULL)
@@ -116,15 +120,14 @@ static inline void bump(_Atomic uint64_t *counter)
 }
 
 /*
- * The entry of the thread's pending creations (record.h) that counts for
- * `row`: one of its own, else the next in turn, whose counts go to their
- * row first.  Added before they are cleared, so a reader never misses
- * them; only a process killed between the two counts them twice.
+ * Entry k of the thread's pending creations (record.h) taken for `row`:
+ * the counts of the row it held go to that row first.  Added before they
+ * are cleared, so a reader never misses them; only a process killed
+ * between the two counts them twice.
  */
-static __attribute__((noinline)) int pending_claim(struct ompc_process *owner, struct ompc_task_pending *pending,
-                                                   int32_t row)
+static __attribute__((noinline)) void pending_claim(struct ompc_process *owner, struct ompc_task_pending *pending,
+                                                    uint32_t k, int32_t row)
 {
-    int k = (int)(scratch.pending_next++ % OMPC_TASK_PENDING_ROWS);
     int32_t old = atomic_load_explicit(&pending->row[k], memory_order_relaxed);
     if (old > 0 && old <= OMPC_MAX_TASK_CONSTRUCTS) {
         struct ompc_task_construct *flushed = &owner->task_constructs[old - 1];
@@ -134,30 +137,26 @@ static __attribute__((noinline)) int pending_claim(struct ompc_process *owner, s
     atomic_store_explicit(&pending->created[k], 0, memory_order_relaxed);
     atomic_store_explicit(&pending->undeferred[k], 0, memory_order_relaxed);
     atomic_store_explicit(&pending->row[k], row + 1, memory_order_relaxed);
-    return k;
 }
 
 /*
- * A task created on this thread counts for its construct's row: in the
- * thread's own pending entry for it (no shared cache line), or straight
- * in the row for the threads past the slot table, who share one slot.
+ * A task created on this thread counts for its construct's row `index`,
+ * which row_at just answered: in the thread's own pending entry beside
+ * the row seen (no shared cache line), or straight in the row for the
+ * threads past the slot table, who share one slot.
  */
-static void count_creation(struct ompc_process *owner, struct ompc_thread *slot, struct ompc_task_construct *row,
-                           int undeferred)
+static void count_creation(struct ompc_process *owner, struct ompc_thread *slot, int32_t index, int undeferred)
 {
     if (slot == &owner->untracked) {
-        add(&row->created, 1);
+        add(&owner->task_constructs[index].created, 1);
         if (undeferred)
-            add(&row->undeferred, 1);
+            add(&owner->task_constructs[index].undeferred, 1);
         return;
     }
     struct ompc_task_pending *pending = &owner->task_pending[slot - owner->threads];
-    int32_t key = (int32_t)(row - owner->task_constructs) + 1;
-    int k = 0;
-    while (k < OMPC_TASK_PENDING_ROWS && atomic_load_explicit(&pending->row[k], memory_order_relaxed) != key)
-        k++;
-    if (k == OMPC_TASK_PENDING_ROWS)
-        k = pending_claim(owner, pending, key - 1);
+    uint32_t k = scratch.seen_last % OMPC_TASK_PENDING_ROWS;
+    if (atomic_load_explicit(&pending->row[k], memory_order_relaxed) != index + 1)
+        pending_claim(owner, pending, k, index);
     bump(&pending->created[k]);
     if (undeferred)
         bump(&pending->undeferred[k]);
@@ -167,10 +166,11 @@ static void count_creation(struct ompc_process *owner, struct ompc_thread *slot,
 static void created(struct ompc_process *owner, struct ompc_thread *slot, const ompcollector_task_info_t *info,
                     int event, uint64_t now)
 {
-    struct ompc_task_construct *row = row_at(owner, info->codeptr, NULL);
+    int32_t index;
+    struct ompc_task_construct *row = row_at(owner, info->codeptr, &index);
     if (row == NULL)
         return;
-    count_creation(owner, slot, row, event == OMP_EVENT_THR_END_CREATE_TASK_IMM);
+    count_creation(owner, slot, index, event == OMP_EVENT_THR_END_CREATE_TASK_IMM);
     if (scratch.create_since != 0 && now > scratch.create_since)
         add(&row->create_ns, now - scratch.create_since);
 }
@@ -467,9 +467,9 @@ void ompc_task_counted(struct ompc_process *owner, struct ompc_thread *slot, con
     int undeferred = (task->flags & OMPCOLLECTOR_TASK_UNDEFERRED) != 0;
     count_created_event(owner, slot, OMP_EVENT_THR_BEGIN_CREATE_TASK);
     count_created_event(owner, slot, undeferred ? OMP_EVENT_THR_END_CREATE_TASK_IMM : OMP_EVENT_THR_END_CREATE_TASK_DEL);
-    struct ompc_task_construct *row = row_at(owner, task->codeptr, NULL);
-    if (row != NULL)
-        count_creation(owner, slot, row, undeferred);
+    int32_t index;
+    if (row_at(owner, task->codeptr, &index) != NULL)
+        count_creation(owner, slot, index, undeferred);
 }
 
 uint64_t ompc_task_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight,

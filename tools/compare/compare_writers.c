@@ -6,6 +6,9 @@
 #include "diff.h"
 #include "merge.h"
 #include "scaling.h"
+#include "terminal.h"
+
+#include <string.h>
 
 /* merge's summary in `format`. */
 static int merge_writer(const struct ompc_view *view, struct ompc_sink *sink, int format)
@@ -14,9 +17,43 @@ static int merge_writer(const struct ompc_view *view, struct ompc_sink *sink, in
                             sizeof sink->error);
 }
 
-static int merge_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+/*
+ * A text writer run through ompc_terminal_safe_text: the names it prints
+ * come from JSON reports, which the observed programs' records and
+ * binaries named.
+ */
+struct text_job {
+    const struct ompc_view *view;
+    struct ompc_sink *sink;
+    int (*write)(const struct ompc_view *view, struct ompc_sink *sink);
+};
+
+static int text_to_memory(FILE *memory, void *arg)
+{
+    struct text_job *job = arg;
+    struct ompc_sink inner = *job->sink;
+    inner.out = memory;
+    int status = job->write(job->view, &inner);
+    /* The writer's message, if any, is the caller's to print. */
+    memcpy(job->sink->error, inner.error, sizeof inner.error);
+    return status;
+}
+
+static int terminal_safe(const struct ompc_view *view, struct ompc_sink *sink,
+                         int (*write)(const struct ompc_view *view, struct ompc_sink *sink))
+{
+    struct text_job job = {view, sink, write};
+    return ompc_terminal_safe_text(sink->out, text_to_memory, &job);
+}
+
+static int merge_text(const struct ompc_view *view, struct ompc_sink *sink)
 {
     return merge_writer(view, sink, OMPC_FORMAT_TEXT);
+}
+
+static int merge_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return terminal_safe(view, sink, merge_text);
 }
 
 static int merge_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)
@@ -35,9 +72,14 @@ static int diff_writer(const struct ompc_view *view, struct ompc_sink *sink, int
     return ompc_diff_write(sink->out, format, view->diff.a, view->diff.b, sink->error, sizeof sink->error);
 }
 
-static int diff_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+static int diff_text(const struct ompc_view *view, struct ompc_sink *sink)
 {
     return diff_writer(view, sink, OMPC_FORMAT_TEXT);
+}
+
+static int diff_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return terminal_safe(view, sink, diff_text);
 }
 
 static int diff_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)
@@ -50,10 +92,15 @@ static int diff_json_writer(const struct ompc_view *view, struct ompc_sink *sink
     return diff_writer(view, sink, OMPC_FORMAT_JSON);
 }
 
-static int scaling_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+static int scaling_text(const struct ompc_view *view, struct ompc_sink *sink)
 {
     ompc_scaling_write_text(sink->out, view->scaling);
     return ferror(sink->out) ? -1 : 0;
+}
+
+static int scaling_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
+{
+    return terminal_safe(view, sink, scaling_text);
 }
 
 static int scaling_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)

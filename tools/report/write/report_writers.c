@@ -6,7 +6,7 @@
 #include "csv.h"
 #include "stacks.h"
 #include "summary.h"
-#include "utf8.h"
+#include "terminal.h"
 #include "writer.h"
 
 #include <stdio.h>
@@ -33,74 +33,25 @@ static int summary_to_stream(const struct ompc_view *view, struct ompc_sink *sin
     return ferror(sink->out) ? -1 : 0;
 }
 
-/*
- * Whether the character of `length` bytes at `text` (well-formed UTF-8)
- * would act on a terminal rather than show: C0 controls but newline and
- * tab, DEL, C1 controls (U+0080..U+009F, CSI among them), and the bidi
- * embeddings and isolates that reorder what follows (U+202A..U+202E,
- * U+2066..U+2069).
- */
-static int acts_on_terminal(const unsigned char *text, int length)
+/* ompc_terminal_safe_text's writer: the text report of a view to a sink. */
+struct text_job {
+    const struct ompc_view *view;
+    const struct ompc_sink *sink;
+};
+
+static int text_to_memory(FILE *memory, void *arg)
 {
-    if (length == 1)
-        return (text[0] < 0x20 && text[0] != '\n' && text[0] != '\t') || text[0] == 0x7f;
-    if (length == 2)
-        return text[0] == 0xc2 && text[1] < 0xa0;
-    int embedding = text[1] == 0x80 && text[2] >= 0xaa && text[2] <= 0xae;
-    int isolate = text[1] == 0x81 && text[2] >= 0xa6 && text[2] <= 0xa9;
-    return length == 3 && text[0] == 0xe2 && (embedding || isolate);
+    const struct text_job *job = arg;
+    struct ompc_sink inner = *job->sink;
+    inner.out = memory;
+    return summary_to_stream(job->view, &inner, ompc_report_text);
 }
 
-/*
- * Copies a text report to `out` with what the record or a binary named
- * (programs, paths, symbols) unable to act on a terminal: a character
- * that would is written as its code (\x1b, \u009b).  Bytes of no UTF-8
- * character (a Latin-1 file name) stay the name's own, but those an 8-bit
- * terminal takes for C1 controls (0x80..0x9f) are written as \x9b.
- */
-static void write_terminal_safe(FILE *out, const char *text, size_t size)
-{
-    for (size_t at = 0; at < size;) {
-        int length = ompc_utf8_char(text + at, size - at);
-        for (int k = 0; k < -length; k++) { /* bytes of no UTF-8 character: kept, but 8-bit C1 controls */
-            unsigned char byte = (unsigned char)text[at++];
-            if (byte >= 0x80 && byte < 0xa0)
-                fprintf(out, "\\x%02x", byte);
-            else
-                fputc(byte, out);
-        }
-        if (length < 0)
-            continue;
-        const unsigned char *bytes = (const unsigned char *)text + at;
-        if (!acts_on_terminal(bytes, length))
-            fwrite(bytes, 1, (size_t)length, out);
-        else if (length == 1)
-            fprintf(out, "\\x%02x", bytes[0]);
-        else if (length == 2)
-            fprintf(out, "\\u%04x", (unsigned)(bytes[0] & 0x1f) << 6 | (bytes[1] & 0x3f));
-        else
-            fprintf(out, "\\u%04x",
-                    (unsigned)(bytes[0] & 0x0f) << 12 | (unsigned)(bytes[1] & 0x3f) << 6 | (bytes[2] & 0x3f));
-        at += (size_t)length;
-    }
-}
-
-/* The text report, written whole in memory first so that it reaches `out` terminal-safe (write_terminal_safe). */
+/* The text report, written whole in memory first so that it reaches `out` terminal-safe (terminal.h). */
 int ompc_report_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *memory = open_memstream(&text, &size);
-    if (memory == NULL)
-        return -1;
-    struct ompc_sink inner = *sink;
-    inner.out = memory;
-    int status = summary_to_stream(view, &inner, ompc_report_text);
-    status = fclose(memory) != 0 || status != 0 ? -1 : 0;
-    if (status == 0)
-        write_terminal_safe(sink->out, text, size);
-    free(text);
-    return status != 0 || ferror(sink->out) ? -1 : 0;
+    struct text_job job = {view, sink};
+    return ompc_terminal_safe_text(sink->out, text_to_memory, &job);
 }
 
 int ompc_report_json_writer(const struct ompc_view *view, struct ompc_sink *sink)
