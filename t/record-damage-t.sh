@@ -9,10 +9,10 @@ damage=$top_builddir/t/record-damage
 reader=$top_builddir/t/otf2-read
 cases="strings threads-negative threads-huge counts-huge stack-size times logs waits tables tasks task-sites stack-copies
 serial-places mpi-sites mpi-dropped task-stacks"
-echo "1..$((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5 + 2))"
+echo "1..$((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5 + 3))"
 n=0
 if ! command -v python3 >/dev/null 2>&1; then
-    skip "python3 is needed to read the reports" $((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5 + 2))
+    skip "python3 is needed to read the reports" $((7 * 16 + 3 + 3 + 3 + 2 + 2 + 5 + 3))
     exit 0
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record-damage.XXXXXX") || exit 1
@@ -192,9 +192,23 @@ limit_case serial-limit "$tmp/serial.ses" serial_places 7 16384 "7 samples of se
     grep -q "^  7 samples not located" "$tmp/serial-limit.txt"
 result $? "serial-limit: 7 samples the table could not place are a limit on stderr and in JSON, text and CSV, the rows kept" \
     "$tmp/serial-limit.log" "$tmp/serial-limit.check" "$tmp/serial-limit.err"
-limit_case task-stacks-limit "$tmp/gprofng.ses" task_stacks 5 1024 "5 samples in explicit tasks found no cell"
-result $? "task-stacks-limit: 5 samples the task-stack table had no cell for are a limit on stderr and in JSON, text and CSV" \
+limit_case task-stacks-limit "$tmp/gprofng.ses" task_stacks 5 1024 "5 samples in explicit tasks found no cell" &&
+    report -o /dev/null --gprofng="$tmp/task-stacks-limit.er" "$tmp/task-stacks-limit.ses" >/dev/null 2>&1 &&
+    grep -q '<event kind="comment" id="0" text="ompcollect: limit reached: 5 samples in explicit tasks found no cell' \
+        "$tmp/task-stacks-limit.er/log.xml"
+result $? "task-stacks-limit: 5 samples the task-stack table had no cell for are a limit on stderr and in JSON, text, CSV and the gprofng experiment's notes" \
     "$tmp/task-stacks-limit.log" "$tmp/task-stacks-limit.check" "$tmp/task-stacks-limit.err"
+# The experiment's notes are gprofng's own: its header shows the limit and the damage of a damaged run.
+if command -v gprofng >/dev/null 2>&1; then
+    report -o /dev/null --gprofng="$tmp/task-sites.er" "$tmp/task-sites.ses" >/dev/null 2>&1 &&
+        gprofng display text -header "$tmp/task-stacks-limit.er" >"$tmp/gprofng-notes.txt" 2>&1 &&
+        gprofng display text -header "$tmp/task-sites.er" >>"$tmp/gprofng-notes.txt" 2>&1 &&
+        grep -q '^\*\*\* Note: ompcollect: limit reached: 5 samples in explicit tasks found no cell' "$tmp/gprofng-notes.txt" &&
+        grep -q '^\*\*\* Note: ompcollect: record damaged ([0-9]* findings\?): .*task construct rows' "$tmp/gprofng-notes.txt"
+    result $? "gprofng's header shows the run's limit and its record damage as notes" "$tmp/gprofng-notes.txt"
+else
+    skip "gprofng (binutils) is not installed" 1
+fi
 
 # Forged MPI call sites: the table is ignored whole, MPI_Init and MPI_Finalize held to the threads' MPI time; a
 # count of calls past the table above the threads' calls is ignored, the sound rows kept; in JSON, text and CSV.

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "bounds.h"
 #include "coderanges.h"
 #include "report.h"
 #include "samples.h"
@@ -105,7 +106,12 @@ static void put_xml(FILE *out, const char *text)
         case '>': fputs("&gt;", out); break;
         case '"': fputs("&quot;", out); break;
         case '\'': fputs("&apos;", out); break;
-        default: fputc(*text, out);
+        default:
+            /* XML 1.0 has no C0 controls but tab and newlines, not even as references: a name's are shown as codes. */
+            if ((unsigned char)*text < 0x20 && *text != '\t' && *text != '\n' && *text != '\r')
+                fprintf(out, "\\x%02x", (unsigned char)*text);
+            else
+                fputc(*text, out);
         }
     }
 }
@@ -167,6 +173,29 @@ static void put_descriptions(FILE *out, long long interval_ns, int tasks)
     fputs("</profile>\n", out);
 }
 
+/*
+ * What the run lost and what the loader refused, as the experiment's notes
+ * (`gprofng display text -header` prints each as "*** Note: ..."): the
+ * same sentences every other output gives.
+ */
+static void put_notes(const struct ompc_report *report, FILE *out)
+{
+    struct ompc_limit limits[OMPC_LIMIT_KINDS];
+    int count = ompc_limits_reached(report->process, report->event_log_bytes, limits);
+    for (int i = 0; i < count; i++) {
+        fputs("<event kind=\"comment\" id=\"0\" text=\"ompcollect: limit reached: ", out);
+        put_xml(out, limits[i].text);
+        fputs("\"/>\n", out);
+    }
+    const struct ompc_damage *damage = &report->process->damage;
+    if (damage->count == 0)
+        return;
+    fprintf(out, "<event kind=\"comment\" id=\"0\" text=\"ompcollect: record damaged (%lu finding%s): ", damage->count,
+            damage->count == 1 ? "" : "s");
+    put_xml(out, damage->text);
+    fputs("\"/>\n", out);
+}
+
 /* log.xml: who wrote it, the process, the run's start and end, and the packet kinds (the tasks' when `tasks`). */
 static int write_log(const struct ompc_report *report, FILE *out, int tasks)
 {
@@ -183,6 +212,7 @@ static int write_log(const struct ompc_report *report, FILE *out, int tasks)
     fprintf(out, "</process>\n<event kind=\"run\" tstamp=\"");
     put_time(out, BASE_NS);
     fprintf(out, "\" time=\"%lld\" tm_zone=\"0\"/>\n", report->realtime_offset_ns != 0 ? (long long)(start / 1000000000) : 0LL);
+    put_notes(report, out);
     put_descriptions(out, report->interval_ns, tasks);
     fprintf(out, "<event kind=\"exit\" tstamp=\"");
     put_time(out, report->wall_ns);
