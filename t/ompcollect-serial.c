@@ -1,4 +1,4 @@
-/* ompcollect-serial.c - a mostly serial program for t/ompcollect-serial.sh: serial code in one function the report must name at its lines, around a short parallel region. */
+/* ompcollect-serial.c - a mostly serial program for t/ompcollect-serial.sh: serial code in one function the report must name at its lines, around a short parallel region; with a second argument, a serial sleep the report must name at its call. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +23,14 @@ __attribute__((noinline)) static double serial_phase(double seconds) /* @SERIAL_
     return sum;
 } /* @SERIAL_END */
 
+/* Sleeps `seconds` of wall time in serial code: the agent holds the samples back during a sleep, and their place is this call. */
+__attribute__((noinline)) static void nap(double seconds)
+{
+    struct timespec length = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&length, &length) != 0) /* @NAP */
+        ;
+}
+
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 0.3;
@@ -31,6 +39,8 @@ int main(int argc, char **argv)
 #pragma omp parallel num_threads(2) reduction(+ : total)
     total += serial_phase(seconds / 20);
     total += serial_phase(seconds);
+    if (argc > 2)
+        nap(atof(argv[2]));
     printf("serial: done %g\n", total);
     return 0;
 }

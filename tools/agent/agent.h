@@ -84,6 +84,13 @@ int ompc_thread_sampling_signal(struct ompc_agent *state);
 
 /* agent_sleep.c: the C library's sleeps, looked up before the program runs (a handler may sleep). */
 void ompc_sleep_resolve(struct ompc_agent *state);
+/*
+ * The code the calling thread's sleep was called from (the call
+ * instruction), 0 when it sleeps in none of the hooked calls: its samples
+ * folded while it slept arrive inside the hook's unblock, which is not
+ * where the program spent that time.  Async-signal-safe: thread-local.
+ */
+uint64_t ompc_sleep_site(void);
 
 /* sampler.c: OMPCOLLECTOR_REQ_SAMPLE for the calling thread (async-signal-safe); its ec, or -1 when the call failed. */
 int ompc_sample_request(struct ompc_agent *state, ompcollector_sample_t *out);

@@ -36,75 +36,97 @@ void ompc_sleep_resolve(struct ompc_agent *agent)
         agent->real.usleep = (usleep_t)dlsym(RTLD_NEXT, "usleep");
 }
 
-/* Blocks the thread's sampling signal for a sleep; the signal, or 0 when nothing was blocked. */
-static int hold_samples(struct ompc_agent *agent)
+/* Where the thread's sleep was called from (ompc_sleep_site); only the thread itself and its handlers touch it. */
+static __thread uint64_t sleep_site __attribute__((tls_model("initial-exec")));
+
+uint64_t ompc_sleep_site(void)
 {
-    int signal_number = ompc_thread_sampling_signal(agent);
-    if (signal_number == 0 || agent->real.pthread_sigmask == NULL)
-        return 0;
-    sigset_t only;
-    sigemptyset(&only);
-    sigaddset(&only, signal_number);
-    return agent->real.pthread_sigmask(SIG_BLOCK, &only, NULL) == 0 ? signal_number : 0;
+    return sleep_site;
 }
 
-/* Lifts the block: the folded expirations arrive here, and the sleep's errno stays what it was. */
-static void release_samples(struct ompc_agent *agent, int signal_number)
+/* A sleep's hold on the samples: the signal blocked (0: none), and the sleep site it replaced (a handler's sleep inside a sleep). */
+struct hold {
+    int signal_number;
+    uint64_t previous_site;
+};
+
+/*
+ * Blocks the thread's sampling signal for a sleep called at return
+ * address `caller`, whose call instruction is then the thread's sleep site.
+ */
+static struct hold hold_samples(struct ompc_agent *agent, uint64_t caller)
 {
-    if (signal_number == 0)
-        return;
-    int saved = errno;
+    struct hold held = {0, sleep_site};
+    sleep_site = caller > 0 ? caller - 1 : 0;
+    int signal_number = ompc_thread_sampling_signal(agent);
+    if (signal_number == 0 || agent->real.pthread_sigmask == NULL)
+        return held;
     sigset_t only;
     sigemptyset(&only);
     sigaddset(&only, signal_number);
-    agent->real.pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+    held.signal_number = agent->real.pthread_sigmask(SIG_BLOCK, &only, NULL) == 0 ? signal_number : 0;
+    return held;
+}
+
+/* Lifts the block: the folded expirations arrive here, still at the sleep site, and the sleep's errno stays what it was. */
+static void release_samples(struct ompc_agent *agent, struct hold held)
+{
+    int saved = errno;
+    if (held.signal_number != 0) {
+        sigset_t only;
+        sigemptyset(&only);
+        sigaddset(&only, held.signal_number);
+        agent->real.pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+    }
+    sleep_site = held.previous_site;
     errno = saved;
 }
 
-int ompc_hook_nanosleep(struct ompc_agent *agent, const struct timespec *request, struct timespec *remaining)
+int ompc_hook_nanosleep(struct ompc_agent *agent, const struct timespec *request, struct timespec *remaining,
+                        uint64_t caller)
 {
     ompc_sleep_resolve(agent);
     if (agent->real.nanosleep == NULL) {
         errno = ENOSYS;
         return -1;
     }
-    int held = hold_samples(agent);
+    struct hold held = hold_samples(agent, caller);
     int result = agent->real.nanosleep(request, remaining);
     release_samples(agent, held);
     return result;
 }
 
 int ompc_hook_clock_nanosleep(struct ompc_agent *agent, clockid_t clock, int flags, const struct timespec *request,
-                              struct timespec *remaining)
+                              struct timespec *remaining, uint64_t caller)
 {
     ompc_sleep_resolve(agent);
     if (agent->real.clock_nanosleep == NULL)
         return ENOSYS;
-    int held = hold_samples(agent);
+    struct hold held = hold_samples(agent, caller);
     int result = agent->real.clock_nanosleep(clock, flags, request, remaining);
     release_samples(agent, held);
     return result;
 }
 
-unsigned int ompc_hook_sleep(struct ompc_agent *agent, unsigned int seconds)
+unsigned int ompc_hook_sleep(struct ompc_agent *agent, unsigned int seconds, uint64_t caller)
 {
     ompc_sleep_resolve(agent);
     if (agent->real.sleep == NULL)
         return seconds;
-    int held = hold_samples(agent);
+    struct hold held = hold_samples(agent, caller);
     unsigned int result = agent->real.sleep(seconds);
     release_samples(agent, held);
     return result;
 }
 
-int ompc_hook_usleep(struct ompc_agent *agent, useconds_t microseconds)
+int ompc_hook_usleep(struct ompc_agent *agent, useconds_t microseconds, uint64_t caller)
 {
     ompc_sleep_resolve(agent);
     if (agent->real.usleep == NULL) {
         errno = ENOSYS;
         return -1;
     }
-    int held = hold_samples(agent);
+    struct hold held = hold_samples(agent, caller);
     int result = agent->real.usleep(microseconds);
     release_samples(agent, held);
     return result;

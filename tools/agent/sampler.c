@@ -382,13 +382,15 @@ static void take_sample(struct ompc_agent *agent, struct ompc_process *owner, in
             atomic_fetch_add_explicit(&owner->mpi_threads[index].idle_ticks, weight, memory_order_relaxed);
         /*
          * Serial code has no construct to be counted in: its place is the
-         * interrupted code itself.  Only an OpenMP program's serial code: the
-         * initial thread's, or a thread's that forked regions of its own; a
-         * helper thread (MPI's progress thread) also reads SERIAL.
+         * interrupted code itself, or for a sleeping thread the sleep's
+         * call (the samples it folded arrive in the agent's unblock).
+         * Only an OpenMP program's serial code: the initial thread's, or a
+         * thread's that forked regions of its own; a helper thread (MPI's
+         * progress thread) also reads SERIAL.
          */
         if (sample.state == THR_SERIAL_STATE
             && (slot->initial || atomic_load_explicit(&slot->events[OMP_EVENT_FORK], memory_order_relaxed) != 0))
-            ompc_record_serial_place(owner, ompc_stackwalk_pc(context), weight);
+            ompc_record_serial_place(owner, ompc_sleep_site() ? ompc_sleep_site() : ompc_stackwalk_pc(context), weight);
     }
     if (sample.wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
         complete_wait_entry(agent, slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);
