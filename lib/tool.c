@@ -1124,10 +1124,15 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
                                            ompt_task_status_t prior_task_status,
                                            ompt_data_t *next_task_data)
 {
+    /* Sessions that follow task runs leave first, for the fewest instructions before the general path. */
+    if (!task_switch_quiet()) {
+        task_schedule_general(prior_task_data, prior_task_status, next_task_data);
+        return;
+    }
     int status = (int)prior_task_status;
     struct oc_task *top = oc_self.task_top;
     struct oc_task *next = task_of(next_task_data);
-    if (top == NULL || next == NULL || !task_switch_quiet()) {
+    if (top == NULL || next == NULL) {
         task_schedule_general(prior_task_data, prior_task_status, next_task_data);
         return;
     }
