@@ -1025,11 +1025,12 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
  * suspended at a task scheduling point -- and the next one comes on: a
  * task starting, or a suspended one resuming.  libomp runs tasks on one
  * thread's stack, so the chain is a stack; anything else the runtime
- * reports is absorbed without breaking a pair.
+ * reports is absorbed without breaking a pair.  Every switch that
+ * on_ompt_callback_task_schedule's quiet path leaves comes here.
  */
-static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
-                                           ompt_task_status_t prior_task_status,
-                                           ompt_data_t *next_task_data)
+static OC_SLOW_PATH void task_schedule_general(ompt_data_t *prior_task_data,
+                                              ompt_task_status_t prior_task_status,
+                                              ompt_data_t *next_task_data)
 {
     int status = (int)prior_task_status;
     close_open_wait();
@@ -1081,6 +1082,92 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
         return;
     }
     start_task(next);
+}
+
+/*
+ * Whether a task switch on this thread delivers nothing: no event of the
+ * rows a switch opens or closes is live, none of their pairs is open here
+ * (an open one would be owed its END), OMPCOLLECTOR_EVENT_TASK is not
+ * live and no mutex wait is left open.  Then the switch is only the
+ * chain's bookkeeping.  Every mask folds to a constant.
+ */
+static inline __attribute__((always_inline)) int task_switch_quiet(void)
+{
+#define OC_ROW_EVENTS(row) (OC_EVENT_BIT(oc_source_begin_event(row)) | OC_EVENT_BIT(oc_source_end_event(row)))
+    const uint64_t events = OC_ROW_EVENTS(OC_SRC_task_suspend) | OC_ROW_EVENTS(OC_SRC_task_schedule)
+                            | OC_ROW_EVENTS(OC_SRC_task_steal) | OC_ROW_EVENTS(OC_SRC_task_fetch)
+                            | OC_ROW_EVENTS(OC_SRC_task_execute) | OC_ROW_EVENTS(OC_SRC_task_finish)
+                            | OC_EVENT_BIT(OC_EVENT_TASK);
+#undef OC_ROW_EVENTS
+    const uint32_t rows = OC_SOURCE_BIT(OC_SRC_task_suspend) | OC_SOURCE_BIT(OC_SRC_task_schedule)
+                          | OC_SOURCE_BIT(OC_SRC_task_steal) | OC_SOURCE_BIT(OC_SRC_task_execute)
+                          | OC_SOURCE_BIT(OC_SRC_task_finish);
+    return (atomic_load_explicit(&oc_live_events, memory_order_relaxed) & events) == 0
+           && (oc_self.open_pair_rows & rows) == 0 && oc_self.open_wait_source == 0;
+}
+
+/*
+ * The thread switches tasks (task_schedule_general has the whole story).
+ * libomp reports a switch twice per tied task and four times per untied
+ * one, and in most sessions no event of a switch is live: then the three
+ * common switches -- a task starts, the top task's run (or an untied
+ * task's part) ends back onto the task below it, the top task completes
+ * so -- are followed here with what task_schedule_general would do when
+ * it delivers nothing (but for the thread's tag, which the steal test
+ * would give: the next creation or steal test gives it).  This function
+ * calls nothing but the general one,
+ * as a tail call, so the compiler saves no registers on its path; it
+ * writes nothing before it has chosen a path.  The rest is left whole to
+ * task_schedule_general.
+ */
+static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
+                                           ompt_task_status_t prior_task_status,
+                                           ompt_data_t *next_task_data)
+{
+    /* Sessions that follow task runs leave first, for the fewest instructions before the general path. */
+    if (!task_switch_quiet()) {
+        task_schedule_general(prior_task_data, prior_task_status, next_task_data);
+        return;
+    }
+    int status = (int)prior_task_status;
+    struct oc_task *top = oc_self.task_top;
+    struct oc_task *next = task_of(next_task_data);
+    if (top == NULL || next == NULL) {
+        task_schedule_general(prior_task_data, prior_task_status, next_task_data);
+        return;
+    }
+    int terminal = (unsigned)status < 32
+                   && ((1u << status) & ((1u << OC_TASK_COMPLETE) | (1u << OC_TASK_CANCEL) | (1u << OC_TASK_DETACH)));
+    int switches = status == OC_TASK_SWITCH || status == OC_TASK_YIELD;
+    if (next == top->below) {
+        /* The top task's run ends onto `next`: finish_top and resume_top with nothing to deliver. */
+        if (task_of(prior_task_data) != top || top->implicit || top->suspended || top->run_open != 0
+            || next->suspend_open != 0 || !(switches || (terminal && OC_REUSE_EXPLICIT_TASKS
+                                                         && oc_self.spare_task_count < OC_SPARE_TASKS))) {
+            task_schedule_general(prior_task_data, prior_task_status, next_task_data);
+            return;
+        }
+        if (terminal)
+            top->completing = 1;
+        (void)chain_pop();
+        if (terminal) {
+            /* task_free's reuse, which the test above made sure of. */
+            task_publish(prior_task_data, NULL);
+            top->below = oc_self.spare_tasks;
+            oc_self.spare_tasks = top;
+            oc_self.spare_task_count++;
+        }
+        next->suspended = 0;
+        return;
+    }
+    if (!switches || next == top || next->running || next->implicit) {
+        task_schedule_general(prior_task_data, prior_task_status, next_task_data);
+        return;
+    }
+    /* start_task with nothing to deliver: the top task is suspended, `next` goes on top for one more part. */
+    top->suspended = 1;
+    chain_push(next);
+    next->parts++;
 }
 
 /*

@@ -468,6 +468,68 @@ static int untied_parts_counted_once_complete(void)
            && last.flags == (OMPCOLLECTOR_TASK_UNTIED | OMPCOLLECTOR_TASK_COMPLETING) && last.codeptr == 0x7170;
 }
 
+/* TASK_INFO's answer on this thread: whether it names a task with `flags` and `parts` (and *id, when not 0). */
+static int running_is(int flags, int parts, uint64_t *id)
+{
+    ompcollector_task_info_t now;
+    if (task_info_of(&now) != OMP_ERRCODE_OK || now.flags != flags || now.parts != parts || now.task_id == 0)
+        return 0;
+    if (*id == 0)
+        *id = now.task_id;
+    return now.task_id == *id;
+}
+
+/*
+ * With no task event live the shim follows a switch on its quiet path
+ * (tool.c, on_ompt_callback_task_schedule): the switches libomp reports
+ * for an untied task (prior and next the same task for its second part)
+ * and for a child run inside it and completed; then, once the task events
+ * are registered, another child, which may have the first one's record.
+ * The chain, the parts and the suspensions must come out as the general
+ * path leaves them: TASK_INFO names the right task at every step, and the
+ * legacy events after REGISTER come as ever (the untied task's SUSPEND
+ * opens, so the quiet path resumed it).
+ */
+static int quiet_switches_follow_tasks(void)
+{
+    if (!start_session())
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t untied, child, later;
+    ompt_data_t *implicit = fake_current_task_data();
+    uint64_t implicit_id = 0, untied_id = 0, child_id = 0, later_id = 0;
+    if (!running_is(OMPCOLLECTOR_TASK_IMPLICIT, 0, &implicit_id))
+        return 0;
+    fake_fire_task_create(implicit, &untied, ompt_task_explicit | ompt_task_untied);
+    fake_fire_task_schedule(implicit, OC_TASK_SWITCH, &untied);
+    int held = running_is(OMPCOLLECTOR_TASK_UNTIED, 1, &untied_id);
+    fake_fire_task_schedule(&untied, OC_TASK_SWITCH, implicit);
+    held = held && running_is(OMPCOLLECTOR_TASK_IMPLICIT, 0, &implicit_id);
+    fake_fire_task_schedule(&untied, OC_TASK_SWITCH, &untied);
+    held = held && running_is(OMPCOLLECTOR_TASK_UNTIED, 2, &untied_id);
+    fake_fire_task_create(&untied, &child, ompt_task_explicit);
+    fake_fire_task_schedule(&untied, OC_TASK_SWITCH, &child);
+    held = held && running_is(0, 1, &child_id) && child_id != untied_id;
+    fake_fire_task_schedule(&child, OC_TASK_COMPLETE, &untied);
+    held = held && running_is(OMPCOLLECTOR_TASK_UNTIED, 2, &untied_id);
+    if (!held || !register_task_events())
+        return 0;
+    /* The untied task was resumed: its next suspension opens; `later` may have the child's record, not its id. */
+    fake_fire_task_create(&untied, &later, ompt_task_explicit);
+    fake_fire_task_schedule(&untied, OC_TASK_SWITCH, &later);
+    held = running_is(0, 1, &later_id) && later_id != untied_id && later_id != child_id
+           && seen_count[OMP_EVENT_THR_BEGIN_SUSPEND_TASK] == 1 && seen_count[OMP_EVENT_THR_BEGIN_SCHD_TASK] == 1
+           && seen_count[OMP_EVENT_THR_BEGIN_EXEC_TASK] == 1 && seen[OMP_EVENT_THR_BEGIN_EXEC_TASK].task_id == later_id;
+    fake_fire_task_schedule(&later, OC_TASK_COMPLETE, &untied);
+    held = held && seen_count[OMP_EVENT_THR_BEGIN_FINISH_TASK] == 1 && seen_count[OMP_EVENT_THR_END_SUSPEND_TASK] == 1
+           && seen[OMP_EVENT_THR_BEGIN_FINISH_TASK].flags == OMPCOLLECTOR_TASK_COMPLETING
+           && running_is(OMPCOLLECTOR_TASK_UNTIED, 2, &untied_id);
+    fake_fire_task_schedule(&untied, OC_TASK_COMPLETE, implicit);
+    return held && seen_count[OMP_EVENT_THR_BEGIN_FINISH_TASK] == 2
+           && seen[OMP_EVENT_THR_BEGIN_FINISH_TASK].flags == (OMPCOLLECTOR_TASK_UNTIED | OMPCOLLECTOR_TASK_COMPLETING)
+           && running_is(OMPCOLLECTOR_TASK_IMPLICIT, 0, &implicit_id);
+}
+
 /*
  * Records of finished tasks serve later tasks (tool.c keeps them on the
  * thread that frees them): tasks made on the master and run to completion
@@ -1063,6 +1125,7 @@ static const struct {
     {"TASK_INFO of a task libomp gave the parallel construct's address: the caller of the runtime's entry frame instead", parallel_address_on_a_task_is_corrected},
     {"TASK_INFO in creation of undeferred and merged tasks: their constructs and flags (merged: no id)", task_info_undeferred_and_merged},
     {"TASK_INFO of an untied task: parts 1 then 2, a FINISH per part, COMPLETING only on the last", untied_parts_counted_once_complete},
+    {"TASK_INFO with no task event live (the quiet switches): an untied task's parts and a child inside it, then the legacy events as ever", quiet_switches_follow_tasks},
     {"TASK_INFO of tasks made on one thread and finished on another, then made and run there (reused records): each its own", reused_records_answer_for_their_task},
     {"TASK_INFO with 20 bytes of mem: MEM_TOO_SMALL, rsz 24, nothing written", task_info_short_mem_writes_nothing},
     {"TASK_INFO in serial code: no task, all zero", serial_thread_runs_no_task},
