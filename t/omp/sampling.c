@@ -84,6 +84,32 @@ static void spin_for(long microseconds)
 
 static omp_lock_t lock;
 
+/*
+ * Markers, not a head start: thread 0 says when it holds the phase's
+ * critical or lock, and the others want it only then (a thread the machine
+ * left off the CPU could otherwise take it first, and nobody would wait);
+ * each says it wants it, and thread 0 holds on HOLD_US after the last.
+ */
+static _Atomic int holding[P_COUNT], wanting[P_COUNT];
+
+/* Thread 0, holding phase p's resource: until the rest of the team wants it, then HOLD_US. */
+static void hold(int p)
+{
+    atomic_store(&holding[p], 1);
+    while (atomic_load(&wanting[p]) < omp_get_num_threads() - 1)
+        ;
+    spin_for(HOLD_US);
+}
+
+/* Another thread: once thread 0 holds phase p's resource, in p's window and saying it wants it. */
+static void want(int p)
+{
+    while (!atomic_load(&holding[p]))
+        ;
+    window = p;
+    atomic_fetch_add(&wanting[p], 1);
+}
+
 /* Each phase: thread 0 holds something for HOLD_US while the others wait for it. */
 static void run_phases(void)
 {
@@ -95,10 +121,9 @@ static void run_phases(void)
         atomic_store(&phase, P_CRITICAL);
         if (role == 0) {
 #pragma omp critical(held)
-            spin_for(HOLD_US);
+            hold(P_CRITICAL);
         } else {
-            spin_for(20000);
-            window = P_CRITICAL;
+            want(P_CRITICAL);
 #pragma omp critical(held)
             {
                 window = P_NONE;
@@ -110,11 +135,10 @@ static void run_phases(void)
         atomic_store(&phase, P_LOCK);
         if (role == 0) {
             omp_set_lock(&lock);
-            spin_for(HOLD_US);
+            hold(P_LOCK);
             omp_unset_lock(&lock);
         } else {
-            spin_for(20000);
-            window = P_LOCK;
+            want(P_LOCK);
             omp_set_lock(&lock);
             window = P_NONE;
             omp_unset_lock(&lock);
