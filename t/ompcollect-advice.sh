@@ -5,7 +5,7 @@
 prog=$top_builddir/t/ompcollect-advice
 source=$top_srcdir/t/ompcollect-advice.c
 
-echo "1..$((13 + 4 * ${TIMING_CHECKS:-0}))"
+echo "1..$((14 + 4 * ${TIMING_CHECKS:-0}))"
 n=0
 
 # collect NAME ARGUMENT...: the program under ompcollect at 1 ms, saved; its JSON report in $tmp/NAME.json, its text in $tmp/NAME.txt.
@@ -140,5 +140,21 @@ fi
 # all the region costs, the tool's finding "many short parallel regions".
 tiny=$(line_of tiny)
 collect regions regions 50000
-ok "$(py regions "$(cat "$tmp/regions.status") == 0 and len(o) >= 1 and o[0]['kind'] == 'overhead' and o[0]['location']['line'] == $tiny and 'merging' in o[0]['hint']")" \
-    "tiny regions: the first opportunity is the fork/join overhead of the construct at line $tiny, with merging regions as the hint" "$tmp/regions.txt"
+# The tool counts a construct's barrier waiting as its fork/join cost only
+# when its instances last under 1 ms on average (ompcollect(1), "no ovhd").
+# A region of a few instructions lasts microseconds, but on a machine more
+# loaded than its cores each join waits for a descheduled thread: a shake
+# beside other jobs here measured 160, 710 and 1100 us a region, and past
+# 1 ms the finding rightly goes.  So the finding is judged when the regions
+# were as short as built, and always by `make check-timing`.
+mean=$(py regions "([c['total_ns'] // c['instances'] for c in r['constructs'] if c['location']['line'] == $tiny and c['instances'] > 0] + ['?'])[0]" | tail -n 1)
+case $mean in '' | *[!0-9]*) mean="?" ;; esac
+if [ "${TIMING_CHECKS:-0}" = 1 ] || [ "$mean" = "?" ] || [ "$mean" -lt 1000000 ]; then
+    ok "$(py regions "$(cat "$tmp/regions.status") == 0 and len(o) >= 1 and o[0]['kind'] == 'overhead' and o[0]['location']['line'] == $tiny and 'merging' in o[0]['hint']")" \
+        "tiny regions: the first opportunity is the fork/join overhead of the construct at line $tiny, with merging regions as the hint (${mean} ns a region)" "$tmp/regions.txt"
+else
+    skip "the machine stretched the regions to $mean ns each, past the 1 ms under which the tool counts their joins as overhead (a loaded machine)" 1 \
+        "tiny regions: the first opportunity is the fork/join overhead of the construct at line $tiny"
+fi
+ok "$(py regions "$(cat "$tmp/regions.status") == 0 and [c['instances'] for c in r['constructs'] if c['location']['line'] == $tiny] == [50000]")" \
+    "tiny regions: the construct at line $tiny ran its 50000 instances" "$tmp/regions.txt"

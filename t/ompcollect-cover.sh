@@ -20,18 +20,27 @@ collect() {
     >"$tmp/half.out" 2>"$tmp/half.err"
 status=$?
 tolerance='(0.05 + 10.0 / others[0]["expected"])'
-[ $status -eq 0 ] && holds "$tmp/half.json" "len(others) == 1 and abs(others[0]['cover']['gaps_ns']['blocked'] / others[0]['lifetime_ns'] - 0.5) <= $tolerance"
-result $? "a thread that blocks the sampling signal for half its life: half its life is put down to the signal blocked" \
-    "$tmp/half.json" "$tmp/half.err"
-holds "$tmp/half.json" "abs(others[0]['cover']['share'] - 0.5) <= $tolerance and others[0]['cover']['gaps_ns']['unexplained'] <= $tolerance * others[0]['lifetime_ns']"
-result $? "... its cover is about 50%, and nothing is left unexplained" "$tmp/half.json"
+# How long the signal was blocked is the program's to say (a loaded machine
+# stretches the 0.2 s: 0.5 s of a 0.7 s life once, which no "half its life"
+# holds), between the block's return and the unblock's call at least, and
+# from the block's call to the unblock's return at most; the gap is the
+# agent's, on its own clock, to within two intervals either way.
+blocked=$(sed -n 's/^blocked: thread 1 had SIGRTMAX blocked for \([0-9.]*\) to \([0-9.]*\) s$/(\1, \2)/p' "$tmp/half.out")
+gaps='"blocked %d ns for the program'"'"'s %s s, life %d ns, cover %s, %d samples of %d expected" % (others[0]["cover"]["gaps_ns"]["blocked"], '"${blocked:-None}"', others[0]["lifetime_ns"], others[0]["cover"], others[0]["samples"], others[0]["expected"])'
+python3 "$query" "$tmp/half.json" "$gaps" >"$tmp/half.values" 2>&1
+[ $status -eq 0 ] && [ -n "$blocked" ] && holds "$tmp/half.json" "len(others) == 1 and (lambda inner, outer, gap, slack: inner * 1e9 - slack <= gap <= outer * 1e9 + slack)(*$blocked, others[0]['cover']['gaps_ns']['blocked'], 2 * r['interval_ns'])"
+result $? "a thread that blocks the sampling signal for the first half of its work: the time it had it blocked is put down to the signal blocked" \
+    "$tmp/half.values" "$tmp/half.out" "$tmp/half.err"
+holds "$tmp/half.json" "abs(others[0]['cover']['share'] - (1 - others[0]['cover']['gaps_ns']['blocked'] / others[0]['lifetime_ns'])) <= $tolerance and others[0]['cover']['gaps_ns']['unexplained'] <= $tolerance * others[0]['lifetime_ns']"
+result $? "... its cover is its life less that time, and nothing is left unexplained" "$tmp/half.values"
 
 "$oc" report -f text -o "$tmp/half.text" "$tmp/half.ses" 2>>"$tmp/half.err" || status=$?
 # The table's row of thread 1: its cover column (the JSON's share, in whole percent), then the line that says why.
 share=$(python3 "$query" "$tmp/half.json" "round(100 * others[0]['cover']['share'])" 2>/dev/null)
+blocked_s=$(python3 "$query" "$tmp/half.json" "'%.3f' % (others[0]['cover']['gaps_ns']['blocked'] / 1e9)" 2>/dev/null)
 [ $status -eq 0 ] && awk -v share="${share:-x}" '$1 == "1" && $4 ~ /%$/ { sub(/%/, "", $4); found = 1; exit !($4 + 0 >= share - 1 && $4 + 0 <= share + 1 && share < 100) } END { if (!found) exit 1 }' "$tmp/half.text" \
-    && grep -q '^  thread 1: [0-9.]* s of its [0-9.]* s not sampled: .*0\.[12][0-9]* s with the sampling signal blocked' "$tmp/half.text"
-result $? "text: thread 1's cover column is the JSON's (not 100%), and a line says the signal was blocked for about 0.2 s" \
+    && [ -n "$blocked_s" ] && grep -q "^  thread 1: [0-9.]* s of its [0-9.]* s not sampled: .*$blocked_s s with the sampling signal blocked" "$tmp/half.text"
+result $? "text: thread 1's cover column is the JSON's (not 100%), and a line says the signal was blocked for the JSON's time (${blocked_s:-?} s)" \
     "$tmp/half.text"
 
 "$oc" report -f csv -o "$tmp/half.csv" "$tmp/half.ses" 2>>"$tmp/half.err" || status=$?
@@ -60,8 +69,11 @@ collect init json serialinit 0.3
 result $? "the initial thread's life begins with the record; the start-up before sampling is its own gap" \
     "$tmp/init.json" "$tmp/init.err"
 holds "$tmp/init.json" 'initial["states"]["SERIAL"] * r["interval_ns"] >= 0.25e9 and cover(initial) >= 0.95 and initial["cover"]["gaps_ns"]["unexplained"] + initial["cover"]["gaps_ns"]["unarmed"] <= 0.02 * initial["lifetime_ns"]'
-result $? "0.3 s of serial work before the first region is sampled as SERIAL: nothing of the initial thread's life goes missing" \
-    "$tmp/init.json"
+status=$?
+# What the check reads, for a failure's diagnostics (the report's first lines say none of it).
+python3 "$query" "$tmp/init.json" '"SERIAL %d samples at %d ns; cover(initial) %.4f; life %d ns; gaps %s; samples %d of %d expected" % (initial["states"]["SERIAL"], r["interval_ns"], cover(initial), initial["lifetime_ns"], initial["cover"]["gaps_ns"], initial["samples"], initial["expected"])' >"$tmp/init.values" 2>&1
+result $status "0.3 s of serial work before the first region is sampled as SERIAL: nothing of the initial thread's life goes missing" \
+    "$tmp/init.values"
 # A thread's samples stand for timer expirations, and its timer cannot have
 # expired more often than its armed life allows (one more for a handler
 # running as the thread ends).  At 100 us an expiration that came while an

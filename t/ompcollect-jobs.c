@@ -34,23 +34,35 @@ static void work(double seconds)
         continue;
 }
 
-/* Two threads working `blocked + after` seconds; thread 1 has the sampling signal blocked for the first `blocked`. */
+/*
+ * Two threads working `blocked + after` seconds; thread 1 has the sampling
+ * signal blocked for the first `blocked`, and says how long by its clock:
+ * at least from the block's return to the unblock's call, at most from the
+ * block's call to the unblock's return.
+ */
 static void blocked_pair(double blocked, double after)
 {
+    double inner = 0, outer = 0;
 #pragma omp parallel num_threads(2)
     {
         if (omp_get_thread_num() == 1) {
             sigset_t only;
             sigemptyset(&only);
             sigaddset(&only, SIGRTMAX);
+            double before = now();
             pthread_sigmask(SIG_BLOCK, &only, NULL);
+            double begin = now();
             work(blocked);
+            double end = now();
             pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+            outer = now() - before;
+            inner = end - begin;
             work(after);
         } else {
             work(blocked + after);
         }
     }
+    printf("blocked: thread 1 had SIGRTMAX blocked for %.6f to %.6f s\n", inner, outer);
 }
 
 

@@ -84,6 +84,56 @@ static void spin_for(long microseconds)
 
 static omp_lock_t lock;
 
+/*
+ * Markers, not a head start: thread 0 says when it holds the phase's
+ * critical or lock, and the others want it only then (a thread the machine
+ * left off the CPU could otherwise take it first, and nobody would wait);
+ * each says it wants it, and thread 0 holds on HOLD_US after the last.
+ */
+static _Atomic int holding[P_COUNT], wanting[P_COUNT];
+
+static long count_in(int p, int first_role, int last_role, int state);
+
+/*
+ * The samples a phase's checks need (expect_state: more than 20) twice
+ * over: each phase's holder holds for HOLD_US and then until the waiting
+ * threads -- and between regions the initial thread too -- have that many,
+ * up to ten times as long.  A loaded machine delivers a thread that seldom
+ * runs a fraction of its 10 kHz (33 waiting samples in a critical phase
+ * beside a CPU hog), so a fixed time is not a fixed count.
+ */
+#define ENOUGH_SAMPLES 40
+/* The samples of the whole run main's first check counts (more than 2000): not a rate a loaded machine keeps (1458 beside two CPU hogs). */
+#define ENOUGH_IN_ALL 2000
+
+static void hold_phase(int p)
+{
+    double start = sampler_now();
+    spin_for(HOLD_US);
+    while ((count_in(p, 1, TEAM - 1, 0) < ENOUGH_SAMPLES
+            || (p == P_BETWEEN && count_in(p, TEAM, TEAM, 0) < ENOUGH_SAMPLES))
+           && sampler_now() - start < 10 * HOLD_US / 1e6)
+        spin_for(100);
+}
+
+/* Thread 0, holding phase p's resource: until the rest of the team wants it, then as hold_phase. */
+static void hold(int p)
+{
+    atomic_store(&holding[p], 1);
+    while (atomic_load(&wanting[p]) < omp_get_num_threads() - 1)
+        ;
+    hold_phase(p);
+}
+
+/* Another thread: once thread 0 holds phase p's resource, in p's window and saying it wants it. */
+static void want(int p)
+{
+    while (!atomic_load(&holding[p]))
+        ;
+    window = p;
+    atomic_fetch_add(&wanting[p], 1);
+}
+
 /* Each phase: thread 0 holds something for HOLD_US while the others wait for it. */
 static void run_phases(void)
 {
@@ -95,10 +145,9 @@ static void run_phases(void)
         atomic_store(&phase, P_CRITICAL);
         if (role == 0) {
 #pragma omp critical(held)
-            spin_for(HOLD_US);
+            hold(P_CRITICAL);
         } else {
-            spin_for(20000);
-            window = P_CRITICAL;
+            want(P_CRITICAL);
 #pragma omp critical(held)
             {
                 window = P_NONE;
@@ -110,11 +159,10 @@ static void run_phases(void)
         atomic_store(&phase, P_LOCK);
         if (role == 0) {
             omp_set_lock(&lock);
-            spin_for(HOLD_US);
+            hold(P_LOCK);
             omp_unset_lock(&lock);
         } else {
-            spin_for(20000);
-            window = P_LOCK;
+            want(P_LOCK);
             omp_set_lock(&lock);
             window = P_NONE;
             omp_unset_lock(&lock);
@@ -123,7 +171,7 @@ static void run_phases(void)
 #pragma omp single
         atomic_store(&phase, P_BARRIER);
         if (role == 0)
-            spin_for(HOLD_US);
+            hold_phase(P_BARRIER);
         else
             window = P_BARRIER;
 #pragma omp barrier
@@ -132,7 +180,10 @@ static void run_phases(void)
         atomic_store(&phase, P_IMBALANCE);
 #pragma omp for schedule(static)
         for (int i = 0; i < TEAM; i++) {
-            spin_for(i == 0 ? HOLD_US : 1000);
+            if (i == 0)
+                hold_phase(P_IMBALANCE);
+            else
+                spin_for(1000);
             if (i != 0)
                 window = P_IMBALANCE; /* what follows is the loop's implicit barrier */
         }
@@ -146,18 +197,25 @@ static void run_phases(void)
 #pragma omp ordered
             {
                 window = P_NONE;
-                spin_for(i == 0 ? HOLD_US : 100);
+                if (i == 0)
+                    hold_phase(P_ORDERED);
+                else
+                    spin_for(100);
             }
         }
     }
     role = -1; /* the initial thread is back in serial code */
     atomic_store(&phase, P_BETWEEN);
-    spin_for(HOLD_US);
+    hold_phase(P_BETWEEN);
     atomic_store(&phase, P_WORK);
 #pragma omp parallel num_threads(TEAM)
     {
+        /* And until the run has its ENOUGH_IN_ALL samples, up to 20 times HOLD_US. */
+        double start = sampler_now();
         window = P_WORK;
         spin_for(HOLD_US);
+        while (atomic_load(&samples) <= ENOUGH_IN_ALL && sampler_now() - start < 20 * HOLD_US / 1e6)
+            spin_for(100);
         window = P_NONE;
     }
     atomic_store(&phase, P_NONE);
@@ -200,7 +258,7 @@ int main(void)
     run_phases();
 
     printf("# %ld samples in all\n", atomic_load(&samples));
-    check(atomic_load(&samples) > 2000, "every thread was sampled at 10 kHz without hanging");
+    check(atomic_load(&samples) > ENOUGH_IN_ALL, "every thread was sampled at 10 kHz without hanging");
     check(atomic_load(&out_of_range) == 0, "every sampled state is one of 1..11");
     check(atomic_load(&nonzero_prid_when_idle) == 0, "CURRENT_PRID is 0 whenever STATE says SERIAL or IDLE");
     expect_state(P_CRITICAL, THR_CTWT_STATE, THR_LKWT_STATE,

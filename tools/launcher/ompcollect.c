@@ -66,7 +66,7 @@ static int report_main(int argc, char **argv)
         run.stacks = 1;
     check_options(&run, &cli);
     check_recorded(&run, argv[first]);
-    clock_gettime(CLOCK_REALTIME, &run.start_real);
+    clock_gettime(CLOCK_REALTIME_COARSE, &run.start_real);
     int reports = write_reports(&run);
     close(run.record_fd);
     free(run.reaped);

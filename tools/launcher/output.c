@@ -161,7 +161,13 @@ FILE *ompc_open_temp(const char *final, char **temp)
     return file;
 }
 
-/* Whether `info`'s modification time is at or after `start`. */
+/*
+ * Whether `info`'s modification time is at or after `start`.  The kernel
+ * stamps a file with its coarse clock, up to a tick behind CLOCK_REALTIME:
+ * a start read from the fine clock made a file another process wrote just
+ * after it look older (32 of 2000 writes here), and its report replaced.
+ * So `start` is read from CLOCK_REALTIME_COARSE (supervise.c).
+ */
 static int written_since(const struct stat *info, const struct timespec *start)
 {
     return info->st_mtim.tv_sec > start->tv_sec

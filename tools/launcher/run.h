@@ -40,7 +40,7 @@ struct run {
     const char *stand_ins[5]; /* the private directory's links and their targets, for the symbolizer (model.h) */
     struct ompc_rank rank;
     char host[256];
-    struct timespec start_real;
+    struct timespec start_real; /* CLOCK_REALTIME_COARSE, as file times are: the program started (output.c, written_since) */
     uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC: the program started, the launcher read the record */
     int record_fd;
     uint64_t record_data;      /* bytes of the record that hold data when the run ended (record_data_bytes) */
