@@ -41,11 +41,12 @@ for cc in clang gcc; do
     grep -E '^serial_location,0x[0-9a-f]+,serial_phase,[^,]*ompcollect-serial\.c,[0-9]+,' "$tmp/$cc.csv" >"$tmp/$cc.csvrow"
     [ "$(wc -l <"$tmp/$cc.csvrow")" -eq 1 ]
     result $? "$cc: the CSV table serial_location has one row for serial_phase" "$tmp/$cc.csvrow" "$tmp/$cc.err"
-    # A serial sleep of 0.5 s at 1 ms: the samples the agent held back during it arrive in its unblock, and
+    # A serial sleep of 0.5 s (at least 0.4 s of samples at the run's interval): the samples the agent held back
+    # during it arrive in its unblock, and
     # count where the program slept -- nap's nanosleep call -- not in the C library's signal mask call.
     "$oc" --runtime "$LIBOMP" --interval=1ms -f json -o "$tmp/$cc.nap.json" "$tmp/serial-$cc" 0.02 0.5 \
         >"$tmp/$cc.nap.out" 2>"$tmp/$cc.nap.err"
-    ok "$(python3 "$query" "$tmp/$cc.nap.json" "[(f['location']['function'], f['location'].get('line'), f['samples'] >= 400) for f in r['serial_code']['functions'][:1]] == [('nap', $(line_of NAP), True)] and not any('sigmask' in (f['location']['function'] or '') for f in r['serial_code']['functions'])" 2>&1)" \
+    ok "$(python3 "$query" "$tmp/$cc.nap.json" "[(f['location']['function'], f['location'].get('line'), f['samples'] * r['interval_ns'] >= 0.4e9) for f in r['serial_code']['functions'][:1]] == [('nap', $(line_of NAP), True)] and not any('sigmask' in (f['location']['function'] or '') for f in r['serial_code']['functions'])" 2>&1)" \
         "$cc: a serial sleep's 0.5 s is serial code at its call (nap, line $(line_of NAP)), not in the signal mask call where its samples arrive" \
         "$tmp/$cc.nap.json"
 done
