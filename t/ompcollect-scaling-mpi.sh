@@ -57,8 +57,13 @@ EOF
 }
 
 # The program at 1 and 2 threads on 2 ranks, small: what is kept, and its arithmetic.
+# 4 steps of 2 and 4 million iterations: some 30 ms of work, enough for the exact checks; the timing judgements
+# below compare the factors' losses, which a preemption of a few ms bends in so short a run (CI's check-timing
+# once saw another factor lose more than the planted one), so under TIMING_CHECKS the steps are ten times longer.
+parts=2
+[ "$timing" = 1 ] && parts=20
 "$oc" scaling --threads=2,1 --mpi="$limit $mpirun -np 2 $flags" --runtime "$LIBOMP" -i 1ms --dir="$tmp/m" \
-    "$prog" 4 2 >"$tmp/m.txt" 2>"$tmp/m.err"
+    "$prog" 4 $parts >"$tmp/m.txt" 2>"$tmp/m.err"
 result $? "scaling --mpi runs the program as a 2-rank job at 1 and 2 threads" "$tmp/m.err" "$tmp/m.txt"
 LC_ALL=C ls "$tmp/m" >"$tmp/m.ls"
 [ "$(tr '\n' ' ' <"$tmp/m.ls")" = "scaling.csv scaling.json scaling.svg scaling.txt threads-1.0.json threads-1.1.json threads-1.err threads-1.out threads-2.0.json threads-2.1.json threads-2.err threads-2.out " ]
@@ -126,7 +131,7 @@ ok "$(sc "$tmp/lb" "(abs(whole(2)['mpi_load_balance'] - model(2)['mpi_load_balan
 ok "$(sc "$tmp/com" "(abs(whole(2)['mpi_communication'] - model(2)['mpi_communication']) < 6e-4 and whole(2)['mpi_communication'] < 0.6 and $largest) or (whole(2)['mpi_communication'], model(2)['mpi_communication'], loss(2))" "$tmp/com.json")" \
     "every rank half its time in MPI: MPI communication as the edited reports give it, below 0.6, and the largest loss named" "$tmp/com.err" "$tmp/com.json"
 if [ "$timing" = 1 ]; then
-    ok "$(sc "$tmp/lb" "loss(2)['largest'] == 'mpi_load_balance' and 'to MPI load imbalance (MPI load balance' in loss(2)['text']" "$tmp/lb.json")" \
+    ok "$(sc "$tmp/lb" "(loss(2)['largest'] == 'mpi_load_balance' and 'to MPI load imbalance (MPI load balance' in loss(2)['text']) or loss(2)" "$tmp/lb.json")" \
         "a rank that waits in MPI for the other: the job loses most to MPI load imbalance" "$tmp/lb.err" "$tmp/lb.json"
     ok "$(sc "$tmp/com" "loss(2)['largest'] == 'mpi_communication' and 'to MPI communication' in loss(2)['text']" "$tmp/com.json")" \
         "every rank half its time in MPI: the job loses most to MPI communication" "$tmp/com.err" "$tmp/com.json"
