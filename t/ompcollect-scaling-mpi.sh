@@ -130,9 +130,17 @@ ok "$(sc "$tmp/lb" "(abs(whole(2)['mpi_load_balance'] - model(2)['mpi_load_balan
 "$oc" scaling --reports -f json "$tmp"/com/threads-*.json >"$tmp/com.json" 2>"$tmp/com.err"
 ok "$(sc "$tmp/com" "(abs(whole(2)['mpi_communication'] - model(2)['mpi_communication']) < 6e-4 and whole(2)['mpi_communication'] < 0.6 and $largest) or (whole(2)['mpi_communication'], model(2)['mpi_communication'], loss(2))" "$tmp/com.json")" \
     "every rank half its time in MPI: MPI communication as the edited reports give it, below 0.6, and the largest loss named" "$tmp/com.err" "$tmp/com.json"
-if [ "$timing" = 1 ]; then
+# The planted MPI load imbalance costs about 0.2 of the efficiency from 1 to 2 threads (0.75 -> 0.55); where 2
+# threads x 2 ranks pass the cores, the oversubscribed ranks' computation scalability rightly loses as much or more
+# (CI's 2 cores: 0.175 against 0.146), so which is the largest is judged on a machine with room for the job.
+if [ "$timing" = 1 ] && [ $((2 * 2)) -le "$cores" ]; then
     ok "$(sc "$tmp/lb" "(loss(2)['largest'] == 'mpi_load_balance' and 'to MPI load imbalance (MPI load balance' in loss(2)['text']) or loss(2)" "$tmp/lb.json")" \
         "a rank that waits in MPI for the other: the job loses most to MPI load imbalance" "$tmp/lb.err" "$tmp/lb.json"
+elif [ "$timing" = 1 ]; then
+    skip "2 threads x 2 ranks oversubscribe the $cores cores: computation scalability then rightly competes with the planted loss" 1 \
+        "a rank that waits in MPI for the other: the job loses most to MPI load imbalance"
+fi
+if [ "$timing" = 1 ]; then
     ok "$(sc "$tmp/com" "loss(2)['largest'] == 'mpi_communication' and 'to MPI communication' in loss(2)['text']" "$tmp/com.json")" \
         "every rank half its time in MPI: the job loses most to MPI communication" "$tmp/com.err" "$tmp/com.json"
 fi
