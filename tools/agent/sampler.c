@@ -316,13 +316,6 @@ static inline __attribute__((always_inline)) void sample_timeline(struct ompc_ag
 }
 
 /*
- * One sample of the interrupted thread, in the sampling handler: every
- * step is async-signal-safe.  `weight` counts timer expirations the kernel
- * folded into this signal while the thread was off the CPU: the thread
- * could not change state meanwhile, so they all count for this state --
- * unless the thread had the signal blocked, which says nothing of its state.
- */
-/*
  * What the thread had done of tasks at its previous sample: tasks created
  * (its count) and the task it ran.  The handler's own (initial-exec TLS).
  */
@@ -349,6 +342,13 @@ static void runtime_work(struct ompc_thread *slot, int in_runtime, uint64_t task
     last_seen.task = task;
 }
 
+/*
+ * One sample of the interrupted thread, in the sampling handler: every
+ * step is async-signal-safe.  `weight` counts timer expirations the kernel
+ * folded into this signal while the thread was off the CPU: the thread
+ * could not change state meanwhile, so they all count for this state --
+ * unless the thread had the signal blocked, which says nothing of its state.
+ */
 static void take_sample(struct ompc_agent *agent, struct ompc_process *owner, int index, uint64_t weight,
                         void *context)
 {
@@ -389,8 +389,10 @@ static void take_sample(struct ompc_agent *agent, struct ompc_process *owner, in
          * progress thread) also reads SERIAL.
          */
         if (sample.state == THR_SERIAL_STATE
-            && (slot->initial || atomic_load_explicit(&slot->events[OMP_EVENT_FORK], memory_order_relaxed) != 0))
-            ompc_record_serial_place(owner, ompc_sleep_site() ? ompc_sleep_site() : ompc_stackwalk_pc(context), weight);
+            && (slot->initial || atomic_load_explicit(&slot->events[OMP_EVENT_FORK], memory_order_relaxed) != 0)) {
+            uint64_t sleep_site = ompc_sleep_site();
+            ompc_record_serial_place(owner, sleep_site != 0 ? sleep_site : ompc_stackwalk_pc(context), weight);
+        }
     }
     if (sample.wait_id != 0 && atomic_load_explicit(&slot->event_log_open_wait, memory_order_relaxed) != 0)
         complete_wait_entry(agent, slot, sample.state, sample.wait_id, sample.extended.wait_codeptr);

@@ -6,44 +6,12 @@
 #include "diff.h"
 #include "merge.h"
 #include "scaling.h"
-#include "terminal.h"
-
-#include <string.h>
 
 /* merge's summary in `format`. */
 static int merge_writer(const struct ompc_view *view, struct ompc_sink *sink, int format)
 {
     return ompc_merge_write(sink->out, format, view->merge.inputs, view->merge.count, sink->error,
                             sizeof sink->error);
-}
-
-/*
- * A text writer run through ompc_terminal_safe_text: the names it prints
- * come from JSON reports, which the observed programs' records and
- * binaries named.
- */
-struct text_job {
-    const struct ompc_view *view;
-    struct ompc_sink *sink;
-    int (*write)(const struct ompc_view *view, struct ompc_sink *sink);
-};
-
-static int text_to_memory(FILE *memory, void *arg)
-{
-    struct text_job *job = arg;
-    struct ompc_sink inner = *job->sink;
-    inner.out = memory;
-    int status = job->write(job->view, &inner);
-    /* The writer's message, if any, is the caller's to print. */
-    memcpy(job->sink->error, inner.error, sizeof inner.error);
-    return status;
-}
-
-static int terminal_safe(const struct ompc_view *view, struct ompc_sink *sink,
-                         int (*write)(const struct ompc_view *view, struct ompc_sink *sink))
-{
-    struct text_job job = {view, sink, write};
-    return ompc_terminal_safe_text(sink->out, text_to_memory, &job);
 }
 
 static int merge_text(const struct ompc_view *view, struct ompc_sink *sink)
@@ -53,7 +21,7 @@ static int merge_text(const struct ompc_view *view, struct ompc_sink *sink)
 
 static int merge_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
 {
-    return terminal_safe(view, sink, merge_text);
+    return ompc_writer_terminal_safe(view, sink, merge_text);
 }
 
 static int merge_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)
@@ -79,7 +47,7 @@ static int diff_text(const struct ompc_view *view, struct ompc_sink *sink)
 
 static int diff_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
 {
-    return terminal_safe(view, sink, diff_text);
+    return ompc_writer_terminal_safe(view, sink, diff_text);
 }
 
 static int diff_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)
@@ -100,7 +68,7 @@ static int scaling_text(const struct ompc_view *view, struct ompc_sink *sink)
 
 static int scaling_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
 {
-    return terminal_safe(view, sink, scaling_text);
+    return ompc_writer_terminal_safe(view, sink, scaling_text);
 }
 
 static int scaling_csv_writer(const struct ompc_view *view, struct ompc_sink *sink)

@@ -16,8 +16,23 @@ struct ompc_limit {
     char text[320];     /* one sentence for a person: what is missing and why */
 };
 
-/* One for each kind ompc_limits_reached lists (bounds.c): 18; all 18 at once fit. */
-#define OMPC_LIMIT_KINDS 18
+/*
+ * Every bound of the record ompc_limits_reached can list, once each, and
+ * its stable key: the kinds are counted here, so an array of
+ * OMPC_LIMIT_KINDS holds them all and a bound added is never one too many.
+ */
+#define OMPC_LIMITS(X)                                                                                           \
+    X(EVENT_LOG, "event_log") X(TIMELINE, "timeline") X(STACKS, "stacks") X(STACK_COPIES, "stack_copies")        \
+    X(TASK_STACKS, "task_stacks") X(ARENA, "arena") X(THREAD_TABLES, "thread_tables") X(PROCESSES, "processes")  \
+    X(THREADS, "threads") X(CONSTRUCTS, "constructs") X(TASK_CONSTRUCTS, "task_constructs")                      \
+    X(SERIAL_PLACES, "serial_places") X(TASK_NESTING, "task_nesting") X(TASK_GRAPH, "task_graph")                \
+    X(REGIONS, "regions") X(NESTING, "nesting") X(WAITS, "waits") X(MODULES, "modules")
+enum ompc_limit_kind {
+#define OMPC_LIMIT_KIND(kind, key) OMPC_LIMIT_##kind,
+    OMPC_LIMITS(OMPC_LIMIT_KIND)
+#undef OMPC_LIMIT_KIND
+    OMPC_LIMIT_KINDS
+};
 
 /*
  * Fills `out` with every bound the process's run reached, in a fixed order;

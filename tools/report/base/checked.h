@@ -45,4 +45,10 @@ static inline int ompc_add_count(int64_t *sum, int64_t value)
     return 0;
 }
 
+/* a + b for unsigned counts, or UINT64_MAX where the sum would wrap. */
+static inline uint64_t ompc_sum_u64(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 #endif /* OMPCOLLECT_CHECKED_H */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "checked.h"
 #include "load.h"
 
 #include <errno.h>
@@ -829,12 +830,6 @@ static int take_constructs(int fd, struct ompc_model_process *to, const struct o
     return 0;
 }
 
-/* a + b, or UINT64_MAX where the sum would wrap (counts the program wrote). */
-static uint64_t sum_saturated(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /*
  * One task construct row with the threads' pending creations for it
  * (pending: created, undeferred), its counts held to what they can be: no more
@@ -846,8 +841,8 @@ static int take_task_construct(struct ompc_model_task_construct *row, const stru
                                const uint64_t pending[2], const struct limits *limits)
 {
     *row = (struct ompc_model_task_construct){
-        .codeptr = atomic_load(&raw->codeptr), .created = sum_saturated(atomic_load(&raw->created), pending[0]),
-        .undeferred = sum_saturated(atomic_load(&raw->undeferred), pending[1]), .create_ns = atomic_load(&raw->create_ns),
+        .codeptr = atomic_load(&raw->codeptr), .created = ompc_sum_u64(atomic_load(&raw->created), pending[0]),
+        .undeferred = ompc_sum_u64(atomic_load(&raw->undeferred), pending[1]), .create_ns = atomic_load(&raw->create_ns),
         .completed = atomic_load(&raw->completed), .runs = atomic_load(&raw->runs),
         .stolen = atomic_load(&raw->stolen), .timed_runs = atomic_load(&raw->timed_runs),
         .exec_ns = atomic_load(&raw->exec_ns), .max_ns = atomic_load(&raw->max_ns),
@@ -916,8 +911,8 @@ static int take_pending(uint64_t (*sums)[2], const struct ompc_process *from, in
     for (int k = 0; k < OMPC_TASK_PENDING_ROWS; k++) {
         int32_t row = atomic_load(&pending->row[k]);
         if (row > 0) {
-            sums[row - 1][0] = sum_saturated(sums[row - 1][0], atomic_load(&pending->created[k]));
-            sums[row - 1][1] = sum_saturated(sums[row - 1][1], atomic_load(&pending->undeferred[k]));
+            sums[row - 1][0] = ompc_sum_u64(sums[row - 1][0], atomic_load(&pending->created[k]));
+            sums[row - 1][1] = ompc_sum_u64(sums[row - 1][1], atomic_load(&pending->undeferred[k]));
         }
     }
     return 0;
@@ -1005,7 +1000,7 @@ static int take_serial_places(struct ompc_model_process *to, const struct ompc_p
         if (place.pc == 0 || place.ticks == 0 || to->serial_place_count == used)
             continue;
         to->serial_places[to->serial_place_count++] = place;
-        sum = place.ticks > UINT64_MAX - sum ? UINT64_MAX : sum + place.ticks;
+        sum = ompc_sum_u64(sum, place.ticks);
     }
     to->serial_places_dropped = atomic_load(&from->serial_places_dropped);
     if (sum > most) {
@@ -1023,9 +1018,9 @@ static void mpi_totals(const struct ompc_model_process *to, uint64_t *ns, uint64
 {
     *ns = *ticks = *calls = 0;
     for (int i = 0; i < to->thread_count; i++) {
-        *ns = to->threads[i].mpi_ns > UINT64_MAX - *ns ? UINT64_MAX : *ns + to->threads[i].mpi_ns;
+        *ns = ompc_sum_u64(*ns, to->threads[i].mpi_ns);
         *ticks += to->threads[i].mpi_ticks;
-        *calls = to->threads[i].mpi_calls > UINT64_MAX - *calls ? UINT64_MAX : *calls + to->threads[i].mpi_calls;
+        *calls = ompc_sum_u64(*calls, to->threads[i].mpi_calls);
     }
 }
 

@@ -6,7 +6,6 @@
 #include "csv.h"
 #include "stacks.h"
 #include "summary.h"
-#include "terminal.h"
 #include "writer.h"
 
 #include <stdio.h>
@@ -33,25 +32,16 @@ static int summary_to_stream(const struct ompc_view *view, struct ompc_sink *sin
     return ferror(sink->out) ? -1 : 0;
 }
 
-/* ompc_terminal_safe_text's writer: the text report of a view to a sink. */
-struct text_job {
-    const struct ompc_view *view;
-    const struct ompc_sink *sink;
-};
-
-static int text_to_memory(FILE *memory, void *arg)
+/* The text report to the sink's stream as it is. */
+static int report_text(const struct ompc_view *view, struct ompc_sink *sink)
 {
-    const struct text_job *job = arg;
-    struct ompc_sink inner = *job->sink;
-    inner.out = memory;
-    return summary_to_stream(job->view, &inner, ompc_report_text);
+    return summary_to_stream(view, sink, ompc_report_text);
 }
 
 /* The text report, written whole in memory first so that it reaches `out` terminal-safe (terminal.h). */
 int ompc_report_text_writer(const struct ompc_view *view, struct ompc_sink *sink)
 {
-    struct text_job job = {view, sink};
-    return ompc_terminal_safe_text(sink->out, text_to_memory, &job);
+    return ompc_writer_terminal_safe(view, sink, report_text);
 }
 
 int ompc_report_json_writer(const struct ompc_view *view, struct ompc_sink *sink)

@@ -92,6 +92,15 @@ const struct ompc_writer *ompc_writer_find(const struct ompc_writer *table, enum
 /* Writes `view` to `sink` with `writer`; -1, without writing, when either is not the kind the writer takes. */
 int ompc_writer_write(const struct ompc_writer *writer, const struct ompc_view *view, struct ompc_sink *sink);
 
+/*
+ * Runs a stream writer on a stream in memory and copies its text to the
+ * sink's stream terminal-safe (terminal.h), its error message too: for the
+ * text writers of every command, whose names come from records, binaries
+ * and JSON reports the observed programs had their say in.
+ */
+int ompc_writer_terminal_safe(const struct ompc_view *view, struct ompc_sink *sink,
+                              int (*write)(const struct ompc_view *view, struct ompc_sink *sink));
+
 /* The report's writers (report_writers.c), for the table. */
 int ompc_report_text_writer(const struct ompc_view *view, struct ompc_sink *sink);
 int ompc_report_csv_writer(const struct ompc_view *view, struct ompc_sink *sink);

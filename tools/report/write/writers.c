@@ -4,6 +4,7 @@
 
 #include "names.h"
 #include "report.h"
+#include "terminal.h"
 #include "writer.h"
 
 #include <string.h>
@@ -64,4 +65,29 @@ int ompc_writer_write(const struct ompc_writer *writer, const struct ompc_view *
         return -1;
     }
     return writer->write(view, sink);
+}
+
+/* ompc_writer_terminal_safe's job, for ompc_terminal_safe_text. */
+struct text_job {
+    const struct ompc_view *view;
+    struct ompc_sink *sink;
+    int (*write)(const struct ompc_view *view, struct ompc_sink *sink);
+};
+
+static int text_to_memory(FILE *memory, void *arg)
+{
+    struct text_job *job = arg;
+    struct ompc_sink inner = *job->sink;
+    inner.out = memory;
+    int status = job->write(job->view, &inner);
+    /* The writer's message, if any, is the caller's to print. */
+    memcpy(job->sink->error, inner.error, sizeof inner.error);
+    return status;
+}
+
+int ompc_writer_terminal_safe(const struct ompc_view *view, struct ompc_sink *sink,
+                              int (*write)(const struct ompc_view *view, struct ompc_sink *sink))
+{
+    struct text_job job = {view, sink, write};
+    return ompc_terminal_safe_text(sink->out, text_to_memory, &job);
 }
