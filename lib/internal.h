@@ -136,6 +136,8 @@ struct oc_thread {
     int32_t league_depth;
     /* The last region whose parallel construct's address task_create compared with (tool.c), and that address. */
     uint64_t site_region_id, site_region_codeptr;
+    /* The task ids this thread may give next, task_id_next up to task_id_end (tool.c). */
+    uint64_t task_id_next, task_id_end;
 };
 
 extern __thread struct oc_thread oc_self __attribute__((tls_model("initial-exec")));
@@ -164,7 +166,8 @@ extern _Atomic int oc_tool_attached;     /* initialize ran, finalize not yet */
 extern _Atomic int oc_tool_finalized;    /* the runtime shut the tool down */
 extern oc_callback_mask oc_granted;      /* what set_callback granted at initialize */
 extern _Atomic uint64_t oc_next_region_id;
-extern _Atomic uint64_t oc_next_task_id;
+/* Tests: the next task id any thread gives is `next`, and this thread drops its block. */
+void oc_task_ids_restart(uint64_t next);
 void oc_apply_callbacks(oc_callback_mask wanted);
 int oc_region_has_ended(uint64_t region_id);
 int oc_try_attach(void);

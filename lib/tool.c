@@ -98,9 +98,43 @@ static void leave_idle(void)
     }
 }
 
-/* Task ids count from 1 for the life of the process; thread tags likewise. */
-_Atomic uint64_t oc_next_task_id = 1;
+/*
+ * Task ids count from 1 for the life of the process; thread tags likewise.
+ * A thread takes task ids in blocks of OC_TASK_ID_BLOCK, so that a fine
+ * task program does not write one shared cache line for every task (a
+ * locked add per task was most of the shim's task_create cost in GCC's
+ * fib).  Ids still grow with time on each thread, and a task's id stays
+ * above its parent's, which the report's task graph relies on: a thread
+ * whose next id is not above the parent's (a task another thread made,
+ * from a later block) takes a fresh block, above every id given so far.
+ */
+#define OC_TASK_ID_BLOCK 256
+static _Atomic uint64_t oc_next_task_id = 1;
 static _Atomic uint32_t next_thread_tag = 1;
+
+/* The first id of a fresh block, which becomes this thread's (the uncommon half of task_id_after). */
+static __attribute__((noinline)) uint64_t task_id_block(void)
+{
+    uint64_t first = atomic_fetch_add_explicit(&oc_next_task_id, OC_TASK_ID_BLOCK, memory_order_relaxed);
+    oc_self.task_id_end = first + OC_TASK_ID_BLOCK;
+    return first;
+}
+
+/* A new task id, above `parent_id` and above every id this thread gave before. */
+static inline __attribute__((always_inline)) uint64_t task_id_after(uint64_t parent_id)
+{
+    uint64_t id = oc_self.task_id_next;
+    if (__builtin_expect(id <= parent_id || id >= oc_self.task_id_end, 0))
+        id = task_id_block();
+    oc_self.task_id_next = id + 1;
+    return id;
+}
+
+void oc_task_ids_restart(uint64_t next)
+{
+    atomic_store_explicit(&oc_next_task_id, next, memory_order_relaxed);
+    oc_self.task_id_next = oc_self.task_id_end = 0;
+}
 
 /* This thread's tag, given at first need; 0 is skipped, it means "unknown". */
 static uint32_t thread_tag(void)
@@ -178,7 +212,7 @@ static inline __attribute__((always_inline)) struct oc_task *task_new(uint64_t p
         if (task == NULL)
             return NULL;
     }
-    task->id = atomic_fetch_add_explicit(&oc_next_task_id, 1, memory_order_relaxed);
+    task->id = task_id_after(parent_id);
     task->parent_id = parent_id;
     return task;
 }

@@ -757,6 +757,40 @@ static int stolen_task_sequence(void)
 }
 
 /*
+ * Ids grow on each thread and a child's is above its parent's, also when
+ * the parent came from another thread's later ids (the shim gives ids in
+ * per-thread blocks; the report's task graph takes a smaller id for the
+ * creator).
+ */
+static int child_id_above_stolen_parent(void)
+{
+    if (!start_session())
+        return 0;
+    enter_team();
+    ompt_data_t first, child, later;
+    fake_task_create(&first, ompt_task_explicit);
+    fake_task_begin(&first, OC_TASK_SWITCH);
+    int64_t first_id = task_id_now();
+    fake_task_end(OC_TASK_COMPLETE);
+    pthread_t creator;
+    if (pthread_create(&creator, NULL, create_elsewhere, NULL) != 0 || pthread_join(creator, NULL) != 0)
+        return 0;
+    fake_task_begin(&stolen_task, OC_TASK_SWITCH);
+    int64_t stolen_id = task_id_now();
+    fake_task_create(&child, ompt_task_explicit);
+    fake_task_begin(&child, OC_TASK_SWITCH);
+    int64_t child_id = task_id_now(), child_parent = task_parent_now();
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_task_create(&later, ompt_task_explicit);
+    fake_task_begin(&later, OC_TASK_SWITCH);
+    int64_t later_id = task_id_now();
+    fake_task_end(OC_TASK_COMPLETE);
+    return first_id > 0 && stolen_id > first_id && child_parent == stolen_id && child_id > stolen_id
+           && later_id > child_id;
+}
+
+/*
  * A task that creates a child and waits for it, running the child inside
  * its taskwait: the events nest, and the grandchild's TASK_PID is the
  * child's TASK_ID.
@@ -821,7 +855,7 @@ static int task_id_sizes(void)
         || narrow <= 0)
         return 0;
     fake_task_end(OC_TASK_COMPLETE);
-    atomic_store(&oc_next_task_id, (uint64_t)INT32_MAX + 5);
+    oc_task_ids_restart((uint64_t)INT32_MAX + 5);
     fake_task_create(&big, ompt_task_explicit);
     fake_task_begin(&big, OC_TASK_SWITCH);
     int32_t entry[6] = {20, OMP_REQ_TASK_ID, 0, 0, 0x5a5a5a5a, 0};
@@ -1119,6 +1153,7 @@ static const struct {
     {"a deferred task: CREATE..END_DEL, SUSPEND around SCHD, FETCHED, EXEC, FINISH; TASK_ID/PID at each", deferred_task_sequence},
     {"an undeferred task: CREATE..END_IMM, SUSPEND around EXEC, FINISH; no SCHD or FETCHED", undeferred_task_sequence},
     {"a task created on another thread is stolen: STEAL inside SCHD", stolen_task_sequence},
+    {"a child's id is above its parent's, made on another thread later; a thread's ids grow", child_id_above_stolen_parent},
     {"nested tasks in a taskwait: events well nested, grandchild's TASK_PID is the child's TASK_ID", nested_tasks_nest},
     {"TASK_ID: 4-byte and 8-byte answers agree, -1 without a task, ids past 31 bits need 8 bytes", task_id_sizes},
     {"implicit tasks have ids; a worker's TASK_PID is the task that forked the team", implicit_task_parents},
