@@ -216,10 +216,9 @@ def command_for(config, args, paths, threads, workload_args, wrapper=()):
         if config == "oc-tasksfull":
             argv.append("--tasks=full")
         if config == "oc-taskgraph":
-            # Every task logged; the graph's default 512 MiB log cannot be mapped under valgrind, and
-            # valgrind cannot always grow the main stack for a sampling signal next to the 8 MiB one
-            # (recursive tasks): unsampled, as sampling's cost is timer-driven, not per task.
-            argv += ["--task-graph=" + os.devnull, "--trace-buffer=8M", "--no-sample"]
+            # Every task logged; the graph's default 512 MiB log cannot be mapped under valgrind.  Sampled,
+            # as users run it: --no-sample would follow every run for the table too (--tasks=full's tier).
+            argv += ["--task-graph=" + os.devnull, "--trace-buffer=8M"]
         if config == "oc-trace":
             # Every event logged (the task events too), none dropped: what tracing adds per construct and task.
             # The default 8 MiB buffer holds every run of the bench; a 64 MiB one cannot be

@@ -4,7 +4,7 @@
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 # fib(N) with cut-off CUTOFF, a taskloop of LOOP tasks, UNTIED untied tasks, a task that spins SECONDS of wall time.
 args="24 14 8 16 0.3"
-per_cc=7
+per_cc=8
 echo "1..$((2 * per_cc))"
 n=0
 source=$top_srcdir/t/ompcollect-tasksites.c
@@ -58,6 +58,12 @@ for cc in clang gcc; do
     sampled=$(q "$tmp/$cc-sampled.json" "$counts($s['constructs'])")
     ok "$(q "$tmp/$cc-pending.json" "'pending task creations' in r['record_damage']['text'] and len($counts($s['constructs'])) == len($sampled) and all(a[0] == b[0] and a[1] <= b[1] for a, b in zip($counts($s['constructs']), $sampled))")" \
         "$cc: a thread's pending creations naming a row no construct holds are refused and said in record_damage" "$tmp/$cc-pending.err"
+    # --task-graph logs every run for the graph and takes the table's times from the samples, as the default does.
+    # shellcheck disable=SC2086
+    "$oc" --runtime "$LIBOMP" -i 1ms --task-graph="$tmp/$cc-graph.dot" -f json -o "$tmp/$cc-graph.json" "$tmp/tasksites-$cc" $args \
+        >/dev/null 2>"$tmp/$cc-graph.err"
+    ok "$(q "$tmp/$cc-graph.json" "$s['tier'] == 'sampled' and $s['registered'].get('ompcollector_event_task') == 'ok' and $counts($s['constructs']) == $full and $s['graph']['tasks'] == $s['created'] and $s['graph']['complete'] and $s['graph']['work_ns'] > 0 and $s['graph']['max_depth'] >= 5 and 2 * $s['graph']['roots'] < $s['graph']['tasks'] and $s['graph']['joins'] > 0")" \
+        "$cc: --task-graph's table is the sampled tier's with the full tier's counts, and its graph has every task created, their parents (fib nested 5 deep at least) and their task waits" "$tmp/$cc-graph.err"
     # Within one --tasks=full run, each construct's sampled time against its exact time.
     ok "$(q "$tmp/$cc-full.json" "all($margin(x['sampled_ns'], x['exec_ns'], r['interval_ns']) for x in r['tasks']['constructs']) and sum(x['sampled_ns'] for x in r['tasks']['constructs']) > 0")" \
         "$cc: in the full tier's run every construct's sampled time is within the sample-count margin of its exact time" "$tmp/$cc-full.json"

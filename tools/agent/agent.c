@@ -1254,6 +1254,32 @@ static void on_task_created(int phase, const ompcollector_task_event_t *task)
     errno = saved_errno;
 }
 
+/*
+ * The callback of OMPCOLLECTOR_EVENT_TASK in the sampled tier with a log
+ * (--task-graph, --trace): a creation counts as on_task_created counts
+ * it, and creations and runs are logged; nothing else is kept, as the
+ * log holds every run with its times and the samples time the
+ * constructs.  SUSPEND and RESUME log nothing and return at once.
+ */
+static void on_task_logged(int phase, const ompcollector_task_event_t *task)
+{
+    if (phase == OMPCOLLECTOR_TASK_SUSPEND || phase == OMPCOLLECTOR_TASK_RESUME || task == NULL
+        || !atomic_load_explicit(&agent.collecting, memory_order_relaxed))
+        return;
+    int saved_errno = errno;
+    struct ompc_thread *slot;
+    struct ompc_process *owner = event_owner(&slot);
+    if (owner != NULL) {
+        if (phase == OMPCOLLECTOR_TASK_CREATE)
+            ompc_task_counted(owner, slot, task);
+        int ends = phase != OMPCOLLECTOR_TASK_END                 ? OMPC_TASK_END_UNKNOWN
+                   : task->flags & OMPCOLLECTOR_TASK_COMPLETING ? OMPC_TASK_END_COMPLETES
+                                                                 : OMPC_TASK_END_PART;
+        log_task_phase(owner, slot, phase, task, now_ns(&agent), ends);
+    }
+    errno = saved_errno;
+}
+
 /* The callback of OMPCOLLECTOR_EVENT_TASK (ompcollector_task_callback_t); runs on the thread where the phase happens. */
 static void on_task_phase(int phase, const ompcollector_task_event_t *task)
 {
@@ -1341,21 +1367,39 @@ static void register_batch(struct ompc_event_request *answers, int count, omp_co
 /*
  * The sampled tier (OMPC_OPT_TASKS without OMPC_OPT_TASKS_FULL, sampling
  * on): OMPCOLLECTOR_EVENT_TASK_CREATE alone, one delivery per task that
- * counts it, its time from samples; whether the runtime took it.
+ * counts it, its time from samples; whether the runtime took it.  With a
+ * log (--task-graph, --trace) every run is logged, so the tier takes
+ * OMPCOLLECTOR_EVENT_TASK instead, for the log alone (on_task_logged):
+ * the log already holds each run and its times, which the full tier's
+ * accounting would keep a second time at twice the log's cost a task.
  */
 static int register_task_creation(void)
 {
     uint32_t flags = agent.record->flags;
-    if ((flags & OMPC_OPT_TASKS_FULL) || !(flags & OMPC_OPT_SAMPLE) || agent.record->event_log_bytes != 0)
+    if ((flags & OMPC_OPT_TASKS_FULL) || !(flags & OMPC_OPT_SAMPLE))
         return 0;
-    struct ompc_event_request created = {.event = OMPCOLLECTOR_EVENT_TASK_CREATE};
-    register_batch(&created, 1, (omp_collector_callback_t)(void (*)(void))on_task_created);
+    int logged = agent.record->event_log_bytes != 0;
+    struct ompc_event_request created = {.event = logged ? OMPCOLLECTOR_EVENT_TASK : OMPCOLLECTOR_EVENT_TASK_CREATE};
+    register_batch(&created, 1,
+                   (omp_collector_callback_t)(void (*)(void))(logged ? on_task_logged : on_task_created));
     if (created.ec != OMP_ERRCODE_OK)
         return 0;
     agent.task_tier = OMPC_TASK_TIER_SAMPLED;
+    agent.task_phases = logged;
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
-        agent.task_requests[i].ec = OMPC_EC_VIA_TASK_CREATE;
+        agent.task_requests[i].ec = logged ? OMPC_EC_VIA_TASK_EVENT : OMPC_EC_VIA_TASK_CREATE;
     return 1;
+}
+
+/* The shim's task waits and dependences, for the event log only (--trace, --task-graph); other runtimes answer UNKNOWN. */
+static void register_logged_task_events(void)
+{
+    if (agent.record->event_log_bytes == 0)
+        return;
+    struct ompc_event_request own[3] = {{.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
+                                        {.event = OMPCOLLECTOR_EVENT_END_TASK_WAIT},
+                                        {.event = OMPCOLLECTOR_EVENT_TASK_DEPENDENCE}};
+    register_batch(own, 3, on_event);
 }
 
 /* Registers the task events 23..35, remembering each answer; a runtime without them answers UNKNOWN or UNSUPPORTED. */
@@ -1364,8 +1408,10 @@ static void register_task_events(void)
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
         agent.task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
     agent.task_request_count = OMPC_TASK_EVENTS;
-    if (register_task_creation())
+    if (register_task_creation()) {
+        register_logged_task_events();
         return;
+    }
     /*
      * The shim's OMPCOLLECTOR_EVENT_TASK first: one delivery per phase of
      * a task, with the task in hand, stands for the 13 events and the
@@ -1381,13 +1427,7 @@ static void register_task_events(void)
             agent.task_requests[i].ec = OMPC_EC_VIA_TASK_EVENT;
     else
         register_batch(agent.task_requests, OMPC_TASK_EVENTS, on_task_event);
-    /* The shim's task waits and dependences, for the event log only (--trace, --task-graph); other runtimes answer UNKNOWN. */
-    if (agent.record->event_log_bytes != 0) {
-        struct ompc_event_request own[3] = {{.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
-                                            {.event = OMPCOLLECTOR_EVENT_END_TASK_WAIT},
-                                            {.event = OMPCOLLECTOR_EVENT_TASK_DEPENDENCE}};
-        register_batch(own, 3, on_event);
-    }
+    register_logged_task_events();
 }
 
 /* Registers FORK, JOIN and the launcher's selection, remembering each answer. */

@@ -75,9 +75,13 @@ char *make_record(struct run *run, uint32_t event_mask)
                    | (run->timeline || run->trace_json || run->trace || run->gprofng ? OMPC_OPT_TIMELINE : 0);
     if (!run->no_tasks)
         flags |= OMPC_OPT_TASKS;
-    /* Task times come from samples unless every task is logged anyway or nothing samples. */
-    if (!run->no_tasks && (run->tasks_full || !run->sampling || run->trace != NULL || run->trace_json != NULL
-                           || run->task_graph != NULL))
+    /*
+     * Task times come from samples unless --tasks=full asks or nothing
+     * samples.  A log (--task-graph, --trace) holds every run with its
+     * times besides; following each run for the table as well cost as
+     * much again as the log (README, "What it costs").
+     */
+    if (!run->no_tasks && (run->tasks_full || !run->sampling))
         flags |= OMPC_OPT_TASKS_FULL;
     if (run->stacks)
         flags |= OMPC_OPT_STACKS;
