@@ -474,6 +474,27 @@ typedef enum {
  *       load tests for them).  Registering both gets CREATE once from
  *       each.  Answers as OMPCOLLECTOR_EVENT_TASK's (UNKNOWN on other
  *       runtimes, UNSUPPORTED without OMPT task callbacks).
+ *
+ *   OMPCOLLECTOR_EVENT_TASK_LOG  the phases a collector that logs task
+ *       runs needs, and no others, with the same callback type and
+ *       payload: CREATE, BEGIN and END as OMPCOLLECTOR_EVENT_TASK gives
+ *       them, no SUSPEND or RESUME, and besides
+ *         WAIT_BEGIN  the task the thread runs begins a task wait (a
+ *         WAIT_END    taskwait, or the end of a taskgroup), and ends it;
+ *                     the payload is the waiting task, explicit or
+ *                     implicit (IMPLICIT in flags, codeptr 0), as
+ *                     OMPCOLLECTOR_EVENT_BEGIN/END_TASK_WAIT's delivery
+ *                     would name it through OMPCOLLECTOR_REQ_TASK.
+ *       Why a third event: a log of every run (a task graph, a trace)
+ *       reads a run's nesting from its BEGINs and ENDs, so SUSPEND and
+ *       RESUME are a delivery each for nothing, and a task wait delivered
+ *       without its task costs a request to name it (two of each per task
+ *       in a recursive program).  Pairs are balanced per event: this
+ *       event's END or WAIT_END only after its own BEGIN or WAIT_BEGIN, in
+ *       the same session, whatever else is registered.  A wait of a task
+ *       the shim does not follow is not delivered.  Answers REGISTER as
+ *       OMPCOLLECTOR_EVENT_TASK's; registering it with the others gets
+ *       each phase once from each.
  */
 #define OMPCOLLECTOR_EVENT_BASE 0x4F430000 /* 'O' 'C' << 16, as the requests */
 #define OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT (OMPCOLLECTOR_EVENT_BASE + 1)
@@ -481,7 +502,8 @@ typedef enum {
 #define OMPCOLLECTOR_EVENT_TASK_DEPENDENCE (OMPCOLLECTOR_EVENT_BASE + 3)
 #define OMPCOLLECTOR_EVENT_TASK (OMPCOLLECTOR_EVENT_BASE + 4)
 #define OMPCOLLECTOR_EVENT_TASK_CREATE (OMPCOLLECTOR_EVENT_BASE + 5)
-#define OMPCOLLECTOR_EVENT_END (OMPCOLLECTOR_EVENT_BASE + 6) /* one past the last */
+#define OMPCOLLECTOR_EVENT_TASK_LOG (OMPCOLLECTOR_EVENT_BASE + 6)
+#define OMPCOLLECTOR_EVENT_END (OMPCOLLECTOR_EVENT_BASE + 7) /* one past the last */
 
 /* The phases OMPCOLLECTOR_EVENT_TASK's callback is called with. */
 #define OMPCOLLECTOR_TASK_CREATE 1
@@ -489,6 +511,8 @@ typedef enum {
 #define OMPCOLLECTOR_TASK_END 3
 #define OMPCOLLECTOR_TASK_SUSPEND 4
 #define OMPCOLLECTOR_TASK_RESUME 5
+#define OMPCOLLECTOR_TASK_WAIT_BEGIN 6 /* OMPCOLLECTOR_EVENT_TASK_LOG only */
+#define OMPCOLLECTOR_TASK_WAIT_END 7
 
 /* What OMPCOLLECTOR_EVENT_TASK's callback gets with each phase. */
 typedef struct ompcollector_task_event {

@@ -57,9 +57,17 @@ struct oc_task {
     uint8_t in_task_wait;   /* inside a task wait: OMPCOLLECTOR_WAIT_TASKWAIT or _TASKGROUP, 0 none */
     uint8_t in_reduction;   /* inside a reduction's bracket */
     int32_t flags;          /* the OMPT task flags it was created with: undeferred (or included: ran at once), untied, ... */
-    /* The session generation whose OMPCOLLECTOR_EVENT_TASK BEGIN (run_open) or SUSPEND (suspend_open) was delivered; 0 none owed. */
-    uint32_t run_open, suspend_open;
+    /*
+     * The pairs of the payload events its BEGIN (run_open), SUSPEND
+     * (suspend_open) or WAIT_BEGIN (wait_open) opened: the session
+     * generation above OC_OPEN_SHIFT, the events it went to below
+     * (OC_OPEN_*); 0 none owed.
+     */
+    uint32_t run_open, suspend_open, wait_open;
 };
+
+/* A pair word's events (oc_emit_task): OMPCOLLECTOR_EVENT_TASK's, _TASK_LOG's; the generation above them. */
+enum { OC_OPEN_TASK = 1u, OC_OPEN_TASK_LOG = 2u, OC_OPEN_SHIFT = 2 };
 
 /*
  * Everything the shim knows about one thread.  It lives in initial-exec TLS
@@ -227,11 +235,14 @@ void oc_drain_deliveries(void);
 void oc_session_reset(void);
 
 /*
- * OMPCOLLECTOR_EVENT_TASK: delivers `phase` with `payload` if the event is
- * live, marked in flight as every delivery.  `open` is the task's word
- * for the pair the phase opens or closes (NULL for CREATE): BEGIN and
- * SUSPEND set it to the session's generation when delivered, END and
- * RESUME are delivered only when it holds the current one, and clear it.
+ * The payload events (OMPCOLLECTOR_EVENT_TASK, _TASK_CREATE, _TASK_LOG):
+ * delivers `phase` with `payload` to each that is live and takes the
+ * phase, marked in flight as every delivery.  `open` is the task's word
+ * for the pair the phase opens or closes (NULL for CREATE): BEGIN,
+ * SUSPEND and WAIT_BEGIN set it to the session's generation and the
+ * events they were delivered to, END, RESUME and WAIT_END are delivered
+ * to those of them still live when it holds the current generation, and
+ * clear it.
  */
 void oc_emit_task(int phase, const ompcollector_task_event_t *payload, uint32_t *open);
 

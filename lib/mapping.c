@@ -74,7 +74,7 @@ int oc_event_internal(int event)
 oc_callback_mask oc_event_needs(int event)
 {
     oc_callback_mask needs = 0;
-    if (event == OC_EVENT_TASK || event == OC_EVENT_TASK_CREATE)
+    if (OC_IS_PAYLOAD_EVENT(event))
         return OC_TASK_EVENT_NEEDS;
     for (int i = 0; i < OC_SRC_COUNT; i++) {
         const struct oc_event_source_row *row = &oc_event_source_rows[i];
@@ -87,7 +87,7 @@ oc_callback_mask oc_event_needs(int event)
 /* One fully granted row is enough: the others are other runtimes' spellings. */
 int oc_event_supported(int event, oc_callback_mask granted)
 {
-    if (event == OC_EVENT_TASK || event == OC_EVENT_TASK_CREATE)
+    if (OC_IS_PAYLOAD_EVENT(event))
         return (granted & OC_TASK_EVENT_NEEDS) == OC_TASK_EVENT_NEEDS;
     for (int i = 0; i < OC_SRC_COUNT; i++) {
         const struct oc_event_source_row *row = &oc_event_source_rows[i];

@@ -61,9 +61,15 @@ typedef uint32_t oc_callback_mask;
 #define OC_EVENT_TASK (OC_EVENT_LEGACY_MAX + 4)
 /* OMPCOLLECTOR_EVENT_TASK_CREATE: OC_EVENT_TASK's CREATE phase alone, by the same path. */
 #define OC_EVENT_TASK_CREATE (OC_EVENT_LEGACY_MAX + 5)
+/* OMPCOLLECTOR_EVENT_TASK_LOG: CREATE, BEGIN, END and the task waits, by the same path. */
+#define OC_EVENT_TASK_LOG (OC_EVENT_LEGACY_MAX + 6)
 
 /* The highest event number the shim knows. */
-#define OC_EVENT_MAX OC_EVENT_TASK_CREATE
+#define OC_EVENT_MAX OC_EVENT_TASK_LOG
+
+/* Whether `event` is one of the payload events (oc_emit_task delivers them, from no source row). */
+#define OC_IS_PAYLOAD_EVENT(event) \
+    ((event) == OC_EVENT_TASK || (event) == OC_EVENT_TASK_CREATE || (event) == OC_EVENT_TASK_LOG)
 
 /* The end_event of a row whose event comes alone (FETCHED_TASK). */
 #define OC_NO_EVENT 0

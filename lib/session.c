@@ -259,31 +259,63 @@ void oc_emit_slow(int event)
 }
 
 /*
- * What oc_emit_task does once marked: opens or closes the task's pair word
- * and calls the callbacks.  CREATE goes to OMPCOLLECTOR_EVENT_TASK_CREATE's
- * callback too (a counting collector registers that one alone).
+ * Per phase, the payload events with pairs it goes to, as a pair word's
+ * low bits (OC_OPEN_*): OMPCOLLECTOR_EVENT_TASK takes CREATE to RESUME,
+ * _TASK_LOG all but SUSPEND and RESUME; and PHASE_OPENS for a phase that
+ * opens a pair.  A table: this is every task phase's path.
+ */
+#define PHASE_OPENS 4u
+static const uint8_t phase_kinds[8] = {
+    [OMPCOLLECTOR_TASK_CREATE] = OC_OPEN_TASK | OC_OPEN_TASK_LOG,
+    [OMPCOLLECTOR_TASK_BEGIN] = OC_OPEN_TASK | OC_OPEN_TASK_LOG | PHASE_OPENS,
+    [OMPCOLLECTOR_TASK_END] = OC_OPEN_TASK | OC_OPEN_TASK_LOG,
+    [OMPCOLLECTOR_TASK_SUSPEND] = OC_OPEN_TASK | PHASE_OPENS,
+    [OMPCOLLECTOR_TASK_RESUME] = OC_OPEN_TASK,
+    [OMPCOLLECTOR_TASK_WAIT_BEGIN] = OC_OPEN_TASK_LOG | PHASE_OPENS,
+    [OMPCOLLECTOR_TASK_WAIT_END] = OC_OPEN_TASK_LOG,
+};
+_Static_assert(OMPCOLLECTOR_TASK_WAIT_END < 8 && OC_EVENT_TASK_LOG > OC_EVENT_TASK, "the phase table and the live bits");
+
+/* Calls payload event `event`'s callback, registered as omp_collector_callback_t, as the type the header gives it. */
+static inline void call_payload(int event, int phase, const ompcollector_task_event_t *payload)
+{
+    omp_collector_callback_t callback = atomic_load(&oc_event_callbacks[event]);
+    if (callback != 0)
+        ((ompcollector_task_callback_t)(void (*)(void))callback)(phase, payload);
+}
+
+/*
+ * What oc_emit_task does once marked: opens or closes the task's pair
+ * word and calls the callbacks.  The word holds the session's generation
+ * above the events the opening phase went to (OC_OPEN_*), so each event's
+ * pairs balance on their own.  CREATE goes to
+ * OMPCOLLECTOR_EVENT_TASK_CREATE's callback too (a counting collector
+ * registers that one alone).
  */
 static inline __attribute__((always_inline)) void task_phase_marked(int phase, const ompcollector_task_event_t *payload,
                                                                    uint32_t *open, uint64_t live)
 {
-    int deliver = (live & OC_EVENT_BIT(OC_EVENT_TASK)) != 0;
-    if (phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_SUSPEND) {
-        *open = deliver ? atomic_load_explicit(&oc_session_generation, memory_order_relaxed) : 0;
-    } else if (open != NULL) {
-        /* Never an END without its BEGIN in this session: a pair cut by STOP or START stays cut. */
-        deliver &= *open == atomic_load_explicit(&oc_session_generation, memory_order_relaxed);
-        *open = 0;
-    } else if (live & OC_EVENT_BIT(OC_EVENT_TASK_CREATE)) {
-        omp_collector_callback_t created = atomic_load(&oc_event_callbacks[OC_EVENT_TASK_CREATE]);
-        if (created != 0)
-            ((ompcollector_task_callback_t)(void (*)(void))created)(phase, payload);
+    uint32_t kind = phase_kinds[(unsigned)phase & 7u];
+    uint32_t to = kind
+                  & (((uint32_t)(live >> OC_EVENT_TASK) & OC_OPEN_TASK)
+                     | ((uint32_t)(live >> (OC_EVENT_TASK_LOG - 1)) & OC_OPEN_TASK_LOG));
+    if (open == NULL) {
+        /* CREATE, which no pair follows; a counting collector registers OMPCOLLECTOR_EVENT_TASK_CREATE alone. */
+        if (live & OC_EVENT_BIT(OC_EVENT_TASK_CREATE))
+            call_payload(OC_EVENT_TASK_CREATE, phase, payload);
+    } else {
+        uint32_t generation = atomic_load_explicit(&oc_session_generation, memory_order_relaxed) << OC_OPEN_SHIFT;
+        if (kind & PHASE_OPENS)
+            *open = to != 0 ? generation | to : 0;
+        else /* never an END without its BEGIN in this session, per event: a pair cut by STOP or START stays cut */
+            to &= (*open ^ generation) < (1u << OC_OPEN_SHIFT) ? *open : 0u;
+        if (!(kind & PHASE_OPENS))
+            *open = 0;
     }
-    if (!deliver)
-        return;
-    omp_collector_callback_t callback = atomic_load(&oc_event_callbacks[OC_EVENT_TASK]);
-    /* Registered as omp_collector_callback_t, called as the type the header gives it. */
-    if (callback != 0)
-        ((ompcollector_task_callback_t)(void (*)(void))callback)(phase, payload);
+    if (to & OC_OPEN_TASK)
+        call_payload(OC_EVENT_TASK, phase, payload);
+    if (to & OC_OPEN_TASK_LOG)
+        call_payload(OC_EVENT_TASK_LOG, phase, payload);
 }
 
 /* oc_emit_task for the threads and moments mark_fast does not serve. */

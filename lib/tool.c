@@ -305,9 +305,10 @@ static int task_public_flags(int ompt_flags)
 }
 
 /*
- * Phase `phase` of OMPCOLLECTOR_EVENT_TASK for an explicit task the shim
- * follows, with its record as the payload; out of line, so that handlers
- * without a collector of it pay one test.  `open` as oc_emit_task's.
+ * Phase `phase` of the payload events for a task the shim follows (an
+ * explicit one; an implicit one's task waits), with its record as the
+ * payload; out of line, so that handlers without a collector of them pay
+ * one test.  `open` as oc_emit_task's.
  */
 static OC_SLOW_PATH void task_phase(int phase, const struct oc_task *task, int flags, uint32_t *open)
 {
@@ -317,11 +318,14 @@ static OC_SLOW_PATH void task_phase(int phase, const struct oc_task *task, int f
     oc_emit_task(phase, &payload, open);
 }
 
-/* Whether OMPCOLLECTOR_EVENT_TASK is live: the one load a handler pays for it. */
-static inline int task_phases_live(void)
+/* Whether any of `events` (OC_EVENT_BIT of payload events) is live: the one load a handler pays for them. */
+static inline int payload_live(uint64_t events)
 {
-    return (atomic_load_explicit(&oc_live_events, memory_order_relaxed) & OC_EVENT_BIT(OC_EVENT_TASK)) != 0;
+    return (atomic_load_explicit(&oc_live_events, memory_order_relaxed) & events) != 0;
 }
+
+/* The payload events with BEGIN and END (OMPCOLLECTOR_EVENT_TASK, _TASK_LOG). */
+#define OC_RUN_PHASE_EVENTS (OC_EVENT_BIT(OC_EVENT_TASK) | OC_EVENT_BIT(OC_EVENT_TASK_LOG))
 
 /* The running task leaves the thread for another one: SUSPEND opens while TASK_ID still names it. */
 static inline __attribute__((always_inline)) void suspend_top(void)
@@ -330,7 +334,7 @@ static inline __attribute__((always_inline)) void suspend_top(void)
     if (top != NULL && !top->suspended) {
         top->suspended = 1;
         oc_begin_pair(OC_SRC_task_suspend);
-        if (!top->implicit && task_phases_live())
+        if (!top->implicit && payload_live(OC_EVENT_BIT(OC_EVENT_TASK)))
             task_phase(OMPCOLLECTOR_TASK_SUSPEND, top, 0, &top->suspend_open);
     }
 }
@@ -368,7 +372,7 @@ static void start_task(struct oc_task *task)
         oc_end_pair(OC_SRC_task_schedule);
     }
     oc_begin_pair(OC_SRC_task_execute);
-    if (task_phases_live()) {
+    if (payload_live(OC_RUN_PHASE_EVENTS)) {
         int stolen = !(task->flags & OC_TASK_FLAG_UNDEFERRED) && task->creator != 0 && task->creator != thread_tag();
         task_phase(OMPCOLLECTOR_TASK_BEGIN, task, stolen ? OMPCOLLECTOR_TASK_STOLEN : 0, &task->run_open);
     }
@@ -704,10 +708,17 @@ static OC_SLOW_PATH void sync_region_wait_general(ompt_sync_region_t kind,
             oc_self.task_wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
         }
         /* OMPCOLLECTOR_EVENT_BEGIN/END_TASK_WAIT, delivered while the waiting task is still the one TASK_ID names. */
-        if (begin)
+        if (begin) {
             oc_begin_pair_by(OC_CB_sync_region_wait, sync_kind);
-        else
+            if (task != NULL && payload_live(OC_EVENT_BIT(OC_EVENT_TASK_LOG)))
+                task_phase(OMPCOLLECTOR_TASK_WAIT_BEGIN, task, task->implicit ? OMPCOLLECTOR_TASK_IMPLICIT : 0,
+                           &task->wait_open);
+        } else {
+            if (task != NULL && task->wait_open != 0)
+                task_phase(OMPCOLLECTOR_TASK_WAIT_END, task, task->implicit ? OMPCOLLECTOR_TASK_IMPLICIT : 0,
+                           &task->wait_open);
             oc_end_pair_by(OC_CB_sync_region_wait, sync_kind);
+        }
         return;
     }
     if (begin)
@@ -1037,7 +1048,7 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
     atomic_signal_fence(memory_order_seq_cst);
     oc_end_pair(source);
     if (atomic_load_explicit(&oc_live_events, memory_order_relaxed)
-        & (OC_EVENT_BIT(OC_EVENT_TASK) | OC_EVENT_BIT(OC_EVENT_TASK_CREATE)))
+        & (OC_RUN_PHASE_EVENTS | OC_EVENT_BIT(OC_EVENT_TASK_CREATE)))
         create_phase(task, flags, codeptr_ra);
     /*
      * Published last: the release store is what orders this thread's
@@ -1119,13 +1130,15 @@ static OC_SLOW_PATH void task_schedule_general(ompt_data_t *prior_task_data,
 }
 
 /*
- * Whether a task switch on this thread delivers nothing: no event of the
- * rows a switch opens or closes is live, none of their pairs is open here
- * (an open one would be owed its END), OMPCOLLECTOR_EVENT_TASK is not
- * live and no mutex wait is left open.  Then the switch is only the
- * chain's bookkeeping.  Every mask folds to a constant.
+ * Whether a task switch on this thread delivers nothing but
+ * OMPCOLLECTOR_EVENT_TASK_LOG's phases: no event of the rows a switch
+ * opens or closes is live, none of their pairs is open here (an open one
+ * would be owed its END), OMPCOLLECTOR_EVENT_TASK is not live and no
+ * mutex wait is left open.  Then the switch is the chain's bookkeeping
+ * and, with the log's event live, its BEGIN or END (task_schedule_logged).
+ * Every mask folds to a constant.
  */
-static inline __attribute__((always_inline)) int task_switch_quiet(void)
+static inline __attribute__((always_inline)) int task_switch_quiet(uint64_t live)
 {
 #define OC_ROW_EVENTS(row) (OC_EVENT_BIT(oc_source_begin_event(row)) | OC_EVENT_BIT(oc_source_end_event(row)))
     const uint64_t events = OC_ROW_EVENTS(OC_SRC_task_suspend) | OC_ROW_EVENTS(OC_SRC_task_schedule)
@@ -1136,8 +1149,58 @@ static inline __attribute__((always_inline)) int task_switch_quiet(void)
     const uint32_t rows = OC_SOURCE_BIT(OC_SRC_task_suspend) | OC_SOURCE_BIT(OC_SRC_task_schedule)
                           | OC_SOURCE_BIT(OC_SRC_task_steal) | OC_SOURCE_BIT(OC_SRC_task_execute)
                           | OC_SOURCE_BIT(OC_SRC_task_finish);
-    return (atomic_load_explicit(&oc_live_events, memory_order_relaxed) & events) == 0
-           && (oc_self.open_pair_rows & rows) == 0 && oc_self.open_wait_source == 0;
+    return (live & events) == 0 && (oc_self.open_pair_rows & rows) == 0 && oc_self.open_wait_source == 0;
+}
+
+/* A task's run on this thread ends: a completion's record kept for reuse (task_free's, which the caller made sure of). */
+static inline __attribute__((always_inline)) void quiet_end(struct oc_task *top, int terminal,
+                                                            ompt_data_t *prior_task_data)
+{
+    (void)chain_pop();
+    if (terminal) {
+        task_publish(prior_task_data, NULL);
+        top->below = oc_self.spare_tasks;
+        oc_self.spare_tasks = top;
+        oc_self.spare_task_count++;
+    }
+}
+
+/*
+ * The two common switches of the quiet path when
+ * OMPCOLLECTOR_EVENT_TASK_LOG is live (a log of every run: --task-graph):
+ * what task_schedule_general does for them, with the log's END before the
+ * top task leaves the chain and its BEGIN once the next is on it, and
+ * nothing else to deliver (task_switch_quiet); everything else goes whole
+ * to the general path.  About half the general path's instructions.
+ */
+static OC_SLOW_PATH void task_schedule_logged(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
+                                              ompt_data_t *next_task_data)
+{
+    int status = (int)prior_task_status;
+    struct oc_task *top = oc_self.task_top;
+    struct oc_task *next = task_of(next_task_data);
+    int terminal = (unsigned)status < 32
+                   && ((1u << status) & ((1u << OC_TASK_COMPLETE) | (1u << OC_TASK_CANCEL) | (1u << OC_TASK_DETACH)));
+    int switches = status == OC_TASK_SWITCH || status == OC_TASK_YIELD;
+    if (top != NULL && next != NULL && next == top->below) {
+        if (task_of(prior_task_data) == top && !top->implicit && !top->suspended && next->suspend_open == 0
+            && (switches || (terminal && OC_REUSE_EXPLICIT_TASKS && oc_self.spare_task_count < OC_SPARE_TASKS))) {
+            top->completing = (uint8_t)terminal;
+            if (top->run_open != 0)
+                task_phase(OMPCOLLECTOR_TASK_END, top, terminal ? OMPCOLLECTOR_TASK_COMPLETING : 0, &top->run_open);
+            quiet_end(top, terminal, prior_task_data);
+            next->suspended = 0;
+            return;
+        }
+    } else if (top != NULL && next != NULL && switches && next != top && !next->running && !next->implicit) {
+        top->suspended = 1;
+        chain_push(next);
+        next->parts++;
+        int stolen = !(next->flags & OC_TASK_FLAG_UNDEFERRED) && next->creator != 0 && next->creator != thread_tag();
+        task_phase(OMPCOLLECTOR_TASK_BEGIN, next, stolen ? OMPCOLLECTOR_TASK_STOLEN : 0, &next->run_open);
+        return;
+    }
+    task_schedule_general(prior_task_data, prior_task_status, next_task_data);
 }
 
 /*
@@ -1159,8 +1222,13 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
                                            ompt_data_t *next_task_data)
 {
     /* Sessions that follow task runs leave first, for the fewest instructions before the general path. */
-    if (!task_switch_quiet()) {
+    uint64_t live = atomic_load_explicit(&oc_live_events, memory_order_relaxed);
+    if (!task_switch_quiet(live)) {
         task_schedule_general(prior_task_data, prior_task_status, next_task_data);
+        return;
+    }
+    if (live & OC_EVENT_BIT(OC_EVENT_TASK_LOG)) {
+        task_schedule_logged(prior_task_data, prior_task_status, next_task_data);
         return;
     }
     int status = (int)prior_task_status;
@@ -1183,14 +1251,7 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
         }
         if (terminal)
             top->completing = 1;
-        (void)chain_pop();
-        if (terminal) {
-            /* task_free's reuse, which the test above made sure of. */
-            task_publish(prior_task_data, NULL);
-            top->below = oc_self.spare_tasks;
-            oc_self.spare_tasks = top;
-            oc_self.spare_task_count++;
-        }
+        quiet_end(top, terminal, prior_task_data);
         next->suspended = 0;
         return;
     }

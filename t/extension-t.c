@@ -1103,6 +1103,121 @@ static int task_create_event_is_creation_alone(void)
            && phase_of[4] == OMPCOLLECTOR_TASK_BEGIN && phase_of[5] == OMPCOLLECTOR_TASK_END;
 }
 
+/* OMPCOLLECTOR_EVENT_TASK_LOG's deliveries, apart from OMPCOLLECTOR_EVENT_TASK's (note_phase). */
+static int log_seen;
+static int log_phase_of[PHASES_KEPT];
+static ompcollector_task_event_t log_payload_of[PHASES_KEPT];
+
+static void note_log_phase(int phase, const ompcollector_task_event_t *task)
+{
+    if (log_seen < PHASES_KEPT) {
+        log_phase_of[log_seen] = phase;
+        log_payload_of[log_seen] = *task;
+    }
+    log_seen++;
+}
+
+static int register_log_phases(void)
+{
+    return register_event(OMPCOLLECTOR_EVENT_TASK_LOG,
+                          (void (*)(OMP_COLLECTORAPI_EVENT))(void (*)(void))note_log_phase);
+}
+
+/* Whether log delivery i was `phase` of task `id` with flags `flags`. */
+static int log_was(int i, int phase, unsigned long long id, int flags)
+{
+    return i < log_seen && log_phase_of[i] == phase && log_payload_of[i].id == id && log_payload_of[i].flags == flags;
+}
+
+/*
+ * TASK_LOG: a task that creates a child and waits for it, the child run
+ * inside the wait, then the implicit task's own taskwait: CREATE, BEGIN
+ * and END, and the waits naming the waiting task (IMPLICIT for the
+ * implicit one); no SUSPEND or RESUME, though the task is suspended.
+ */
+static int task_log_event_runs_and_waits(void)
+{
+    if (!start_session() || !register_log_phases())
+        return 0;
+    enter_region((void *)0x1111);
+    ompcollector_task_info_t implicit;
+    if (task_info_of(&implicit) != OMP_ERRCODE_OK)
+        return 0;
+    static ompt_data_t task, child;
+    fake_task_create(&task, ompt_task_explicit);
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    fake_task_create(&child, ompt_task_explicit);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_BEGIN);
+    fake_task_begin(&child, OC_TASK_SWITCH);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_END);
+    fake_task_end(OC_TASK_COMPLETE);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_BEGIN);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_END);
+    unsigned long long t = log_payload_of[0].id, c = log_payload_of[2].id, i = implicit.task_id;
+    const int done = OMPCOLLECTOR_TASK_COMPLETING, mine = OMPCOLLECTOR_TASK_IMPLICIT;
+    return log_seen == 10 && t != 0 && c != 0 && c != t && log_payload_of[2].parent_id == t
+           && log_was(0, OMPCOLLECTOR_TASK_CREATE, t, 0) && log_was(1, OMPCOLLECTOR_TASK_BEGIN, t, 0)
+           && log_was(2, OMPCOLLECTOR_TASK_CREATE, c, 0) && log_was(3, OMPCOLLECTOR_TASK_WAIT_BEGIN, t, 0)
+           && log_was(4, OMPCOLLECTOR_TASK_BEGIN, c, 0) && log_was(5, OMPCOLLECTOR_TASK_END, c, done)
+           && log_was(6, OMPCOLLECTOR_TASK_WAIT_END, t, 0) && log_was(7, OMPCOLLECTOR_TASK_END, t, done)
+           && log_was(8, OMPCOLLECTOR_TASK_WAIT_BEGIN, i, mine) && log_was(9, OMPCOLLECTOR_TASK_WAIT_END, i, mine)
+           && log_payload_of[8].codeptr == 0;
+}
+
+/* TASK_LOG alone on an untied task (the shim's logged switch path): a BEGIN and an END per part, parts 1 then 2. */
+static int task_log_event_untied_parts(void)
+{
+    if (!start_session() || !register_log_phases())
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t task;
+    ompt_data_t *implicit = fake_current_task_data();
+    fake_task_create(&task, ompt_task_explicit | ompt_task_untied);
+    fake_fire_task_schedule(implicit, OC_TASK_SWITCH, &task);
+    fake_fire_task_schedule(&task, OC_TASK_YIELD, implicit);
+    fake_fire_task_schedule(implicit, OC_TASK_SWITCH, &task);
+    fake_fire_task_schedule(&task, OC_TASK_COMPLETE, implicit);
+    unsigned long long t = log_payload_of[0].id;
+    const int untied = OMPCOLLECTOR_TASK_UNTIED;
+    return log_seen == 5 && log_was(1, OMPCOLLECTOR_TASK_BEGIN, t, untied) && log_payload_of[1].parts == 1
+           && log_was(2, OMPCOLLECTOR_TASK_END, t, untied) && log_was(3, OMPCOLLECTOR_TASK_BEGIN, t, untied)
+           && log_payload_of[3].parts == 2 && log_was(4, OMPCOLLECTOR_TASK_END, t, untied | OMPCOLLECTOR_TASK_COMPLETING)
+           && fake_current_task_data() == implicit;
+}
+
+/*
+ * Each payload event's pairs balance on their own: TASK_LOG registered
+ * while a run and a wait are open gets neither's end, TASK beside it
+ * gets its END; a wait begun before STOP gets no WAIT_END after START.
+ */
+static int task_log_pairs_balanced_per_event(void)
+{
+    if (!start_session() || !register_phases())
+        return 0;
+    enter_region((void *)0x1111);
+    static ompt_data_t task, later;
+    fake_task_create(&task, ompt_task_explicit);
+    fake_task_begin(&task, OC_TASK_SWITCH);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_BEGIN);
+    if (!register_log_phases())
+        return 0;
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_END);
+    fake_task_end(OC_TASK_COMPLETE);
+    int unowed = log_seen, task_phases = phases_seen;
+    fake_task_create(&later, ompt_task_explicit);
+    fake_task_begin(&later, OC_TASK_SWITCH);
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_BEGIN);
+    simple_request(OMP_REQ_STOP);
+    if (simple_request(OMP_REQ_START) != OMP_ERRCODE_OK || !register_log_phases())
+        return 0;
+    fake_fire_sync_region_wait(OC_SYNC_TASKWAIT, OC_SCOPE_END);
+    fake_task_end(OC_TASK_COMPLETE);
+    return unowed == 0 && task_phases == 3 && phase_of[2] == OMPCOLLECTOR_TASK_END && log_seen == 3
+           && log_phase_of[0] == OMPCOLLECTOR_TASK_CREATE && log_phase_of[1] == OMPCOLLECTOR_TASK_BEGIN
+           && log_phase_of[2] == OMPCOLLECTOR_TASK_WAIT_BEGIN;
+}
+
 static const struct {
     const char *name;
     int (*check)(void);
@@ -1146,6 +1261,9 @@ static const struct {
     {"EVENT_TASK pairs balanced across REGISTER, PAUSE and STOP/START: no END without its BEGIN", task_phases_balanced_across_register_pause_and_stop},
     {"EVENT_TASK beside the legacy task events: both delivered, the legacy ones unchanged; the next number UNKNOWN", task_phase_event_is_known_and_legacy_events_unchanged},
     {"EVENT_TASK_CREATE alone: one CREATE per task, merged too, no run phases; beside EVENT_TASK: CREATE from each", task_create_event_is_creation_alone},
+    {"EVENT_TASK_LOG: CREATE, BEGIN, END and the waits naming the waiting task (IMPLICIT for an implicit one); no SUSPEND or RESUME", task_log_event_runs_and_waits},
+    {"EVENT_TASK_LOG alone on an untied task: BEGIN and END per part, parts 1 then 2, COMPLETING on the last", task_log_event_untied_parts},
+    {"EVENT_TASK_LOG's pairs balance apart from EVENT_TASK's: none owed for a run or wait open at REGISTER, or across STOP/START", task_log_pairs_balanced_per_event},
 };
 
 /* Runs `check` in a child so each starts from a fresh shim. */

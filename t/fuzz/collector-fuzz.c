@@ -83,14 +83,15 @@ static void ask_both(OMP_COLLECTORAPI_EVENT event)
 
 /*
  * OMPCOLLECTOR_EVENT_TASK's callback has its own type (phase, payload),
- * as OMPCOLLECTOR_EVENT_TASK_CREATE's: a REGISTER of either gets this one, which checks what it is given
- * -- a known phase and a payload whose flags are OMPCOLLECTOR_TASK_* and
- * whose parts are not negative -- and asks for the state as TAU would.
+ * as OMPCOLLECTOR_EVENT_TASK_CREATE's and _TASK_LOG's: a REGISTER of any
+ * of them gets this one, which checks what it is given -- a known phase
+ * and a payload whose flags are OMPCOLLECTOR_TASK_* and whose parts are
+ * not negative -- and asks for the state as TAU would.
  */
 static _Atomic long task_phase_calls;
 static void task_phases(int phase, const ompcollector_task_event_t *task)
 {
-    if (phase < OMPCOLLECTOR_TASK_CREATE || phase > OMPCOLLECTOR_TASK_RESUME || task == NULL || task->parts < 0
+    if (phase < OMPCOLLECTOR_TASK_CREATE || phase > OMPCOLLECTOR_TASK_WAIT_END || task == NULL || task->parts < 0
         || (task->flags & ~0x3f) != 0)
         abort();
     int32_t request[6] = {20, OMP_REQ_STATE, 0, 0, 0, 0};
@@ -220,6 +221,7 @@ static void tame_callback(unsigned char *entry, int32_t size)
     if (fuzzed != 0) {
         int32_t event = read32(entry + 16);
         callback = event == OMPCOLLECTOR_EVENT_TASK || event == OMPCOLLECTOR_EVENT_TASK_CREATE
+                           || event == OMPCOLLECTOR_EVENT_TASK_LOG
                        ? (omp_collector_callback_t)(void (*)(void))task_phases
                        : harness_callbacks[fuzzed % HARNESS_CALLBACKS];
         uint64_t bits;

@@ -186,12 +186,43 @@ static void on_task_phase(int phase, const ompcollector_task_event_t *task)
     atomic_fetch_add(&phases, 1);
 }
 
-/* REGISTER or UNREGISTER of OMPCOLLECTOR_EVENT_TASK, the oracle published as for the legacy events. */
-static void control_phases(int request)
+/*
+ * OMPCOLLECTOR_EVENT_TASK_LOG, registered beside OMPCOLLECTOR_EVENT_TASK:
+ * the same oracle, its pairs (runs, task waits) balanced on their own,
+ * and never a SUSPEND or RESUME.
+ */
+static _Atomic long log_phases, log_unbalanced;
+static __thread long log_runs, log_waits;
+
+static void on_task_log_phase(int phase, const ompcollector_task_event_t *task)
 {
-    int32_t entry[9] = {28, request, -1, -1, OMPCOLLECTOR_EVENT_TASK, 0, 0, 0, 0};
+    if (!atomic_load(&phases_allowed))
+        atomic_fetch_add(&phases_unregistered, 1);
+    if (atomic_load(&stopped_returned))
+        atomic_fetch_add(&phases_after_stop, 1);
+    if (atomic_load(&paused_returned))
+        atomic_fetch_add(&phases_after_pause, 1);
+    long *depth = phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_END ? &log_runs : &log_waits;
+    if (phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_WAIT_BEGIN)
+        ++*depth;
+    else if (phase == OMPCOLLECTOR_TASK_END || phase == OMPCOLLECTOR_TASK_WAIT_END) {
+        if (*depth == 0)
+            atomic_fetch_add(&log_unbalanced, 1);
+        else
+            --*depth;
+    }
+    if (task == NULL || phase == OMPCOLLECTOR_TASK_SUSPEND || phase == OMPCOLLECTOR_TASK_RESUME
+        || phase < OMPCOLLECTOR_TASK_CREATE || phase > OMPCOLLECTOR_TASK_WAIT_END)
+        atomic_fetch_add(&log_unbalanced, 1);
+    atomic_fetch_add(&log_phases, 1);
+}
+
+/* REGISTER or UNREGISTER of one payload event, the oracle published as for the legacy events. */
+static void control_payload_event(int request, int event, ompcollector_task_callback_t handler)
+{
+    int32_t entry[9] = {28, request, -1, -1, event, 0, 0, 0, 0};
     if (request == OMP_REQ_REGISTER) {
-        omp_collector_callback_t callback = (omp_collector_callback_t)(void (*)(void))on_task_phase;
+        omp_collector_callback_t callback = (omp_collector_callback_t)(void (*)(void))handler;
         memcpy(&entry[5], &callback, sizeof callback);
         atomic_store(&phases_allowed, 1);
     } else {
@@ -201,8 +232,15 @@ static void control_phases(int request)
     atomic_fetch_add(&control_requests, 1);
     int status = api(entry);
     if (status != 0 || !(entry[2] == OMP_ERRCODE_OK || entry[2] == OMP_ERRCODE_UNSUPPORTED))
-        note_bad_control(request, OMPCOLLECTOR_EVENT_TASK, entry);
-    if (request != OMP_REQ_REGISTER || entry[2] != OMP_ERRCODE_OK)
+        note_bad_control(request, event, entry);
+}
+
+/* REGISTER or UNREGISTER of OMPCOLLECTOR_EVENT_TASK and _TASK_LOG; phases are allowed from before the first REGISTER to after both UNREGISTERs. */
+static void control_phases(int request)
+{
+    control_payload_event(request, OMPCOLLECTOR_EVENT_TASK, on_task_phase);
+    control_payload_event(request, OMPCOLLECTOR_EVENT_TASK_LOG, on_task_log_phase);
+    if (request != OMP_REQ_REGISTER)
         atomic_store(&phases_allowed, 0);
 }
 
@@ -770,6 +808,8 @@ static void report_findings(void)
               "no OMPCOLLECTOR_EVENT_TASK phase unregistered or after PAUSE or STOP returned");
         check(atomic_load(&phases_unbalanced) == 0,
               "OMPCOLLECTOR_EVENT_TASK balanced: no END or RESUME without its BEGIN or SUSPEND on the thread");
+        check(atomic_load(&log_phases) > 0 && atomic_load(&log_unbalanced) == 0,
+              "OMPCOLLECTOR_EVENT_TASK_LOG delivered and balanced apart: no END or WAIT_END without its BEGIN, no SUSPEND");
         printf("# %ld phases; %ld unregistered, %ld after STOP, %ld after PAUSE, %ld unbalanced\n",
                atomic_load(&phases), atomic_load(&phases_unregistered), atomic_load(&phases_after_stop),
                atomic_load(&phases_after_pause), atomic_load(&phases_unbalanced));

@@ -1071,6 +1071,28 @@ static int dependence_request(ompcollector_task_dependence_t *out)
 }
 
 /*
+ * Appends `entry`, a task wait's begin or end or a dependence (code
+ * `code`), to the thread's log at `now`; a wait's carries the off-CPU time
+ * pending.  Only the thread itself writes its log.
+ */
+static void log_own_entry(struct ompc_process *owner, struct ompc_thread *slot, int code, struct ompc_event_entry *entry,
+                          uint64_t now)
+{
+    if (!log_room(owner, slot, now))
+        return;
+    uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
+    struct ompc_event_entry *log
+        = (struct ompc_event_entry *)((char *)agent.record + atomic_load_explicit(&slot->event_log, memory_order_relaxed));
+    off_cpu_gap(log, length, now);
+    if (OMPC_EVENT_IS_TASK_WAIT(code))
+        entry->off_cpu_ns = off_cpu_take();
+    entry->when = (now << 8) | (uint64_t)code;
+    log[length] = *entry;
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&slot->event_log_length, length + 1, memory_order_release);
+}
+
+/*
  * --trace, --task-graph: one of the shim's own task events into the
  * thread's log: a task wait's begin or end (OMPCOLLECTOR_EVENT_*_TASK_WAIT)
  * naming the waiting task, or a dependence (OMPCOLLECTOR_EVENT_TASK_DEPENDENCE)
@@ -1093,20 +1115,8 @@ static void on_own_task_event(int code)
     } else if (code != OMPC_EVENT_TASK_DEPENDENCE && slot != NULL && task_request(&task)) {
         entry.task = task.id;
     }
-    uint64_t now = now_ns(&agent);
-    if (entry.task != 0 && (code != OMPC_EVENT_TASK_DEPENDENCE || entry.parent != 0) && log_room(owner, slot, now)) {
-        uint32_t length = atomic_load_explicit(&slot->event_log_length, memory_order_relaxed);
-        struct ompc_event_entry *log = (struct ompc_event_entry *)((char *)agent.record
-                                                                   + atomic_load_explicit(&slot->event_log,
-                                                                                          memory_order_relaxed));
-        off_cpu_gap(log, length, now);
-        if (OMPC_EVENT_IS_TASK_WAIT(code))
-            entry.off_cpu_ns = off_cpu_take();
-        entry.when = (now << 8) | (uint64_t)code;
-        log[length] = entry;
-        atomic_signal_fence(memory_order_seq_cst);
-        atomic_store_explicit(&slot->event_log_length, length + 1, memory_order_release);
-    }
+    if (entry.task != 0 && (code != OMPC_EVENT_TASK_DEPENDENCE || entry.parent != 0))
+        log_own_entry(owner, slot, code, &entry, now_ns(&agent));
     errno = saved_errno;
 }
 
@@ -1255,11 +1265,13 @@ static void on_task_created(int phase, const ompcollector_task_event_t *task)
 }
 
 /*
- * The callback of OMPCOLLECTOR_EVENT_TASK in the sampled tier with a log
+ * The callback of OMPCOLLECTOR_EVENT_TASK_LOG (or, from a shim without
+ * it, OMPCOLLECTOR_EVENT_TASK) in the sampled tier with a log
  * (--task-graph, --trace): a creation counts as on_task_created counts
- * it, and creations and runs are logged; nothing else is kept, as the
- * log holds every run with its times and the samples time the
- * constructs.  SUSPEND and RESUME log nothing and return at once.
+ * it, and creations, runs and task waits are logged; nothing else is
+ * kept, as the log holds every run with its times and the samples time
+ * the constructs.  SUSPEND and RESUME (OMPCOLLECTOR_EVENT_TASK's) log
+ * nothing and return at once.
  */
 static void on_task_logged(int phase, const ompcollector_task_event_t *task)
 {
@@ -1269,7 +1281,14 @@ static void on_task_logged(int phase, const ompcollector_task_event_t *task)
     int saved_errno = errno;
     struct ompc_thread *slot;
     struct ompc_process *owner = event_owner(&slot);
-    if (owner != NULL) {
+    /* WAIT_BEGIN and WAIT_END, the last two phases (OMPCOLLECTOR_EVENT_TASK_LOG's own). */
+    if (owner != NULL && phase >= OMPCOLLECTOR_TASK_WAIT_BEGIN) {
+        struct ompc_event_entry entry = {.task = task->id};
+        if (task->id != 0)
+            log_own_entry(owner, slot,
+                          phase == OMPCOLLECTOR_TASK_WAIT_BEGIN ? OMPC_EVENT_TASK_WAIT_BEGIN : OMPC_EVENT_TASK_WAIT_END,
+                          &entry, now_ns(&agent));
+    } else if (owner != NULL) {
         if (phase == OMPCOLLECTOR_TASK_CREATE)
             ompc_task_counted(owner, slot, task);
         int ends = phase != OMPCOLLECTOR_TASK_END                 ? OMPC_TASK_END_UNKNOWN
@@ -1364,42 +1383,63 @@ static void register_batch(struct ompc_event_request *answers, int count, omp_co
         answers[i].ec = result == 0 && entries[i] >= 0 ? ompc_request_ec(&batch, entries[i]) : -1;
 }
 
+/* Registers `event` for `callback`, a payload event's (ompcollector_task_callback_t); whether the runtime took it. */
+static int register_payload_event(int event, ompcollector_task_callback_t callback)
+{
+    struct ompc_event_request request = {.event = event};
+    register_batch(&request, 1, (omp_collector_callback_t)(void (*)(void))callback);
+    return request.ec == OMP_ERRCODE_OK;
+}
+
 /*
  * The sampled tier (OMPC_OPT_TASKS without OMPC_OPT_TASKS_FULL, sampling
  * on): OMPCOLLECTOR_EVENT_TASK_CREATE alone, one delivery per task that
  * counts it, its time from samples; whether the runtime took it.  With a
- * log (--task-graph, --trace) every run is logged, so the tier takes
- * OMPCOLLECTOR_EVENT_TASK instead, for the log alone (on_task_logged):
- * the log already holds each run and its times, which the full tier's
- * accounting would keep a second time at twice the log's cost a task.
+ * log (--task-graph, --trace) every run and task wait is logged, so the
+ * tier takes OMPCOLLECTOR_EVENT_TASK_LOG instead (or
+ * OMPCOLLECTOR_EVENT_TASK from a shim without it), for the log alone
+ * (on_task_logged): the log already holds each run and its times, which
+ * the full tier's accounting would keep a second time at twice the log's
+ * cost a task.  Sets *waits when the task waits come with it.
  */
-static int register_task_creation(void)
+static int register_task_creation(int *waits)
 {
     uint32_t flags = agent.record->flags;
+    *waits = 0;
     if ((flags & OMPC_OPT_TASKS_FULL) || !(flags & OMPC_OPT_SAMPLE))
         return 0;
-    int logged = agent.record->event_log_bytes != 0;
-    struct ompc_event_request created = {.event = logged ? OMPCOLLECTOR_EVENT_TASK : OMPCOLLECTOR_EVENT_TASK_CREATE};
-    register_batch(&created, 1,
-                   (omp_collector_callback_t)(void (*)(void))(logged ? on_task_logged : on_task_created));
-    if (created.ec != OMP_ERRCODE_OK)
+    int via = OMPC_EC_VIA_TASK_CREATE;
+    if (agent.record->event_log_bytes == 0) {
+        if (!register_payload_event(OMPCOLLECTOR_EVENT_TASK_CREATE, on_task_created))
+            return 0;
+    } else if (register_payload_event(OMPCOLLECTOR_EVENT_TASK_LOG, on_task_logged)) {
+        via = OMPC_EC_VIA_TASK_LOG;
+        *waits = 1;
+    } else if (register_payload_event(OMPCOLLECTOR_EVENT_TASK, on_task_logged)) {
+        via = OMPC_EC_VIA_TASK_EVENT;
+    } else {
         return 0;
+    }
     agent.task_tier = OMPC_TASK_TIER_SAMPLED;
-    agent.task_phases = logged;
+    agent.task_phases = via != OMPC_EC_VIA_TASK_CREATE;
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
-        agent.task_requests[i].ec = logged ? OMPC_EC_VIA_TASK_EVENT : OMPC_EC_VIA_TASK_CREATE;
+        agent.task_requests[i].ec = via;
     return 1;
 }
 
-/* The shim's task waits and dependences, for the event log only (--trace, --task-graph); other runtimes answer UNKNOWN. */
-static void register_logged_task_events(void)
+/*
+ * The shim's task waits (unless OMPCOLLECTOR_EVENT_TASK_LOG brings them:
+ * `waits`) and dependences, for the event log only (--trace,
+ * --task-graph); other runtimes answer UNKNOWN.
+ */
+static void register_logged_task_events(int waits)
 {
     if (agent.record->event_log_bytes == 0)
         return;
-    struct ompc_event_request own[3] = {{.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
-                                        {.event = OMPCOLLECTOR_EVENT_END_TASK_WAIT},
-                                        {.event = OMPCOLLECTOR_EVENT_TASK_DEPENDENCE}};
-    register_batch(own, 3, on_event);
+    struct ompc_event_request own[3] = {{.event = OMPCOLLECTOR_EVENT_TASK_DEPENDENCE},
+                                        {.event = OMPCOLLECTOR_EVENT_BEGIN_TASK_WAIT},
+                                        {.event = OMPCOLLECTOR_EVENT_END_TASK_WAIT}};
+    register_batch(own, waits ? 1 : 3, on_event);
 }
 
 /* Registers the task events 23..35, remembering each answer; a runtime without them answers UNKNOWN or UNSUPPORTED. */
@@ -1408,8 +1448,9 @@ static void register_task_events(void)
     for (int i = 0; i < OMPC_TASK_EVENTS; i++)
         agent.task_requests[i].event = OMPC_TASK_EVENT_FIRST + i;
     agent.task_request_count = OMPC_TASK_EVENTS;
-    if (register_task_creation()) {
-        register_logged_task_events();
+    int waits;
+    if (register_task_creation(&waits)) {
+        register_logged_task_events(waits);
         return;
     }
     /*
@@ -1427,7 +1468,7 @@ static void register_task_events(void)
             agent.task_requests[i].ec = OMPC_EC_VIA_TASK_EVENT;
     else
         register_batch(agent.task_requests, OMPC_TASK_EVENTS, on_task_event);
-    register_logged_task_events();
+    register_logged_task_events(0);
 }
 
 /* Registers FORK, JOIN and the launcher's selection, remembering each answer. */

@@ -629,7 +629,7 @@ enum { OMPC_TASK_TIER_FULL = 0, OMPC_TASK_TIER_SAMPLED = 1 };
  * that event's (OK), the legacy event was not asked for.  Numbers in the
  * private range, clear of any OMP_ERRCODE.
  */
-enum { OMPC_EC_VIA_TASK_EVENT = 0x4F430004, OMPC_EC_VIA_TASK_CREATE = 0x4F430005 };
+enum { OMPC_EC_VIA_TASK_EVENT = 0x4F430004, OMPC_EC_VIA_TASK_CREATE = 0x4F430005, OMPC_EC_VIA_TASK_LOG = 0x4F430006 };
 
 /* One object loaded in the process, as dl_iterate_phdr reports it. */
 struct ompc_module {

@@ -9,6 +9,7 @@
 #include "sort.h"
 #include "taskgraph.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -328,6 +329,21 @@ static json_t *graph_json(const struct ompc_model_process *process, const struct
     return ompc_json_built(object, failed);
 }
 
+/* The shim's payload event a legacy task event's answer says stood for it (lower case, as JSON names it), or NULL. */
+static const char *payload_event_name(int ec)
+{
+    switch (ec) {
+    case OMPC_EC_VIA_TASK_EVENT:
+        return "ompcollector_event_task";
+    case OMPC_EC_VIA_TASK_CREATE:
+        return "ompcollector_event_task_create";
+    case OMPC_EC_VIA_TASK_LOG:
+        return "ompcollector_event_task_log";
+    default:
+        return NULL;
+    }
+}
+
 /* One text row of figures after its label; `full`: the run followed every task's runs (else "-" for their counts). */
 static void text_row(FILE *out, const char *label, const char *tid, const struct ompc_task_row *row, int full)
 {
@@ -383,18 +399,20 @@ void ompc_tasks_text(const struct ompc_model_process *process, const struct ompc
     int refused = 0;
     for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS; i++) {
         int ec = process->task_requests[i].ec;
-        if (ec == OMP_ERRCODE_OK || ec == OMPC_EC_VIA_TASK_EVENT || ec == OMPC_EC_VIA_TASK_CREATE)
+        if (ec == OMP_ERRCODE_OK || payload_event_name(ec) != NULL)
             continue;
         fprintf(out, "%s%s (%s)", refused++ ? ", " : "  task events the runtime did not grant: ",
                 ompc_task_event_name(process->task_requests[i].event), ompc_register_status_name(ec));
     }
     if (refused)
         fputc('\n', out);
-    int via = process->task_request_count > 0 ? process->task_requests[0].ec : 0;
-    if (via == OMPC_EC_VIA_TASK_EVENT || via == OMPC_EC_VIA_TASK_CREATE)
-        fprintf(out, "  (task events: the shim's %s registered ok and stands for them; the 13 legacy task\n"
-                     "  events were not registered)\n",
-                via == OMPC_EC_VIA_TASK_EVENT ? "OMPCOLLECTOR_EVENT_TASK" : "OMPCOLLECTOR_EVENT_TASK_CREATE");
+    const char *via = payload_event_name(process->task_request_count > 0 ? process->task_requests[0].ec : 0);
+    if (via != NULL) {
+        fputs("  (task events: the shim's OMPCOLLECTOR_EVENT_", out);
+        for (const char *c = via + strlen("ompcollector_event_"); *c != '\0'; c++)
+            fputc(toupper((unsigned char)*c), out);
+        fputs(" registered ok and stands for them; the 13 legacy task\n  events were not registered)\n", out);
+    }
     sites_text(process, locations, grain->interval_ns, out);
     struct ompc_task_graph graph;
     if (ompc_task_graph_build(process, &graph) == 0)
@@ -474,19 +492,21 @@ static int json_row(json_t *object, const struct ompc_task_row *row)
 static json_t *json_registered(const struct ompc_model_process *process)
 {
     json_t *registered = json_object();
-    int failed = 0, via = 0;
+    int failed = 0;
+    const char *via = NULL;
     for (int i = 0; i < process->task_request_count && i < OMPC_TASK_EVENTS && !failed; i++) {
         int ec = process->task_requests[i].ec;
-        const char *answer = ec == OMPC_EC_VIA_TASK_EVENT    ? "via-ompcollector_event_task"
-                             : ec == OMPC_EC_VIA_TASK_CREATE ? "via-ompcollector_event_task_create"
-                                                             : ompc_register_status_name(ec);
-        via = ec == OMPC_EC_VIA_TASK_EVENT || ec == OMPC_EC_VIA_TASK_CREATE ? ec : via;
+        char answer[64];
+        if (payload_event_name(ec) != NULL) {
+            via = payload_event_name(ec);
+            snprintf(answer, sizeof answer, "via-%s", via);
+        } else {
+            snprintf(answer, sizeof answer, "%s", ompc_register_status_name(ec));
+        }
         failed = ompc_json_set(registered, ompc_task_event_name(process->task_requests[i].event), json_string(answer));
     }
-    if (via != 0 && !failed)
-        failed = ompc_json_set(registered,
-                               via == OMPC_EC_VIA_TASK_EVENT ? "ompcollector_event_task" : "ompcollector_event_task_create",
-                               json_string("ok"));
+    if (via != NULL && !failed)
+        failed = ompc_json_set(registered, via, json_string("ok"));
     return ompc_json_built(registered, failed);
 }
 
