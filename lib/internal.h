@@ -66,8 +66,12 @@ struct oc_task {
     uint32_t run_open, suspend_open, wait_open;
 };
 
-/* A pair word's events (oc_emit_task): OMPCOLLECTOR_EVENT_TASK's, _TASK_LOG's; the generation above them. */
-enum { OC_OPEN_TASK = 1u, OC_OPEN_TASK_LOG = 2u, OC_OPEN_SHIFT = 2 };
+/*
+ * A pair word's events (oc_emit_task): OMPCOLLECTOR_EVENT_TASK's and
+ * _TASK_LOG's, as their live bits read from OC_EVENT_TASK up (the one
+ * between is _TASK_CREATE's, which has no pairs); the generation above.
+ */
+enum { OC_OPEN_TASK = 1u, OC_OPEN_TASK_LOG = 4u, OC_OPEN_SHIFT = 3 };
 
 /*
  * Everything the shim knows about one thread.  It lives in initial-exec TLS

@@ -264,7 +264,7 @@ void oc_emit_slow(int event)
  * _TASK_LOG all but SUSPEND and RESUME; and PHASE_OPENS for a phase that
  * opens a pair.  A table: this is every task phase's path.
  */
-#define PHASE_OPENS 4u
+#define PHASE_OPENS 8u
 static const uint8_t phase_kinds[8] = {
     [OMPCOLLECTOR_TASK_CREATE] = OC_OPEN_TASK | OC_OPEN_TASK_LOG,
     [OMPCOLLECTOR_TASK_BEGIN] = OC_OPEN_TASK | OC_OPEN_TASK_LOG | PHASE_OPENS,
@@ -274,7 +274,9 @@ static const uint8_t phase_kinds[8] = {
     [OMPCOLLECTOR_TASK_WAIT_BEGIN] = OC_OPEN_TASK_LOG | PHASE_OPENS,
     [OMPCOLLECTOR_TASK_WAIT_END] = OC_OPEN_TASK_LOG,
 };
-_Static_assert(OMPCOLLECTOR_TASK_WAIT_END < 8 && OC_EVENT_TASK_LOG > OC_EVENT_TASK, "the phase table and the live bits");
+_Static_assert(OMPCOLLECTOR_TASK_WAIT_END < 8 && OC_EVENT_TASK_CREATE == OC_EVENT_TASK + 1
+                   && OC_EVENT_TASK_LOG == OC_EVENT_TASK + 2 && PHASE_OPENS > (OC_OPEN_TASK | OC_OPEN_TASK_LOG),
+               "the phase table, and the payload events' live bits read with one shift");
 
 /* Calls payload event `event`'s callback, registered as omp_collector_callback_t, as the type the header gives it. */
 static inline void call_payload(int event, int phase, const ompcollector_task_event_t *payload)
@@ -284,38 +286,54 @@ static inline void call_payload(int event, int phase, const ompcollector_task_ev
         ((ompcollector_task_callback_t)(void (*)(void))callback)(phase, payload);
 }
 
+/* A phase for more than one payload event (rare: a collector registers one): each in the header's order. */
+static __attribute__((noinline)) void call_several(int phase, const ompcollector_task_event_t *payload, uint32_t to,
+                                                   int created)
+{
+    if (created)
+        call_payload(OC_EVENT_TASK_CREATE, phase, payload);
+    if (to & OC_OPEN_TASK)
+        call_payload(OC_EVENT_TASK, phase, payload);
+    if (to & OC_OPEN_TASK_LOG)
+        call_payload(OC_EVENT_TASK_LOG, phase, payload);
+}
+
 /*
  * What oc_emit_task does once marked: opens or closes the task's pair
  * word and calls the callbacks.  The word holds the session's generation
  * above the events the opening phase went to (OC_OPEN_*), so each event's
  * pairs balance on their own.  CREATE goes to
  * OMPCOLLECTOR_EVENT_TASK_CREATE's callback too (a counting collector
- * registers that one alone).
+ * registers that one alone).  One event's callback is called last and
+ * alone, so this path keeps nothing across the call but the mark; more
+ * than one go through call_several.
  */
 static inline __attribute__((always_inline)) void task_phase_marked(int phase, const ompcollector_task_event_t *payload,
                                                                    uint32_t *open, uint64_t live)
 {
     uint32_t kind = phase_kinds[(unsigned)phase & 7u];
-    uint32_t to = kind
-                  & (((uint32_t)(live >> OC_EVENT_TASK) & OC_OPEN_TASK)
-                     | ((uint32_t)(live >> (OC_EVENT_TASK_LOG - 1)) & OC_OPEN_TASK_LOG));
+    uint32_t payload_live = (uint32_t)(live >> OC_EVENT_TASK);
+    uint32_t to = kind & payload_live & (OC_OPEN_TASK | OC_OPEN_TASK_LOG);
+    int created = 0;
     if (open == NULL) {
-        /* CREATE, which no pair follows; a counting collector registers OMPCOLLECTOR_EVENT_TASK_CREATE alone. */
-        if (live & OC_EVENT_BIT(OC_EVENT_TASK_CREATE))
-            call_payload(OC_EVENT_TASK_CREATE, phase, payload);
+        /* CREATE, which no pair follows. */
+        created = (payload_live >> (OC_EVENT_TASK_CREATE - OC_EVENT_TASK)) & 1u;
     } else {
         uint32_t generation = atomic_load_explicit(&oc_session_generation, memory_order_relaxed) << OC_OPEN_SHIFT;
-        if (kind & PHASE_OPENS)
-            *open = to != 0 ? generation | to : 0;
-        else /* never an END without its BEGIN in this session, per event: a pair cut by STOP or START stays cut */
-            to &= (*open ^ generation) < (1u << OC_OPEN_SHIFT) ? *open : 0u;
+        uint32_t word = *open;
+        /* Never an END without its BEGIN in this session, per event: a pair cut by STOP or START stays cut. */
         if (!(kind & PHASE_OPENS))
-            *open = 0;
+            to &= (word ^ generation) < (1u << OC_OPEN_SHIFT) ? word : 0u;
+        *open = (kind & PHASE_OPENS) && to != 0 ? generation | to : 0;
     }
-    if (to & OC_OPEN_TASK)
-        call_payload(OC_EVENT_TASK, phase, payload);
-    if (to & OC_OPEN_TASK_LOG)
-        call_payload(OC_EVENT_TASK_LOG, phase, payload);
+    /* The one event to call (its live bit's distance from OC_EVENT_TASK), 0 none, -1 several. */
+    int event = to == 0 ? 0 : (to & (to - 1)) != 0 ? -1 : OC_EVENT_TASK + (int)(to >> 1);
+    if (created)
+        event = event == 0 ? OC_EVENT_TASK_CREATE : -1;
+    if (event > 0)
+        call_payload(event, phase, payload);
+    else if (event < 0)
+        call_several(phase, payload, to, created);
 }
 
 /* oc_emit_task for the threads and moments mark_fast does not serve. */
