@@ -98,6 +98,25 @@ uint64_t oc_region_codeptr(uint64_t region_id)
 }
 
 /*
+ * Where a task's wait is, from the address the runtime gave at its
+ * begin.  When that address is in the runtime's own code (libomp's call
+ * of the task's body: the body, or a function it tail-called, ended with
+ * the wait), an explicit task's construct is the nearest place of the
+ * user's known, and the report follows that construct's body to the wait
+ * it jumps to.  An implicit task's stays: the agent puts its region's
+ * construct in its place.  Worked out here, when a sample asks, rather
+ * than at every task wait (fib waits once a task).
+ * Async-signal-safe: yes; oc_runtime_code_holds reads atomics only.
+ */
+static uint64_t task_wait_site(const struct oc_task *task)
+{
+    uint64_t site = task->wait_codeptr;
+    if (task->implicit || task->codeptr == 0 || !oc_runtime_code_holds(site))
+        return site;
+    return task->codeptr;
+}
+
+/*
  * What a wait in `state` (IBAR, EBAR or the task wait's state) is, and
  * where: the running task's taskwait or taskgroup when it is in one and
  * the state is the one task waits report, else a barrier; and in WORK
@@ -110,7 +129,7 @@ static void wait_kind(ompcollector_sample_t *out)
     int in_wait = top != NULL ? top->in_task_wait : oc_self.in_task_wait;
     if (in_wait != 0 && out->state == atomic_load_explicit(&oc_taskwait_state, memory_order_relaxed)) {
         out->wait_kind = in_wait;
-        out->wait_codeptr = top != NULL ? top->wait_codeptr : oc_self.task_wait_codeptr;
+        out->wait_codeptr = top != NULL ? task_wait_site(top) : oc_self.task_wait_codeptr;
     } else if (out->state == THR_IBAR_STATE || out->state == THR_EBAR_STATE) {
         out->wait_kind = OMPCOLLECTOR_WAIT_BARRIER;
         out->wait_codeptr = oc_self.sync_codeptr;

@@ -46,7 +46,7 @@ struct oc_task {
     uint64_t parent_id;     /* the creating (explicit) or encountering (implicit) task; 0 none */
     uint64_t region_id;     /* implicit task: its region; explicit: 0 */
     uint64_t codeptr;       /* explicit: the task construct's return address (task_create's codeptr_ra), 0 unknown */
-    uint64_t wait_codeptr;  /* while in_task_wait: the taskwait's or taskgroup's return address */
+    uint64_t wait_codeptr;  /* while in_task_wait: the taskwait's or taskgroup's return address, as the runtime gave it */
     struct oc_task *below;  /* while running: the task it runs on top of, on this thread */
     uint32_t creator;       /* tag of the thread that created it, 0 unknown */
     uint32_t parts;         /* runs begun on a thread: 1 for a tied task, one per part for an untied one */
@@ -56,6 +56,7 @@ struct oc_task {
     uint8_t completing;     /* its last run is ending: the FINISH being delivered is its completion */
     uint8_t in_task_wait;   /* inside a task wait: OMPCOLLECTOR_WAIT_TASKWAIT or _TASKGROUP, 0 none */
     uint8_t in_reduction;   /* inside a reduction's bracket */
+    uint8_t public_flags;   /* explicit: its OMPCOLLECTOR_TASK_* flags from `flags`, for the payload events */
     int32_t flags;          /* the OMPT task flags it was created with: undeferred (or included: ran at once), untied, ... */
     /*
      * The pairs of the payload events its BEGIN (run_open), SUSPEND

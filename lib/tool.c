@@ -310,12 +310,18 @@ static int task_public_flags(int ompt_flags)
  * payload; out of line, so that handlers without a collector of them pay
  * one test.  `open` as oc_emit_task's.
  */
-static OC_SLOW_PATH void task_phase(int phase, const struct oc_task *task, int flags, uint32_t *open)
+static inline __attribute__((always_inline)) void task_phase_here(int phase, const struct oc_task *task, int flags,
+                                                                  uint32_t *open)
 {
     ompcollector_task_event_t payload = {task->id, task->parent_id, task->codeptr,
                                          oc_current_region_id(THR_WORK_STATE),
-                                         task_public_flags(task->flags) | flags, (int)task->parts};
+                                         task->public_flags | flags, (int)task->parts};
     oc_emit_task(phase, &payload, open);
+}
+
+static OC_SLOW_PATH void task_phase(int phase, const struct oc_task *task, int flags, uint32_t *open)
+{
+    task_phase_here(phase, task, flags, open);
 }
 
 /* Whether any of `events` (OC_EVENT_BIT of payload events) is live: the one load a handler pays for them. */
@@ -661,21 +667,6 @@ static int explicit_in_gcc_code(int sync_kind, int endpoint)
     return sync_kind;
 }
 
-/*
- * Where a task's wait is.  When the runtime gives an address in its own
- * code (libomp's call of the task's body: the body, or a function it
- * tail-called, ended with the wait), an explicit task's construct is the
- * nearest place of the user's known, and the report follows that
- * construct's body to the wait it jumps to.  An implicit task's stays: the
- * agent puts its region's construct in its place.
- */
-static uint64_t task_wait_site(const struct oc_task *task, const void *codeptr_ra)
-{
-    uint64_t site = (uint64_t)(uintptr_t)codeptr_ra;
-    if (task->implicit || task->codeptr == 0 || !oc_runtime_code_holds(site))
-        return site;
-    return task->codeptr;
-}
 
 /*
  * Barrier and task waits.  Every thread of a team meets the same barriers in
@@ -702,7 +693,7 @@ static OC_SLOW_PATH void sync_region_wait_general(ompt_sync_region_t kind,
         struct oc_task *task = oc_self.task_top;
         if (task != NULL) {
             task->in_task_wait = (uint8_t)wait;
-            task->wait_codeptr = task_wait_site(task, codeptr_ra);
+            task->wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra; /* as the runtime gave it: oc_task_wait_site */
         } else {
             oc_self.in_task_wait = wait;
             oc_self.task_wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
@@ -1034,6 +1025,7 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
         if (task != NULL) {
             task->creator = thread_tag();
             task->flags = flags;
+            task->public_flags = (uint8_t)task_public_flags(flags);
             task->codeptr = (uint64_t)(uintptr_t)codeptr_ra;
         }
     }
@@ -1187,7 +1179,7 @@ static OC_SLOW_PATH void task_schedule_logged(ompt_data_t *prior_task_data, ompt
             && (switches || (terminal && OC_REUSE_EXPLICIT_TASKS && oc_self.spare_task_count < OC_SPARE_TASKS))) {
             top->completing = (uint8_t)terminal;
             if (top->run_open != 0)
-                task_phase(OMPCOLLECTOR_TASK_END, top, terminal ? OMPCOLLECTOR_TASK_COMPLETING : 0, &top->run_open);
+                task_phase_here(OMPCOLLECTOR_TASK_END, top, terminal ? OMPCOLLECTOR_TASK_COMPLETING : 0, &top->run_open);
             quiet_end(top, terminal, prior_task_data);
             next->suspended = 0;
             return;
@@ -1197,7 +1189,7 @@ static OC_SLOW_PATH void task_schedule_logged(ompt_data_t *prior_task_data, ompt
         chain_push(next);
         next->parts++;
         int stolen = !(next->flags & OC_TASK_FLAG_UNDEFERRED) && next->creator != 0 && next->creator != thread_tag();
-        task_phase(OMPCOLLECTOR_TASK_BEGIN, next, stolen ? OMPCOLLECTOR_TASK_STOLEN : 0, &next->run_open);
+        task_phase_here(OMPCOLLECTOR_TASK_BEGIN, next, stolen ? OMPCOLLECTOR_TASK_STOLEN : 0, &next->run_open);
         return;
     }
     task_schedule_general(prior_task_data, prior_task_status, next_task_data);

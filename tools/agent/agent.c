@@ -434,23 +434,32 @@ static void on_thread_exit(void *slot)
 }
 
 /* The calling thread's slot, claimed on first use; threads past the limit share `untracked`; NULL when not recording. */
-static struct ompc_thread *current_thread(void)
+/* current_thread's first call on a thread: claims its slot (system calls, errno kept as it was). */
+static __attribute__((noinline)) struct ompc_thread *claim_current_thread(void)
 {
-    if (self != NULL)
-        return self;
     struct ompc_process *owner = atomic_load(&agent.process);
     if (owner == NULL)
         return NULL;
+    int saved_errno = errno;
     pid_t tid = current_tid();
     struct ompc_thread *slot = claim_thread(tid, tid == getpid(), 0);
-    if (slot == NULL)
-        return self = &owner->untracked;
-    if (agent.slot_key_made)
-        pthread_setspecific(agent.slot_key, slot);
-    /* A slot the scanner claimed for this thread has no stack bounds yet: only the thread can read them. */
-    if (agent.record->flags & OMPC_OPT_STACKS)
-        ompc_stackwalk_bounds(slot);
-    return self = slot;
+    if (slot == NULL) {
+        self = &owner->untracked;
+    } else {
+        if (agent.slot_key_made)
+            pthread_setspecific(agent.slot_key, slot);
+        /* A slot the scanner claimed for this thread has no stack bounds yet: only the thread can read them. */
+        if (agent.record->flags & OMPC_OPT_STACKS)
+            ompc_stackwalk_bounds(slot);
+        self = slot;
+    }
+    errno = saved_errno;
+    return self;
+}
+
+static inline struct ompc_thread *current_thread(void)
+{
+    return self != NULL ? self : claim_current_thread();
 }
 
 struct ompc_thread *ompc_current_thread(void)
@@ -802,7 +811,9 @@ static uint64_t thread_cpu_ns(void)
 /* off_cpu_gap past its test: a long gap, or the thread's first entry; reads the thread's CPU clock. */
 static __attribute__((noinline)) void off_cpu_read(uint32_t length, uint64_t last, uint64_t now)
 {
+    int saved_errno = errno;
     uint64_t cpu = thread_cpu_ns(), off = 0;
+    errno = saved_errno;
     if (cpu == 0)
         return;
     if (off_cpu_wall_mark != 0 && now > off_cpu_wall_mark && cpu >= off_cpu_cpu_mark
@@ -1075,7 +1086,7 @@ static int dependence_request(ompcollector_task_dependence_t *out)
  * `code`), to the thread's log at `now`; a wait's carries the off-CPU time
  * pending.  Only the thread itself writes its log.
  */
-static void log_own_entry(struct ompc_process *owner, struct ompc_thread *slot, int code, struct ompc_event_entry *entry,
+static inline __attribute__((always_inline)) void log_own_entry(struct ompc_process *owner, struct ompc_thread *slot, int code, struct ompc_event_entry *entry,
                           uint64_t now)
 {
     if (!log_room(owner, slot, now))
@@ -1128,13 +1139,18 @@ static inline __attribute__((always_inline)) struct ompc_process *event_owner(st
 {
     struct ompc_process *owner = atomic_load(&agent.process);
     if (owner == NULL) {
+        int saved_errno = errno;
         begin_recording(-1);
+        errno = saved_errno;
         owner = atomic_load(&agent.process);
         if (owner == NULL)
             return NULL;
     }
-    if (!atomic_load_explicit(&owner->openmp, memory_order_relaxed))
+    if (!atomic_load_explicit(&owner->openmp, memory_order_relaxed)) {
+        int saved_errno = errno;
         note_runtime(owner);
+        errno = saved_errno;
+    }
     *slot = current_thread();
     return *slot != NULL ? owner : NULL;
 }
@@ -1218,7 +1234,7 @@ static void task_phase_events(struct ompc_process *owner, struct ompc_thread *sl
  * path --task-graph pays once per phase, so it builds no request-shaped
  * copy of the task and reads no clock of its own.
  */
-static void log_task_phase(struct ompc_process *owner, struct ompc_thread *slot, int phase,
+static inline __attribute__((always_inline)) void log_task_phase(struct ompc_process *owner, struct ompc_thread *slot, int phase,
                            const ompcollector_task_event_t *task, uint64_t now, int ends)
 {
     if (phase != OMPCOLLECTOR_TASK_CREATE && phase != OMPCOLLECTOR_TASK_BEGIN && phase != OMPCOLLECTOR_TASK_END)
@@ -1278,7 +1294,13 @@ static void on_task_logged(int phase, const ompcollector_task_event_t *task)
     if (phase == OMPCOLLECTOR_TASK_SUSPEND || phase == OMPCOLLECTOR_TASK_RESUME || task == NULL
         || !atomic_load_explicit(&agent.collecting, memory_order_relaxed))
         return;
-    int saved_errno = errno;
+    /*
+     * No errno to save on this path, which runs once per phase of every
+     * task: the clock is the vDSO's, the rest the record's memory, and the
+     * calls that may fail a system call (a thread's first event, the
+     * process's, the thread CPU clock after a long gap) keep errno
+     * themselves.
+     */
     struct ompc_thread *slot;
     struct ompc_process *owner = event_owner(&slot);
     /* WAIT_BEGIN and WAIT_END, the last two phases (OMPCOLLECTOR_EVENT_TASK_LOG's own). */
@@ -1296,7 +1318,6 @@ static void on_task_logged(int phase, const ompcollector_task_event_t *task)
                                                                  : OMPC_TASK_END_PART;
         log_task_phase(owner, slot, phase, task, now_ns(&agent), ends);
     }
-    errno = saved_errno;
 }
 
 /* The callback of OMPCOLLECTOR_EVENT_TASK (ompcollector_task_callback_t); runs on the thread where the phase happens. */

@@ -93,9 +93,14 @@ static __attribute__((noinline)) int row_lookup(struct ompc_process *owner, uint
 static inline struct ompc_task_construct *row_at(struct ompc_process *owner, uint64_t codeptr, int32_t *index)
 {
     int row = -2;
+    uint32_t last = scratch.seen_last % ROWS_SEEN;
     if (codeptr == 0)
         row = -1;
-    else if (owner == scratch.seen_owner)
+    else if (owner != scratch.seen_owner)
+        row = -2;
+    else if (scratch.seen_codeptr[last] == codeptr) /* most often the construct of the task before */
+        row = scratch.seen_row[last];
+    else
         for (uint32_t i = 0; i < ROWS_SEEN; i++)
             if (scratch.seen_codeptr[i] == codeptr) {
                 row = scratch.seen_row[i];
