@@ -693,7 +693,7 @@ static OC_SLOW_PATH void sync_region_wait_general(ompt_sync_region_t kind,
         struct oc_task *task = oc_self.task_top;
         if (task != NULL) {
             task->in_task_wait = (uint8_t)wait;
-            task->wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra; /* as the runtime gave it: oc_task_wait_site */
+            task->wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra; /* as the runtime gave it: extension.c, task_wait_site */
         } else {
             oc_self.in_task_wait = wait;
             oc_self.task_wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
@@ -1163,7 +1163,7 @@ static inline __attribute__((always_inline)) void quiet_end(struct oc_task *top,
  * what task_schedule_general does for them, with the log's END before the
  * top task leaves the chain and its BEGIN once the next is on it, and
  * nothing else to deliver (task_switch_quiet); everything else goes whole
- * to the general path.  About half the general path's instructions.
+ * to the general path.  About two thirds of the general path's instructions.
  */
 static OC_SLOW_PATH void task_schedule_logged(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
                                               ompt_data_t *next_task_data)
