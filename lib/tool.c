@@ -699,15 +699,15 @@ static OC_SLOW_PATH void sync_region_wait_general(ompt_sync_region_t kind,
             oc_self.task_wait_codeptr = (uint64_t)(uintptr_t)codeptr_ra;
         }
         /* OMPCOLLECTOR_EVENT_BEGIN/END_TASK_WAIT, delivered while the waiting task is still the one TASK_ID names. */
+        /* OMPCOLLECTOR_EVENT_TASK_LOG's WAIT_BEGIN after the BEGIN, its WAIT_END before the END: the pairs nest. */
+        int implicit = task != NULL && task->implicit ? OMPCOLLECTOR_TASK_IMPLICIT : 0;
         if (begin) {
             oc_begin_pair_by(OC_CB_sync_region_wait, sync_kind);
             if (task != NULL && payload_live(OC_EVENT_BIT(OC_EVENT_TASK_LOG)))
-                task_phase(OMPCOLLECTOR_TASK_WAIT_BEGIN, task, task->implicit ? OMPCOLLECTOR_TASK_IMPLICIT : 0,
-                           &task->wait_open);
+                task_phase(OMPCOLLECTOR_TASK_WAIT_BEGIN, task, implicit, &task->wait_open);
         } else {
             if (task != NULL && task->wait_open != 0)
-                task_phase(OMPCOLLECTOR_TASK_WAIT_END, task, task->implicit ? OMPCOLLECTOR_TASK_IMPLICIT : 0,
-                           &task->wait_open);
+                task_phase(OMPCOLLECTOR_TASK_WAIT_END, task, implicit, &task->wait_open);
             oc_end_pair_by(OC_CB_sync_region_wait, sync_kind);
         }
         return;
@@ -1056,6 +1056,13 @@ static void on_ompt_callback_task_create(ompt_data_t *encountering_task_data,
     oc_self.creating_flags = 0;
 }
 
+/* Whether a task leaving its thread with `status` never runs there again: completed, cancelled or detached (one test). */
+static inline __attribute__((always_inline)) int status_is_terminal(int status)
+{
+    return (unsigned)status < 32
+           && ((1u << status) & ((1u << OC_TASK_COMPLETE) | (1u << OC_TASK_CANCEL) | (1u << OC_TASK_DETACH)));
+}
+
 /*
  * The thread switches tasks.  The prior task leaves it -- for good when
  * it completed (or was cancelled or detached), for a while when it is
@@ -1072,8 +1079,7 @@ static OC_SLOW_PATH void task_schedule_general(ompt_data_t *prior_task_data,
     int status = (int)prior_task_status;
     close_open_wait();
     /* One test for the three statuses after which the prior task never runs again. */
-    int terminal = (unsigned)status < 32
-                   && ((1u << status) & ((1u << OC_TASK_COMPLETE) | (1u << OC_TASK_CANCEL) | (1u << OC_TASK_DETACH)));
+    int terminal = status_is_terminal(status);
     /* Fulfilling a detached task's event, or a taskwait's completion, switches nothing here. */
     if (!terminal && status != OC_TASK_SWITCH && status != OC_TASK_YIELD)
         return;
@@ -1144,7 +1150,35 @@ static inline __attribute__((always_inline)) int task_switch_quiet(uint64_t live
     return (live & events) == 0 && (oc_self.open_pair_rows & rows) == 0 && oc_self.open_wait_source == 0;
 }
 
-/* A task's run on this thread ends: a completion's record kept for reuse (task_free's, which the caller made sure of). */
+/*
+ * Whether the quiet paths follow the end of `top`'s run onto `next`, the
+ * task below it: the prior task is that explicit task, not suspended,
+ * `next` is owed no RESUME, and the run switches, or completes with its
+ * record kept for reuse (task_free's, without its call).
+ */
+static inline __attribute__((always_inline)) int quiet_end_fits(ompt_data_t *prior_task_data, const struct oc_task *top,
+                                                                const struct oc_task *next, int terminal, int switches)
+{
+    return task_of(prior_task_data) == top && !top->implicit && !top->suspended && next->suspend_open == 0
+           && (switches || (terminal && OC_REUSE_EXPLICIT_TASKS && oc_self.spare_task_count < OC_SPARE_TASKS));
+}
+
+/* Whether the quiet paths follow `next`, neither running nor implicit, starting (a part) on top of `top`. */
+static inline __attribute__((always_inline)) int quiet_start_fits(const struct oc_task *top, const struct oc_task *next,
+                                                                  int switches)
+{
+    return switches && next != top && !next->running && !next->implicit;
+}
+
+/* start_task's bookkeeping with nothing to deliver: the top task is suspended, `next` goes on top for one more part. */
+static inline __attribute__((always_inline)) void quiet_start(struct oc_task *top, struct oc_task *next)
+{
+    top->suspended = 1;
+    chain_push(next);
+    next->parts++;
+}
+
+/* A task's run on this thread ends: a completion's record kept for reuse (quiet_end_fits made sure it may be). */
 static inline __attribute__((always_inline)) void quiet_end(struct oc_task *top, int terminal,
                                                             ompt_data_t *prior_task_data)
 {
@@ -1171,12 +1205,10 @@ static OC_SLOW_PATH void task_schedule_logged(ompt_data_t *prior_task_data, ompt
     int status = (int)prior_task_status;
     struct oc_task *top = oc_self.task_top;
     struct oc_task *next = task_of(next_task_data);
-    int terminal = (unsigned)status < 32
-                   && ((1u << status) & ((1u << OC_TASK_COMPLETE) | (1u << OC_TASK_CANCEL) | (1u << OC_TASK_DETACH)));
+    int terminal = status_is_terminal(status);
     int switches = status == OC_TASK_SWITCH || status == OC_TASK_YIELD;
     if (top != NULL && next != NULL && next == top->below) {
-        if (task_of(prior_task_data) == top && !top->implicit && !top->suspended && next->suspend_open == 0
-            && (switches || (terminal && OC_REUSE_EXPLICIT_TASKS && oc_self.spare_task_count < OC_SPARE_TASKS))) {
+        if (quiet_end_fits(prior_task_data, top, next, terminal, switches)) {
             top->completing = (uint8_t)terminal;
             if (top->run_open != 0)
                 task_phase_here(OMPCOLLECTOR_TASK_END, top, terminal ? OMPCOLLECTOR_TASK_COMPLETING : 0, &top->run_open);
@@ -1184,10 +1216,8 @@ static OC_SLOW_PATH void task_schedule_logged(ompt_data_t *prior_task_data, ompt
             next->suspended = 0;
             return;
         }
-    } else if (top != NULL && next != NULL && switches && next != top && !next->running && !next->implicit) {
-        top->suspended = 1;
-        chain_push(next);
-        next->parts++;
+    } else if (top != NULL && next != NULL && quiet_start_fits(top, next, switches)) {
+        quiet_start(top, next);
         int stolen = !(next->flags & OC_TASK_FLAG_UNDEFERRED) && next->creator != 0 && next->creator != thread_tag();
         task_phase_here(OMPCOLLECTOR_TASK_BEGIN, next, stolen ? OMPCOLLECTOR_TASK_STOLEN : 0, &next->run_open);
         return;
@@ -1230,31 +1260,24 @@ static void on_ompt_callback_task_schedule(ompt_data_t *prior_task_data,
         task_schedule_general(prior_task_data, prior_task_status, next_task_data);
         return;
     }
-    int terminal = (unsigned)status < 32
-                   && ((1u << status) & ((1u << OC_TASK_COMPLETE) | (1u << OC_TASK_CANCEL) | (1u << OC_TASK_DETACH)));
+    int terminal = status_is_terminal(status);
     int switches = status == OC_TASK_SWITCH || status == OC_TASK_YIELD;
     if (next == top->below) {
         /* The top task's run ends onto `next`: finish_top and resume_top with nothing to deliver. */
-        if (task_of(prior_task_data) != top || top->implicit || top->suspended || top->run_open != 0
-            || next->suspend_open != 0 || !(switches || (terminal && OC_REUSE_EXPLICIT_TASKS
-                                                         && oc_self.spare_task_count < OC_SPARE_TASKS))) {
+        if (top->run_open != 0 || !quiet_end_fits(prior_task_data, top, next, terminal, switches)) {
             task_schedule_general(prior_task_data, prior_task_status, next_task_data);
             return;
         }
-        if (terminal)
-            top->completing = 1;
+        top->completing = (uint8_t)terminal;
         quiet_end(top, terminal, prior_task_data);
         next->suspended = 0;
         return;
     }
-    if (!switches || next == top || next->running || next->implicit) {
+    if (!quiet_start_fits(top, next, switches)) {
         task_schedule_general(prior_task_data, prior_task_status, next_task_data);
         return;
     }
-    /* start_task with nothing to deliver: the top task is suspended, `next` goes on top for one more part. */
-    top->suspended = 1;
-    chain_push(next);
-    next->parts++;
+    quiet_start(top, next);
 }
 
 /*

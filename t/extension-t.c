@@ -943,13 +943,20 @@ static int phases_seen;
 static int phase_of[PHASES_KEPT];
 static ompcollector_task_event_t payload_of[PHASES_KEPT];
 
+/* Keeps delivery *seen (the first PHASES_KEPT) in phases[] and payloads[], and counts it. */
+static void keep_phase(int *seen, int *phases, ompcollector_task_event_t *payloads, int phase,
+                       const ompcollector_task_event_t *task)
+{
+    if (*seen < PHASES_KEPT) {
+        phases[*seen] = phase;
+        payloads[*seen] = *task;
+    }
+    ++*seen;
+}
+
 static void note_phase(int phase, const ompcollector_task_event_t *task)
 {
-    if (phases_seen < PHASES_KEPT) {
-        phase_of[phases_seen] = phase;
-        payload_of[phases_seen] = *task;
-    }
-    phases_seen++;
+    keep_phase(&phases_seen, phase_of, payload_of, phase, task);
 }
 
 static int register_phases(void)
@@ -1110,11 +1117,7 @@ static ompcollector_task_event_t log_payload_of[PHASES_KEPT];
 
 static void note_log_phase(int phase, const ompcollector_task_event_t *task)
 {
-    if (log_seen < PHASES_KEPT) {
-        log_phase_of[log_seen] = phase;
-        log_payload_of[log_seen] = *task;
-    }
-    log_seen++;
+    keep_phase(&log_seen, log_phase_of, log_payload_of, phase, task);
 }
 
 static int register_log_phases(void)

@@ -164,7 +164,8 @@ static _Atomic int phases_allowed;
 static _Atomic long phases, phases_unregistered, phases_after_stop, phases_after_pause, phases_unbalanced;
 static __thread long phase_runs, phase_suspends;
 
-static void on_task_phase(int phase, const ompcollector_task_event_t *task)
+/* A payload event's phase delivered: counted when no session or registration allowed it. */
+static void phase_allowed_now(void)
 {
     if (!atomic_load(&phases_allowed))
         atomic_fetch_add(&phases_unregistered, 1);
@@ -172,15 +173,25 @@ static void on_task_phase(int phase, const ompcollector_task_event_t *task)
         atomic_fetch_add(&phases_after_stop, 1);
     if (atomic_load(&paused_returned))
         atomic_fetch_add(&phases_after_pause, 1);
-    long *depth = phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_END ? &phase_runs : &phase_suspends;
-    if (phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_SUSPEND)
+}
+
+/* One step of a pair on this thread: `opens` deepens it; `closes` at depth 0 is counted in *unbalanced. */
+static void pair_step(long *depth, int opens, int closes, _Atomic long *unbalanced)
+{
+    if (opens)
         ++*depth;
-    else if (phase == OMPCOLLECTOR_TASK_END || phase == OMPCOLLECTOR_TASK_RESUME) {
-        if (*depth == 0)
-            atomic_fetch_add(&phases_unbalanced, 1);
-        else
-            --*depth;
-    }
+    else if (closes && *depth == 0)
+        atomic_fetch_add(unbalanced, 1);
+    else if (closes)
+        --*depth;
+}
+
+static void on_task_phase(int phase, const ompcollector_task_event_t *task)
+{
+    phase_allowed_now();
+    long *depth = phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_END ? &phase_runs : &phase_suspends;
+    pair_step(depth, phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_SUSPEND,
+              phase == OMPCOLLECTOR_TASK_END || phase == OMPCOLLECTOR_TASK_RESUME, &phases_unbalanced);
     if (task == NULL || phase < OMPCOLLECTOR_TASK_CREATE || phase > OMPCOLLECTOR_TASK_RESUME)
         atomic_fetch_add(&phases_unbalanced, 1);
     atomic_fetch_add(&phases, 1);
@@ -196,21 +207,10 @@ static __thread long log_runs, log_waits;
 
 static void on_task_log_phase(int phase, const ompcollector_task_event_t *task)
 {
-    if (!atomic_load(&phases_allowed))
-        atomic_fetch_add(&phases_unregistered, 1);
-    if (atomic_load(&stopped_returned))
-        atomic_fetch_add(&phases_after_stop, 1);
-    if (atomic_load(&paused_returned))
-        atomic_fetch_add(&phases_after_pause, 1);
+    phase_allowed_now();
     long *depth = phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_END ? &log_runs : &log_waits;
-    if (phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_WAIT_BEGIN)
-        ++*depth;
-    else if (phase == OMPCOLLECTOR_TASK_END || phase == OMPCOLLECTOR_TASK_WAIT_END) {
-        if (*depth == 0)
-            atomic_fetch_add(&log_unbalanced, 1);
-        else
-            --*depth;
-    }
+    pair_step(depth, phase == OMPCOLLECTOR_TASK_BEGIN || phase == OMPCOLLECTOR_TASK_WAIT_BEGIN,
+              phase == OMPCOLLECTOR_TASK_END || phase == OMPCOLLECTOR_TASK_WAIT_END, &log_unbalanced);
     if (task == NULL || phase == OMPCOLLECTOR_TASK_SUSPEND || phase == OMPCOLLECTOR_TASK_RESUME
         || phase < OMPCOLLECTOR_TASK_CREATE || phase > OMPCOLLECTOR_TASK_WAIT_END)
         atomic_fetch_add(&log_unbalanced, 1);

@@ -433,7 +433,6 @@ static void on_thread_exit(void *slot)
     pthread_mutex_unlock(&agent.slots_mutex);
 }
 
-/* The calling thread's slot, claimed on first use; threads past the limit share `untracked`; NULL when not recording. */
 /* current_thread's first call on a thread: claims its slot (system calls, errno kept as it was). */
 static __attribute__((noinline)) struct ompc_thread *claim_current_thread(void)
 {
@@ -457,6 +456,7 @@ static __attribute__((noinline)) struct ompc_thread *claim_current_thread(void)
     return self;
 }
 
+/* The calling thread's slot, claimed on first use; threads past the limit share `untracked`; NULL when not recording. */
 static inline struct ompc_thread *current_thread(void)
 {
     return self != NULL ? self : claim_current_thread();
@@ -1086,8 +1086,8 @@ static int dependence_request(ompcollector_task_dependence_t *out)
  * `code`), to the thread's log at `now`; a wait's carries the off-CPU time
  * pending.  Only the thread itself writes its log.
  */
-static inline __attribute__((always_inline)) void log_own_entry(struct ompc_process *owner, struct ompc_thread *slot, int code, struct ompc_event_entry *entry,
-                          uint64_t now)
+static inline __attribute__((always_inline)) void log_own_entry(struct ompc_process *owner, struct ompc_thread *slot,
+                                                                int code, struct ompc_event_entry *entry, uint64_t now)
 {
     if (!log_room(owner, slot, now))
         return;
@@ -1234,8 +1234,9 @@ static void task_phase_events(struct ompc_process *owner, struct ompc_thread *sl
  * path --task-graph pays once per phase, so it builds no request-shaped
  * copy of the task and reads no clock of its own.
  */
-static inline __attribute__((always_inline)) void log_task_phase(struct ompc_process *owner, struct ompc_thread *slot, int phase,
-                           const ompcollector_task_event_t *task, uint64_t now, int ends)
+static inline __attribute__((always_inline)) void log_task_phase(struct ompc_process *owner, struct ompc_thread *slot,
+                                                                 int phase, const ompcollector_task_event_t *task,
+                                                                 uint64_t now, int ends)
 {
     if (phase != OMPCOLLECTOR_TASK_CREATE && phase != OMPCOLLECTOR_TASK_BEGIN && phase != OMPCOLLECTOR_TASK_END)
         return;

@@ -96,11 +96,9 @@ static inline struct ompc_task_construct *row_at(struct ompc_process *owner, uin
     uint32_t last = scratch.seen_last % ROWS_SEEN;
     if (codeptr == 0)
         row = -1;
-    else if (owner != scratch.seen_owner)
-        row = -2;
-    else if (scratch.seen_codeptr[last] == codeptr) /* most often the construct of the task before */
+    else if (owner == scratch.seen_owner && scratch.seen_codeptr[last] == codeptr) /* most often: the task before's */
         row = scratch.seen_row[last];
-    else
+    else if (owner == scratch.seen_owner)
         for (uint32_t i = 0; i < ROWS_SEEN; i++)
             if (scratch.seen_codeptr[i] == codeptr) {
                 row = scratch.seen_row[i];
