@@ -12,13 +12,20 @@ static double cpu_seconds(void)
     return (double)now.tv_sec + now.tv_nsec / 1e9;
 }
 
-/* Serial work for `seconds` of CPU; noinline so that every compiler keeps it a function of its own. */
+/*
+ * Serial work for `seconds` of CPU; noinline so that every compiler keeps
+ * it a function of its own.  The clock is read every million divisions,
+ * a few milliseconds on any machine: rarely enough that the system call
+ * takes no share of the samples, often enough that a short phase stays
+ * short (at ten million, each call ran 70-100 ms on a 2-core VM, and a
+ * slower machine's 0.02 s phases outweighed the sleep after them).
+ */
 __attribute__((noinline)) static double serial_phase(double seconds) /* @SERIAL_BEGIN */
 {
     volatile double sum = 0;
     double until = cpu_seconds() + seconds;
     while (cpu_seconds() < until)
-        for (int i = 1; i < 10000000; i++)
+        for (int i = 1; i < 1000000; i++)
             sum += 1.0 / i;
     return sum;
 } /* @SERIAL_END */
