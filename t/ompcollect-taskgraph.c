@@ -161,15 +161,23 @@ static void spin_cpu(double seconds)
         ;
 }
 
-/* A chain of LINKS tasks, each creating the next and waiting for it; link PLANTED_AT computes `planted` s. */
+/*
+ * A chain of LINKS tasks, each creating the next and waiting for it; link
+ * PLANTED_AT computes `planted` s.  The last link computes 1 ms: empty, it
+ * took a few microseconds, as long as its parent's code after the wait,
+ * and the critical path could go either way (once, under ASan beside the
+ * stress test, it left the last link off).
+ */
 enum { LINKS = 4, PLANTED_AT = 3, FAN = 64, FAN_SLOW = 9 };
 
 static void link_task(int depth, double planted)
 {
     if (depth == PLANTED_AT)
         spin_cpu(planted);
-    if (depth == LINKS)
+    if (depth == LINKS) {
+        spin_cpu(0.001);
         return;
+    }
 #pragma omp task firstprivate(depth, planted) /* PLANTED_LINK */
     link_task(depth + 1, planted);
 #pragma omp taskwait
