@@ -1,10 +1,10 @@
 #!/bin/sh
-# ompcollect-tasktier.sh - the default (sampled) task tier against the full one on the same program (t/ompcollect-tasksites.c, clang and GCC): counts per construct exact in both, sampled times within the sample-count margin of the full tier's exact ones.
+# ompcollect-tasktier.sh - the default (sampled) task tier against the full one on the same program (t/ompcollect-tasksites.c, clang and GCC): counts per construct exact in both, sampled times within the sample-count margin of the full tier's exact ones; --task-graph's log through OMPCOLLECTOR_EVENT_TASK_LOG, and through OMPCOLLECTOR_EVENT_TASK on a shim without it (t/ompcollect-oldshim.c).
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 # fib(N) with cut-off CUTOFF, a taskloop of LOOP tasks, UNTIED untied tasks, a task that spins SECONDS of wall time.
 args="24 14 8 16 0.3"
-per_cc=8
+per_cc=9
 echo "1..$((2 * per_cc))"
 n=0
 source=$top_srcdir/t/ompcollect-tasksites.c
@@ -19,6 +19,13 @@ q() {
 margin="(lambda a, b, i: abs(a - b) <= i * (3 * (max(a, b) / i) ** 0.5 + 3))"
 # Per construct line: (created, undeferred) of a report's rows, lines known.
 counts="(lambda c: sorted((x['location'].get('line') or 0, x['created'], x['undeferred']) for x in c))"
+
+# A shim from before OMPCOLLECTOR_EVENT_TASK_LOG: t/ompcollect-oldshim.c answers it UNKNOWN and passes the rest on.
+oldshim=
+if $CC $SANITIZER_CFLAGS -shared -fPIC -I"$top_srcdir/include" -o "$tmp/liboldshim.so" "$top_srcdir/t/ompcollect-oldshim.c" \
+    -Wl,--no-as-needed "$SHIM" -Wl,--as-needed -Wl,-rpath,"$(dirname "$SHIM")" -ldl >"$tmp/oldshim.err" 2>&1; then
+    oldshim=$tmp/liboldshim.so
+fi
 
 for cc in clang gcc; do
     if ! command -v $cc >/dev/null 2>&1; then
@@ -64,6 +71,17 @@ for cc in clang gcc; do
         >/dev/null 2>"$tmp/$cc-graph.err"
     ok "$(q "$tmp/$cc-graph.json" "$s['tier'] == 'sampled' and $s['registered'].get('ompcollector_event_task_log') == 'ok' and set(v for k, v in $s['registered'].items() if k != 'ompcollector_event_task_log') == {'via-ompcollector_event_task_log'} and $counts($s['constructs']) == $full and $s['graph']['tasks'] == $s['created'] and $s['graph']['complete'] and $s['graph']['work_ns'] > 0 and $s['graph']['max_depth'] >= 5 and 2 * $s['graph']['roots'] < $s['graph']['tasks'] and $s['graph']['joins'] > 0")" \
         "$cc: --task-graph's table is the sampled tier's with the full tier's counts, and its graph has every task created, their parents (fib nested 5 deep at least) and their task waits" "$tmp/$cc-graph.err"
+    # The same with a shim that lacks OMPCOLLECTOR_EVENT_TASK_LOG: the agent falls back to OMPCOLLECTOR_EVENT_TASK and
+    # the legacy-shaped task wait events, and the table and graph are the same.
+    if [ -z "$oldshim" ]; then
+        skip "the stand-in for an older shim did not build: $(head -n 1 "$tmp/oldshim.err")" 1
+    else
+        # shellcheck disable=SC2086
+        OMPCOLLECT_SHIM=$oldshim "$oc" --runtime "$LIBOMP" -i 1ms --task-graph="$tmp/$cc-old.dot" -f json -o "$tmp/$cc-old.json" \
+            "$tmp/tasksites-$cc" $args >/dev/null 2>"$tmp/$cc-old.err"
+        ok "$(q "$tmp/$cc-old.json" "$s['tier'] == 'sampled' and 'ompcollector_event_task_log' not in $s['registered'] and $s['registered'].get('ompcollector_event_task') == 'ok' and set(v for k, v in $s['registered'].items() if k != 'ompcollector_event_task') == {'via-ompcollector_event_task'} and $counts($s['constructs']) == $full and $s['graph']['tasks'] == $s['created'] and $s['graph']['complete'] and $s['graph']['max_depth'] >= 5 and 2 * $s['graph']['roots'] < $s['graph']['tasks'] and $s['graph']['joins'] > 0")" \
+            "$cc: on a shim without OMPCOLLECTOR_EVENT_TASK_LOG, --task-graph falls back to OMPCOLLECTOR_EVENT_TASK with the same counts, every task, their parents and their task waits" "$tmp/$cc-old.err"
+    fi
     # Within one --tasks=full run, each construct's sampled time against its exact time.
     ok "$(q "$tmp/$cc-full.json" "all($margin(x['sampled_ns'], x['exec_ns'], r['interval_ns']) for x in r['tasks']['constructs']) and sum(x['sampled_ns'] for x in r['tasks']['constructs']) > 0")" \
         "$cc: in the full tier's run every construct's sampled time is within the sample-count margin of its exact time" "$tmp/$cc-full.json"
