@@ -22,7 +22,7 @@ counts="(lambda c: sorted((x['location'].get('line') or 0, x['created'], x['unde
 
 # A shim from before OMPCOLLECTOR_EVENT_TASK_LOG: t/ompcollect-oldshim.c answers it UNKNOWN and passes the rest on.
 oldshim=
-if $CC $SANITIZER_CFLAGS -shared -fPIC -I"$top_srcdir/include" -o "$tmp/liboldshim.so" "$top_srcdir/t/ompcollect-oldshim.c" \
+if env -u LD_PRELOAD $CC $SANITIZER_CFLAGS -shared -fPIC -I"$top_srcdir/include" -o "$tmp/liboldshim.so" "$top_srcdir/t/ompcollect-oldshim.c" \
     -Wl,--no-as-needed "$SHIM" -Wl,--as-needed -Wl,-rpath,"$(dirname "$SHIM")" -ldl >"$tmp/oldshim.err" 2>&1; then
     oldshim=$tmp/liboldshim.so
 fi
