@@ -14,19 +14,28 @@ static double cpu_seconds(void)
 
 /*
  * Serial work for `seconds` of CPU; noinline so that every compiler keeps
- * it a function of its own.  The clock is read every million divisions,
- * a few milliseconds on any machine: rarely enough that the system call
- * takes no share of the samples, often enough that a short phase stays
- * short (at ten million, each call ran 70-100 ms on a 2-core VM, and a
- * slower machine's 0.02 s phases outweighed the sleep after them).
+ * it a function of its own.  The clock is read some ten times a phase,
+ * whatever its length and the machine's speed: each batch of divisions
+ * doubles until it takes a tenth of the phase.  A fixed batch cannot
+ * serve both a 0.02 s and a 0.3 s phase: ten million divisions (70-100 ms
+ * here) stretched the short phases past the sleep after them on a slower
+ * machine, and one million made the long ones read the clock every few
+ * milliseconds, where a loaded machine preempted them and a fifth of
+ * their samples counted in the clock's system call.
  */
 __attribute__((noinline)) static double serial_phase(double seconds) /* @SERIAL_BEGIN */
 {
     volatile double sum = 0;
-    double until = cpu_seconds() + seconds;
-    while (cpu_seconds() < until)
-        for (int i = 1; i < 1000000; i++)
-            sum += 1.0 / i;
+    double now = cpu_seconds(), until = now + seconds;
+    long batch = 100000;
+    while (now < until) {
+        for (long i = 1; i < batch; i++)
+            sum += 1.0 / (double)i;
+        double then = cpu_seconds();
+        if (then - now < seconds / 10)
+            batch *= 2;
+        now = then;
+    }
     return sum;
 } /* @SERIAL_END */
 

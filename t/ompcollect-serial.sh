@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 . "${top_srcdir:?}/t/ompcollect-lib.sh"
 source=$top_srcdir/t/ompcollect-serial.c
-per_compiler=8
+per_compiler=9
 echo "1..$((2 * per_compiler))"
 n=0
 first=$(line_of SERIAL_BEGIN) last=$(line_of SERIAL_END)
@@ -44,11 +44,20 @@ for cc in clang gcc; do
     # A serial sleep of 0.5 s (at least 0.4 s of samples at the run's interval): the samples the agent held back
     # during it arrive in its unblock, and
     # count where the program slept -- nap's nanosleep call -- not in the C library's signal mask call.
-    "$oc" --runtime "$LIBOMP" --interval=1ms -f json -o "$tmp/$cc.nap.json" "$tmp/serial-$cc" 0.02 0.5 \
-        >"$tmp/$cc.nap.out" 2>"$tmp/$cc.nap.err"
+    # Its call stacks too, walked by frame pointers, which the program's -O2 code does not keep.
+    "$oc" --runtime "$LIBOMP" --interval=1ms --stacks-file="$tmp/$cc.nap.folded" -f json -o "$tmp/$cc.nap.json" \
+        "$tmp/serial-$cc" 0.02 0.5 >"$tmp/$cc.nap.out" 2>"$tmp/$cc.nap.err"
     python3 "$query" "$tmp/$cc.nap.json" "('interval', r['interval_ns'], 'rows', [(f['location']['function'], f['location'].get('line'), f['samples']) for f in r['serial_code']['functions'][:4]])" \
         >"$tmp/$cc.nap.rows" 2>&1
     ok "$(python3 "$query" "$tmp/$cc.nap.json" "[(f['location']['function'], f['location'].get('line'), f['samples'] * r['interval_ns'] >= 0.4e9) for f in r['serial_code']['functions'][:1]] == [('nap', $(line_of NAP), True)] and not any('sigmask' in (f['location']['function'] or '') for f in r['serial_code']['functions'])" 2>&1)" \
         "$cc: a serial sleep's 0.5 s is serial code at its call (nap, line $(line_of NAP)), not in the signal mask call where its samples arrive" \
         "$tmp/$cc.nap.rows"
+    # The samples held for the sleep arrive in the C library's mask call, whose frames keep no frame pointer:
+    # the walk starts at the program's call of the sleep, so its stacks end in nap, not in nothing.
+    # At least 0.4 s of samples at the run's interval (which a test stage may scale).
+    napped=$(awk '/;nap;SERIAL [0-9]+$/ { n += $NF } END { print n + 0 }' "$tmp/$cc.nap.folded")
+    least=$(python3 "$query" "$tmp/$cc.nap.json" "int(0.4e9 / r['interval_ns'])" 2>/dev/null)
+    [ -n "$least" ] && [ "$napped" -ge "$least" ]
+    result $? "$cc: --stacks (frame pointers): the sleep's samples are stacks that end in nap ($napped samples, at least ${least:-?})" \
+        "$tmp/$cc.nap.folded"
 done

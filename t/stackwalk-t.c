@@ -1,4 +1,4 @@
-/* stackwalk-t.c - the agent's --stacks walk (tools/agent/stackwalk.c) on the task-frame chains libomp answers while a region ends, through a fake collector API: a worker's stack goes on in its region's fork stack. */
+/* stackwalk-t.c - the agent's --stacks walk (tools/agent/stackwalk.c) on the task-frame chains libomp answers while a region ends, through a fake collector API: a worker's stack goes on in its region's fork stack; a leaf without frame pointer keeps its frame; a sleep's samples start at the program's call of the sleep. */
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A sample reads the thread's state and region first and its task frames
@@ -73,6 +73,19 @@ static int make_record(void)
     memcpy(record, &header, sizeof header);
     owner = ompc_record_process(record, 0);
     return 1;
+}
+
+/* The sleep hooks' record of the thread's sleep (agent_sleep.c), as the test sets it. */
+static __thread uint64_t sleep_site, sleep_fp;
+
+uint64_t ompc_sleep_site(void)
+{
+    return sleep_site;
+}
+
+uint64_t ompc_sleep_caller_fp(void)
+{
+    return sleep_fp;
 }
 
 /* The runtime's entry point as the master calls it: its frame is the initial task's enter frame at FORK. */
@@ -164,6 +177,110 @@ static struct entry worker_sample(const ompcollector_task_frame_t *levels, int c
     return first_entry(atomic_load(&owner->threads[worker.index].stacks));
 }
 
+/*
+ * A context whose frame pointer is not one, as in code built without
+ * frame pointers that uses the register for data (or the C library's mask
+ * call where a sleep's held samples arrive).
+ */
+static void clobber_frame_pointer(ucontext_t *context)
+{
+#if defined(__x86_64__)
+    context->uc_mcontext.gregs[REG_RBP] = 0x10;
+#elif defined(__aarch64__)
+    context->uc_mcontext.regs[29] = 0x10;
+#else
+    (void)context;
+#endif
+}
+
+/* The interrupted address a context holds. */
+static uint64_t context_pc(const ucontext_t *context)
+{
+#if defined(__x86_64__)
+    return (uint64_t)context->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uint64_t)context->uc_mcontext.pc;
+#else
+    (void)context;
+    return 0;
+#endif
+}
+
+/* A serial sample of the calling thread in slot `index`, its frame pointer clobbered; the context's address in *pc. */
+static struct entry serial_sample(int index, uint64_t *pc)
+{
+    struct ompc_thread *slot = &owner->threads[index];
+    ompc_stackwalk_claim(record, slot, 1);
+    chain_count = 0;
+    ucontext_t context;
+    if (getcontext(&context) != 0)
+        tap_bail("getcontext failed");
+    clobber_frame_pointer(&context);
+    *pc = context_pc(&context);
+    ompc_stackwalk_sample(fake_api, record, owner, slot, THR_SERIAL_STATE, 1, 0, 0, &context, 0);
+    return first_entry(atomic_load(&slot->stacks));
+}
+
+/* What a sample on another thread found: its entry, its interrupted address, and where the sleep was called. */
+struct serial_result {
+    struct entry entry;
+    uint64_t pc, site;
+};
+
+static void *leaf_thread(void *argument)
+{
+    struct serial_result *result = argument;
+    result->entry = serial_sample(3, &result->pc);
+    return NULL;
+}
+
+/* The hooked sleep as interpose.c's wrapper records it: the call's site and its caller's frame pointer. */
+__attribute__((noinline)) static void fake_sleep(struct serial_result *result)
+{
+    sleep_site = (uint64_t)(uintptr_t)__builtin_return_address(0) - 1;
+    sleep_fp = *(const uint64_t *)__builtin_frame_address(0);
+    result->site = sleep_site;
+    result->entry = serial_sample(4, &result->pc);
+    sleep_site = sleep_fp = 0;
+    __asm__ volatile("" ::: "memory");
+}
+
+/* The program's function that sleeps: the walk must go on from it to its caller. */
+__attribute__((noinline)) static void sleeping_function(struct serial_result *result)
+{
+    fake_sleep(result);
+    __asm__ volatile("" ::: "memory");
+}
+
+/* The sleeping function's caller, whose return address the walk must reach. */
+__attribute__((noinline)) static void *sleep_thread(void *argument)
+{
+    sleeping_function(argument);
+    __asm__ volatile("" ::: "memory");
+    return NULL;
+}
+
+/* Runs `body` on a thread of its own and returns what it sampled. */
+static struct serial_result on_thread(void *(*body)(void *))
+{
+    struct serial_result result = {0};
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, body, &result) != 0)
+        tap_bail("pthread_create failed");
+    pthread_join(thread, NULL);
+    return result;
+}
+
+/* Whether `pcs` holds an address in the first 256 bytes after `function`'s start (a call made from it). */
+static int calls_from(const struct entry *entry, void *(*function)(void *))
+{
+    uint64_t start = (uint64_t)(uintptr_t)function;
+    for (int i = 0; i < entry->frames; i++)
+        if (entry->pcs[i] > start && entry->pcs[i] < start + 256)
+            return 1;
+    return 0;
+}
+
 /* Whether the worker's entry goes on, unmarked, in the fork stack kept for `region_id`. */
 static int continues_in(const struct entry *entry, uint64_t region_id)
 {
@@ -196,7 +313,7 @@ int main(void)
 {
     if (!ompc_stacks_supported())
         tap_skip_all("no frame-pointer stack walk on this machine");
-    tap_plan(7);
+    tap_plan(9);
     if (!make_record())
         tap_bail("cannot map a record");
     ompc_stackwalk_claim(record, &owner->threads[0], 1);
@@ -245,5 +362,19 @@ int main(void)
     tap_ok(entry.found && (entry.flags & OMPC_STACK_BROKEN) && entry.continuation == 0,
            "a chain ending in a frameless task other than the initial one is marked incomplete (flags %#x)",
            (unsigned)entry.flags);
+
+    /* Serial code without frame pointers: the interrupted address is known whatever the register holds. */
+    struct serial_result leaf = on_thread(leaf_thread);
+    tap_ok(leaf.entry.found && leaf.entry.frames == 1 && leaf.entry.pcs[0] == leaf.pc
+               && (leaf.entry.flags & OMPC_STACK_BROKEN),
+           "a leaf whose frame pointer is not one keeps its frame, the stack marked incomplete (%d frames, flags %#x)",
+           leaf.entry.frames, (unsigned)leaf.entry.flags);
+
+    /* A sleep's sample arrives where the frame pointer is not one: the walk starts at the program's call instead. */
+    struct serial_result slept = on_thread(sleep_thread);
+    tap_ok(slept.entry.found && slept.entry.frames >= 2 && slept.entry.pcs[0] == slept.site
+               && slept.entry.pcs[0] != slept.pc && calls_from(&slept.entry, sleep_thread),
+           "a sample in a sleep starts at the sleep's call and goes on through its caller's frames (%d frames)",
+           slept.entry.frames);
     return tap_done();
 }

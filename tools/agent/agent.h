@@ -91,6 +91,12 @@ void ompc_sleep_resolve(struct ompc_agent *state);
  * where the program spent that time.  Async-signal-safe: thread-local.
  */
 uint64_t ompc_sleep_site(void);
+/*
+ * The frame pointer the sleep's caller had, where a frame-pointer walk of
+ * the sleep's samples starts (at ompc_sleep_site); 0 with no sleep.
+ * Async-signal-safe: thread-local.
+ */
+uint64_t ompc_sleep_caller_fp(void);
 
 /* sampler.c: OMPCOLLECTOR_REQ_SAMPLE for the calling thread (async-signal-safe); its ec, or -1 when the call failed. */
 int ompc_sample_request(struct ompc_agent *state, ompcollector_sample_t *out);

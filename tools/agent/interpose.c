@@ -185,30 +185,37 @@ AGENT_EXPORT int execle(const char *path, const char *arg, ...)
 
 /* ---- sleeps ---- */
 
+/*
+ * A hooked sleep's caller: its return address, and the frame pointer it
+ * had, as this function's own frame record saved it (taking the frame's
+ * address gives the function one).  Read here, before the tail call takes
+ * the frame away: a frame-pointer walk of the sleep's samples starts there.
+ */
+#define SLEEP_CALLER (uint64_t)__builtin_return_address(0), *(const uint64_t *)__builtin_frame_address(0)
+
 /* Async-signal-safe once resolved, as the C library's: a mask change around its call. */
 AGENT_EXPORT int nanosleep(const struct timespec *request, struct timespec *remaining)
 {
-    return ompc_hook_nanosleep(ompc_agent_instance(), request, remaining, (uint64_t)__builtin_return_address(0));
+    return ompc_hook_nanosleep(ompc_agent_instance(), request, remaining, SLEEP_CALLER);
 }
 
 /* Async-signal-safe once resolved, as nanosleep. */
 AGENT_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *request,
                                  struct timespec *remaining)
 {
-    return ompc_hook_clock_nanosleep(ompc_agent_instance(), clock, flags, request, remaining,
-                                     (uint64_t)__builtin_return_address(0));
+    return ompc_hook_clock_nanosleep(ompc_agent_instance(), clock, flags, request, remaining, SLEEP_CALLER);
 }
 
 /* Async-signal-safe once resolved, as nanosleep. */
 AGENT_EXPORT unsigned int sleep(unsigned int seconds)
 {
-    return ompc_hook_sleep(ompc_agent_instance(), seconds, (uint64_t)__builtin_return_address(0));
+    return ompc_hook_sleep(ompc_agent_instance(), seconds, SLEEP_CALLER);
 }
 
 /* Adds nothing unsafe to the C library's usleep (which POSIX does not call async-signal-safe): as nanosleep. */
 AGENT_EXPORT int usleep(useconds_t microseconds)
 {
-    return ompc_hook_usleep(ompc_agent_instance(), microseconds, (uint64_t)__builtin_return_address(0));
+    return ompc_hook_usleep(ompc_agent_instance(), microseconds, SLEEP_CALLER);
 }
 
 /* ---- MPI (agent_mpi.h) ---- */

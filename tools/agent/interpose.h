@@ -35,13 +35,13 @@ void ompc_hook_exec_before(struct ompc_agent *agent);
 /* agent.c: an exec came back (it failed): the record resumes; `result` and errno pass through. */
 int ompc_hook_exec_returned(struct ompc_agent *agent, int result);
 
-/* agent_sleep.c: the sleeps, with the sampling signal held while the thread sleeps. */
+/* agent_sleep.c: the sleeps, with the sampling signal held while the thread sleeps; the caller's return address and frame pointer. */
 int ompc_hook_nanosleep(struct ompc_agent *agent, const struct timespec *request, struct timespec *remaining,
-                        uint64_t caller);
+                        uint64_t caller, uint64_t caller_fp);
 int ompc_hook_clock_nanosleep(struct ompc_agent *agent, clockid_t clock, int flags, const struct timespec *request,
-                              struct timespec *remaining, uint64_t caller);
-unsigned int ompc_hook_sleep(struct ompc_agent *agent, unsigned int seconds, uint64_t caller);
-int ompc_hook_usleep(struct ompc_agent *agent, useconds_t microseconds, uint64_t caller);
+                              struct timespec *remaining, uint64_t caller, uint64_t caller_fp);
+unsigned int ompc_hook_sleep(struct ompc_agent *agent, unsigned int seconds, uint64_t caller, uint64_t caller_fp);
+int ompc_hook_usleep(struct ompc_agent *agent, useconds_t microseconds, uint64_t caller, uint64_t caller_fp);
 
 /* agent_mpi.c: around each MPI call the MPI library wraps; entering needs nothing but the thread's own TLS. */
 void ompc_hook_mpi_enter(struct ompc_agent *agent, int call, uint64_t site);

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE 1
 #include <config.h>
 
+#include "agent.h"
 #include "omp_collector_api.h"
 #include "request.h"
 #include "stackcopy.h"
@@ -150,11 +151,20 @@ static int follow(struct walk *walk, uint64_t pc, uint64_t fp, uint64_t upper)
     if (upper == 0)
         upper = walk->high;
     for (int steps = 0; steps < MAX_STEPS; steps++) {
-        if (fp >= upper)
+        if (bounded && (fp >= upper || !readable(walk, fp) || fp <= walk->last))
             return 1;
-        if (!readable(walk, fp) || fp <= walk->last) {
-            if (bounded)
-                return 1;
+        if (fp >= upper || !readable(walk, fp) || fp <= walk->last) {
+            /*
+             * The first `pc` is known whatever its frame pointer: the
+             * interrupted address, or the return address the runtime's
+             * enter frame held.  Code built without frame pointers may use
+             * the register for anything, and such a leaf once left no
+             * frame at all (clang's serial code: every sample an
+             * incomplete stack with nothing in it).  A later `pc` came
+             * from a record the chain only guessed at, and is left out.
+             */
+            if (steps == 0)
+                emit(walk, pc);
             walk->flags |= OMPC_STACK_BROKEN;
             return 0;
         }
@@ -467,6 +477,25 @@ uint64_t ompc_stackwalk_pc(const void *context)
     return pc;
 }
 
+/*
+ * A thread asleep in a hooked sleep: its samples, held for the sleep,
+ * arrive in the hook's unblock, inside the C library's mask call and the
+ * agent's frames, which keep no frame pointers, so a frame-pointer walk
+ * from there ended at once.  It starts at the program's call of the sleep
+ * instead, with the frame pointer its caller had.  DWARF unwinding takes
+ * the interrupted context as it is: CFI covers those frames.
+ * Async-signal-safe: yes, thread-local reads.
+ */
+static void sleep_start(const struct ompc_record_header *record, uint64_t *pc, uint64_t *fp, int *flags)
+{
+    uint64_t site = ompc_sleep_site();
+    if (site == 0 || (record->flags & OMPC_OPT_STACKS_DWARF))
+        return;
+    *pc = site;
+    *fp = ompc_sleep_caller_fp();
+    *flags &= ~OMPC_STACK_AT_UNBLOCK;
+}
+
 uint64_t ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record, struct ompc_process *owner,
                                struct ompc_thread *slot, int state, uint64_t weight, uint64_t region_id,
                                uint64_t wait_codeptr, void *context, int flags)
@@ -482,6 +511,7 @@ uint64_t ompc_stackwalk_sample(ompc_api_t api, struct ompc_record_header *record
     struct walk walk;
     walk.total = 0;
     walk.flags = flags & OMPC_STACK_AT_UNBLOCK;
+    sleep_start(record, &pc, &fp, &walk.flags);
     walk.continuation = 0;
     walk.last = 0;
     walk.copy_high = 0;
