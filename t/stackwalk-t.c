@@ -178,18 +178,19 @@ static struct entry worker_sample(const ompcollector_task_frame_t *levels, int c
 }
 
 /*
- * A context whose frame pointer is not one, as in code built without
- * frame pointers that uses the register for data (or the C library's mask
- * call where a sleep's held samples arrive).
+ * Sets a context's frame pointer to `value`, one that is not the frame's:
+ * code built without frame pointers leaves anything in the register --
+ * data, or the runtime's frame pointer when it called the code.
  */
-static void clobber_frame_pointer(ucontext_t *context)
+static void set_frame_pointer(ucontext_t *context, uint64_t value)
 {
 #if defined(__x86_64__)
-    context->uc_mcontext.gregs[REG_RBP] = 0x10;
+    context->uc_mcontext.gregs[REG_RBP] = (greg_t)value;
 #elif defined(__aarch64__)
-    context->uc_mcontext.regs[29] = 0x10;
+    context->uc_mcontext.regs[29] = value;
 #else
     (void)context;
+    (void)value;
 #endif
 }
 
@@ -206,19 +207,32 @@ static uint64_t context_pc(const ucontext_t *context)
 #endif
 }
 
-/* A serial sample of the calling thread in slot `index`, its frame pointer clobbered; the context's address in *pc. */
-static struct entry serial_sample(int index, uint64_t *pc)
+/*
+ * A sample in `state` of the calling thread in slot `index`, the runtime
+ * answering `levels`, the context's frame pointer set to `fp`; the
+ * context's address in *pc.
+ */
+static struct entry sample_here(int index, int state, const ompcollector_task_frame_t *levels, int count, uint64_t fp,
+                                uint64_t *pc)
 {
     struct ompc_thread *slot = &owner->threads[index];
     ompc_stackwalk_claim(record, slot, 1);
-    chain_count = 0;
+    chain = levels;
+    chain_count = count;
     ucontext_t context;
     if (getcontext(&context) != 0)
         tap_bail("getcontext failed");
-    clobber_frame_pointer(&context);
+    set_frame_pointer(&context, fp);
     *pc = context_pc(&context);
-    ompc_stackwalk_sample(fake_api, record, owner, slot, THR_SERIAL_STATE, 1, 0, 0, &context, 0);
+    ompc_stackwalk_sample(fake_api, record, owner, slot, state, 1, 0, 0, &context, 0);
+    chain_count = 0;
     return first_entry(atomic_load(&slot->stacks));
+}
+
+/* A serial sample of the calling thread in slot `index`, its frame pointer data. */
+static struct entry serial_sample(int index, uint64_t *pc)
+{
+    return sample_here(index, THR_SERIAL_STATE, NULL, 0, 0x10, pc);
 }
 
 /* What a sample on another thread found: its entry, its interrupted address, and where the sleep was called. */
@@ -256,6 +270,35 @@ __attribute__((noinline)) static void sleeping_function(struct serial_result *re
 __attribute__((noinline)) static void *sleep_thread(void *argument)
 {
     sleeping_function(argument);
+    __asm__ volatile("" ::: "memory");
+    return NULL;
+}
+
+/* An explicit task's code without frame pointers: the register still holds the runtime's, the task's exit frame. */
+__attribute__((noinline)) static void *task_code_thread(void *argument)
+{
+    struct serial_result *result = argument;
+    ompcollector_task_frame_t level = {0};
+    level.exit_frame = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    level.exit_frame_flags = 0x20;
+    level.task_flags = 0x4;
+    result->entry = sample_here(5, THR_WORK_STATE, &level, 1, level.exit_frame, &result->pc);
+    __asm__ volatile("" ::: "memory");
+    return NULL;
+}
+
+/* A task in the runtime (a taskwait) called by code without frame pointers: its enter frame saved 0 for the caller's. */
+__attribute__((noinline)) static void *runtime_call_thread(void *argument)
+{
+    struct serial_result *result = argument;
+    volatile uint64_t enter_record[2] = {0, (uint64_t)(uintptr_t)runtime_call_thread + 4};
+    ompcollector_task_frame_t level = {0};
+    level.enter_frame = (uint64_t)(uintptr_t)enter_record;
+    level.enter_frame_flags = 0x20;
+    level.task_flags = 0x4;
+    result->site = enter_record[1];
+    uint64_t unused;
+    result->entry = sample_here(6, THR_EBAR_STATE, &level, 1, 0x10, &unused);
     __asm__ volatile("" ::: "memory");
     return NULL;
 }
@@ -313,7 +356,7 @@ int main(void)
 {
     if (!ompc_stacks_supported())
         tap_skip_all("no frame-pointer stack walk on this machine");
-    tap_plan(9);
+    tap_plan(11);
     if (!make_record())
         tap_bail("cannot map a record");
     ompc_stackwalk_claim(record, &owner->threads[0], 1);
@@ -376,5 +419,17 @@ int main(void)
                && slept.entry.pcs[0] != slept.pc && calls_from(&slept.entry, sleep_thread),
            "a sample in a sleep starts at the sleep's call and goes on through its caller's frames (%d frames)",
            slept.entry.frames);
+
+    /* Clang's tasks and health's taskwaits sampled as stacks with nothing in them, marked as whole. */
+    struct serial_result task = on_thread(task_code_thread);
+    tap_ok(task.entry.found && task.entry.frames == 1 && task.entry.pcs[0] == task.pc,
+           "a task's code whose frame pointer is the runtime's (its exit frame) keeps its frame (%d frames, flags %#x)",
+           task.entry.frames, (unsigned)task.entry.flags);
+    struct serial_result call = on_thread(runtime_call_thread);
+    tap_ok(call.entry.found && call.entry.frames == 1 && call.entry.pcs[0] == call.site
+               && (call.entry.flags & OMPC_STACK_BROKEN),
+           "a task in the runtime keeps its caller when the caller's saved frame pointer is 0, marked incomplete "
+           "(%d frames, flags %#x)",
+           call.entry.frames, (unsigned)call.entry.flags);
     return tap_done();
 }

@@ -150,25 +150,26 @@ static int follow(struct walk *walk, uint64_t pc, uint64_t fp, uint64_t upper)
     int bounded = upper != 0;
     if (upper == 0)
         upper = walk->high;
+    /*
+     * The first `pc` is known whatever its frame pointer: the interrupted
+     * address in the user's code, or the user's call of the runtime that
+     * an enter frame held.  Code built without frame pointers may use the
+     * register for anything, or leave the runtime's in it -- the exit frame
+     * itself, in a task's code -- and such a frame was once dropped with
+     * its chain: clang's serial code and tasks sampled as stacks with
+     * nothing in them.  A later `pc` came from a record the chain only
+     * guessed at, and is kept only when its own frame pointer holds.
+     */
+    emit(walk, pc);
     for (int steps = 0; steps < MAX_STEPS; steps++) {
-        if (bounded && (fp >= upper || !readable(walk, fp) || fp <= walk->last))
-            return 1;
         if (fp >= upper || !readable(walk, fp) || fp <= walk->last) {
-            /*
-             * The first `pc` is known whatever its frame pointer: the
-             * interrupted address, or the return address the runtime's
-             * enter frame held.  Code built without frame pointers may use
-             * the register for anything, and such a leaf once left no
-             * frame at all (clang's serial code: every sample an
-             * incomplete stack with nothing in it).  A later `pc` came
-             * from a record the chain only guessed at, and is left out.
-             */
-            if (steps == 0)
-                emit(walk, pc);
+            if (bounded)
+                return 1;
             walk->flags |= OMPC_STACK_BROKEN;
             return 0;
         }
-        emit(walk, pc);
+        if (steps > 0)
+            emit(walk, pc);
         walk->last = fp;
         const volatile uint64_t *record = (const volatile uint64_t *)(uintptr_t)fp;
         uint64_t next = record[0];
@@ -258,8 +259,11 @@ static int follow_caller(struct walk *walk, const ompcollector_task_frame_t *lev
      */
     if (codeptr != 0 && caller_pc != codeptr)
         emit(walk, codeptr);
-    if (caller_fp == 0 || caller_pc == 0)
+    if (caller_pc == 0) {
+        walk->flags |= OMPC_STACK_BROKEN;
         return 0;
+    }
+    /* A caller without frame pointer (0 or anything else in it) still counts: follow keeps its frame. */
     return follow(walk, caller_pc, caller_fp, frame_pointer(level->exit_frame, level->exit_frame_flags));
 }
 
