@@ -1600,7 +1600,15 @@ static void *scanner_main(void *unused)
     return NULL;
 }
 
-/* Starts the scanner with the sampling signal blocked: it is the agent's thread, not the program's. */
+/*
+ * Starts the scanner with every signal blocked: it is the agent's thread,
+ * not the program's.  The mask is the new thread's own where the C library
+ * can give it one.  Else the calling thread blocks its signals around the
+ * creation, and the sampling timer's expirations meanwhile (the thread's
+ * timer is armed by then) arrive in the unblock: a loaded machine's slow
+ * pthread_create then showed as the program's serial code in
+ * pthread_sigmask.
+ */
 static void start_scanner(void)
 {
     pthread_condattr_t attributes;
@@ -1611,6 +1619,16 @@ static void start_scanner(void)
     agent.scanner_stop = 0;
     sigset_t blocked, previous;
     sigfillset(&blocked);
+#ifdef HAVE_PTHREAD_ATTR_SETSIGMASK_NP
+    pthread_attr_t thread;
+    if (pthread_attr_init(&thread) == 0) {
+        if (pthread_attr_setsigmask_np(&thread, &blocked) == 0)
+            agent.scanner_started = agent.real.pthread_create(&agent.scanner, &thread, scanner_main, NULL) == 0;
+        pthread_attr_destroy(&thread);
+        if (agent.scanner_started)
+            return;
+    }
+#endif
     agent.real.pthread_sigmask(SIG_BLOCK, &blocked, &previous);
     agent.scanner_started = agent.real.pthread_create(&agent.scanner, NULL, scanner_main, NULL) == 0;
     agent.real.pthread_sigmask(SIG_SETMASK, &previous, NULL);
