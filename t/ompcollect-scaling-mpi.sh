@@ -158,7 +158,19 @@ result $? "an empty --mpi (status 2) and one rank's report twice at one count (s
 [ "$timing" = 1 ] || exit 0
 # What a machine left alone shows: at 1 thread rank 1 works twice as long as rank 0, which waits for it in
 # MPI_Allreduce: MPI load balance about 3/4 (mean over max of their time outside MPI).
+# That premise is read off the run itself: rank 1's WORK samples 1.5 to 2.7 times rank 0's (MPI load balance
+# 0.69 to 0.83 for the time they work).  A VM whose host slows one vCPU breaks it (seen late in CI's runs and
+# here: 0.88 and 0.95, where rank 0's half of the work took 0.7x and 0.9x the time of rank 1's whole), and the
+# run then says nothing of the 1:2 split: skipped, with the ratio.  Whether MPI's time is recorded at all is
+# t/ompcollect-mpi-time.sh's to judge.
 "$oc" scaling --threads=1 --mpi="$limit $mpirun -np 2 $flags" --runtime "$LIBOMP" -i 1ms --dir="$tmp/t" \
     "$prog" 20 20 >"$tmp/t.txt" 2>"$tmp/t.err"
-ok "$(sc "$tmp/t" "0.65 <= whole(1)['mpi_load_balance'] <= 0.85")" \
-    "timing: ranks working 1:2 show MPI load balance about 0.75" "$tmp/t.txt"
+work="(lambda d: [t for t in d['threads'] if t['initial']][0]['states']['WORK'])"
+ratio=$(sc "$tmp/t" "round($work(r[1][1]) / max($work(r[1][0]), 1), 2)")
+if sc "$tmp/t" "1.5 <= $ratio <= 2.7" 2>/dev/null | grep -q '^True$'; then
+    ok "$(sc "$tmp/t" "0.65 <= whole(1)['mpi_load_balance'] <= 0.85")" \
+        "timing: ranks working 1:2 show MPI load balance about 0.75 (rank 1's WORK $ratio x rank 0's)" "$tmp/t.txt"
+else
+    skip "the machine ran the ranks at unequal speeds: rank 1's WORK was $ratio x rank 0's, not about 2 (a timing matter)" 1 \
+        "timing: ranks working 1:2 show MPI load balance about 0.75"
+fi
