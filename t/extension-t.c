@@ -1014,11 +1014,9 @@ static int task_phases_of_undeferred_and_merged(void)
            && (payload_of[3].flags & OMPCOLLECTOR_TASK_MERGED);
 }
 
-/* An untied task: a BEGIN and an END per part, parts 1 then 2, COMPLETING only on the last END. */
-static int task_phases_of_an_untied_task(void)
+/* In a region, an untied task that runs in two parts (switched to, yields, switched to again, completes); the implicit task it left. */
+static ompt_data_t *run_untied_task(void)
 {
-    if (!start_session() || !register_phases())
-        return 0;
     enter_region((void *)0x1111);
     static ompt_data_t task;
     ompt_data_t *implicit = fake_current_task_data();
@@ -1027,6 +1025,15 @@ static int task_phases_of_an_untied_task(void)
     fake_fire_task_schedule(&task, OC_TASK_YIELD, implicit);
     fake_fire_task_schedule(implicit, OC_TASK_SWITCH, &task);
     fake_fire_task_schedule(&task, OC_TASK_COMPLETE, implicit);
+    return implicit;
+}
+
+/* An untied task: a BEGIN and an END per part, parts 1 then 2, COMPLETING only on the last END. */
+static int task_phases_of_an_untied_task(void)
+{
+    if (!start_session() || !register_phases())
+        return 0;
+    run_untied_task();
     return phases_seen == 5 && phase_of[1] == OMPCOLLECTOR_TASK_BEGIN && payload_of[1].parts == 1
            && phase_of[2] == OMPCOLLECTOR_TASK_END && payload_of[2].flags == OMPCOLLECTOR_TASK_UNTIED
            && phase_of[3] == OMPCOLLECTOR_TASK_BEGIN && payload_of[3].parts == 2 && phase_of[4] == OMPCOLLECTOR_TASK_END
@@ -1173,14 +1180,7 @@ static int task_log_event_untied_parts(void)
 {
     if (!start_session() || !register_log_phases())
         return 0;
-    enter_region((void *)0x1111);
-    static ompt_data_t task;
-    ompt_data_t *implicit = fake_current_task_data();
-    fake_task_create(&task, ompt_task_explicit | ompt_task_untied);
-    fake_fire_task_schedule(implicit, OC_TASK_SWITCH, &task);
-    fake_fire_task_schedule(&task, OC_TASK_YIELD, implicit);
-    fake_fire_task_schedule(implicit, OC_TASK_SWITCH, &task);
-    fake_fire_task_schedule(&task, OC_TASK_COMPLETE, implicit);
+    ompt_data_t *implicit = run_untied_task();
     unsigned long long t = log_payload_of[0].id;
     const int untied = OMPCOLLECTOR_TASK_UNTIED;
     return log_seen == 5 && log_was(1, OMPCOLLECTOR_TASK_BEGIN, t, untied) && log_payload_of[1].parts == 1
